@@ -1,0 +1,23 @@
+import type { Argv, ArgumentsCamelCase } from 'yargs';
+import type { Io } from './io.js';
+
+export interface GlobalOptions {
+  emulator: boolean;
+  concurrency: number;
+  color: boolean;
+  verbose: boolean;
+  debug: boolean;
+}
+
+/**
+ * One command: its yargs options (pure) and a run function that calls an operation and
+ * returns the exit code. Loaded eagerly, so it must import nothing heavy at top level.
+ */
+export interface CommandDefinition {
+  name: string;
+  describe: string;
+  // yargs builders change the argument type; each command narrows it inside `run`.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  builder: (argv: Argv<GlobalOptions>) => Argv<any>;
+  run: (args: ArgumentsCamelCase<GlobalOptions> & Record<string, unknown>, io: Io) => Promise<number>;
+}

@@ -1,0 +1,60 @@
+import yargs, { type Argv } from 'yargs';
+import { renderError } from './report-error.js';
+import type { Io } from './io.js';
+import { processIo } from './process-io.js';
+import type { CommandDefinition, GlobalOptions } from './command.js';
+
+/** Every command, each a small file; their handlers load the heavy modules lazily. */
+const commands: CommandDefinition[] = [];
+
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  let exitCode = 0;
+  let debug = argv.includes('--debug');
+  const parser: Argv<GlobalOptions> = yargs(argv)
+    .scriptName('audiences')
+    .usage('$0 <command> [options]\n\nAudiences as code: declare the audiences of an ad account in YAML, then plan and apply.')
+    .option('emulator', { type: 'boolean', default: false, describe: 'Run against the built-in emulator (state under .audiences/)' })
+    .option('concurrency', { type: 'number', default: 8, describe: 'Requests in flight at once' })
+    .option('color', { type: 'boolean', default: true, describe: 'Colour on a terminal (--no-color or NO_COLOR turns it off)' })
+    .option('verbose', { type: 'boolean', default: false, describe: 'Log each request to stderr' })
+    .option('debug', { type: 'boolean', default: false, describe: 'Show stack traces' })
+    .strict()
+    .strictCommands()
+    .demandCommand(1, 'Name a command; see --help.')
+    .recommendCommands()
+    .wrap(Math.min(100, process.stdout.columns ?? 100))
+    .exitProcess(false)
+    .fail((message, error) => {
+      throw error ?? new UsageError(message);
+    })
+    .version()
+    .help();
+  for (const command of commands) {
+    parser.command({
+      command: command.name,
+      describe: command.describe,
+      builder: command.builder,
+      handler: async (args) => {
+        debug = args.debug;
+        exitCode = await command.run(args as Parameters<CommandDefinition['run']>[0], io);
+      },
+    });
+  }
+  try {
+    let helpText = '';
+    await parser.parseAsync(argv, {}, (_error, _parsed, output) => {
+      helpText = output;
+    });
+    if (helpText) io.stdout(helpText + '\n');
+    return exitCode;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`error[USAGE]: ${error.message}\n  hint: run \`audiences --help\` for the commands and options\n`);
+      return 1;
+    }
+    io.stderr(renderError(error, debug));
+    return 1;
+  }
+}
+
+class UsageError extends Error {}

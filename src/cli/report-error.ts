@@ -1,0 +1,22 @@
+import { isAppError } from '../errors.js';
+import { redact } from '../secrets.js';
+
+/**
+ * The one place errors become text: `error[CODE]: summary`, the detail, the hint. A stack
+ * trace only with --debug; anything that is not an AppError is a bug of ours and says so.
+ */
+export function renderError(error: unknown, debug: boolean): string {
+  const lines: string[] = [];
+  if (isAppError(error)) {
+    lines.push(`error[${error.code}]: ${error.summary}`);
+    if (error.detail) lines.push(...error.detail.split('\n').map((line) => `  ${line}`));
+    if (error.hint) lines.push(`  hint: ${error.hint}`);
+    if (error.source === 'internal') lines.push('  this is a bug in audiences; please report it with the output of --debug');
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    lines.push(`error[INTERNAL]: ${message}`);
+    lines.push('  this is a bug in audiences; please report it with the output of --debug');
+  }
+  if (debug && error instanceof Error && error.stack) lines.push('', error.stack);
+  return redact(lines.join('\n')) + '\n';
+}

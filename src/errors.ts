@@ -1,0 +1,37 @@
+/**
+ * The one error shape people see. Every error has a stable code, a one-line summary, an
+ * optional detail and a hint, and says whose problem it is: the user's input, the remote
+ * service, or a bug of ours.
+ */
+export type ErrorSource = 'user' | 'remote' | 'internal';
+
+export interface AppErrorInit {
+  code: string;
+  summary: string;
+  detail?: string;
+  hint?: string;
+  source: ErrorSource;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: string;
+  readonly summary: string;
+  readonly detail: string | undefined;
+  readonly hint: string | undefined;
+  readonly source: ErrorSource;
+
+  constructor(init: AppErrorInit) {
+    super(init.summary, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = 'AppError';
+    this.code = init.code;
+    this.summary = init.summary;
+    this.detail = init.detail;
+    this.hint = init.hint;
+    this.source = init.source;
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}
