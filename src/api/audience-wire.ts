@@ -1,0 +1,147 @@
+import {
+  AGE_BANDS,
+  canonicalizeDefinition,
+  inferLocationType,
+  REGION_FIELDS,
+  TARGETING_FIELDS,
+  type AdGroupLink,
+  type AgeBand,
+  type AllOrNotAll,
+  type AudienceDefinition,
+  type AudienceStatus,
+  type AudienceType,
+  type Gender,
+  type JsonObject,
+  type LiveAudience,
+  type LiveAudienceSummary,
+  type Region,
+  type TargetingField,
+  type TargetingMember,
+} from '../model/index.js';
+
+/**
+ * The one place where the audience service's wire shapes become the model and back.
+ * Reading is tolerant (the quirks of the spec's examples, null or missing sets, extra
+ * fields); writing is exact (only the fields a request accepts).
+ */
+type Wire = Record<string, unknown>;
+
+/** The fields a request accepts in each targeting member; the service adds display names in responses. */
+const MEMBER_REQUEST_FIELDS: Readonly<Record<TargetingField, readonly string[]>> = {
+  customerFileTargetings: ['customerFileId', 'inclusionType'],
+  trackerTargetings: ['trackId', 'eventCode', 'retentionDays', 'inclusionType'],
+  cohortTargetings: ['cohortId', 'inclusionType'],
+  talkChannelTargetings: ['profileId', 'inclusionType'],
+  syncAppTargetings: ['profileId', 'inclusionType'],
+  talkChannelGroupTargetings: ['groupId', 'inclusionType'],
+};
+
+export function audienceSummaryFromWire(wire: Wire): LiveAudienceSummary {
+  return {
+    id: wire.id as number,
+    name: wire.name as string,
+    audienceStatus: wire.audienceStatus as AudienceStatus,
+    type: wire.type as AudienceType,
+    createdDate: wire.createdDate as string,
+    lastModifiedDate: wire.lastModifiedDate as string,
+  };
+}
+
+/** A single read (or a create/update response) as a live audience. */
+export function audienceFromWire(wire: Wire): LiveAudience {
+  const regions = {
+    locations: regionsFromWire(wire.locations),
+    depth2Locations: regionsFromWire(wire.depth2Locations ?? wire.depth2locations),
+    depth3Locations: regionsFromWire(wire.depth3Locations ?? wire.depth3locations),
+  };
+  const ages = setFromWire(wire.ages).map(String) as AgeBand[];
+  const genders = setFromWire(wire.genders) as Gender[];
+  const definition: AudienceDefinition = {
+    name: wire.name as string,
+    type: wire.type as AudienceType,
+    ageType: (wire.ageType as AllOrNotAll | undefined) ?? (ages.length > 0 ? 'NOT_ALL' : 'ALL'),
+    ages: ages.filter((band) => AGE_BANDS.includes(band)),
+    genderType: (wire.genderType as AllOrNotAll | undefined) ?? (genders.length > 0 ? 'NOT_ALL' : 'ALL'),
+    genders,
+    locationType: inferLocationType(regions),
+    ...regions,
+    ufoInterests: setFromWire(wire.ufoInterests).map(String),
+    ufoBusinessTypes: setFromWire(wire.ufoBusinessTypes).map(String),
+    ...membersFromWire(wire),
+  };
+  return {
+    ...audienceSummaryFromWire(wire),
+    populationScore: typeof wire.populationScore === 'number' ? wire.populationScore : null,
+    definition: canonicalizeDefinition(definition),
+  };
+}
+
+export function adGroupLinkFromWire(wire: Wire): AdGroupLink {
+  const goal = (wire.campaignTypeGoal ?? {}) as Wire;
+  return {
+    adGroupId: wire.adGroupId as number,
+    adGroupName: (wire.adGroupName as string | undefined) ?? '',
+    adGroupType: (wire.adGroupType as string | undefined) ?? '',
+    adGroupStatus: Array.isArray(wire.adGroupStatus) ? wire.adGroupStatus.map(String) : [],
+    campaignId: wire.campaignId as number,
+    campaignName: (wire.campaignName as string | undefined) ?? '',
+    campaignType: (goal.campaignType as string | undefined) ?? '',
+    campaignGoal: (goal.goal as string | undefined) ?? '',
+  };
+}
+
+/** The create body (or, with an id, the update body) for a definition. */
+export function audienceToWire(adAccountId: number, definition: AudienceDefinition, id?: number): Wire {
+  const body: Wire = {
+    ...(id === undefined ? {} : { id }),
+    adAccountId,
+    name: definition.name,
+    type: definition.type,
+    ageType: definition.ageType,
+    ...(definition.ageType === 'NOT_ALL' ? { ages: definition.ages } : {}),
+    genderType: definition.genderType,
+    ...(definition.genderType === 'NOT_ALL' ? { genders: definition.genders } : {}),
+    locationType: definition.locationType,
+  };
+  if (definition.locationType === 'AREA') {
+    for (const field of REGION_FIELDS) {
+      if (definition[field].length > 0) body[field] = definition[field].map(regionToWire);
+    }
+  }
+  if (definition.ufoInterests.length > 0) body.ufoInterests = definition.ufoInterests;
+  if (definition.ufoBusinessTypes.length > 0) body.ufoBusinessTypes = definition.ufoBusinessTypes;
+  for (const field of TARGETING_FIELDS) {
+    if (definition[field].length > 0) body[field] = definition[field].map((member) => memberToWire(field, member));
+  }
+  return body;
+}
+
+function regionToWire(region: Region): Wire {
+  return { value: region.value };
+}
+
+function memberToWire(field: TargetingField, member: TargetingMember): JsonObject {
+  return Object.fromEntries(MEMBER_REQUEST_FIELDS[field].filter((key) => key in member).map((key) => [key, member[key] ?? null]));
+}
+
+function setFromWire(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function regionsFromWire(value: unknown): Region[] {
+  return setFromWire(value).map((item) => {
+    const wire = item as Wire;
+    const description = wire.description ?? Object.entries(wire).find(([key]) => /^desc/i.test(key))?.[1];
+    const region: Region = { value: String(wire.value) };
+    if (typeof description === 'string') region.description = description;
+    for (const name of ['depth1Name', 'depth2Name', 'depth3Name'] as const) {
+      if (typeof wire[name] === 'string') region[name] = wire[name];
+    }
+    return region;
+  });
+}
+
+function membersFromWire(wire: Wire): Pick<AudienceDefinition, TargetingField> {
+  const entries = TARGETING_FIELDS.map((field) => [field, setFromWire(wire[field]).map((member) => member as TargetingMember)]);
+  return Object.fromEntries(entries) as Pick<AudienceDefinition, TargetingField>;
+}

@@ -1,0 +1,78 @@
+import {
+  AGE_BANDS,
+  REGION_FIELDS,
+  TARGETING_FIELDS,
+  TARGETING_MEMBER_KEYS,
+  type AudienceDefinition,
+  type LocationType,
+  type Region,
+  type TargetingField,
+  type TargetingMember,
+} from './audience.js';
+import { jsonEqual, stableStringify, type JsonValue } from './json.js';
+
+/**
+ * The one shape both sides reduce to before they are compared: sets sorted and without
+ * duplicates (the service stores sets), regions ordered and deduplicated by code, members
+ * ordered by their identifying fields. Canonicalising twice changes nothing.
+ */
+export function canonicalizeDefinition<T extends Partial<AudienceDefinition>>(definition: T): T {
+  const out: Partial<AudienceDefinition> = { ...definition };
+  if (out.ages) out.ages = uniqueSorted(out.ages, (band) => AGE_BANDS.indexOf(band));
+  if (out.genders) out.genders = uniqueSorted(out.genders, (gender) => gender);
+  if (out.ufoInterests) out.ufoInterests = uniqueSorted(out.ufoInterests, (code) => code);
+  if (out.ufoBusinessTypes) out.ufoBusinessTypes = uniqueSorted(out.ufoBusinessTypes, (code) => code);
+  for (const field of REGION_FIELDS) {
+    const regions = out[field];
+    if (regions) out[field] = canonicalizeRegions(regions);
+  }
+  for (const field of TARGETING_FIELDS) {
+    const members = out[field];
+    if (members) out[field] = canonicalizeMembers(field, members);
+  }
+  return out as T;
+}
+
+export function canonicalizeRegions(regions: Region[]): Region[] {
+  const byCode = new Map<string, Region>();
+  for (const region of regions) if (!byCode.has(region.value)) byCode.set(region.value, region);
+  return [...byCode.values()].sort((a, b) => compareText(a.value, b.value));
+}
+
+export function canonicalizeMembers(field: TargetingField, members: TargetingMember[]): TargetingMember[] {
+  const keys = TARGETING_MEMBER_KEYS[field];
+  const unique = new Map<string, TargetingMember>();
+  for (const member of members) {
+    const sorted = sortKeys(member);
+    unique.set(stableStringify(sorted), sorted);
+  }
+  const sortKey = (member: TargetingMember): string => stableStringify(keys.map((key) => member[key] ?? null)) + stableStringify(member);
+  return [...unique.values()].sort((a, b) => compareText(sortKey(a), sortKey(b)));
+}
+
+/** A declared member matches a live one when every field the user declared is equal. */
+export function memberMatches(declared: TargetingMember, live: TargetingMember): boolean {
+  return Object.entries(declared).every(([field, value]) => field in live && jsonEqual(value, live[field] as JsonValue));
+}
+
+/** The service does not return locationType: a live audience with any region is AREA. */
+export function inferLocationType(definition: Pick<AudienceDefinition, 'locations' | 'depth2Locations' | 'depth3Locations'>): LocationType {
+  return REGION_FIELDS.some((field) => definition[field].length > 0) ? 'AREA' : 'ALL';
+}
+
+function uniqueSorted<T>(values: T[], rank: (value: T) => number | string): T[] {
+  return [...new Set(values)].sort((a, b) => {
+    const left = rank(a);
+    const right = rank(b);
+    return typeof left === 'number' && typeof right === 'number' ? left - right : compareText(String(left), String(right));
+  });
+}
+
+function sortKeys(member: TargetingMember): TargetingMember {
+  return Object.fromEntries(Object.keys(member).sort().map((key) => [key, member[key] as JsonValue]));
+}
+
+/** Locale-independent ordering, so plans read the same on every machine. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,8 @@
+/**
+ * The model: the canonical domain types both sides of a plan reduce to, and the pure
+ * functions that put them in canonical form. It depends on nothing else in the project.
+ */
+export * from './audience.js';
+export * from './canonicalize.js';
+export * from './json.js';
+export * from './state.js';

@@ -1,0 +1,74 @@
+import type { AudienceDefinition, AudienceStatus, AudienceType } from './audience.js';
+
+/** One audience as the user declared it: only the declared fields take part in a plan. */
+export interface DesiredAudience {
+  /** Our identity: the name, unique in the file. */
+  key: string;
+  /** The service's id, when the file pins it (a pinned id with a new name is a rename). */
+  id?: number;
+  /** The declared fields, shorthands expanded (e.g. `ageType: ALL` implies `ages: []`). */
+  declared: Partial<AudienceDefinition> & Pick<AudienceDefinition, 'name' | 'type'>;
+  /** The exact set of ad groups allowed to use the audience, when declared. */
+  adGroups?: number[];
+  /** Never deleted or unlinked. */
+  protect: boolean;
+}
+
+export interface DesiredState {
+  adAccountId: number;
+  /** Delete live audiences that are not declared (except `ignore` matches). */
+  prune: boolean;
+  /** Name globs never touched, even with prune. */
+  ignore: string[];
+  audiences: DesiredAudience[];
+  /** Where the state came from, and a hash of its content for saved plans. */
+  source: { files: string[]; hash: string };
+}
+
+/** An audience as the list operation returns it. */
+export interface LiveAudienceSummary {
+  id: number;
+  name: string;
+  audienceStatus: AudienceStatus;
+  type: AudienceType;
+  createdDate: string;
+  lastModifiedDate: string;
+}
+
+/** An audience with its full definition, from the single read. */
+export interface LiveAudience extends LiveAudienceSummary {
+  populationScore: number | null;
+  definition: AudienceDefinition;
+}
+
+/** An ad group that uses an audience, with its campaign. */
+export interface AdGroupLink {
+  adGroupId: number;
+  adGroupName: string;
+  adGroupType: string;
+  adGroupStatus: string[];
+  campaignId: number;
+  campaignName: string;
+  campaignType: string;
+  campaignGoal: string;
+}
+
+/**
+ * What the tool read of the account: every audience of the list, the full definition of
+ * those it read one by one, and the ad groups of those whose links it read.
+ */
+export interface LiveState {
+  adAccountId: number;
+  audiences: LiveAudienceSummary[];
+  /** Full reads, by audience id (as a string key: plain JSON). */
+  details: Record<string, LiveAudience>;
+  /** Ad groups using an audience, by audience id, for the audiences whose links were read. */
+  links: Record<string, AdGroupLink[]>;
+}
+
+/** The business-board campaign type: it must not target the overseas province (rule 6). */
+export const BUSINESS_BOARD_CAMPAIGN_TYPE = 'TALK_BIZ_BOARD';
+/** Friend-group targeting needs a messaging-channel reach campaign (rule 7). */
+export function isMessagingChannelReach(link: Pick<AdGroupLink, 'campaignType' | 'campaignGoal'>): boolean {
+  return link.campaignType === 'TALK_CHANNEL' && link.campaignGoal === 'REACH';
+}

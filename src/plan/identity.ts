@@ -1,0 +1,79 @@
+import picomatch from 'picomatch';
+import type { DesiredAudience, DesiredState, LiveAudienceSummary } from '../model/index.js';
+import type { PlanProblem } from './types.js';
+
+/** Names are not paths: `*` matches any characters, `/` included, and a leading dot too. */
+const NAME_GLOB = { bash: true, dot: true } as const;
+
+/** A declared audience and the live audience it is (by pinned id, else by name). */
+export interface MatchedAudience {
+  desired: DesiredAudience;
+  live: LiveAudienceSummary;
+}
+
+export interface Identities {
+  matched: MatchedAudience[];
+  /** Declared audiences with no live counterpart. */
+  missing: DesiredAudience[];
+  /** Live audiences the file does not declare and `ignore` does not cover: deleted with prune. */
+  undeclared: LiveAudienceSummary[];
+  /** How many live audiences are under management (not ignored): the base of the mass-delete check. */
+  managedCount: number;
+  errors: PlanProblem[];
+}
+
+/**
+ * Pairs declared audiences with live ones. Identity is the pinned id, else the name; a name
+ * that several live audiences share is an error naming their ids, unless the file pins one.
+ */
+export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Identities {
+  const byId = new Map(live.map((audience) => [audience.id, audience]));
+  const byName = new Map<string, LiveAudienceSummary[]>();
+  for (const audience of live) byName.set(audience.name, [...(byName.get(audience.name) ?? []), audience]);
+
+  const claimed = new Set<number>();
+  const matched: MatchedAudience[] = [];
+  const missing: DesiredAudience[] = [];
+  const errors: PlanProblem[] = [];
+
+  for (const audience of desired.audiences) {
+    if (audience.id === undefined) continue;
+    const found = byId.get(audience.id);
+    if (found) {
+      claimed.add(found.id);
+      matched.push({ desired: audience, live: found });
+    } else {
+      errors.push({
+        code: 'PINNED_ID_NOT_FOUND',
+        name: audience.key,
+        message: `audience "${audience.key}" pins id ${audience.id}, which the ad account ${desired.adAccountId} does not have`,
+        hint: 'remove the `id:` line to create the audience anew, or correct the id (`audiences import` shows the live ids)',
+      });
+    }
+  }
+  for (const audience of desired.audiences) {
+    if (audience.id !== undefined) continue;
+    const candidates = (byName.get(audience.key) ?? []).filter((candidate) => !claimed.has(candidate.id));
+    const [only, ...others] = candidates;
+    if (!only) {
+      missing.push(audience);
+    } else if (others.length > 0) {
+      const ids = candidates.map((candidate) => candidate.id).sort((a, b) => a - b);
+      for (const id of ids) claimed.add(id);
+      errors.push({
+        code: 'DUPLICATE_LIVE_NAME',
+        name: audience.key,
+        message: `the ad account has ${ids.length} audiences named "${audience.key}" (ids ${ids.join(', ')})`,
+        hint: `pin the one this file manages with \`id: ${ids[0]}\``,
+      });
+    } else {
+      claimed.add(only.id);
+      matched.push({ desired: audience, live: only });
+    }
+  }
+
+  const isIgnored = desired.ignore.length > 0 ? picomatch(desired.ignore, NAME_GLOB) : () => false;
+  const undeclared = live.filter((audience) => !claimed.has(audience.id) && !isIgnored(audience.name));
+  const managedCount = live.filter((audience) => claimed.has(audience.id) || !isIgnored(audience.name)).length;
+  return { matched, missing, undeclared, managedCount, errors };
+}

@@ -1,0 +1,256 @@
+import {
+  BUSINESS_BOARD_CAMPAIGN_TYPE,
+  compareText,
+  isMessagingChannelReach,
+  OVERSEAS_PROVINCE,
+  type AdGroupLink,
+  type AudienceDefinition,
+  type DesiredAudience,
+  type DesiredState,
+  type LiveAudienceSummary,
+  type LiveState,
+} from '../model/index.js';
+import { diffDefinition } from './diff.js';
+import { matchIdentities, type Identities } from './identity.js';
+import { checkMassDelete, DEFAULT_MASS_DELETE, type MassDeleteThreshold } from './safety.js';
+import type { AdGroupRef, AdGroupUnlink, Change, Fingerprint, Plan, PlanProblem, PlanSummary } from './types.js';
+
+export interface PlanOptions {
+  allowMassDelete: boolean;
+  massDelete?: MassDeleteThreshold;
+}
+
+/**
+ * desired + live → plan, as a pure function. `live` holds the account's list, the full
+ * reads of the audiences the file manages and the links of those whose links matter
+ * (see `audiencesToRead` and `linksToRead`, which tell the caller what to fetch).
+ */
+export function planAccount(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
+  const identities = matchIdentities(desired, live.audiences);
+  const errors: PlanProblem[] = [...identities.errors];
+  const warnings: PlanProblem[] = [];
+  const changes: Change[] = [];
+
+  for (const audience of identities.missing) {
+    changes.push({ action: 'create', kind: 'audience', name: audience.key, id: null, before: null, after: definitionForCreate(audience) });
+    if (audience.adGroups && audience.adGroups.length > 0) warnings.push(linkMissing(audience, audience.adGroups));
+  }
+
+  for (const { desired: audience, live: summary } of identities.matched) {
+    const detail = live.details[String(summary.id)];
+    if (!detail) throw new Error(`planAccount: the full read of audience ${summary.id} is missing`);
+    warnings.push(...statusWarnings(summary));
+    const links = live.links[String(summary.id)];
+    const { fields, after } = diffDefinition(audience.declared, detail.definition);
+    const remaining = links ? [...links] : [];
+
+    if (audience.adGroups && links) {
+      const declaredIds = new Set(audience.adGroups);
+      const extra = links.filter((link) => !declaredIds.has(link.adGroupId));
+      const absent = audience.adGroups.filter((id) => !links.some((link) => link.adGroupId === id));
+      if (absent.length > 0) warnings.push(linkMissing(audience, absent));
+      if (extra.length > 0 && audience.protect) {
+        errors.push({
+          code: 'PROTECTED',
+          name: audience.key,
+          message: `audience "${audience.key}" is protected, but ad group${plural(extra)} ${extra.map((link) => link.adGroupId).join(', ')} would be unlinked from it`,
+          hint: 'add the ad groups to its `adGroups`, or remove `protect: true` to allow the unlink',
+        });
+      } else {
+        for (const link of extra) {
+          changes.push(unlink(audience.key, summary.id, link, 'not-declared'));
+          remaining.splice(remaining.indexOf(link), 1);
+        }
+      }
+    }
+
+    if (fields.length > 0) {
+      if (!links) throw new Error(`planAccount: the links of audience ${summary.id}, which changes, are missing`);
+      errors.push(...campaignRuleErrors(audience.key, after, remaining));
+      changes.push({
+        action: 'update',
+        kind: 'audience',
+        name: audience.key,
+        id: summary.id,
+        before: detail.definition,
+        after,
+        display: { fields, impact: remaining.map(adGroupRef) },
+      });
+    }
+  }
+
+  if (desired.prune) {
+    for (const summary of identities.undeclared) {
+      const links = live.links[String(summary.id)];
+      if (!links) throw new Error(`planAccount: the links of audience ${summary.id} are missing`);
+      for (const link of links) changes.push(unlink(summary.name, summary.id, link, 'audience-deleted'));
+      changes.push({
+        action: 'delete',
+        kind: 'audience',
+        name: summary.name,
+        id: summary.id,
+        before: { name: summary.name, type: summary.type },
+        after: null,
+        display: { impact: links.map(adGroupRef) },
+      });
+      warnings.push(...statusWarnings(summary));
+    }
+  }
+
+  const deletes = changes.filter((change) => change.action === 'delete').length;
+  const massDelete = checkMassDelete(deletes, identities.managedCount, options.massDelete ?? DEFAULT_MASS_DELETE);
+  if (massDelete && !options.allowMassDelete) errors.push(massDelete);
+
+  const ordered = orderChanges(changes);
+  return {
+    formatVersion: 1,
+    adAccountId: desired.adAccountId,
+    changes: ordered,
+    warnings: sortProblems(warnings),
+    errors: sortProblems(errors),
+    summary: summarize(ordered),
+    fingerprint: fingerprint(desired, live, identities),
+  };
+}
+
+/** The audiences whose full definition the plan needs: every live audience the file manages. */
+export function audiencesToRead(desired: DesiredState, list: LiveAudienceSummary[]): number[] {
+  return matchIdentities(desired, list).matched.map((pair) => pair.live.id);
+}
+
+/**
+ * The audiences whose ad groups the plan needs (given the full reads): those with declared
+ * `adGroups`, those about to change, and those about to be deleted.
+ */
+export function linksToRead(desired: DesiredState, live: Pick<LiveState, 'audiences' | 'details'>): number[] {
+  const identities = matchIdentities(desired, live.audiences);
+  const ids = identities.matched
+    .filter(({ desired: audience, live: summary }) => {
+      if (audience.adGroups) return true;
+      const detail = live.details[String(summary.id)];
+      return detail !== undefined && diffDefinition(audience.declared, detail.definition).fields.length > 0;
+    })
+    .map((pair) => pair.live.id);
+  if (desired.prune) ids.push(...identities.undeclared.map((summary) => summary.id));
+  return ids;
+}
+
+/** A new audience: the *Type fields were inferred by the config, the sets not declared are empty. */
+function definitionForCreate(audience: DesiredAudience): AudienceDefinition {
+  return {
+    ageType: 'ALL',
+    ages: [],
+    genderType: 'ALL',
+    genders: [],
+    locationType: 'ALL',
+    locations: [],
+    depth2Locations: [],
+    depth3Locations: [],
+    ufoInterests: [],
+    ufoBusinessTypes: [],
+    customerFileTargetings: [],
+    trackerTargetings: [],
+    cohortTargetings: [],
+    talkChannelTargetings: [],
+    syncAppTargetings: [],
+    talkChannelGroupTargetings: [],
+    ...audience.declared,
+  };
+}
+
+/** Rules 6 and 7 of the spec depend on the campaigns of the ad groups that use the audience. */
+function campaignRuleErrors(name: string, definition: AudienceDefinition, links: AdGroupLink[]): PlanProblem[] {
+  const problems: PlanProblem[] = [];
+  if (definition.locations.some((region) => region.value === OVERSEAS_PROVINCE)) {
+    for (const link of links.filter((candidate) => candidate.campaignType === BUSINESS_BOARD_CAMPAIGN_TYPE)) {
+      problems.push({
+        code: 'CAMPAIGN_RULE',
+        name,
+        message: `audience "${name}" targets the overseas region Z, which business-board campaign ${link.campaignId} ("${link.campaignName}") of ad group ${link.adGroupId} does not allow`,
+        hint: 'remove Z from `locations`, or stop using the audience in that ad group',
+      });
+    }
+  }
+  if (definition.talkChannelGroupTargetings.length > 0) {
+    for (const link of links.filter((candidate) => !isMessagingChannelReach(candidate))) {
+      problems.push({
+        code: 'CAMPAIGN_RULE',
+        name,
+        message: `audience "${name}" uses friend-group targeting, which needs a messaging-channel reach campaign; ad group ${link.adGroupId} belongs to campaign ${link.campaignId} ("${link.campaignName}", ${link.campaignType}/${link.campaignGoal})`,
+        hint: 'remove `talkChannelGroupTargetings`, or use the audience only in messaging-channel reach campaigns',
+      });
+    }
+  }
+  return problems;
+}
+
+function linkMissing(audience: DesiredAudience, adGroupIds: number[]): PlanProblem {
+  return {
+    code: 'LINK_MISSING',
+    name: audience.key,
+    message: `audience "${audience.key}" declares ad group${plural(adGroupIds)} ${adGroupIds.join(', ')}, which ${adGroupIds.length === 1 ? 'does' : 'do'} not use it`,
+    hint: 'this API cannot link ad groups: link them in the ad manager, or remove them from `adGroups`',
+  };
+}
+
+function statusWarnings(summary: LiveAudienceSummary): PlanProblem[] {
+  if (summary.audienceStatus !== 'ERROR' && summary.audienceStatus !== 'SEED_NOT_ENOUGH') return [];
+  const meaning = summary.audienceStatus === 'ERROR' ? 'is unusable' : 'has too few members to be used';
+  return [{ code: 'AUDIENCE_STATUS', name: summary.name, message: `audience "${summary.name}" (id ${summary.id}) is ${summary.audienceStatus}: it ${meaning}` }];
+}
+
+function unlink(name: string, id: number, link: AdGroupLink, reason: AdGroupUnlink['display']['reason']): AdGroupUnlink {
+  return { action: 'unlink', kind: 'adGroupLink', name, id, adGroupId: link.adGroupId, before: adGroupRef(link), after: null, display: { reason } };
+}
+
+function adGroupRef(link: AdGroupLink): AdGroupRef {
+  return {
+    adGroupId: link.adGroupId,
+    adGroupName: link.adGroupName,
+    adGroupStatus: link.adGroupStatus,
+    campaignId: link.campaignId,
+    campaignName: link.campaignName,
+  };
+}
+
+const ACTION_RANK: Record<Change['action'], number> = { unlink: 0, create: 1, update: 1, delete: 2 };
+
+/** By audience name; for one audience, its unlinks (by ad group) before the change they enable. */
+function orderChanges(changes: Change[]): Change[] {
+  return [...changes].sort(
+    (a, b) =>
+      compareText(a.name, b.name) ||
+      (a.id ?? 0) - (b.id ?? 0) ||
+      ACTION_RANK[a.action] - ACTION_RANK[b.action] ||
+      (a.action === 'unlink' && b.action === 'unlink' ? a.adGroupId - b.adGroupId : 0),
+  );
+}
+
+function sortProblems(problems: PlanProblem[]): PlanProblem[] {
+  return [...problems].sort((a, b) => compareText(a.code, b.code) || compareText(a.name ?? '', b.name ?? '') || compareText(a.message, b.message));
+}
+
+function summarize(changes: Change[]): PlanSummary {
+  const summary: PlanSummary = { create: 0, update: 0, delete: 0, unlink: 0, generate: 0, remove: 0 };
+  for (const change of changes) summary[change.action] += 1;
+  return summary;
+}
+
+function fingerprint(desired: DesiredState, live: LiveState, identities: Identities): Fingerprint {
+  const read = [...identities.matched.map((pair) => pair.live), ...(desired.prune ? identities.undeclared : [])];
+  return {
+    desiredHash: desired.source.hash,
+    audiences: read
+      .map((summary) => ({
+        id: summary.id,
+        lastModifiedDate: summary.lastModifiedDate,
+        adGroupIds: live.links[String(summary.id)]?.map((link) => link.adGroupId).sort((a, b) => a - b) ?? null,
+      }))
+      .sort((a, b) => a.id - b.id),
+    accountAudienceIds: desired.prune ? live.audiences.map((summary) => summary.id).sort((a, b) => a - b) : null,
+  };
+}
+
+function plural(items: readonly unknown[]): string {
+  return items.length === 1 ? '' : 's';
+}

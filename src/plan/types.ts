@@ -1,0 +1,116 @@
+import type { AudienceDefinition, JsonValue } from '../model/index.js';
+
+/**
+ * The plan: plain JSON data (schemas/plan.schema.json). The applier reads `action`, `kind`,
+ * `id`, `adGroupId` and `after`; everything under `display` is only for people.
+ */
+export interface Plan {
+  formatVersion: 1;
+  adAccountId: number;
+  changes: Change[];
+  warnings: PlanProblem[];
+  /** Problems that make the plan unsafe to apply: a plan with errors is never applied or saved. */
+  errors: PlanProblem[];
+  summary: PlanSummary;
+  fingerprint: Fingerprint;
+}
+
+export type Change = AudienceCreate | AudienceUpdate | AudienceDelete | AdGroupUnlink;
+export type ChangeAction = Change['action'];
+
+export interface AudienceCreate {
+  action: 'create';
+  kind: 'audience';
+  name: string;
+  id: null;
+  before: null;
+  after: AudienceDefinition;
+}
+
+export interface AudienceUpdate {
+  action: 'update';
+  kind: 'audience';
+  name: string;
+  id: number;
+  /** The live definition, and the full definition an update sends. */
+  before: AudienceDefinition;
+  after: AudienceDefinition;
+  display: { fields: FieldChange[]; impact: AdGroupRef[] };
+}
+
+export interface AudienceDelete {
+  action: 'delete';
+  kind: 'audience';
+  name: string;
+  id: number;
+  before: Pick<AudienceDefinition, 'name' | 'type'>;
+  after: null;
+  display: { impact: AdGroupRef[] };
+}
+
+export interface AdGroupUnlink {
+  action: 'unlink';
+  kind: 'adGroupLink';
+  /** The audience's name and id; the ad group released from it. */
+  name: string;
+  id: number;
+  adGroupId: number;
+  before: AdGroupRef;
+  after: null;
+  display: { reason: 'audience-deleted' | 'not-declared' };
+}
+
+/** One field of an update: its value before and after, and for sets the members added and removed. */
+export interface FieldChange {
+  field: string;
+  before: JsonValue;
+  after: JsonValue;
+  added?: JsonValue[];
+  removed?: JsonValue[];
+}
+
+/** An ad group that uses an audience, with its campaign: what a change touches. */
+export interface AdGroupRef {
+  adGroupId: number;
+  adGroupName: string;
+  adGroupStatus: string[];
+  campaignId: number;
+  campaignName: string;
+}
+
+export type ProblemCode =
+  | 'LINK_MISSING'
+  | 'AUDIENCE_STATUS'
+  | 'DUPLICATE_LIVE_NAME'
+  | 'PINNED_ID_NOT_FOUND'
+  | 'PROTECTED'
+  | 'MASS_DELETE'
+  | 'CAMPAIGN_RULE';
+
+export interface PlanProblem {
+  code: ProblemCode;
+  message: string;
+  /** The audience it concerns, when it concerns one. */
+  name?: string;
+  hint?: string;
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  unlink: number;
+  generate: number;
+  remove: number;
+}
+
+/**
+ * What the plan was made from, so that applying it later can refuse a stale picture: the
+ * desired file's hash and, for every live audience the plan read or touches, its
+ * modification date and links; with prune, every id of the account.
+ */
+export interface Fingerprint {
+  desiredHash: string;
+  audiences: Array<{ id: number; lastModifiedDate: string; adGroupIds: number[] | null }>;
+  accountAudienceIds: number[] | null;
+}

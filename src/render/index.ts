@@ -1,0 +1,8 @@
+/**
+ * Rendering: pure functions from plan data to text, Markdown and JSON. Renderers write to
+ * no stream and choose no colour: the caller injects the style and prints the result.
+ */
+export { renderJson } from './json.js';
+export { MARKDOWN_LIMIT, renderMarkdown } from './markdown.js';
+export { ansiStyle, plainStyle, type Style } from './style.js';
+export { renderText } from './text.js';

@@ -1,0 +1,105 @@
+import { diffArrays } from 'diff';
+import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type JsonValue, type TargetingField } from '../model/index.js';
+import type { AdGroupRef, Change, FieldChange, Plan } from '../plan/index.js';
+
+/**
+ * The display rows of a plan, built once: text and Markdown are two views of these rows,
+ * so the two outputs cannot drift apart.
+ */
+export type Symbol = '+' | '~' | '-';
+
+export interface Block {
+  symbol: Symbol;
+  title: string;
+  lines: Line[];
+}
+
+/** A line under a block: a field with its value, or one member of a set added, removed or kept. */
+export type Line =
+  | { kind: 'field'; label: string; text: string }
+  | { kind: 'added' | 'removed' | 'kept'; label: string; text: string };
+
+export function buildBlocks(plan: Plan): Block[] {
+  return plan.changes.map(blockOf);
+}
+
+function blockOf(change: Change): Block {
+  switch (change.action) {
+    case 'create':
+      return {
+        symbol: '+',
+        title: `create audience "${change.name}"`,
+        lines: DEFINITION_FIELDS.filter((field) => field !== 'name' && !isEmpty(change.after[field] as JsonValue)).map((field) => ({
+          kind: 'field' as const,
+          label: field,
+          text: formatValue(field, change.after[field] as JsonValue),
+        })),
+      };
+    case 'update':
+      return {
+        symbol: '~',
+        title: `update audience "${change.name}" (id ${change.id})`,
+        lines: [...change.display.fields.flatMap(fieldLines), ...impactLines(change.display.impact)],
+      };
+    case 'delete':
+      return { symbol: '-', title: `delete audience "${change.name}" (id ${change.id})`, lines: impactLines(change.display.impact) };
+    case 'unlink':
+      return {
+        symbol: '-',
+        title: `unlink ad group ${change.adGroupId} from audience "${change.name}" (id ${change.id})`,
+        lines: [
+          { kind: 'field', label: 'ad group', text: adGroupText(change.before) },
+          { kind: 'field', label: 'reason', text: change.display.reason === 'audience-deleted' ? 'the audience is deleted' : 'not in the declared adGroups' },
+        ],
+      };
+  }
+}
+
+function fieldLines(change: FieldChange): Line[] {
+  if (!change.added && !change.removed) {
+    return [{ kind: 'field', label: change.field, text: `${formatValue(change.field, change.before)} → ${formatValue(change.field, change.after)}` }];
+  }
+  const before = (change.before as JsonValue[]).map((member) => formatMember(change.field, member));
+  const after = (change.after as JsonValue[]).map((member) => formatMember(change.field, member));
+  // Sets are shown as their members in canonical order, each added or removed, with short
+  // runs of kept members as context and long runs folded into a count.
+  return diffArrays(before, after).flatMap((part): Line[] => {
+    if (part.added || part.removed) return part.value.map((text) => ({ kind: part.added ? 'added' : 'removed', label: change.field, text }));
+    if (part.value.length <= MAX_KEPT_RUN) return part.value.map((text) => ({ kind: 'kept', label: change.field, text }));
+    return [{ kind: 'kept', label: change.field, text: `… ${part.value.length} unchanged` }];
+  });
+}
+
+const MAX_KEPT_RUN = 3;
+
+function impactLines(impact: AdGroupRef[]): Line[] {
+  return impact.map((ref) => ({ kind: 'field', label: 'used by', text: adGroupText(ref) }));
+}
+
+function adGroupText(ref: AdGroupRef): string {
+  const status = ref.adGroupStatus.length > 0 ? ` [${ref.adGroupStatus.join(', ')}]` : '';
+  return `ad group ${ref.adGroupId} "${ref.adGroupName}"${status} in campaign ${ref.campaignId} "${ref.campaignName}"`;
+}
+
+function isEmpty(value: JsonValue): boolean {
+  return Array.isArray(value) && value.length === 0;
+}
+
+export function formatValue(field: string, value: JsonValue): string {
+  if (Array.isArray(value)) return value.length === 0 ? '(none)' : value.map((member) => formatMember(field, member)).join(', ');
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** A region as `I (Seoul)`, a targeting member as its identifying fields first, a code as itself. */
+export function formatMember(field: string, member: JsonValue): string {
+  if (member === null || typeof member !== 'object' || Array.isArray(member)) return String(member);
+  if ((REGION_FIELDS as readonly string[]).includes(field)) {
+    const description = typeof member.description === 'string' ? ` (${member.description})` : '';
+    return `${String(member.value)}${description}`;
+  }
+  const keys = (TARGETING_FIELDS as readonly string[]).includes(field) ? TARGETING_MEMBER_KEYS[field as TargetingField] : [];
+  const names = Object.keys(member).filter((key) => key.endsWith('Name'));
+  const ordered = [...keys.filter((key) => key in member), ...Object.keys(member).filter((key) => !keys.includes(key) && !names.includes(key)).sort()];
+  const label = names.map((key) => ` "${String(member[key])}"`).join('');
+  return `${ordered.map((key) => `${key}=${typeof member[key] === 'string' ? member[key] : JSON.stringify(member[key])}`).join(' ')}${label}`;
+}

@@ -1,0 +1,22 @@
+import type { Plan, PlanProblem } from '../plan/index.js';
+
+/** `2 to create, 1 to update, …`: the counts every view shows, zero counts of image actions left out. */
+export function summaryText(plan: Plan): string {
+  const { create, update, delete: deletes, unlink, generate, remove } = plan.summary;
+  const parts = [`${create} to create`, `${update} to update`, `${deletes} to delete`, `${unlink} to unlink`];
+  if (generate > 0) parts.push(`${generate} to generate`);
+  if (remove > 0) parts.push(`${remove} to remove`);
+  return parts.join(', ');
+}
+
+export function hasChanges(plan: Plan): boolean {
+  return plan.changes.length > 0;
+}
+
+export function problemText(problem: PlanProblem): string {
+  return `[${problem.code}] ${problem.message}`;
+}
+
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

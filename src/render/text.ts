@@ -1,0 +1,48 @@
+import type { Plan } from '../plan/index.js';
+import { buildBlocks, type Block, type Line } from './rows.js';
+import type { Style } from './style.js';
+import { count, hasChanges, problemText, summaryText } from './summary.js';
+
+/** The plan for a terminal: `+ ~ -` blocks, each changed field before → after, then problems and a summary. */
+export function renderText(plan: Plan, style: Style): string {
+  const out: string[] = [style.bold(`audiences plan for ad account ${plan.adAccountId}`), ''];
+  for (const block of buildBlocks(plan)) out.push(...blockLines(block, style), '');
+  if (!hasChanges(plan)) out.push(`No changes: ad account ${plan.adAccountId} matches the desired state.`, '');
+  for (const warning of plan.warnings) {
+    out.push(style.warn(`Warning ${problemText(warning)}`));
+    if (warning.hint) out.push(`  hint: ${warning.hint}`);
+  }
+  for (const error of plan.errors) {
+    out.push(style.error(`Error ${problemText(error)}`));
+    if (error.hint) out.push(`  hint: ${error.hint}`);
+  }
+  if (plan.warnings.length + plan.errors.length > 0) out.push('');
+  if (hasChanges(plan)) out.push(style.bold(`Plan: ${summaryText(plan)}.`));
+  if (plan.errors.length > 0) out.push(style.error(`The plan has ${count(plan.errors.length, 'error')} and cannot be applied.`));
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+const PAINT = { '+': 'add', '~': 'change', '-': 'remove' } as const;
+
+function blockLines(block: Block, style: Style): string[] {
+  const paint = style[PAINT[block.symbol]];
+  const lines = [`  ${paint(block.symbol)} ${block.title}`];
+  let previousLabel: string | undefined;
+  for (const line of block.lines) {
+    if (line.kind === 'field') {
+      lines.push(`      ${line.label}: ${line.text}`);
+      previousLabel = undefined;
+      continue;
+    }
+    if (line.label !== previousLabel) lines.push(`      ${line.label}:`);
+    previousLabel = line.label;
+    lines.push(memberLine(line, style));
+  }
+  return lines;
+}
+
+function memberLine(line: Line, style: Style): string {
+  if (line.kind === 'added') return `        ${style.add(`+ ${line.text}`)}`;
+  if (line.kind === 'removed') return `        ${style.remove(`- ${line.text}`)}`;
+  return `        ${style.dim(`  ${line.text}`)}`;
+}

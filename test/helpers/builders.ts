@@ -1,0 +1,87 @@
+import {
+  canonicalizeDefinition,
+  type AdGroupLink,
+  type AudienceDefinition,
+  type DesiredAudience,
+  type DesiredState,
+  type LiveAudience,
+  type LiveState,
+} from '../../src/model/index.js';
+
+/** A full audience definition: all ages, genders and regions unless overridden. */
+export function definition(overrides: Partial<AudienceDefinition> = {}): AudienceDefinition {
+  return canonicalizeDefinition({
+    name: 'audience',
+    type: 'DISPLAY',
+    ageType: 'ALL',
+    ages: [],
+    genderType: 'ALL',
+    genders: [],
+    locationType: 'ALL',
+    locations: [],
+    depth2Locations: [],
+    depth3Locations: [],
+    ufoInterests: [],
+    ufoBusinessTypes: [],
+    customerFileTargetings: [],
+    trackerTargetings: [],
+    cohortTargetings: [],
+    talkChannelTargetings: [],
+    syncAppTargetings: [],
+    talkChannelGroupTargetings: [],
+    ...overrides,
+  });
+}
+
+/** A live audience, fully read. */
+export function liveAudience(id: number, overrides: Partial<AudienceDefinition> = {}, status: LiveAudience['audienceStatus'] = 'AVAILABLE'): LiveAudience {
+  const full = definition(overrides);
+  return {
+    id,
+    name: full.name,
+    audienceStatus: status,
+    type: full.type,
+    createdDate: '2026-01-01T00:00:00',
+    lastModifiedDate: `2026-01-02T00:00:${String(id % 60).padStart(2, '0')}`,
+    populationScore: 1000,
+    definition: full,
+  };
+}
+
+/** A declared audience: everything given counts as declared. */
+export function desiredAudience(declared: Partial<AudienceDefinition> & { name: string }, extra: Partial<Omit<DesiredAudience, 'declared'>> = {}): DesiredAudience {
+  return {
+    key: declared.name,
+    protect: false,
+    ...extra,
+    declared: canonicalizeDefinition({ type: 'DISPLAY', ...declared }),
+  };
+}
+
+export function desiredState(audiences: DesiredAudience[], overrides: Partial<Omit<DesiredState, 'audiences'>> = {}): DesiredState {
+  return { adAccountId: 1234, prune: false, ignore: [], source: { files: ['audiences.yaml'], hash: 'hash' }, ...overrides, audiences };
+}
+
+/** The live state of an account, every audience read in full and with the links given (none by default). */
+export function liveState(audiences: LiveAudience[], links: Record<number, AdGroupLink[]> = {}): LiveState {
+  return {
+    adAccountId: 1234,
+    audiences: audiences.map(({ id, name, audienceStatus, type, createdDate, lastModifiedDate }) => ({ id, name, audienceStatus, type, createdDate, lastModifiedDate })),
+    details: Object.fromEntries(audiences.map((audience) => [String(audience.id), audience])),
+    links: Object.fromEntries(audiences.map((audience) => [String(audience.id), links[audience.id] ?? []])),
+  };
+}
+
+export function adGroupLink(adGroupId: number, overrides: Partial<AdGroupLink> = {}): AdGroupLink {
+  return {
+    adGroupId,
+    adGroupName: `ad group ${adGroupId}`,
+    adGroupType: 'DISPLAY',
+    adGroupStatus: ['LIVE'],
+    campaignId: 10,
+    campaignName: 'campaign 10',
+    campaignType: 'DISPLAY',
+    campaignGoal: 'VISITING',
+    ...overrides,
+  };
+}
