@@ -1,0 +1,97 @@
+import { AppError } from '../../errors.js';
+import type { CommandDefinition } from '../command.js';
+
+/**
+ * `audiences emulator`: serves the local emulator of the three services until SIGINT/SIGTERM
+ * and prints the environment that points the tool at it. The credentials printed are the
+ * emulator's own fixed fake ones, not secrets.
+ */
+export const emulatorCommand: CommandDefinition = {
+  name: 'emulator',
+  describe: 'Serve the local emulator of the audience, company and image-generation services',
+  builder: (argv) =>
+    argv
+      .option('port', { type: 'number', default: 0, describe: 'Port on 127.0.0.1 (0 = any free port)' })
+      .option('state', { type: 'string', describe: 'Persist the state in this file (default: in memory)' })
+      .option('latency', { type: 'number', default: 0, describe: 'Added latency per request, in ms' })
+      .option('jitter', { type: 'number', default: 0, describe: 'Random extra latency up to this many ms' })
+      .option('fault-rate', { type: 'number', default: 0, describe: 'Share of requests answered with a fault (0 to 1)' })
+      .option('fault-kinds', { type: 'string', default: '5xx,429,reset', describe: 'Faults to inject, comma-separated' })
+      .option('fault-seed', { type: 'number', default: 1, describe: 'Seed of the fault sequence' })
+      .option('rate-limit', { type: 'number', default: 0, describe: 'Requests per second per ad account (0 = unlimited)' })
+      .option('quirks', { type: 'boolean', default: false, describe: "Answer with the spec examples' quirks" }),
+  run: async (args, io) => {
+    const kinds = String(args['faultKinds']).split(',').map((kind) => kind.trim()).filter(Boolean);
+    const unknown = kinds.filter((kind) => kind !== '5xx' && kind !== '429' && kind !== 'reset');
+    if (unknown.length > 0) {
+      io.stderr(`error[USAGE]: unknown fault kinds: ${unknown.join(', ')} (use 5xx, 429, reset)\n`);
+      return 1;
+    }
+    const problem = numberProblem(args);
+    if (problem) {
+      io.stderr(`error[USAGE]: ${problem}\n`);
+      return 1;
+    }
+    const { startEmulator } = await import('../../emulator/server.js');
+    const emulator = await startEmulator({
+      port: Number(args['port']),
+      statePath: typeof args['state'] === 'string' ? args['state'] : undefined,
+      latencyMs: Number(args['latency']),
+      jitterMs: Number(args['jitter']),
+      faultRate: Number(args['faultRate']),
+      faultKinds: kinds as Array<'5xx' | '429' | 'reset'>,
+      faultSeed: Number(args['faultSeed']),
+      rateLimitPerSecond: Number(args['rateLimit']),
+      quirks: args['quirks'] === true,
+    }).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      throw new AppError({
+        code: 'PORT_IN_USE',
+        summary: `port ${String(args['port'])} is already in use`,
+        hint: 'choose another --port, or --port 0 for any free port',
+        source: 'user',
+        cause: error,
+      });
+    });
+    io.stdout(
+      [
+        `Emulator listening on ${emulator.url} (Ctrl-C to stop)`,
+        '',
+        'Environment for the tool:',
+        `export ADS_API_URL=${emulator.url}`,
+        `export ADS_COMPANY_URL=${emulator.url}`,
+        `export IMAGEGEN_API_URL=${emulator.url}`,
+        `export ADS_ACCESS_TOKEN=${emulator.accessToken}`,
+        `export IMAGEGEN_API_KEY=${emulator.appKey}`,
+        '',
+      ].join('\n'),
+    );
+    const signal = await new Promise<string>((resolve) => {
+      const stop = (name: string) => {
+        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onTerm);
+        resolve(name);
+      };
+      const onInt = () => stop('SIGINT');
+      const onTerm = () => stop('SIGTERM');
+      process.once('SIGINT', onInt);
+      process.once('SIGTERM', onTerm);
+    });
+    await emulator.close();
+    io.stderr(`Emulator stopped (${signal}).\n`);
+    return 0;
+  },
+};
+
+/** The numeric options, checked before anything starts. */
+function numberProblem(args: Record<string, unknown>): string | undefined {
+  const port = Number(args['port']);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return '--port must be an integer from 0 to 65535';
+  for (const name of ['latency', 'jitter', 'faultSeed', 'rateLimit']) {
+    const value = Number(args[name]);
+    if (!Number.isInteger(value) || value < 0) return `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must be a non-negative integer`;
+  }
+  const rate = Number(args['faultRate']);
+  if (!(rate >= 0 && rate <= 1)) return '--fault-rate must be a number from 0 to 1';
+  return undefined;
+}

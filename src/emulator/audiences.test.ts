@@ -1,0 +1,548 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from './server.js';
+import type { RunningEmulator } from './server.js';
+
+/** The eight audience operations and every rule of the create/update body, over HTTP. */
+let emulator: RunningEmulator;
+let clock = Date.parse('2025-03-01T09:00:00Z');
+const advance = (ms: number) => {
+  clock += ms;
+};
+
+beforeAll(async () => {
+  emulator = await startEmulator({ now: () => new Date(clock) });
+});
+afterAll(async () => {
+  await emulator.close();
+});
+beforeEach(async () => {
+  await fetch(`${emulator.url}/_emulator/reset`, { method: 'POST' });
+});
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+async function call(method: string, path: string, options: { body?: unknown; account?: number } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${emulator.accessToken}`,
+    adAccountId: String(options.account ?? 1234),
+  };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(emulator.url + path, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: text ? JSON.parse(text) : undefined };
+}
+
+async function link(audienceId: number, adGroupId: number, adAccountId = 1234): Promise<Answer> {
+  const response = await fetch(`${emulator.url}/_emulator/links`, {
+    method: 'POST',
+    body: JSON.stringify({ adAccountId, audienceId, adGroupId }),
+  });
+  return { status: response.status, headers: response.headers, text: '', json: await response.json() };
+}
+
+function audience(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    adAccountId: 1234,
+    name: 'seoul-women-20s',
+    type: 'DISPLAY',
+    ageType: 'NOT_ALL',
+    ages: ['25', '20'],
+    genderType: 'NOT_ALL',
+    genders: ['F'],
+    locationType: 'AREA',
+    locations: [{ value: 'I' }],
+    ...overrides,
+  };
+}
+
+function without(body: Record<string, unknown>, ...keys: string[]): Record<string, unknown> {
+  const copy = { ...body };
+  for (const key of keys) delete copy[key];
+  return copy;
+}
+
+async function create(overrides: Record<string, unknown> = {}, account = 1234): Promise<Answer> {
+  const answer = await call('POST', '/openapi/v4/targetings', { body: audience({ adAccountId: account, ...overrides }), account });
+  return answer;
+}
+
+const listKeys = ['id', 'name', 'audienceStatus', 'type', 'createdDate', 'lastModifiedDate'];
+const readKeys = [
+  ...listKeys,
+  'populationScore',
+  'ageType',
+  'ages',
+  'genderType',
+  'genders',
+  'locations',
+  'depth2Locations',
+  'depth3Locations',
+  'ufoInterests',
+  'ufoBusinessTypes',
+  'customerFileTargetings',
+  'trackerTargetings',
+  'cohortTargetings',
+  'talkChannelTargetings',
+  'syncAppTargetings',
+  'talkChannelGroupTargetings',
+];
+const dateForm = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+
+function expectRuleError(answer: Answer, detailCode: number): void {
+  expect(answer.status, answer.text).toBe(400);
+  expect(answer.headers.get('content-type')).toBe('application/json;charset=UTF-8');
+  expect(answer.json).toMatchObject({ code: expect.any(Number), msg: expect.any(String) });
+  expect(answer.json.code).toBeLessThan(0);
+  expect(answer.json.extras.detailCode).toBe(detailCode);
+  expect(answer.json.extras.detailMsg).toEqual(expect.any(String));
+}
+
+describe('create (operation 3) and the response shapes', () => {
+  it('creates an audience and answers the create shape: the single-read fields plus adAccountId', async () => {
+    const answer = await create({
+      depth2Locations: [{ value: 'I04', description: 'whatever the client says' }],
+      depth3Locations: [{ value: 'I0401' }],
+      ufoInterests: ['TRAVEL'],
+      customerFileTargetings: [{ customerFileId: 5001, inclusionType: 'INCLUDE' }],
+      trackerTargetings: [{ trackId: 'trk-web', eventCode: 'purchase', retentionDays: 30, inclusionType: 'EXCLUDE' }],
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json;charset=UTF-8');
+    const body = answer.json;
+    expect(Object.keys(body).sort()).toEqual([...readKeys, 'adAccountId'].sort());
+    expect(body.adAccountId).toBe(1234);
+    expect(body.id).toBe(100001);
+    expect(body.createdDate).toBe('2025-03-01T09:00:00');
+    expect(body.lastModifiedDate).toMatch(dateForm);
+    expect(body.audienceStatus).toBe('STANDBY');
+    expect(body.ages).toEqual(['20', '25']);
+    expect(body.genders).toEqual(['F']);
+    expect(body.locations).toEqual([{ value: 'I', description: 'Seoul', depth1Name: 'Seoul' }]);
+    // Create/update: depth-2 objects are Depth2Location, depth-3 objects the Location shape.
+    expect(body.depth2Locations).toEqual([
+      { value: 'I04', description: 'Seoul Gangnam-gu', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu' },
+    ]);
+    expect(body.depth3Locations).toEqual([{ value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul' }]);
+    expect(body.ufoInterests).toEqual(['TRAVEL']);
+    expect(body.ufoBusinessTypes).toEqual([]);
+    expect(body.customerFileTargetings).toEqual([{ customerFileId: 5001, inclusionType: 'INCLUDE', customerFileName: 'VIP customers' }]);
+    expect(body.trackerTargetings).toEqual([
+      { trackId: 'trk-web', eventCode: 'purchase', retentionDays: 30, inclusionType: 'EXCLUDE', trackName: 'Website pixel' },
+    ]);
+    expect(body.talkChannelGroupTargetings).toEqual([]);
+    expect(body.populationScore).toEqual(expect.any(Number));
+  });
+
+  it('gives each created audience a new id', async () => {
+    const first = await create({ name: 'a' });
+    const second = await create({ name: 'a' });
+    expect(second.json.id).not.toBe(first.json.id);
+  });
+
+  it('accepts ALL for ages, genders and locations with the sets left out', async () => {
+    const answer = await create({ ageType: 'ALL', genderType: 'ALL', locationType: 'ALL', ages: undefined, genders: undefined, locations: undefined });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.ages).toEqual([]);
+    expect(answer.json.genders).toEqual([]);
+    expect(answer.json.locations).toEqual([]);
+  });
+
+  it('reads null as not sent', async () => {
+    const answer = await create({ ageType: 'ALL', ages: null, depth2Locations: null });
+    expect(answer.status, answer.text).toBe(200);
+  });
+
+  it('accepts every targeting set of a MESSAGE audience the type table allows, friend groups included', async () => {
+    const answer = await create({
+      type: 'MESSAGE',
+      cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE' }],
+      talkChannelTargetings: [{ profileId: '_brand', inclusionType: 'INCLUDE' }],
+      syncAppTargetings: [{ profileId: 'app-main', inclusionType: 'EXCLUDE' }],
+      talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }],
+      ufoBusinessTypes: ['RETAIL'],
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.talkChannelGroupTargetings).toEqual([{ groupId: 9001, inclusionType: 'INCLUDE', groupName: 'Channel VIP friends' }]);
+    expect(answer.json.talkChannelTargetings[0].profileName).toBe('Brand channel');
+    expect(answer.json.syncAppTargetings[0].profileName).toBe('Shopping app');
+    expect(answer.json.cohortTargetings[0].cohortName).toBe('Ad clickers 30d');
+  });
+
+  it('keeps a duplicate name (the service allows it)', async () => {
+    await create({ name: 'twin' });
+    expect((await create({ name: 'twin' })).status).toBe(200);
+  });
+});
+
+describe('the rules of the create body', () => {
+  const twoBands = ['20', '25'];
+  const cases: Array<[string, Record<string, unknown>, number, number?]> = [
+    ['a body that is not an object', { __array: true }, 1002],
+    ['an unknown top-level field', { colour: 'blue' }, 4003],
+    ['id on create', { id: 5 }, 4002],
+    ['adAccountId of another account than the header', { adAccountId: 5678 }, 4006],
+    ['adAccountId as a string', { adAccountId: '1234' }, 4004],
+    ['a blank name', { name: '  ' }, 4007],
+    ['a name that is not a string', { name: 12 }, 4004],
+    ['a name longer than 255', { name: 'x'.repeat(256) }, 4007],
+    ['an unknown type', { type: 'VIDEO' }, 4005],
+    ['an unknown ageType', { ageType: 'SOME' }, 4005],
+    ['an unknown genderType', { genderType: 'BOTH' }, 4005],
+    ['an unknown locationType', { locationType: 'CITY' }, 4005],
+    ['rule 1: ages with ageType ALL', { ageType: 'ALL', ages: twoBands }, 4101],
+    ['rule 1: an empty ages with ageType ALL', { ageType: 'ALL', ages: [] }, 4101],
+    ['rule 1: no ages with NOT_ALL', { ages: undefined }, 4102],
+    ['rule 1: empty ages with NOT_ALL', { ages: [] }, 4102],
+    ['ages as numbers (the wire type is String)', { ages: [20, 25] }, 4103],
+    ['an age band that does not exist', { ages: ['17'] }, 4103],
+    ['ages that is not an array', { ages: '20' }, 4004],
+    ['rule 2: genders with genderType ALL', { genderType: 'ALL', genders: ['F'] }, 4201],
+    ['rule 2: no genders with NOT_ALL', { genders: undefined }, 4202],
+    ['an unknown gender', { genders: ['X'] }, 4203],
+    ['rule 3: NOT_ALL on an adult account without the ten bands', { ages: twoBands }, 4301, 4321],
+    [
+      'rule 3: the ten bands plus 15 on an adult account',
+      { ages: ['15', '20', '25', '30', '35', '40', '45', '50', '55', '60', '65'] },
+      4301,
+      4321,
+    ],
+    ['rule 4: locations with locationType ALL', { locationType: 'ALL' }, 4401],
+    ['rule 4: depth2Locations with locationType ALL', { locationType: 'ALL', locations: undefined, depth2Locations: [{ value: 'I01' }] }, 4401],
+    ['rule 5: AREA without any region', { locations: undefined }, 4501],
+    ['rule 5: AREA with only empty region sets', { locations: [], depth3Locations: [] }, 4501],
+    ['an unknown province code', { locations: [{ value: 'X' }] }, 4502],
+    ['a depth-2 code among the provinces', { locations: [{ value: 'I01' }] }, 4502],
+    ['an unknown depth-3 code', { depth3Locations: [{ value: 'I0199' }] }, 4502],
+    ['a region without value', { locations: [{ description: 'Seoul' }] }, 4001],
+    ['an unknown field inside a region', { locations: [{ value: 'I', name: 'Seoul' }] }, 4003],
+    ['an unknown interest code', { ufoInterests: ['KNITTING'] }, 4903],
+    ['an unknown business type', { ufoBusinessTypes: [3] }, 4903],
+    ['an unknown field inside a member', { cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE', weight: 2 }] }, 4003],
+    ['a member without inclusionType', { cohortTargetings: [{ cohortId: 7001 }] }, 4001],
+    ['a wrong inclusionType', { cohortTargetings: [{ cohortId: 7001, inclusionType: 'MAYBE' }] }, 4902],
+    [
+      'retentionDays out of 1..180',
+      { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 181, inclusionType: 'INCLUDE' }] },
+      4902,
+    ],
+    ['a member that is not an object', { cohortTargetings: [7001] }, 4004],
+    ['rule 8: customer files on a MESSAGE audience', { type: 'MESSAGE', customerFileTargetings: [{ customerFileId: 5001, inclusionType: 'INCLUDE' }] }, 4801],
+    [
+      'rule 8: trackers on a MESSAGE audience',
+      { type: 'MESSAGE', trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] },
+      4801,
+    ],
+    ['rule 7: friend groups on a DISPLAY audience', { talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }] }, 4701],
+    ['rule 9: a customer file of another account', { customerFileTargetings: [{ customerFileId: 5101, inclusionType: 'INCLUDE' }] }, 4901],
+    ['rule 9: an unknown tracker', { trackerTargetings: [{ trackId: 'trk-nope', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4901],
+    [
+      'rule 9: an event code the tracker does not track',
+      { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'refund', retentionDays: 7, inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    ['rule 9: an unknown channel profile', { talkChannelTargetings: [{ profileId: '_other', inclusionType: 'INCLUDE' }] }, 4901],
+    ['rule 9: an unknown friend group', { type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: 9101, inclusionType: 'INCLUDE' }] }, 4901],
+  ];
+  it.each(cases)('refuses %s', async (_title, overrides, detailCode, account = 1234) => {
+    const body = '__array' in overrides ? [audience()] : audience({ adAccountId: account, ...overrides });
+    expectRuleError(await call('POST', '/openapi/v4/targetings', { body, account }), detailCode);
+  });
+
+  it.each(['adAccountId', 'name', 'type', 'ageType', 'genderType', 'locationType'])('refuses a body without %s', async (field) => {
+    expectRuleError(await call('POST', '/openapi/v4/targetings', { body: without(audience(), field) }), 4001);
+  });
+
+  it('rule 3: accepts exactly the ten adult bands, and ALL, on an adult account', async () => {
+    const bands = ['65', '60', '55', '50', '45', '40', '35', '30', '25', '20'];
+    expect((await create({ ages: bands }, 4321)).status).toBe(200);
+    expect((await create({ ageType: 'ALL', ages: undefined }, 4321)).status).toBe(200);
+  });
+
+  it('rule 3 applies only to the adult account: 15 alone is fine elsewhere', async () => {
+    expect((await create({ ages: ['15'] })).status).toBe(200);
+  });
+
+  it('names the offending field in the message', async () => {
+    const answer = await create({ locations: [{ value: 'I', colour: 'red' }] });
+    expect(answer.json.extras.detailMsg).toContain('locations[0].colour');
+  });
+});
+
+describe('read and list (operations 1 and 2)', () => {
+  it('reads the single-read shape: no adAccountId, no locationType, its own region shapes', async () => {
+    const created = await create({ depth2Locations: [{ value: 'I04' }], depth3Locations: [{ value: 'I0401' }] });
+    const answer = await call('GET', `/openapi/v4/targetings/${created.json.id}`);
+    expect(answer.status).toBe(200);
+    expect(Object.keys(answer.json).sort()).toEqual([...readKeys].sort());
+    // Single read: depth-2 objects are the Location shape, depth-3 objects Depth3Location.
+    expect(answer.json.depth2Locations).toEqual([{ value: 'I04', description: 'Seoul Gangnam-gu', depth1Name: 'Seoul' }]);
+    expect(answer.json.depth3Locations).toEqual([
+      { value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu', depth3Name: 'Yeoksam-dong' },
+    ]);
+    expect(answer.json.populationScore).toBe(created.json.populationScore);
+  });
+
+  it('lists the account audiences with exactly the list fields', async () => {
+    await create({ name: 'one' });
+    await create({ name: 'two' });
+    const answer = await call('GET', '/openapi/v4/targetings/audiences');
+    expect(answer.status).toBe(200);
+    expect(Object.keys(answer.json)).toEqual(['content']);
+    expect(answer.json.content.map((item: { name: string }) => item.name)).toEqual(['one', 'two']);
+    for (const item of answer.json.content) {
+      expect(Object.keys(item).sort()).toEqual([...listKeys].sort());
+      expect(item.createdDate).toMatch(dateForm);
+    }
+  });
+
+  it('answers 404 for an unknown audience and 400 for an id that is not an integer', async () => {
+    expect((await call('GET', '/openapi/v4/targetings/424242')).json.extras.detailCode).toBe(3001);
+    for (const bad of ['abc', '1.5', '-3', '0']) {
+      const answer = await call('GET', `/openapi/v4/targetings/${bad}`);
+      expect(answer.status, bad).toBe(400);
+      expect(answer.json.extras.detailCode).toBe(1005);
+    }
+  });
+});
+
+describe('account isolation', () => {
+  it('an account sees, reads, changes and deletes only its own audiences', async () => {
+    const mine = await create({ name: 'mine' });
+    const theirs = await create({ name: 'theirs' }, 5678);
+    expect(theirs.status, theirs.text).toBe(200);
+    const list = await call('GET', '/openapi/v4/targetings/audiences', { account: 5678 });
+    expect(list.json.content.map((item: { name: string }) => item.name)).toEqual(['theirs']);
+    const id = mine.json.id as number;
+    expect((await call('GET', `/openapi/v4/targetings/${id}`, { account: 5678 })).status).toBe(404);
+    expect((await call('GET', `/openapi/v4/targetings/${id}/adGroups`, { account: 5678 })).status).toBe(404);
+    expect((await call('DELETE', `/openapi/v4/targetings/${id}`, { account: 5678 })).status).toBe(404);
+    const update = await call('PUT', '/openapi/v4/targetings', { body: audience({ id, adAccountId: 5678 }), account: 5678 });
+    expect(update.status).toBe(404);
+    const batch = await call('DELETE', `/openapi/v4/targetings?audienceIds=${id}`, { account: 5678 });
+    expect(batch.json).toEqual({ successCount: 0, failCount: 1, errorMessages: [`audience ${id}: not found`] });
+    expect((await call('GET', `/openapi/v4/targetings/${id}`)).status).toBe(200);
+  });
+});
+
+describe('update (operation 4)', () => {
+  it('replaces the definition, keeps id and createdDate, moves lastModifiedDate', async () => {
+    const created = await create();
+    advance(60_000);
+    const answer = await call('PUT', '/openapi/v4/targetings', {
+      body: audience({ id: created.json.id, name: 'renamed', genderType: 'ALL', genders: undefined }),
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(Object.keys(answer.json).sort()).toEqual([...readKeys, 'adAccountId'].sort());
+    expect(answer.json).toMatchObject({ id: created.json.id, name: 'renamed', genderType: 'ALL', genders: [] });
+    expect(answer.json.createdDate).toBe(created.json.createdDate);
+    expect(answer.json.lastModifiedDate).not.toBe(created.json.lastModifiedDate);
+    const read = await call('GET', `/openapi/v4/targetings/${created.json.id}`);
+    expect(read.json.name).toBe('renamed');
+  });
+
+  it('requires an integer id and answers 404 for an unknown one', async () => {
+    expectRuleError(await call('PUT', '/openapi/v4/targetings', { body: audience() }), 4001);
+    expectRuleError(await call('PUT', '/openapi/v4/targetings', { body: audience({ id: '7' }) }), 4004);
+    const missing = await call('PUT', '/openapi/v4/targetings', { body: audience({ id: 999_999 }) });
+    expect(missing.status).toBe(404);
+    expect(missing.json.extras.detailCode).toBe(3001);
+  });
+
+  it('applies the body rules on update too', async () => {
+    const created = await create();
+    expectRuleError(await call('PUT', '/openapi/v4/targetings', { body: audience({ id: created.json.id, ages: undefined }) }), 4102);
+  });
+
+  it('rule 3: on an adult account an update may only use NOT_ALL', async () => {
+    const created = await create({ ageType: 'ALL', ages: undefined }, 4321);
+    const body = audience({ id: created.json.id, adAccountId: 4321, ageType: 'ALL', ages: undefined });
+    expectRuleError(await call('PUT', '/openapi/v4/targetings', { body, account: 4321 }), 4302);
+    const bands = ['20', '25', '30', '35', '40', '45', '50', '55', '60', '65'];
+    const fixed = await call('PUT', '/openapi/v4/targetings', { body: { ...body, ageType: 'NOT_ALL', ages: bands }, account: 4321 });
+    expect(fixed.status, fixed.text).toBe(200);
+  });
+});
+
+describe('rules 6 and 7: checked when linked and when a linked audience is updated', () => {
+  it('rule 6: Z cannot reach a business-board campaign', async () => {
+    const overseas = await create({ locations: [{ value: 'Z' }] });
+    expect(overseas.status).toBe(200);
+    expect((await link(overseas.json.id, 101)).status).toBe(200);
+    const refused = await link(overseas.json.id, 103);
+    expect(refused.status).toBe(400);
+    expect(refused.json.extras.detailCode).toBe(4601);
+
+    const local = await create({ name: 'local' });
+    expect((await link(local.json.id, 103)).status).toBe(200);
+    const update = await call('PUT', '/openapi/v4/targetings', {
+      body: audience({ id: local.json.id, locations: [{ value: 'I' }, { value: 'Z' }] }),
+    });
+    expectRuleError(update, 4601);
+  });
+
+  it('rule 7: friend groups only when every linked campaign is a messaging-channel reach campaign', async () => {
+    const friends = await create({ type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }] });
+    expect(friends.status, friends.text).toBe(200);
+    expect((await link(friends.json.id, 104)).status).toBe(200);
+    const refused = await link(friends.json.id, 101);
+    expect(refused.status).toBe(400);
+    expect(refused.json.extras.detailCode).toBe(4702);
+
+    const plain = await create({ type: 'MESSAGE', name: 'plain' });
+    expect((await link(plain.json.id, 101)).status).toBe(200);
+    const update = await call('PUT', '/openapi/v4/targetings', {
+      body: audience({ id: plain.json.id, type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }] }),
+    });
+    expectRuleError(update, 4702);
+  });
+
+  it('the link route checks the ad group and the audience belong to the account', async () => {
+    const created = await create();
+    expect((await link(created.json.id, 201)).json.extras.detailCode).toBe(3004);
+    expect((await link(created.json.id, 201, 5678)).json.extras.detailCode).toBe(3001);
+  });
+});
+
+describe('ad groups, unlink and delete (operations 5 to 8)', () => {
+  it('lists the ad groups that use an audience, with campaignTypeGoal', async () => {
+    const created = await create();
+    await link(created.json.id, 104);
+    await link(created.json.id, 101);
+    const answer = await call('GET', `/openapi/v4/targetings/${created.json.id}/adGroups`);
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({
+      content: [
+        {
+          campaignId: 11,
+          campaignName: 'Spring display',
+          campaignTypeGoal: { campaignType: 'DISPLAY', goal: 'VISITING' },
+          adGroupId: 101,
+          adGroupName: 'Seoul commuters',
+          adGroupStatus: ['LIVE'],
+          adGroupType: 'DISPLAY',
+        },
+        {
+          campaignId: 13,
+          campaignName: 'Channel reach',
+          campaignTypeGoal: { campaignType: 'TALK_CHANNEL', goal: 'REACH' },
+          adGroupId: 104,
+          adGroupName: 'Channel friends',
+          adGroupStatus: ['LIVE'],
+          adGroupType: 'DIRECT_MESSAGE',
+        },
+      ],
+    });
+  });
+
+  it('unlinks with PUT (empty 200), then 404 when not linked; other methods are 405', async () => {
+    const created = await create();
+    await link(created.json.id, 101);
+    const path = `/openapi/v4/targetings/${created.json.id}/unlink?adGroupId=101`;
+    const answer = await call('PUT', path);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe('');
+    expect(answer.headers.get('content-length')).toBe('0');
+    expect((await call('GET', `/openapi/v4/targetings/${created.json.id}/adGroups`)).json.content).toEqual([]);
+    const again = await call('PUT', path);
+    expect(again.status).toBe(404);
+    expect(again.json.extras.detailCode).toBe(3003);
+    const get = await call('GET', path);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('PUT');
+    expectRuleError(await call('PUT', `/openapi/v4/targetings/${created.json.id}/unlink`), 1006);
+    expectRuleError(await call('PUT', `/openapi/v4/targetings/${created.json.id}/unlink?adGroupId=x1`), 1006);
+  });
+
+  it('deletes one audience with an empty 200, and refuses one in use with a 400 naming the ad groups', async () => {
+    const free = await create({ name: 'free' });
+    const used = await create({ name: 'used' });
+    await link(used.json.id, 102);
+    await link(used.json.id, 101);
+    const answer = await call('DELETE', `/openapi/v4/targetings/${free.json.id}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-length')).toBe('0');
+    expect((await call('GET', `/openapi/v4/targetings/${free.json.id}`)).status).toBe(404);
+    const refused = await call('DELETE', `/openapi/v4/targetings/${used.json.id}`);
+    expectRuleError(refused, 5001);
+    expect(refused.json.extras.detailMsg).toContain('101, 102');
+    expect((await call('GET', `/openapi/v4/targetings/${used.json.id}`)).status).toBe(200);
+  });
+
+  it('batch-deletes: 200 with counts, each failure naming its id first', async () => {
+    const a = await create({ name: 'a' });
+    const b = await create({ name: 'b' });
+    const used = await create({ name: 'used' });
+    await link(used.json.id, 101);
+    const ids = [a.json.id, used.json.id, 999_999, b.json.id];
+    const answer = await call('DELETE', `/openapi/v4/targetings?audienceIds=${ids.join(',')}`);
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({
+      successCount: 2,
+      failCount: 2,
+      errorMessages: [`audience ${used.json.id}: in use by ad groups 101`, 'audience 999999: not found'],
+    });
+    const left = await call('GET', '/openapi/v4/targetings/audiences');
+    expect(left.json.content.map((item: { id: number }) => item.id)).toEqual([used.json.id]);
+  });
+
+  it('refuses a malformed or missing id list', async () => {
+    for (const list of ['1,,2', 'a,b', '', '1;2']) {
+      expectRuleError(await call('DELETE', `/openapi/v4/targetings?audienceIds=${encodeURIComponent(list)}`), 5002);
+    }
+    expectRuleError(await call('DELETE', '/openapi/v4/targetings'), 1006);
+  });
+});
+
+describe('status and population score', () => {
+  it('is STANDBY while processing, then AVAILABLE', async () => {
+    const created = await create();
+    const read = async () => (await call('GET', `/openapi/v4/targetings/${created.json.id}`)).json.audienceStatus;
+    expect(await read()).toBe('STANDBY');
+    advance(5_000);
+    expect(await read()).toBe('AVAILABLE');
+  });
+
+  it('is SEED_NOT_ENOUGH when a small item is included, ERROR when a broken item is used', async () => {
+    const small = await create({ customerFileTargetings: [{ customerFileId: 5002, inclusionType: 'INCLUDE' }] });
+    const excludedSmall = await create({ cohortTargetings: [{ cohortId: 7002, inclusionType: 'EXCLUDE' }] });
+    const broken = await create({ customerFileTargetings: [{ customerFileId: 5003, inclusionType: 'EXCLUDE' }] });
+    advance(5_000);
+    const status = async (id: number) => (await call('GET', `/openapi/v4/targetings/${id}`)).json.audienceStatus;
+    expect(await status(small.json.id)).toBe('SEED_NOT_ENOUGH');
+    expect(await status(excludedSmall.json.id)).toBe('AVAILABLE');
+    expect(await status(broken.json.id)).toBe('ERROR');
+  });
+
+  it('can be pinned through the test route until the next update', async () => {
+    const created = await create();
+    const pin = await fetch(`${emulator.url}/_emulator/audiences/${created.json.id}/status`, {
+      method: 'PUT',
+      body: JSON.stringify({ audienceStatus: 'ERROR' }),
+    });
+    expect(pin.status).toBe(200);
+    const list = await call('GET', '/openapi/v4/targetings/audiences');
+    expect(list.json.content[0].audienceStatus).toBe('ERROR');
+    const updated = await call('PUT', '/openapi/v4/targetings', { body: audience({ id: created.json.id }) });
+    expect(updated.json.audienceStatus).toBe('STANDBY');
+  });
+
+  it('derives populationScore from the definition alone: equal definitions score equal, narrower ones lower', async () => {
+    const wide = await create({ name: 'x', ages: ['20', '25', '30'] });
+    const same = await create({ name: 'y', ages: ['30', '25', '20'] });
+    const narrow = await create({ name: 'z', ages: ['20'] });
+    expect(same.json.populationScore).toBe(wide.json.populationScore);
+    expect(narrow.json.populationScore).toBeLessThan(wide.json.populationScore);
+    const all = await create({ ageType: 'ALL', ages: undefined, genderType: 'ALL', genders: undefined, locationType: 'ALL', locations: undefined });
+    expect(all.json.populationScore).toBeGreaterThan(wide.json.populationScore);
+  });
+});

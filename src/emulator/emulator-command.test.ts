@@ -1,0 +1,114 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { emulatorCommand } from '../cli/commands/emulator.js';
+import type { Io } from '../cli/io.js';
+
+/** `audiences emulator`: serves, prints the environment, stops cleanly on a signal. */
+function captureIo(): Io & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    stdout: (text) => void out.push(text),
+    stderr: (text) => void err.push(text),
+    isTTY: false,
+    stdinIsTTY: false,
+    readLine: async () => null,
+    env: {},
+    cwd: process.cwd(),
+  };
+}
+
+const defaults = {
+  emulator: false,
+  concurrency: 8,
+  color: false,
+  verbose: false,
+  debug: false,
+  _: ['emulator'],
+  $0: 'audiences',
+  port: 0,
+  latency: 0,
+  jitter: 0,
+  faultRate: 0,
+  faultKinds: '5xx,429,reset',
+  faultSeed: 1,
+  rateLimit: 0,
+  quirks: false,
+};
+
+async function waitFor<T>(probe: () => T | undefined): Promise<T> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error('timed out');
+}
+
+describe('audiences emulator', () => {
+  it('prints the URL and the environment, serves until SIGTERM, then persists and exits 0', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'emulator-command-'));
+    const statePath = join(dir, 'state.json');
+    try {
+      const io = captureIo();
+      const running = emulatorCommand.run({ ...defaults, state: statePath }, io);
+      const url = await waitFor(() => /ADS_API_URL=(\S+)/.exec(io.out.join(''))?.[1]);
+      const printed = io.out.join('');
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(printed).toContain(`ADS_COMPANY_URL=${url}`);
+      expect(printed).toContain(`IMAGEGEN_API_URL=${url}`);
+      expect(printed).toContain('ADS_ACCESS_TOKEN=emulator-access-token');
+      expect(printed).toContain('IMAGEGEN_API_KEY=emulator-app-key');
+      const response = await fetch(`${url}/openapi/v4/targetings/audiences`, {
+        headers: { authorization: 'Bearer emulator-access-token', adAccountId: '1234' },
+      });
+      expect(await response.json()).toEqual({ content: [] });
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(await running).toBe(0);
+      await expect(fetch(`${url}/_emulator/state`)).rejects.toThrow();
+      expect(JSON.parse(await readFile(statePath, 'utf8')).version).toBe(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('passes fault options through and refuses an unknown fault kind', async () => {
+    const io = captureIo();
+    const running = emulatorCommand.run({ ...defaults, faultRate: 1, faultKinds: '429' }, io);
+    const url = await waitFor(() => /ADS_API_URL=(\S+)/.exec(io.out.join(''))?.[1]);
+    const response = await fetch(`${url}/openapi/v4/targetings/audiences`, {
+      headers: { authorization: 'Bearer emulator-access-token', adAccountId: '1234' },
+    });
+    expect(response.status).toBe(429);
+    process.emit('SIGINT', 'SIGINT');
+    expect(await running).toBe(0);
+
+    const bad = captureIo();
+    expect(await emulatorCommand.run({ ...defaults, faultKinds: '5xx,timeout' }, bad)).toBe(1);
+    expect(bad.err.join('')).toContain('timeout');
+    const badRate = captureIo();
+    expect(await emulatorCommand.run({ ...defaults, faultRate: 1.5 }, badRate)).toBe(1);
+    expect(badRate.err.join('')).toContain('--fault-rate');
+    const badPort = captureIo();
+    expect(await emulatorCommand.run({ ...defaults, port: Number.NaN }, badPort)).toBe(1);
+    expect(badPort.err.join('')).toContain('--port');
+  });
+});
+
+describe('audiences emulator on a busy port', () => {
+  it('says the port is in use instead of failing as a bug', async () => {
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      await expect(emulatorCommand.run({ ...defaults, port }, captureIo())).rejects.toMatchObject({ code: 'PORT_IN_USE' });
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});

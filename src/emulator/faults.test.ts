@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFaults, defaultFaultSettings, seededRandom } from './faults.js';
+import { startEmulator } from './server.js';
+import type { EmulatorOptions, RunningEmulator } from './server.js';
+
+/** Latency, the three injected fault kinds (before and after the operation), rate limits, determinism. */
+const running: RunningEmulator[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((emulator) => emulator.close()));
+});
+
+async function start(options: EmulatorOptions): Promise<RunningEmulator> {
+  const emulator = await startEmulator(options);
+  running.push(emulator);
+  return emulator;
+}
+
+function headers(emulator: RunningEmulator, account = '1234'): Record<string, string> {
+  return { authorization: `Bearer ${emulator.accessToken}`, adAccountId: account, 'content-type': 'application/json' };
+}
+
+const body = JSON.stringify({ adAccountId: 1234, name: 'f', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' });
+
+/** The status of a create, or 'reset' when the connection was reset. */
+async function tryCreate(emulator: RunningEmulator): Promise<number | 'reset'> {
+  try {
+    const response = await fetch(`${emulator.url}/openapi/v4/targetings`, { method: 'POST', headers: headers(emulator), body });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 'reset';
+  }
+}
+
+async function tryList(emulator: RunningEmulator, account = '1234'): Promise<number | 'reset'> {
+  try {
+    const response = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: headers(emulator, account) });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 'reset';
+  }
+}
+
+async function audienceCount(emulator: RunningEmulator): Promise<number> {
+  const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { audiences: unknown[] };
+  return state.audiences.length;
+}
+
+async function faultLog(emulator: RunningEmulator): Promise<Array<string | null>> {
+  const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as { requests: Array<{ fault: string | null }> };
+  return log.requests.map((entry) => entry.fault);
+}
+
+async function sequential<T>(count: number, step: () => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  for (let index = 0; index < count; index++) results.push(await step());
+  return results;
+}
+
+describe('the seeded fault draw', () => {
+  it('gives the same stream for the same seed and another for another seed', () => {
+    const a = seededRandom(42);
+    const b = seededRandom(42);
+    const c = seededRandom(43);
+    const first = Array.from({ length: 20 }, () => a());
+    expect(Array.from({ length: 20 }, () => b())).toEqual(first);
+    expect(Array.from({ length: 20 }, () => c())).not.toEqual(first);
+    expect(first.every((value) => value >= 0 && value < 1)).toBe(true);
+  });
+
+  it('strikes 5xx and resets both before and after the operation, and 429 always before', () => {
+    const faults = createFaults({ ...defaultFaultSettings, faultRate: 1, seed: 5 });
+    const seen = new Set<string>();
+    for (let index = 0; index < 300; index++) {
+      const fault = faults.decide();
+      seen.add(fault.kind === 'none' || fault.kind === '429' ? fault.kind : `${fault.kind}-${fault.when}`);
+    }
+    expect([...seen].sort()).toEqual(['429', '5xx-after', '5xx-before', 'reset-after', 'reset-before']);
+  });
+
+  it('injects at roughly the given rate', () => {
+    const faults = createFaults({ ...defaultFaultSettings, faultRate: 0.2, seed: 11 });
+    const hits = Array.from({ length: 2000 }, () => faults.decide()).filter((fault) => fault.kind !== 'none').length;
+    expect(hits).toBeGreaterThan(300);
+    expect(hits).toBeLessThan(500);
+  });
+});
+
+describe('injected faults over HTTP', () => {
+  it('5xx: answers 500/503 in the error shape; the operation happened exactly for the "after" ones', async () => {
+    const emulator = await start({ faultRate: 1, faultKinds: ['5xx'], faultSeed: 3 });
+    const statuses = await sequential(24, () => tryCreate(emulator));
+    expect(statuses.every((status) => status === 500 || status === 503)).toBe(true);
+    const faults = await faultLog(emulator);
+    const after = faults.filter((fault) => fault === '5xx-after').length;
+    expect(after).toBeGreaterThan(0);
+    expect(faults.filter((fault) => fault === '5xx-before').length).toBeGreaterThan(0);
+    expect(await audienceCount(emulator)).toBe(after);
+    const response = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: headers(emulator) });
+    expect(await response.json()).toMatchObject({ code: expect.any(Number), extras: { detailCode: 8002 } });
+  });
+
+  it('reset: the connection is reset; the operation happened exactly for the "after" ones', async () => {
+    const emulator = await start({ faultRate: 1, faultKinds: ['reset'], faultSeed: 4 });
+    const outcomes = await sequential(20, () => tryCreate(emulator));
+    expect(outcomes.every((outcome) => outcome === 'reset')).toBe(true);
+    const faults = await faultLog(emulator);
+    expect(faults).toHaveLength(20);
+    const after = faults.filter((fault) => fault === 'reset-after').length;
+    expect(after).toBeGreaterThan(0);
+    expect(after).toBeLessThan(20);
+    expect(await audienceCount(emulator)).toBe(after);
+  });
+
+  it('429: answers with Retry-After and never performs the operation', async () => {
+    const emulator = await start({ faultRate: 1, faultKinds: ['429'], retryAfterSeconds: 7 });
+    const response = await fetch(`${emulator.url}/openapi/v4/targetings`, { method: 'POST', headers: headers(emulator), body });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('7');
+    expect(await response.json()).toMatchObject({ code: -429, extras: { detailCode: 8001 } });
+    await sequential(5, () => tryCreate(emulator));
+    expect(await audienceCount(emulator)).toBe(0);
+  });
+
+  it('never faults the test routes', async () => {
+    const emulator = await start({ faultRate: 1, faultKinds: ['reset'] });
+    expect((await fetch(`${emulator.url}/_emulator/state`)).status).toBe(200);
+  });
+
+  it('gives the same fault sequence for the same seed, another for another seed, and restarts on a new seed', async () => {
+    const options: EmulatorOptions = { faultRate: 0.5, faultSeed: 99 };
+    const run = async (emulator: RunningEmulator) => sequential(30, () => tryList(emulator));
+    const first = await start(options);
+    const second = await start(options);
+    const other = await start({ ...options, faultSeed: 100 });
+    const sequence = await run(first);
+    expect(new Set(sequence).size).toBeGreaterThan(1);
+    expect(await run(second)).toEqual(sequence);
+    expect(await run(other)).not.toEqual(sequence);
+    const reseed = await fetch(`${first.url}/_emulator/faults`, { method: 'PUT', body: JSON.stringify({ seed: 99 }) });
+    expect(reseed.status).toBe(200);
+    expect(await run(first)).toEqual(sequence);
+  });
+
+  it('takes fault settings at run time and reads them back', async () => {
+    const emulator = await start({});
+    expect(await tryList(emulator)).toBe(200);
+    const put = await fetch(`${emulator.url}/_emulator/faults`, {
+      method: 'PUT',
+      body: JSON.stringify({ faultRate: 1, faultKinds: ['429'], retryAfterSeconds: 3 }),
+    });
+    expect(await put.json()).toMatchObject({ faultRate: 1, faultKinds: ['429'], retryAfterSeconds: 3 });
+    expect(await tryList(emulator)).toBe(429);
+    await fetch(`${emulator.url}/_emulator/reset`, { method: 'POST' });
+    expect(await tryList(emulator)).toBe(200);
+  });
+});
+
+describe('latency and rate limits', () => {
+  it('adds the fixed latency to each request', async () => {
+    const emulator = await start({ latencyMs: 30 });
+    const started = performance.now();
+    expect(await tryList(emulator)).toBe(200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(29);
+  });
+
+  it('adds jitter within its bound', async () => {
+    const emulator = await start({ jitterMs: 15 });
+    await sequential(8, () => tryList(emulator));
+    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as { requests: Array<{ durationMs: number }> };
+    const durations = log.requests.map((entry) => entry.durationMs);
+    expect(Math.max(...durations)).toBeLessThan(15 + 25);
+    expect(new Set(durations).size).toBeGreaterThan(1);
+  });
+
+  it('answers 429 with Retry-After beyond the per-account rate, without touching other accounts', async () => {
+    const emulator = await start({ rateLimitPerSecond: 3 });
+    expect(await sequential(3, () => tryList(emulator))).toEqual([200, 200, 200]);
+    const limited = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: headers(emulator) });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await tryList(emulator, '5678')).toBe(200);
+    expect((await faultLog(emulator)).filter((fault) => fault === 'rate-limit')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * Latency, injected faults and the per-account rate limit. Every random choice comes from a
+ * seeded PRNG, so a given seed and request order always give the same fault sequence; jitter
+ * has its own stream so changing the latency does not change which requests fail.
+ */
+export type FaultKind = '5xx' | '429' | 'reset';
+
+export interface FaultSettings {
+  latencyMs: number;
+  jitterMs: number;
+  faultRate: number;
+  faultKinds: FaultKind[];
+  seed: number;
+  retryAfterSeconds: number;
+  /** Requests per second per ad account; 0 = unlimited. */
+  rateLimitPerSecond: number;
+}
+
+/**
+ * `before`: the request is answered with the fault and not performed. `after`: the request is
+ * performed (a create really happened) and then the answer is replaced by the fault — the case
+ * a client must handle without creating twice.
+ */
+export type FaultDecision =
+  | { kind: 'none' }
+  | { kind: '429' }
+  | { kind: '5xx'; status: 500 | 503; when: 'before' | 'after' }
+  | { kind: 'reset'; when: 'before' | 'after' };
+
+export const defaultFaultSettings: FaultSettings = {
+  latencyMs: 0,
+  jitterMs: 0,
+  faultRate: 0,
+  faultKinds: ['5xx', '429', 'reset'],
+  seed: 1,
+  retryAfterSeconds: 1,
+  rateLimitPerSecond: 0,
+};
+
+/** mulberry32: small, fast and good enough to spread faults; the same seed gives the same stream. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface Faults {
+  readonly settings: FaultSettings;
+  /** Replaces the given settings; a new seed (or any change of seed) restarts both streams. */
+  update(patch: Partial<FaultSettings>): void;
+  delayMs(): number;
+  decide(): FaultDecision;
+  /** Counts a request against `key`'s one-second window; returns the seconds to wait when over the limit. */
+  admit(key: string, nowMs: number): number | undefined;
+}
+
+export function createFaults(initial: FaultSettings): Faults {
+  let settings = { ...initial, faultKinds: [...initial.faultKinds] };
+  let faultRandom = seededRandom(settings.seed);
+  let jitterRandom = seededRandom(settings.seed ^ 0x5bd1e995);
+  const windows = new Map<string, number[]>();
+  return {
+    get settings() {
+      return settings;
+    },
+    update(patch) {
+      settings = { ...settings, ...patch };
+      if (patch.seed !== undefined) {
+        faultRandom = seededRandom(settings.seed);
+        jitterRandom = seededRandom(settings.seed ^ 0x5bd1e995);
+      }
+      if (patch.rateLimitPerSecond !== undefined) windows.clear();
+    },
+    delayMs() {
+      const jitter = settings.jitterMs > 0 ? jitterRandom() * settings.jitterMs : 0;
+      return settings.latencyMs + jitter;
+    },
+    decide() {
+      const roll = faultRandom();
+      if (roll >= settings.faultRate || settings.faultKinds.length === 0) return { kind: 'none' };
+      const kind = settings.faultKinds[Math.floor(faultRandom() * settings.faultKinds.length)] ?? '5xx';
+      if (kind === '429') return { kind };
+      const when = faultRandom() < 0.5 ? 'before' : 'after';
+      if (kind === 'reset') return { kind, when };
+      return { kind, when, status: faultRandom() < 0.5 ? 500 : 503 };
+    },
+    admit(key, nowMs) {
+      if (settings.rateLimitPerSecond <= 0) return undefined;
+      const recent = (windows.get(key) ?? []).filter((at) => nowMs - at < 1000);
+      windows.set(key, recent);
+      const oldest = recent[0];
+      if (recent.length >= settings.rateLimitPerSecond && oldest !== undefined) {
+        return Math.max(1, Math.ceil((oldest + 1000 - nowMs) / 1000));
+      }
+      recent.push(nowMs);
+      return undefined;
+    },
+  };
+}
+
+/** Checks a PUT /_emulator/faults body; returns the patch or a message naming the bad field. */
+export function parseFaultPatch(body: unknown): Partial<FaultSettings> | string {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body must be a JSON object';
+  const patch: Partial<FaultSettings> = {};
+  for (const [key, value] of Object.entries(body)) {
+    switch (key) {
+      case 'latencyMs':
+      case 'jitterMs':
+      case 'retryAfterSeconds':
+      case 'rateLimitPerSecond':
+      case 'seed':
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) return `${key} must be a non-negative integer`;
+        patch[key] = value;
+        break;
+      case 'faultRate':
+        if (typeof value !== 'number' || value < 0 || value > 1) return 'faultRate must be a number from 0 to 1';
+        patch.faultRate = value;
+        break;
+      case 'faultKinds':
+        if (!Array.isArray(value) || !value.every((kind) => kind === '5xx' || kind === '429' || kind === 'reset')) {
+          return 'faultKinds must be an array of "5xx", "429", "reset"';
+        }
+        patch.faultKinds = value as FaultKind[];
+        break;
+      default:
+        return `unknown field '${key}'`;
+    }
+  }
+  return patch;
+}

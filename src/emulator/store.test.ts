@@ -1,0 +1,108 @@
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from './server.js';
+import type { RunningEmulator } from './server.js';
+
+/** Persistence: atomic writes, restarts, corrupt files, concurrent changes. */
+let dir: string;
+let statePath: string;
+const running: RunningEmulator[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'emulator-store-'));
+  statePath = join(dir, 'nested', 'state.json');
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((emulator) => emulator.close()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function start(path = statePath): Promise<RunningEmulator> {
+  const emulator = await startEmulator({ statePath: path });
+  running.push(emulator);
+  return emulator;
+}
+
+async function stop(emulator: RunningEmulator): Promise<void> {
+  running.splice(running.indexOf(emulator), 1);
+  await emulator.close();
+}
+
+function headers(emulator: RunningEmulator): Record<string, string> {
+  return { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' };
+}
+
+async function createAudience(emulator: RunningEmulator, name: string): Promise<{ status: number; id: number }> {
+  const response = await fetch(`${emulator.url}/openapi/v4/targetings`, {
+    method: 'POST',
+    headers: headers(emulator),
+    body: JSON.stringify({ adAccountId: 1234, name, type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' }),
+  });
+  const body = (await response.json()) as { id: number };
+  return { status: response.status, id: body.id };
+}
+
+async function listNames(emulator: RunningEmulator): Promise<string[]> {
+  const response = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: headers(emulator) });
+  const body = (await response.json()) as { content: Array<{ name: string }> };
+  return body.content.map((item) => item.name);
+}
+
+describe('state file', () => {
+  it('writes the seed on first start and keeps changes across a restart', async () => {
+    const first = await start();
+    const seeded = JSON.parse(await readFile(statePath, 'utf8'));
+    expect(seeded.version).toBe(1);
+    const created = await createAudience(first, 'survivor');
+    await fetch(`${first.url}/_emulator/links`, {
+      method: 'POST',
+      body: JSON.stringify({ adAccountId: 1234, audienceId: created.id, adGroupId: 101 }),
+    });
+    await stop(first);
+
+    const second = await start();
+    expect(await listNames(second)).toEqual(['survivor']);
+    const adGroups = await fetch(`${second.url}/openapi/v4/targetings/${created.id}/adGroups`, { headers: headers(second) });
+    expect(((await adGroups.json()) as { content: unknown[] }).content).toHaveLength(1);
+    // Ids continue after a restart instead of starting over.
+    expect((await createAudience(second, 'next')).id).toBe(created.id + 1);
+  });
+
+  it('keeps state in memory when no path is given: a new emulator starts from the seed', async () => {
+    const memory = await startEmulator();
+    await createAudience(memory, 'gone');
+    await memory.close();
+    const again = await startEmulator();
+    expect(await listNames(again)).toEqual([]);
+    await again.close();
+  });
+
+  it('refuses a corrupt state file with an error naming the file, and leaves the file as it was', async () => {
+    const path = join(dir, 'corrupt.json');
+    await writeFile(path, '{"version": 1, "accou');
+    await expect(startEmulator({ statePath: path })).rejects.toThrow(path);
+    expect(await readFile(path, 'utf8')).toBe('{"version": 1, "accou');
+  });
+
+  it('refuses a JSON file that is not a state', async () => {
+    const path = join(dir, 'other.json');
+    await writeFile(path, JSON.stringify({ version: 1, nextAudienceId: 1, accounts: 'none' }));
+    await expect(startEmulator({ statePath: path })).rejects.toThrow(/other\.json.*accounts/);
+    await writeFile(path, '[]');
+    await expect(startEmulator({ statePath: path })).rejects.toThrow(/corrupt/);
+  });
+
+  it('handles 100 concurrent creates: 100 distinct ids and a valid state file afterwards', async () => {
+    const emulator = await start();
+    const results = await Promise.all(Array.from({ length: 100 }, (_, index) => createAudience(emulator, `bulk-${index}`)));
+    expect(results.every((result) => result.status === 200)).toBe(true);
+    expect(new Set(results.map((result) => result.id)).size).toBe(100);
+    // Every answer came after its write, so the file already holds all of them.
+    const state = JSON.parse(await readFile(statePath, 'utf8'));
+    expect(state.audiences).toHaveLength(100);
+    expect(new Set(state.audiences.map((audience: { id: number }) => audience.id))).toEqual(new Set(results.map((result) => result.id)));
+    expect((await readdir(join(dir, 'nested'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
