@@ -131,7 +131,9 @@ function setFromWire(value: unknown): unknown[] {
 function regionsFromWire(value: unknown): Region[] {
   return setFromWire(value).map((item) => {
     const wire = item as Wire;
-    const description = wire.description ?? Object.entries(wire).find(([key]) => /^desc/i.test(key))?.[1];
+    // The spec's examples misspell the key: take the first text under any key starting with `desc`
+    // (a null `description` beside a misspelled one must not hide it).
+    const description = typeof wire.description === 'string' ? wire.description : Object.entries(wire).find(([key, text]) => /^desc/i.test(key) && typeof text === 'string')?.[1];
     const region: Region = { value: String(wire.value) };
     if (typeof description === 'string') region.description = description;
     for (const name of ['depth1Name', 'depth2Name', 'depth3Name'] as const) {

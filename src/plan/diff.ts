@@ -1,6 +1,8 @@
 import {
   canonicalizeDefinition,
+  canonicalizeMembers,
   CODE_SET_FIELDS,
+  CRITERIA_BY_TYPE,
   DEFINITION_FIELDS,
   jsonEqual,
   memberMatches,
@@ -11,6 +13,7 @@ import {
   type DesiredAudience,
   type JsonValue,
   type Region,
+  type TargetingField,
   type TargetingMember,
 } from '../model/index.js';
 import type { FieldChange } from './types.js';
@@ -39,12 +42,39 @@ export function diffDefinition(declared: DesiredAudience['declared'], live: Audi
     after[field] = outcome.after;
     if (outcome.change) fields.push(outcome.change);
   }
-  return { fields, after: canonicalizeDefinition(after as unknown as AudienceDefinition) };
+  fields.push(...clearForbiddenCriteria(declared, after));
+  return { fields: inFieldOrder(fields), after: canonicalizeDefinition(after as unknown as AudienceDefinition) };
+}
+
+/** Every criterion of the spec's per-type table. */
+const ALL_CRITERIA: readonly DefinitionField[] = [...new Set([...CRITERIA_BY_TYPE.DISPLAY, ...CRITERIA_BY_TYPE.MESSAGE])];
+
+/**
+ * When the declared type changes, the live audience may still hold criteria the new type
+ * does not allow (e.g. customer files on an audience that becomes MESSAGE). The file cannot
+ * declare them (the config rejects it), and an update that kept them would be refused by the
+ * service (rule 8): they are cleared, and shown as removed.
+ */
+function clearForbiddenCriteria(declared: DesiredAudience['declared'], after: Record<string, JsonValue>): FieldChange[] {
+  const allowed = CRITERIA_BY_TYPE[declared.type];
+  const changes: FieldChange[] = [];
+  for (const field of ALL_CRITERIA) {
+    const have = after[field];
+    if (allowed.includes(field) || declared[field] !== undefined || !Array.isArray(have) || have.length === 0) continue;
+    changes.push({ field, before: have, after: [], added: [], removed: have });
+    after[field] = [];
+  }
+  return changes;
+}
+
+function inFieldOrder(fields: FieldChange[]): FieldChange[] {
+  const rank = (change: FieldChange): number => (DEFINITION_FIELDS as readonly string[]).indexOf(change.field);
+  return [...fields].sort((a, b) => rank(a) - rank(b));
 }
 
 function diffField(field: DefinitionField, want: JsonValue, have: JsonValue): FieldOutcome {
   if ((REGION_FIELDS as readonly string[]).includes(field)) return diffRegions(field, want as unknown as Region[], have as unknown as Region[]);
-  if ((TARGETING_FIELDS as readonly string[]).includes(field)) return diffMembers(field, want as TargetingMember[], have as TargetingMember[]);
+  if ((TARGETING_FIELDS as readonly string[]).includes(field)) return diffMembers(field as TargetingField, want as TargetingMember[], have as TargetingMember[]);
   if ((CODE_SET_FIELDS as readonly string[]).includes(field)) return diffCodes(field, want as string[], have as string[]);
   return { change: jsonEqual(want, have) ? null : { field, before: have, after: want }, after: want };
 }
@@ -68,17 +98,43 @@ function diffRegions(field: string, want: Region[], have: Region[]): FieldOutcom
   return { change, after: asJson(kept) };
 }
 
-function diffMembers(field: string, want: TargetingMember[], have: TargetingMember[]): FieldOutcome {
-  const unmatched = [...have];
-  const kept: TargetingMember[] = [];
-  const added: TargetingMember[] = [];
-  for (const member of want) {
-    const index = unmatched.findIndex((candidate) => memberMatches(member, candidate));
-    const [match] = index >= 0 ? unmatched.splice(index, 1) : [];
-    if (match) kept.push(match);
-    else added.push(member);
-  }
-  const after = [...kept, ...added];
-  const change = added.length + unmatched.length === 0 ? null : { field, before: have, after, added, removed: unmatched };
+function diffMembers(field: TargetingField, want: TargetingMember[], have: TargetingMember[]): FieldOutcome {
+  const matchOf = matchMembers(want, have);
+  const kept = want.flatMap((_, index) => {
+    const match = matchOf[index];
+    return match === undefined ? [] : [have[match] as TargetingMember];
+  });
+  const added = want.filter((_, index) => matchOf[index] === undefined);
+  const used = new Set(matchOf);
+  const removed = have.filter((_, index) => !used.has(index));
+  const after = canonicalizeMembers(field, [...kept, ...added]);
+  const change = added.length + removed.length === 0 ? null : { field, before: have, after, added, removed };
   return { change, after };
+}
+
+/**
+ * Pairs each declared member with a distinct live member it matches, as many pairs as
+ * possible (augmenting paths). A first-fit pairing is not enough: a member that declares
+ * fewer fields can take the live member a more specific one needs, and then the plan would
+ * never converge. Returns, for each declared member, the index of its live member.
+ */
+function matchMembers(want: TargetingMember[], have: TargetingMember[]): Array<number | undefined> {
+  const candidates = want.map((member) => have.flatMap((live, index) => (memberMatches(member, live) ? [index] : [])));
+  const ownerOf = new Map<number, number>();
+  const tryAssign = (declared: number, seen: Set<number>): boolean => {
+    for (const live of candidates[declared] ?? []) {
+      if (seen.has(live)) continue;
+      seen.add(live);
+      const owner = ownerOf.get(live);
+      if (owner === undefined || tryAssign(owner, seen)) {
+        ownerOf.set(live, declared);
+        return true;
+      }
+    }
+    return false;
+  };
+  for (let declared = 0; declared < want.length; declared += 1) tryAssign(declared, new Set());
+  const matchOf: Array<number | undefined> = want.map(() => undefined);
+  for (const [live, declared] of ownerOf) matchOf[declared] = live;
+  return matchOf;
 }

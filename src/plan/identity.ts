@@ -64,7 +64,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
         code: 'DUPLICATE_LIVE_NAME',
         name: audience.key,
         message: `the ad account has ${ids.length} audiences named "${audience.key}" (ids ${ids.join(', ')})`,
-        hint: `pin the one this file manages with \`id: ${ids[0]}\``,
+        hint: `add \`id:\` with one of ${ids.join(', ')} to say which one this file manages (\`audiences import\` shows them all)`,
       });
     } else {
       claimed.add(only.id);

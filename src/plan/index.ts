@@ -5,3 +5,5 @@
 export { audiencesToRead, linksToRead, planAccount, type PlanOptions } from './planner.js';
 export { DEFAULT_MASS_DELETE, type MassDeleteThreshold } from './safety.js';
 export type * from './types.js';
+export { linksToRecheck, staleReasons, type CurrentAccount } from './fingerprint.js';
+export { diffDefinition } from './diff.js';

@@ -136,3 +136,22 @@ describe('what the plan needs to read', () => {
     expect(linksToRead(desired, live).sort()).toEqual([2, 3, 4]);
   });
 });
+
+describe('plan data order', () => {
+  it('lists the ad groups a change touches by id, whatever order the service answers in', () => {
+    const live = liveState([liveAudience(1, { name: 'a' }), liveAudience(2, { name: 'gone' })], {
+      1: [adGroupLink(105), adGroupLink(101)],
+      2: [adGroupLink(204), adGroupLink(202)],
+    });
+    const plan = planAccount(desiredState([desiredAudience({ name: 'a', genderType: 'NOT_ALL', genders: ['F'] })], { prune: true }), live, options);
+    const impact = (action: string) => plan.changes.flatMap((change) => (change.action === action && 'display' in change && 'impact' in change.display ? change.display.impact.map((ref) => ref.adGroupId) : []));
+    expect(impact('update')).toEqual([101, 105]);
+    expect(impact('delete')).toEqual([202, 204]);
+  });
+
+  it('writes a created definition with its fields in definition order, name and type first', () => {
+    const plan = planAccount(desiredState([desiredAudience({ name: 'new', type: 'MESSAGE' })]), liveState([]), options);
+    const created = plan.changes[0];
+    expect(created?.action === 'create' && Object.keys(created.after).slice(0, 3)).toEqual(['name', 'type', 'ageType']);
+  });
+});

@@ -40,7 +40,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     const detail = live.details[String(summary.id)];
     if (!detail) throw new Error(`planAccount: the full read of audience ${summary.id} is missing`);
     warnings.push(...statusWarnings(summary));
-    const links = live.links[String(summary.id)];
+    const links = sortedLinks(live.links[String(summary.id)]);
     const { fields, after } = diffDefinition(audience.declared, detail.definition);
     const remaining = links ? [...links] : [];
 
@@ -81,7 +81,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
 
   if (desired.prune) {
     for (const summary of identities.undeclared) {
-      const links = live.links[String(summary.id)];
+      const links = sortedLinks(live.links[String(summary.id)]);
       if (!links) throw new Error(`planAccount: the links of audience ${summary.id} are missing`);
       for (const link of links) changes.push(unlink(summary.name, summary.id, link, 'audience-deleted'));
       changes.push({
@@ -135,9 +135,15 @@ export function linksToRead(desired: DesiredState, live: Pick<LiveState, 'audien
   return ids;
 }
 
-/** A new audience: the *Type fields were inferred by the config, the sets not declared are empty. */
+/**
+ * A new audience: the *Type fields were inferred by the config, the sets not declared are
+ * empty. Keys follow the definition order (name and type first), as in every other plan entry.
+ */
 function definitionForCreate(audience: DesiredAudience): AudienceDefinition {
+  const { name, type, ...rest } = audience.declared;
   return {
+    name,
+    type,
     ageType: 'ALL',
     ages: [],
     genderType: 'ALL',
@@ -154,7 +160,7 @@ function definitionForCreate(audience: DesiredAudience): AudienceDefinition {
     talkChannelTargetings: [],
     syncAppTargetings: [],
     talkChannelGroupTargetings: [],
-    ...audience.declared,
+    ...rest,
   };
 }
 
@@ -201,6 +207,11 @@ function statusWarnings(summary: LiveAudienceSummary): PlanProblem[] {
 
 function unlink(name: string, id: number, link: AdGroupLink, reason: AdGroupUnlink['display']['reason']): AdGroupUnlink {
   return { action: 'unlink', kind: 'adGroupLink', name, id, adGroupId: link.adGroupId, before: adGroupRef(link), after: null, display: { reason } };
+}
+
+/** The service lists ad groups in no promised order: by id, so plans are stable and read like the unlinks. */
+function sortedLinks(links: AdGroupLink[] | undefined): AdGroupLink[] | undefined {
+  return links && [...links].sort((a, b) => a.adGroupId - b.adGroupId);
 }
 
 function adGroupRef(link: AdGroupLink): AdGroupRef {

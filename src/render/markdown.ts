@@ -1,6 +1,6 @@
 import type { Plan } from '../plan/index.js';
 import { buildBlocks, type Block } from './rows.js';
-import { count, hasChanges, problemText, summaryText } from './summary.js';
+import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
 
 /** Pull-request comments are limited to 65,536 characters; keep a margin for the note. */
 export const MARKDOWN_LIMIT = 65_000;
@@ -12,7 +12,7 @@ export const MARKDOWN_LIMIT = 65_000;
  */
 export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   const head: string[] = [`### audiences plan for ad account ${plan.adAccountId}`, ''];
-  head.push(hasChanges(plan) ? `**Plan: ${summaryText(plan)}.**` : `**No changes:** ad account ${plan.adAccountId} matches the desired state.`, '');
+  head.push(hasChanges(plan) ? `**Plan: ${summaryText(plan)}.**` : `**${noChangesText(plan)}**`, '');
   if (plan.errors.length > 0) {
     head.push(`**${count(plan.errors.length, 'error')}: this plan cannot be applied.**`, '');
     head.push(...plan.errors.map((error) => `- :x: ${escape(problemText(error))}${error.hint ? ` — _${escape(error.hint)}_` : ''}`), '');

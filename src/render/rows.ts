@@ -1,5 +1,5 @@
 import { diffArrays } from 'diff';
-import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type JsonValue, type TargetingField } from '../model/index.js';
+import { DEFINITION_FIELDS, PROVINCES, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type JsonValue, type TargetingField } from '../model/index.js';
 import type { AdGroupRef, Change, FieldChange, Plan } from '../plan/index.js';
 
 /**
@@ -41,14 +41,19 @@ function blockOf(change: Change): Block {
         title: `update audience "${change.name}" (id ${change.id})`,
         lines: [...change.display.fields.flatMap(fieldLines), ...impactLines(change.display.impact)],
       };
-    case 'delete':
-      return { symbol: '-', title: `delete audience "${change.name}" (id ${change.id})`, lines: impactLines(change.display.impact) };
+    case 'delete': {
+      // The unlinks are their own blocks just above: repeating them as "used by" would read as
+      // if the audience were deleted from under live ad groups.
+      const ids = change.display.impact.map((ref) => ref.adGroupId);
+      const lines: Line[] = ids.length === 0 ? [] : [{ kind: 'field', label: 'after unlinking', text: `ad group${ids.length === 1 ? '' : 's'} ${ids.join(', ')}` }];
+      return { symbol: '-', title: `delete audience "${change.name}" (id ${change.id})`, lines };
+    }
     case 'unlink':
       return {
         symbol: '-',
         title: `unlink ad group ${change.adGroupId} from audience "${change.name}" (id ${change.id})`,
         lines: [
-          { kind: 'field', label: 'ad group', text: adGroupText(change.before) },
+          { kind: 'field', label: 'ad group', text: adGroupDetail(change.before) },
           { kind: 'field', label: 'reason', text: change.display.reason === 'audience-deleted' ? 'the audience is deleted' : 'not in the declared adGroups' },
         ],
       };
@@ -77,8 +82,13 @@ function impactLines(impact: AdGroupRef[]): Line[] {
 }
 
 function adGroupText(ref: AdGroupRef): string {
+  return `ad group ${ref.adGroupId} ${adGroupDetail(ref)}`;
+}
+
+/** An ad group's name, status and campaign (its id is in the title when this stands alone). */
+function adGroupDetail(ref: AdGroupRef): string {
   const status = ref.adGroupStatus.length > 0 ? ` [${ref.adGroupStatus.join(', ')}]` : '';
-  return `ad group ${ref.adGroupId} "${ref.adGroupName}"${status} in campaign ${ref.campaignId} "${ref.campaignName}"`;
+  return `"${ref.adGroupName}"${status} in campaign ${ref.campaignId} "${ref.campaignName}"`;
 }
 
 function isEmpty(value: JsonValue): boolean {
@@ -94,8 +104,10 @@ export function formatValue(field: string, value: JsonValue): string {
 export function formatMember(field: string, member: JsonValue): string {
   if (member === null || typeof member !== 'object' || Array.isArray(member)) return String(member);
   if ((REGION_FIELDS as readonly string[]).includes(field)) {
-    const description = typeof member.description === 'string' ? ` (${member.description})` : '';
-    return `${String(member.value)}${description}`;
+    const code = String(member.value);
+    // A province written as its bare code still reads as a place; deeper codes have no table here.
+    const name = typeof member.description === 'string' ? member.description : field === 'locations' ? PROVINCES[code] : undefined;
+    return name === undefined ? code : `${code} (${name})`;
   }
   const keys = (TARGETING_FIELDS as readonly string[]).includes(field) ? TARGETING_MEMBER_KEYS[field as TargetingField] : [];
   const names = Object.keys(member).filter((key) => key.endsWith('Name'));

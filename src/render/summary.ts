@@ -13,6 +13,16 @@ export function hasChanges(plan: Plan): boolean {
   return plan.changes.length > 0;
 }
 
+/**
+ * What a plan without changes says. With errors (a duplicate name, a blocked unlink) the
+ * account was not fully compared, so it must not claim that the account matches.
+ */
+export function noChangesText(plan: Plan): string {
+  return plan.errors.length === 0
+    ? `No changes: ad account ${plan.adAccountId} matches the desired state.`
+    : `No changes planned: ad account ${plan.adAccountId} cannot be brought to the desired state until the errors are resolved.`;
+}
+
 export function problemText(problem: PlanProblem): string {
   return `[${problem.code}] ${problem.message}`;
 }

@@ -1,13 +1,13 @@
 import type { Plan } from '../plan/index.js';
 import { buildBlocks, type Block, type Line } from './rows.js';
 import type { Style } from './style.js';
-import { count, hasChanges, problemText, summaryText } from './summary.js';
+import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
 
 /** The plan for a terminal: `+ ~ -` blocks, each changed field before → after, then problems and a summary. */
 export function renderText(plan: Plan, style: Style): string {
   const out: string[] = [style.bold(`audiences plan for ad account ${plan.adAccountId}`), ''];
   for (const block of buildBlocks(plan)) out.push(...blockLines(block, style), '');
-  if (!hasChanges(plan)) out.push(`No changes: ad account ${plan.adAccountId} matches the desired state.`, '');
+  if (!hasChanges(plan)) out.push(noChangesText(plan), '');
   for (const warning of plan.warnings) {
     out.push(style.warn(`Warning ${problemText(warning)}`));
     if (warning.hint) out.push(`  hint: ${warning.hint}`);

@@ -4,6 +4,7 @@ import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, type AudienceDefini
 import { planAccount } from '../../src/plan/index.js';
 import { audienceDefinition, audienceDefinitions, audienceName, shuffled } from '../helpers/arbitraries.js';
 import { desiredAudience, desiredState, liveAudience, liveState } from '../helpers/builders.js';
+import { planSchemaValidator } from '../helpers/plan-schema.js';
 
 const options = { allowMassDelete: true };
 const RUNS = { numRuns: 200 };
@@ -87,3 +88,17 @@ function reorderSets(full: AudienceDefinition): fc.Arbitrary<AudienceDefinition>
     return copy as unknown as AudienceDefinition;
   });
 }
+
+describe('the plan format', () => {
+  it('every plan is described by schemas/plan.schema.json', async () => {
+    const validate = await planSchemaValidator();
+    fc.assert(
+      fc.property(audienceDefinitions(5), audienceDefinitions(5), fc.boolean(), (wanted, existing, prune) => {
+        const live = liveState(existing.map((full, index) => liveAudience(index + 1, full)));
+        const plan = planAccount({ ...declare(wanted), prune, ignore: ['x*'] }, live, { allowMassDelete: false });
+        expect(validate(plan) ? [] : validate.errors).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

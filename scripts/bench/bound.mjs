@@ -1,0 +1,64 @@
+/**
+ * What a run's requests were and the least time they can take. Each request of the log is
+ * sorted into a phase; phases depend on one another (the reads need the list, an update its
+ * read, a delete its unlinks), requests within a phase are independent. With concurrency C
+ * and latency L a phase of k requests takes at least ceil(k / C) · L, and a list, which
+ * every later phase waits for, L each.
+ */
+
+/** Phases in the order a plan and an apply go through them. */
+export const PHASES = ['list', 'read', 'linkRead', 'unlink', 'write', 'delete', 'other'];
+
+const BASE = '/openapi/v4/targetings';
+
+export function phaseOf({ method, path }) {
+  const [pathname] = path.split('?');
+  if (method === 'GET' && pathname === `${BASE}/audiences`) return 'list';
+  if (method === 'GET' && /^\/openapi\/v4\/targetings\/\d+$/.test(pathname)) return 'read';
+  if (method === 'GET' && /^\/openapi\/v4\/targetings\/\d+\/adGroups$/.test(pathname)) return 'linkRead';
+  if (method === 'PUT' && /^\/openapi\/v4\/targetings\/\d+\/unlink$/.test(pathname)) return 'unlink';
+  if ((method === 'POST' || method === 'PUT') && pathname === BASE) return 'write';
+  if (method === 'DELETE' && (pathname === BASE || /^\/openapi\/v4\/targetings\/\d+$/.test(pathname))) return 'delete';
+  return 'other';
+}
+
+/** Requests per phase, every phase present (0 when none). */
+export function countPhases(requests) {
+  const counts = Object.fromEntries(PHASES.map((phase) => [phase, 0]));
+  for (const request of requests) counts[phaseOf(request)] += 1;
+  return counts;
+}
+
+/** The critical path of the counted requests at `concurrency` in flight and `latencyMs` each. */
+export function lowerBoundMs(counts, { concurrency, latencyMs }) {
+  let total = 0;
+  for (const phase of PHASES) {
+    const count = counts[phase] ?? 0;
+    total += phase === 'list' ? count * latencyMs : Math.ceil(count / concurrency) * latencyMs;
+  }
+  return total;
+}
+
+/**
+ * Where the wall time of a child went, from the log's timestamps (`at` is when the emulator
+ * answered, `durationMs` how long it held the request): before the first request (process
+ * start, module loading, reading and validating the file), while requests were in flight, and
+ * after the last answer (planning, rendering, exit). Also, per phase, when it began and ended
+ * relative to the spawn, which shows whether phases overlap or wait on the client.
+ */
+export function timeline(requests, { startedAt, endedAt }) {
+  if (requests.length === 0) return { beforeFirstRequestMs: endedAt - startedAt, requestsMs: 0, afterLastRequestMs: 0, phases: {} };
+  const spans = requests.map((request) => {
+    const end = Date.parse(request.at);
+    return { phase: phaseOf(request), start: end - request.durationMs, end };
+  });
+  const first = spans.reduce((least, span) => Math.min(least, span.start), Infinity);
+  const last = spans.reduce((most, span) => Math.max(most, span.end), -Infinity);
+  const phases = {};
+  for (const span of spans) {
+    const entry = (phases[span.phase] ??= { fromMs: Infinity, toMs: -Infinity });
+    entry.fromMs = Math.min(entry.fromMs, span.start - startedAt);
+    entry.toMs = Math.max(entry.toMs, span.end - startedAt);
+  }
+  return { beforeFirstRequestMs: first - startedAt, requestsMs: last - first, afterLastRequestMs: endedAt - last, phases };
+}

@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+// Generates TypeScript types from the JSON Schemas (the source of truth) with
+// json-schema-to-typescript.
+//
+//   node scripts/generate-types.mjs            write every output file
+//   node scripts/generate-types.mjs --check    write nothing; exit 1 naming each stale output
+//   --root DIR                                  project root (default: this script's parent)
+//
+// The output is formatted here, not by prettier, so it depends only on the schemas and the
+// locked json-schema-to-typescript: a clean clone regenerates byte for byte.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compile } from 'json-schema-to-typescript';
+
+/**
+ * What to generate: the schema files (or folders, meaning every `*.schema.json` in them, in
+ * name order) of one output file. An entry whose schemas do not exist yet is skipped. With
+ * `typeMap`, the output also declares an interface of that name mapping each schema title
+ * to its type, so callers can pick a type by the same name they use to pick a schema.
+ * `options` overrides the json-schema-to-typescript options below for that entry.
+ */
+export const entries = [
+  { schemas: ['schemas/api/'], out: 'src/api/generated/wire.ts', typeMap: 'WireTypes' },
+  { schemas: ['schemas/audiences.schema.json'], out: 'src/config/generated/audiences.ts' },
+];
+
+const BANNER = '// Generated from {source} by npm run generate. Do not edit.\n';
+
+const OPTIONS = {
+  format: false,
+  bannerComment: '',
+  // Answers tolerate extra fields at run time (ajv), but the types stay closed so that a
+  // misspelt field is a compile error rather than an `unknown`.
+  additionalProperties: false,
+  unreachableDefinitions: true,
+  strictIndexSignatures: true,
+  unknownAny: true,
+  // A minItems of 1 would become a non-empty tuple type, which every caller building an
+  // array would have to assert; the schema still checks it at run time.
+  ignoreMinAndMaxItems: true,
+};
+
+function schemaFiles(root, entry) {
+  const files = [];
+  for (const item of entry.schemas) {
+    const path = join(root, item);
+    if (item.endsWith('/')) {
+      if (!existsSync(path)) return undefined;
+      const names = readdirSync(path).filter((name) => name.endsWith('.schema.json')).sort();
+      if (names.length === 0) return undefined;
+      files.push(...names.map((name) => join(path, name)));
+    } else {
+      if (!existsSync(path)) return undefined;
+      files.push(path);
+    }
+  }
+  return files;
+}
+
+/** Indents the unformatted output of json-schema-to-typescript by brace depth. */
+function indent(code) {
+  let depth = 0;
+  const lines = [];
+  for (const raw of code.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    const isComment = line.startsWith('/*') || line.startsWith('*');
+    if (!isComment && /^[}\])]/.test(line)) depth = Math.max(0, depth - 1);
+    const pad = '  '.repeat(depth);
+    lines.push(line.startsWith('*') ? `${pad} ${line}` : `${pad}${line}`);
+    if (!isComment && /[{[(]$/.test(line)) depth += 1;
+    if (!isComment && /^export /.test(line) && depth === 0) lines.push('');
+    if (!isComment && /^[}\])]/.test(line) && depth === 0) lines.push('');
+  }
+  return lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
+
+function titlesOf(schema) {
+  const titles = [];
+  if (typeof schema.title === 'string') titles.push(schema.title);
+  for (const definition of Object.values(schema.definitions ?? schema.$defs ?? {})) {
+    if (typeof definition.title === 'string') titles.push(definition.title);
+  }
+  return titles;
+}
+
+async function render(root, entry, files) {
+  const parts = [];
+  const declared = new Map();
+  const mapped = [];
+  for (const file of files) {
+    const schema = JSON.parse(readFileSync(file, 'utf8'));
+    const name = relative(root, file).split('\\').join('/');
+    const code = await compile(schema, schema.title ?? name, { ...OPTIONS, ...entry.options, cwd: dirname(file) });
+    for (const [, declaration] of code.matchAll(/^export (?:interface|type) (\w+)/gm)) {
+      const previous = declared.get(declaration);
+      if (previous !== undefined) throw new Error(`${entry.out}: type ${declaration} is declared by both ${previous} and ${name}`);
+      declared.set(declaration, name);
+    }
+    for (const title of titlesOf(schema)) {
+      if (!declared.has(title)) throw new Error(`${name}: title "${title}" is not a type name (use PascalCase letters and digits)`);
+      mapped.push(title);
+    }
+    parts.push(`// ${name}\n\n${indent(code)}`);
+  }
+  const sources = entry.schemas.map((item) => item.replace(/\/$/, '')).join(', ');
+  let text = BANNER.replace('{source}', sources) + '\n' + parts.join('\n');
+  if (entry.typeMap !== undefined) {
+    const lines = mapped.map((title) => `  ${title}: ${title};`);
+    text += `\n/** Every titled schema, by title. */\nexport interface ${entry.typeMap} {\n${lines.join('\n')}\n}\n`;
+  }
+  return text;
+}
+
+/** Renders every entry whose schemas exist: `[{ out, text }]`, `out` relative to root. */
+export async function generate(root) {
+  const results = [];
+  for (const entry of entries) {
+    const files = schemaFiles(root, entry);
+    if (files === undefined) continue;
+    results.push({ out: entry.out, text: await render(root, entry, files) });
+  }
+  return results;
+}
+
+async function main(argv) {
+  const check = argv.includes('--check');
+  const rootIndex = argv.indexOf('--root');
+  const root = rootIndex >= 0 ? resolve(argv[rootIndex + 1] ?? '.') : fileURLToPath(new URL('..', import.meta.url));
+  const stale = [];
+  for (const { out, text } of await generate(root)) {
+    const path = join(root, out);
+    const current = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+    if (current === text) continue;
+    if (check) {
+      stale.push(out);
+    } else {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+      console.log(`wrote ${out}`);
+    }
+  }
+  if (stale.length > 0) {
+    console.error(`Out of date (run npm run generate): ${stale.join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await main(process.argv.slice(2));
+}

@@ -1,0 +1,219 @@
+/**
+ * The one error the transport throws for anything the remote side did (or failed to do):
+ * an AppError with source 'remote' that also carries the request, the status and the
+ * service's own codes, so callers can branch on them and people can act on the message.
+ */
+import { AppError } from '../errors.js';
+import { redact } from '../secrets.js';
+import type { ErrorBody } from './generated/wire.js';
+
+export type ServiceName = 'audience' | 'business' | 'imagegen';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * - `http`: the service answered with a non-2xx status;
+ * - `network`: no answer (connection refused, reset, DNS, TLS);
+ * - `timeout`: connecting, the response headers or the body took too long;
+ * - `invalid-response`: a 2xx whose body is empty, not JSON or not the documented shape.
+ */
+export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'invalid-response';
+
+export interface ApiErrorInit {
+  service: ServiceName;
+  method: HttpMethod;
+  /** Path and query as requested, without the base URL. */
+  path: string;
+  kind: ApiErrorKind;
+  status?: number | undefined;
+  serviceCode?: number | undefined;
+  serviceMsg?: string | undefined;
+  detailCode?: number | undefined;
+  detailMsg?: string | undefined;
+  /** What went wrong when the service gave no message of its own. */
+  reason?: string | undefined;
+  ambiguous: boolean;
+  attempts: number;
+  /** Why the retries stopped early, when they did. */
+  gaveUp?: string | undefined;
+  cause?: unknown;
+}
+
+const SERVICE_LABEL: Record<ServiceName, string> = {
+  audience: 'audience API',
+  business: 'business-information API',
+  imagegen: 'image-generation API',
+};
+
+const URL_VARIABLE: Record<ServiceName, string> = {
+  audience: 'ADS_API_URL',
+  business: 'ADS_COMPANY_URL',
+  imagegen: 'IMAGEGEN_API_URL',
+};
+
+const CREDENTIAL_VARIABLE: Record<ServiceName, string> = {
+  audience: 'ADS_ACCESS_TOKEN',
+  business: 'ADS_ACCESS_TOKEN',
+  imagegen: 'IMAGEGEN_API_KEY',
+};
+
+function errorCode(init: ApiErrorInit): string {
+  switch (init.kind) {
+    case 'network':
+      return 'API_UNREACHABLE';
+    case 'timeout':
+      return 'API_TIMEOUT';
+    case 'invalid-response':
+      return 'API_INVALID_RESPONSE';
+    case 'http':
+      break;
+  }
+  const status = init.status ?? 0;
+  if (status === 401) return 'API_UNAUTHORIZED';
+  if (status === 403) return 'API_FORBIDDEN';
+  if (status === 404) return 'API_NOT_FOUND';
+  if (status === 429) return 'API_RATE_LIMITED';
+  if (status >= 500) return 'API_SERVER_ERROR';
+  return 'API_REJECTED';
+}
+
+function hintFor(init: ApiErrorInit): string | undefined {
+  const label = SERVICE_LABEL[init.service];
+  if (init.kind === 'network') {
+    return `Is the ${label} reachable, and is the URL right (${URL_VARIABLE[init.service]})?`;
+  }
+  if (init.kind === 'timeout') {
+    return `The ${label} is slow or unreachable: try again later, and check the URL (${URL_VARIABLE[init.service]}).`;
+  }
+  if (init.kind === 'invalid-response') {
+    return `Check that ${URL_VARIABLE[init.service]} points at the ${label} itself, not at a proxy or another service.`;
+  }
+  switch (init.status) {
+    case 401:
+      return `Check the credential in ${CREDENTIAL_VARIABLE[init.service]}: it is missing, malformed or expired.`;
+    case 403:
+      return init.service === 'imagegen'
+        ? `Check that the key in ${CREDENTIAL_VARIABLE[init.service]} may use the image-generation API.`
+        : `Check the token in ${CREDENTIAL_VARIABLE[init.service]} and that it may act on this ad account (adAccountId).`;
+    case 429:
+      return 'The request quota of the service is used up: wait a little, lower --concurrency, or set a requests-per-second limit.';
+    default:
+      return (init.status ?? 0) >= 500 ? `The ${label} failed on its side: try again later.` : undefined;
+  }
+}
+
+function summaryOf(init: ApiErrorInit): string {
+  const label = SERVICE_LABEL[init.service];
+  const request = `${init.method} ${init.path}`;
+  const message = init.detailMsg ?? init.serviceMsg ?? init.reason;
+  const suffix = message === undefined || message === '' ? '' : `: ${message}`;
+  switch (init.kind) {
+    case 'http':
+      return `the ${label} answered ${String(init.status)} to ${request}${suffix}`;
+    case 'network':
+      return `could not reach the ${label} for ${request}${suffix}`;
+    case 'timeout':
+      return `the ${label} timed out on ${request}${suffix}`;
+    case 'invalid-response':
+      return `the ${label} answered ${request} with an unexpected body${suffix}`;
+  }
+}
+
+function detailOf(init: ApiErrorInit): string | undefined {
+  const lines: string[] = [];
+  if (init.serviceCode !== undefined || init.detailCode !== undefined) {
+    const codes = [
+      init.serviceCode === undefined ? undefined : `service code ${String(init.serviceCode)}`,
+      init.detailCode === undefined ? undefined : `detail code ${String(init.detailCode)}`,
+    ].filter((part) => part !== undefined);
+    const message = init.detailMsg !== undefined && init.serviceMsg !== undefined ? ` (${init.serviceMsg})` : '';
+    lines.push(`${codes.join(', ')}${message}`);
+  }
+  if (init.attempts > 1) lines.push(`tried ${String(init.attempts)} times`);
+  if (init.gaveUp !== undefined) lines.push(init.gaveUp);
+  if (init.ambiguous) {
+    lines.push('The request may have been carried out although no usable answer came back: check the live state before sending it again.');
+  }
+  return lines.length === 0 ? undefined : lines.join('\n');
+}
+
+export class ApiError extends AppError {
+  readonly service: ServiceName;
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly kind: ApiErrorKind;
+  readonly status: number | undefined;
+  readonly serviceCode: number | undefined;
+  readonly detailCode: number | undefined;
+  readonly detailMsg: string | undefined;
+  /** A non-idempotent request (a create) may have taken effect: reconcile before retrying. */
+  readonly ambiguous: boolean;
+  readonly attempts: number;
+
+  constructor(init: ApiErrorInit) {
+    const detail = detailOf(init);
+    const hint = hintFor(init);
+    super({
+      code: errorCode(init),
+      summary: redact(summaryOf(init)),
+      ...(detail === undefined ? {} : { detail: redact(detail) }),
+      ...(hint === undefined ? {} : { hint }),
+      source: 'remote',
+      cause: init.cause,
+    });
+    this.name = 'ApiError';
+    this.service = init.service;
+    this.method = init.method;
+    this.path = redact(init.path);
+    this.kind = init.kind;
+    this.status = init.status;
+    this.serviceCode = init.serviceCode;
+    this.detailCode = init.detailCode;
+    this.detailMsg = init.detailMsg === undefined ? undefined : redact(init.detailMsg);
+    this.ambiguous = init.ambiguous;
+    this.attempts = init.attempts;
+  }
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  return value instanceof ApiError;
+}
+
+/** What an error body says, read tolerantly: any field may be missing, null or mistyped. */
+export interface ErrorFields {
+  serviceCode?: number;
+  serviceMsg?: string;
+  detailCode?: number;
+  detailMsg?: string;
+  /** The start of a body that is not the service's error shape (an HTML page from a proxy). */
+  reason?: string;
+}
+
+const SNIPPET_LENGTH = 200;
+
+export function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > SNIPPET_LENGTH ? `${flat.slice(0, SNIPPET_LENGTH)}…` : flat;
+}
+
+export function parseErrorBody(text: string): ErrorFields {
+  if (text.trim() === '') return { reason: 'empty body' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { reason: `body: ${snippet(text)}` };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { reason: `body: ${snippet(text)}` };
+  const body = parsed as Record<keyof ErrorBody, unknown>;
+  const fields: ErrorFields = {};
+  if (typeof body.code === 'number') fields.serviceCode = body.code;
+  if (typeof body.msg === 'string' && body.msg !== '') fields.serviceMsg = body.msg;
+  if (body.extras !== null && typeof body.extras === 'object') {
+    const extras = body.extras as Record<string, unknown>;
+    if (typeof extras['detailCode'] === 'number') fields.detailCode = extras['detailCode'];
+    if (typeof extras['detailMsg'] === 'string' && extras['detailMsg'] !== '') fields.detailMsg = extras['detailMsg'];
+  }
+  if (Object.keys(fields).length === 0) fields.reason = `body: ${snippet(text)}`;
+  return fields;
+}

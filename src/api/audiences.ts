@@ -1,0 +1,73 @@
+import type { AdGroupLink, AudienceDefinition, LiveAudience, LiveAudienceSummary } from '../model/index.js';
+import { isApiError } from './api-error.js';
+import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire } from './audience-wire.js';
+import type { BatchDeleteResult } from './generated/wire.js';
+import type { HttpClient } from './http.js';
+
+/** The eight audience operations for one ad account, in the model's terms. */
+export interface AudienceClient {
+  readonly adAccountId: number;
+  list(): Promise<LiveAudienceSummary[]>;
+  read(id: number): Promise<LiveAudience>;
+  create(definition: AudienceDefinition): Promise<LiveAudience>;
+  update(id: number, definition: AudienceDefinition): Promise<LiveAudience>;
+  delete(id: number): Promise<void>;
+  /** One batch delete: the service answers 200 even when some fail, so the outcome is data. */
+  deleteMany(ids: number[]): Promise<BatchDeleteResult>;
+  adGroups(id: number): Promise<AdGroupLink[]>;
+  unlink(id: number, adGroupId: number): Promise<void>;
+}
+
+const BASE = '/openapi/v4/targetings';
+
+/** How often a create whose outcome was unknown is reconciled and sent again. */
+const CREATE_ATTEMPTS = 5;
+
+export function createAudienceClient(http: HttpClient, adAccountId: number): AudienceClient {
+  const headers = { adAccountId: String(adAccountId) };
+
+  const client: AudienceClient = {
+    adAccountId,
+    list: async () => {
+      const body = await http.request({ method: 'GET', path: `${BASE}/audiences`, headers, response: 'AudienceListResponse' });
+      return (body.content ?? []).map((item) => audienceSummaryFromWire(item as unknown as Record<string, unknown>));
+    },
+    read: async (id) => {
+      const body = await http.request({ method: 'GET', path: `${BASE}/${id}`, headers, response: 'AudienceDetail' });
+      return audienceFromWire(body as unknown as Record<string, unknown>);
+    },
+    create: async (definition) => {
+      // A create is never repeated blindly: when its outcome is unknown (a timeout, a reset
+      // or a 5xx after it was sent), the account is listed and an audience of that name that
+      // appeared is the one this create made.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          const body = await http.request({ method: 'POST', path: BASE, headers, body: audienceToWire(adAccountId, definition), response: 'AudienceWriteResponse' });
+          return audienceFromWire(body as unknown as Record<string, unknown>);
+        } catch (error) {
+          if (!isApiError(error) || !error.ambiguous || attempt >= CREATE_ATTEMPTS) throw error;
+          const made = (await client.list()).filter((summary) => summary.name === definition.name);
+          if (made.length === 1 && made[0]) return client.read(made[0].id);
+          if (made.length > 1) throw error;
+        }
+      }
+    },
+    update: async (id, definition) => {
+      const body = await http.request({ method: 'PUT', path: BASE, headers, body: audienceToWire(adAccountId, definition, id), response: 'AudienceWriteResponse' });
+      return audienceFromWire(body as unknown as Record<string, unknown>);
+    },
+    delete: async (id) => {
+      await http.request({ method: 'DELETE', path: `${BASE}/${id}`, headers });
+    },
+    deleteMany: async (ids) =>
+      http.request({ method: 'DELETE', path: BASE, query: { audienceIds: ids.join(',') }, headers, response: 'BatchDeleteResult' }),
+    adGroups: async (id) => {
+      const body = await http.request({ method: 'GET', path: `${BASE}/${id}/adGroups`, headers, response: 'AudienceAdGroupListResponse' });
+      return (body.content ?? []).map((item) => adGroupLinkFromWire(item as unknown as Record<string, unknown>));
+    },
+    unlink: async (id, adGroupId) => {
+      await http.request({ method: 'PUT', path: `${BASE}/${id}/unlink`, query: { adGroupId }, headers });
+    },
+  };
+  return client;
+}

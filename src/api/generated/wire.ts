@@ -1,0 +1,704 @@
+// Generated from schemas/api by npm run generate. Do not edit.
+
+// schemas/api/audience-api.schema.json
+
+/**
+ * Bodies of the audience-management API (spec/audience-api.md and the wire decisions). Answers accept extra fields and the documented quirks; request bodies are strict.
+ */
+export type AudienceApiBody = (AudienceListResponse | AudienceDetail | AudienceCreateBody | AudienceUpdateBody | AudienceWriteResponse | BatchDeleteResult | AudienceAdGroupListResponse)
+
+export type AudienceType = ("DISPLAY" | "MESSAGE")
+
+/**
+ * ageType and genderType: ALL (everyone) or NOT_ALL (the listed values).
+ */
+export type SelectionType = ("ALL" | "NOT_ALL")
+
+/**
+ * Start of a five-year age band; the wire type is String.
+ */
+export type AgeBand = ("15" | "20" | "25" | "30" | "35" | "40" | "45" | "50" | "55" | "60" | "65")
+
+export type Gender = ("F" | "M")
+
+export type InclusionType = ("INCLUDE" | "EXCLUDE")
+
+/**
+ * Request only: ALL (everywhere) or AREA (the listed regions).
+ */
+export type LocationType = ("ALL" | "AREA")
+
+export interface AudienceListResponse {
+  content: (AudienceListItem[] | null)
+}
+
+/**
+ * An audience as listed (operation 1).
+ */
+export interface AudienceListItem {
+  id: number
+  name: string
+  /**
+   * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any text is accepted.
+   */
+  audienceStatus?: string
+  type?: AudienceType
+  /**
+   * yyyy-MM-ddTHH:mm:ss
+   */
+  createdDate?: string
+  /**
+   * yyyy-MM-ddTHH:mm:ss
+   */
+  lastModifiedDate?: string
+}
+
+/**
+ * An audience as answered by a single read (operation 2): no adAccountId; depth-2 regions in the Location shape, depth-3 in the Depth3Location shape. Sets may be null.
+ */
+export interface AudienceDetail {
+  id: number
+  name: string
+  /**
+   * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any text is accepted.
+   */
+  audienceStatus?: string
+  type: AudienceType
+  /**
+   * yyyy-MM-ddTHH:mm:ss
+   */
+  createdDate?: string
+  /**
+   * yyyy-MM-ddTHH:mm:ss
+   */
+  lastModifiedDate?: string
+  populationScore?: (number | null)
+  ageType: SelectionType
+  ages?: (AgeBand[] | null)
+  genderType: SelectionType
+  genders?: (Gender[] | null)
+  locations?: (Location[] | null)
+  depth2Locations?: (Location[] | null)
+  /**
+   * Spelling used by the spec's examples; read when depth2Locations is absent.
+   */
+  depth2locations?: (Location[] | null)
+  depth3Locations?: (Depth3Location[] | null)
+  ufoInterests?: (string[] | null)
+  ufoBusinessTypes?: (string[] | null)
+  customerFileTargetings?: (CustomerFileTargeting[] | null)
+  trackerTargetings?: (TrackerTargeting[] | null)
+  cohortTargetings?: (CohortTargeting[] | null)
+  talkChannelTargetings?: (TalkChannelTargeting[] | null)
+  syncAppTargetings?: (SyncAppTargeting[] | null)
+  talkChannelGroupTargetings?: (TalkChannelGroupTargeting[] | null)
+}
+
+/**
+ * Province-level region as answered (also the shape of some depth-2/3 lists, see AudienceDetail).
+ */
+export interface Location {
+  value: string
+  description?: string
+  /**
+   * Misspelling used by the spec's examples; any other key starting with "desc" is read too.
+   */
+  descripton?: string
+  depth1Name?: string
+}
+
+/**
+ * Town/township/neighborhood-level region as answered by a single read.
+ */
+export interface Depth3Location {
+  value: string
+  description?: string
+  /**
+   * Misspelling used by the spec's examples; any other key starting with "desc" is read too.
+   */
+  descripton?: string
+  depth1Name?: string
+  depth2Name?: string
+  depth3Name?: string
+}
+
+/**
+ * Customer-file targeting member. As answered: adds the server-only display name customerFileName.
+ */
+export interface CustomerFileTargeting {
+  customerFileId: number
+  inclusionType: InclusionType
+  customerFileName?: (string | null)
+}
+
+/**
+ * Pixel and SDK targeting member. As answered: adds the server-only display name trackName.
+ */
+export interface TrackerTargeting {
+  trackId: string
+  eventCode?: string
+  retentionDays?: number
+  inclusionType: InclusionType
+  trackName?: (string | null)
+}
+
+/**
+ * Ad-response targeting member. As answered: adds the server-only display name cohortName.
+ */
+export interface CohortTargeting {
+  cohortId: number
+  inclusionType: InclusionType
+  cohortName?: (string | null)
+}
+
+/**
+ * Messaging-channel friends targeting member. As answered: adds the server-only display name profileName.
+ */
+export interface TalkChannelTargeting {
+  profileId: string
+  inclusionType: InclusionType
+  profileName?: (string | null)
+}
+
+/**
+ * Login-user targeting member. As answered: adds the server-only display name profileName.
+ */
+export interface SyncAppTargeting {
+  profileId: string
+  inclusionType: InclusionType
+  profileName?: (string | null)
+}
+
+/**
+ * Friend-group targeting member. As answered: adds the server-only display name groupName.
+ */
+export interface TalkChannelGroupTargeting {
+  groupId: number
+  inclusionType: InclusionType
+  groupName?: (string | null)
+}
+
+/**
+ * Body of create (operation 3).
+ */
+export interface AudienceCreateBody {
+  adAccountId: number
+  name: string
+  type: AudienceType
+  ageType: SelectionType
+  /**
+   * @minItems 1
+   */
+  ages?: AgeBand[]
+  genderType: SelectionType
+  /**
+   * @minItems 1
+   */
+  genders?: Gender[]
+  ufoInterests?: string[]
+  ufoBusinessTypes?: string[]
+  locationType: LocationType
+  locations?: RegionInput[]
+  depth2Locations?: RegionInput[]
+  depth3Locations?: RegionInput[]
+  customerFileTargetings?: CustomerFileTargetingInput[]
+  trackerTargetings?: TrackerTargetingInput[]
+  cohortTargetings?: CohortTargetingInput[]
+  talkChannelTargetings?: TalkChannelTargetingInput[]
+  syncAppTargetings?: SyncAppTargetingInput[]
+  talkChannelGroupTargetings?: TalkChannelGroupTargetingInput[]
+}
+
+/**
+ * A region in a create or update body (any depth): only value matters, the service answers with its own names.
+ */
+export interface RegionInput {
+  value: string
+  description?: string
+  depth1Name?: string
+  depth2Name?: string
+  depth3Name?: string
+}
+
+/**
+ * Customer-file targeting member. As sent in a create or update body.
+ */
+export interface CustomerFileTargetingInput {
+  customerFileId: number
+  inclusionType: InclusionType
+}
+
+/**
+ * Pixel and SDK targeting member. As sent in a create or update body.
+ */
+export interface TrackerTargetingInput {
+  trackId: string
+  eventCode?: string
+  retentionDays?: number
+  inclusionType: InclusionType
+}
+
+/**
+ * Ad-response targeting member. As sent in a create or update body.
+ */
+export interface CohortTargetingInput {
+  cohortId: number
+  inclusionType: InclusionType
+}
+
+/**
+ * Messaging-channel friends targeting member. As sent in a create or update body.
+ */
+export interface TalkChannelTargetingInput {
+  profileId: string
+  inclusionType: InclusionType
+}
+
+/**
+ * Login-user targeting member. As sent in a create or update body.
+ */
+export interface SyncAppTargetingInput {
+  profileId: string
+  inclusionType: InclusionType
+}
+
+/**
+ * Friend-group targeting member. As sent in a create or update body.
+ */
+export interface TalkChannelGroupTargetingInput {
+  groupId: number
+  inclusionType: InclusionType
+}
+
+/**
+ * Body of update (operation 4): the create fields plus id.
+ */
+export interface AudienceUpdateBody {
+  id: number
+  adAccountId: number
+  name: string
+  type: AudienceType
+  ageType: SelectionType
+  /**
+   * @minItems 1
+   */
+  ages?: AgeBand[]
+  genderType: SelectionType
+  /**
+   * @minItems 1
+   */
+  genders?: Gender[]
+  ufoInterests?: string[]
+  ufoBusinessTypes?: string[]
+  locationType: LocationType
+  locations?: RegionInput[]
+  depth2Locations?: RegionInput[]
+  depth3Locations?: RegionInput[]
+  customerFileTargetings?: CustomerFileTargetingInput[]
+  trackerTargetings?: TrackerTargetingInput[]
+  cohortTargetings?: CohortTargetingInput[]
+  talkChannelTargetings?: TalkChannelTargetingInput[]
+  syncAppTargetings?: SyncAppTargetingInput[]
+  talkChannelGroupTargetings?: TalkChannelGroupTargetingInput[]
+}
+
+/**
+ * An audience as answered by create and update (operations 3 and 4): the single-read fields plus adAccountId; depth-2 regions typed Depth2Location, depth-3 typed Location.
+ */
+export interface AudienceWriteResponse {
+  id: number
+  name: string
+  /**
+   * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any text is accepted.
+   */
+  audienceStatus?: string
+  type: AudienceType
+  /**
+   * yyyy-MM-ddTHH:mm:ss
+   */
+  createdDate?: string
+  /**
+   * yyyy-MM-ddTHH:mm:ss
+   */
+  lastModifiedDate?: string
+  populationScore?: (number | null)
+  ageType: SelectionType
+  ages?: (AgeBand[] | null)
+  genderType: SelectionType
+  genders?: (Gender[] | null)
+  locations?: (Location[] | null)
+  depth2Locations?: (Depth2Location[] | null)
+  /**
+   * Spelling used by the spec's examples; read when depth2Locations is absent.
+   */
+  depth2locations?: (Depth2Location[] | null)
+  depth3Locations?: (Location[] | null)
+  ufoInterests?: (string[] | null)
+  ufoBusinessTypes?: (string[] | null)
+  customerFileTargetings?: (CustomerFileTargeting[] | null)
+  trackerTargetings?: (TrackerTargeting[] | null)
+  cohortTargetings?: (CohortTargeting[] | null)
+  talkChannelTargetings?: (TalkChannelTargeting[] | null)
+  syncAppTargetings?: (SyncAppTargeting[] | null)
+  talkChannelGroupTargetings?: (TalkChannelGroupTargeting[] | null)
+  adAccountId?: number
+}
+
+/**
+ * City/county/district-level region as answered by create and update.
+ */
+export interface Depth2Location {
+  value: string
+  description?: string
+  /**
+   * Misspelling used by the spec's examples; any other key starting with "desc" is read too.
+   */
+  descripton?: string
+  depth1Name?: string
+  depth2Name?: string
+}
+
+/**
+ * Answer of the batch delete (operation 6): 200 even when some deletions fail; each message names the audience id first.
+ */
+export interface BatchDeleteResult {
+  successCount: number
+  failCount: number
+  errorMessages?: (string[] | null)
+}
+
+export interface AudienceAdGroupListResponse {
+  content: (AudienceAdGroup[] | null)
+}
+
+/**
+ * An ad group that uses an audience (operation 7).
+ */
+export interface AudienceAdGroup {
+  campaignId?: number
+  campaignName?: string
+  campaignTypeGoal?: (CampaignTypeGoal | null)
+  adGroupId: number
+  adGroupName?: string
+  adGroupStatus?: (string[] | null)
+  /**
+   * DISPLAY or DIRECT_MESSAGE; display only, so any text is accepted.
+   */
+  adGroupType?: string
+}
+
+export interface CampaignTypeGoal {
+  campaignType?: string
+  goal?: (string | null)
+}
+
+// schemas/api/business-api.schema.json
+
+/**
+ * Answer of the business-information lookup (spec/business-api.md): one registered business. Extra fields are accepted.
+ */
+export interface Company {
+  id?: number
+  /**
+   * Written with separators, e.g. 120-81-47521.
+   */
+  businessRegistrationNumber: string
+  name: string
+  representationName?: (string | null)
+  businessCategory?: (string | null)
+  businessItem?: (string | null)
+  address?: (Address | null)
+}
+
+/**
+ * This interface was referenced by `Company`'s JSON-Schema
+ * via the `definition` "Address".
+ */
+export interface Address {
+  zipCode?: (string | null)
+  baseAddress?: (string | null)
+  detailAddress?: (string | null)
+}
+
+// schemas/api/error.schema.json
+
+/**
+ * Error body of all three services with a 4xx/5xx status. extras may be missing, null or empty; read tolerantly.
+ */
+export interface ErrorBody {
+  /**
+   * The service's error code (negative).
+   */
+  code?: number
+  msg?: (string | null)
+  extras?: (ErrorExtras | null)
+}
+
+export interface ErrorExtras {
+  detailCode?: (number | null)
+  detailMsg?: (string | null)
+}
+
+// schemas/api/imagegen-api.schema.json
+
+/**
+ * Bodies of the image-generation API (spec/imagegen-api.md). The answer accepts extra fields; request bodies are strict.
+ */
+export type ImagegenApiBody = (TextToImageRequest | VariationsRequest | InpaintingRequest | ImageGenerationResponse)
+
+/**
+ * v2.1 (recommended) or v2.0; inpainting accepts only v2.0.
+ */
+export type ModelVersion = ("v2.1" | "v2.0")
+
+/**
+ * English only, at most 2048 characters.
+ */
+export type Prompt = string
+
+/**
+ * Elements to exclude; English only, at most 2048 characters.
+ */
+export type NegativePrompt = string
+
+/**
+ * Pixels, a multiple of 8; v2.1: 768 to 1280, v2.0: 384 to 640 (checked per version).
+ */
+export type Dimension = number
+
+export type ImageFormat = ("webp" | "jpeg" | "png")
+
+/**
+ * url (default; valid for 10 minutes) or base64_string.
+ */
+export type ReturnType = ("base64_string" | "url")
+
+export type InferenceSteps = number
+
+export type GuidanceScale = number
+
+/**
+ * v2.1: decoder_ddpm_v_prediction only; v2.0: either.
+ */
+export type Scheduler = ("decoder_ddpm_v_prediction" | "decoder_ddim_v_prediction")
+
+/**
+ * One seed per image (length equals samples); omitted means random seeds.
+ */
+export type Seeds = number[]
+
+/**
+ * Base64 text of an image file.
+ */
+export type Base64Image = string
+
+/**
+ * Base64 text of an image in which the region to edit is black (value 0).
+ */
+export type Mask = string
+
+/**
+ * Body of POST {image_url}/v2/inference/imagegen/t2i.
+ */
+export interface TextToImageRequest {
+  version: ModelVersion
+  prompt: Prompt
+  negative_prompt?: NegativePrompt
+  width: Dimension
+  height: Dimension
+  upscale?: boolean
+  /**
+   * Default 2; the enlarged image is at most 2048 pixels per side.
+   */
+  scale?: (2 | 4)
+  image_format?: ImageFormat
+  /**
+   * Default 70.
+   */
+  image_quality?: number
+  /**
+   * Default 1.
+   */
+  samples?: number
+  return_type?: ReturnType
+  prior_num_inference_steps?: InferenceSteps
+  prior_guidance_scale?: GuidanceScale
+  num_inference_steps?: InferenceSteps
+  guidance_scale?: GuidanceScale
+  scheduler?: Scheduler
+  seed?: Seeds
+  nsfw_checker?: boolean
+  face_refiner?: FaceRefiner
+}
+
+/**
+ * Face-shape adjustment; for text to image and variations recommended only with v2.0.
+ */
+export interface FaceRefiner {
+  /**
+   * Default 1.
+   */
+  bbox_size_threshold?: number
+  /**
+   * Default 1; 0 turns the feature off.
+   */
+  bbox_filter_threshold?: number
+  /**
+   * Default 2.
+   */
+  restoration_repeats?: number
+  /**
+   * Default 0.5.
+   */
+  weight_sft?: number
+}
+
+/**
+ * Body of POST {image_url}/v2/inference/imagegen/variations.
+ */
+export interface VariationsRequest {
+  version: ModelVersion
+  image: Base64Image
+  width: Dimension
+  height: Dimension
+  upscale?: boolean
+  /**
+   * Default 2; the enlarged image is at most 2048 pixels per side.
+   */
+  scale?: (2 | 4)
+  image_format?: ImageFormat
+  /**
+   * Default 70.
+   */
+  image_quality?: number
+  /**
+   * Default 1.
+   */
+  samples?: number
+  return_type?: ReturnType
+  num_inference_steps?: InferenceSteps
+  guidance_scale?: GuidanceScale
+  scheduler?: Scheduler
+  seed?: Seeds
+  nsfw_checker?: boolean
+  face_refiner?: FaceRefiner
+}
+
+/**
+ * Body of POST {image_url}/v2/inference/imagegen/inpainting (only model v2.0; no width, height or scheduler).
+ */
+export interface InpaintingRequest {
+  /**
+   * Only v2.0, the default.
+   */
+  version?: "v2.0"
+  prompt: Prompt
+  negative_prompt?: NegativePrompt
+  image: Base64Image
+  mask: Mask
+  reference_image?: Base64Image
+  upscale?: boolean
+  /**
+   * Default 2; the enlarged image is at most 2048 pixels per side.
+   */
+  scale?: (2 | 4)
+  image_format?: ImageFormat
+  /**
+   * Default 70.
+   */
+  image_quality?: number
+  /**
+   * Default 1.
+   */
+  samples?: number
+  return_type?: ReturnType
+  prior_num_inference_steps?: InferenceSteps
+  prior_guidance_scale?: GuidanceScale
+  num_inference_steps?: InferenceSteps
+  guidance_scale?: GuidanceScale
+  seed?: Seeds
+  nsfw_checker?: boolean
+  face_refiner?: FaceRefiner
+}
+
+/**
+ * Answer of all three image operations.
+ */
+export interface ImageGenerationResponse {
+  id: string
+  model_version: string
+  images: GeneratedImage[]
+}
+
+export interface GeneratedImage {
+  id: string
+  /**
+   * Sending it again reproduces the same content.
+   */
+  seed: number
+  /**
+   * Base64 of the file, or a URL valid for 10 minutes (per return_type).
+   */
+  image: string
+  nsfw_content_detected?: (boolean | null)
+  nsfw_score?: (number | null)
+}
+
+/** Every titled schema, by title. */
+export interface WireTypes {
+  AudienceApiBody: AudienceApiBody;
+  AudienceType: AudienceType;
+  SelectionType: SelectionType;
+  LocationType: LocationType;
+  AgeBand: AgeBand;
+  Gender: Gender;
+  InclusionType: InclusionType;
+  Location: Location;
+  Depth2Location: Depth2Location;
+  Depth3Location: Depth3Location;
+  RegionInput: RegionInput;
+  CustomerFileTargeting: CustomerFileTargeting;
+  CustomerFileTargetingInput: CustomerFileTargetingInput;
+  TrackerTargeting: TrackerTargeting;
+  TrackerTargetingInput: TrackerTargetingInput;
+  CohortTargeting: CohortTargeting;
+  CohortTargetingInput: CohortTargetingInput;
+  TalkChannelTargeting: TalkChannelTargeting;
+  TalkChannelTargetingInput: TalkChannelTargetingInput;
+  SyncAppTargeting: SyncAppTargeting;
+  SyncAppTargetingInput: SyncAppTargetingInput;
+  TalkChannelGroupTargeting: TalkChannelGroupTargeting;
+  TalkChannelGroupTargetingInput: TalkChannelGroupTargetingInput;
+  AudienceListItem: AudienceListItem;
+  AudienceListResponse: AudienceListResponse;
+  AudienceDetail: AudienceDetail;
+  AudienceWriteResponse: AudienceWriteResponse;
+  AudienceCreateBody: AudienceCreateBody;
+  AudienceUpdateBody: AudienceUpdateBody;
+  BatchDeleteResult: BatchDeleteResult;
+  CampaignTypeGoal: CampaignTypeGoal;
+  AudienceAdGroup: AudienceAdGroup;
+  AudienceAdGroupListResponse: AudienceAdGroupListResponse;
+  Company: Company;
+  Address: Address;
+  ErrorBody: ErrorBody;
+  ImagegenApiBody: ImagegenApiBody;
+  ModelVersion: ModelVersion;
+  Prompt: Prompt;
+  NegativePrompt: NegativePrompt;
+  Base64Image: Base64Image;
+  Mask: Mask;
+  Dimension: Dimension;
+  ImageFormat: ImageFormat;
+  ReturnType: ReturnType;
+  Scheduler: Scheduler;
+  Seeds: Seeds;
+  InferenceSteps: InferenceSteps;
+  GuidanceScale: GuidanceScale;
+  FaceRefiner: FaceRefiner;
+  TextToImageRequest: TextToImageRequest;
+  VariationsRequest: VariationsRequest;
+  InpaintingRequest: InpaintingRequest;
+  GeneratedImage: GeneratedImage;
+  ImageGenerationResponse: ImageGenerationResponse;
+}

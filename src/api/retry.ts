@@ -1,0 +1,79 @@
+/**
+ * When to try a request again and how long to wait first. Pure: the clock and the random
+ * source are arguments, so the transport's tests run instantly and deterministically.
+ */
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  /** No retry starts later than this after the first attempt began. */
+  budgetMs: number;
+  /** Upper bound of the first backoff; doubled on each further attempt. */
+  baseDelayMs: number;
+  /** Cap of the exponential backoff (a Retry-After from the service is honoured beyond it). */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
+  maxAttempts: 5,
+  budgetMs: 60_000,
+  baseDelayMs: 250,
+  maxDelayMs: 10_000,
+};
+
+/**
+ * How one attempt failed, as far as retrying is concerned.
+ * - `status`: an answer with this status;
+ * - `unsent`: no connection was ever made (refused, connect timeout), so the service cannot
+ *   have seen the request;
+ * - `lost`: the connection broke or went silent after the request may have been sent;
+ * - `permanent`: retrying cannot help (unknown host, certificate problems).
+ */
+export type Failure =
+  | { kind: 'status'; status: number }
+  | { kind: 'unsent' }
+  | { kind: 'lost' }
+  | { kind: 'permanent' };
+
+/**
+ * Idempotent requests are retried on 429, 5xx and any transient network failure. A
+ * non-idempotent one (a create) only when the service provably did not act on it: a 429
+ * (rejected before processing) or a connection that was never made. Everything else is
+ * left to the caller, which can look at the live state first.
+ */
+export function isRetryable(failure: Failure, idempotent: boolean): boolean {
+  switch (failure.kind) {
+    case 'status':
+      return failure.status === 429 || (idempotent && failure.status >= 500);
+    case 'unsent':
+      return true;
+    case 'lost':
+      return idempotent;
+    case 'permanent':
+      return false;
+  }
+}
+
+/** True when a non-idempotent request may have taken effect although it did not succeed. */
+export function isAmbiguous(failure: Failure, idempotent: boolean): boolean {
+  if (idempotent) return false;
+  return failure.kind === 'lost' || (failure.kind === 'status' && failure.status >= 500);
+}
+
+/** "Full jitter": uniformly random in [0, min(max, base · 2^(attempt−1))). */
+export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.floor(random() * ceiling);
+}
+
+/** Retry-After as delay-seconds or an HTTP date, in milliseconds from `nowMs`; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP date always names the month; this keeps Date.parse from reading "1.5" as a date.
+  if (!/[a-z]/i.test(text)) return undefined;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}

@@ -1,0 +1,126 @@
+import type { AudienceClient } from '../api/audiences.js';
+import { isAppError } from '../errors.js';
+import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Plan } from '../plan/index.js';
+import type { ApplyResult, ChangeResult } from './types.js';
+
+/** The batch delete takes ids in the query string; keep each request's URL short. */
+const DELETE_BATCH_SIZE = 100;
+
+/**
+ * Executes a plan: unlinks first (a delete needs its ad groups released), then creates and
+ * updates concurrently, then deletes through the batch delete. The transport bounds how many
+ * requests are in flight. Every change ends as `ok`, `failed` (with the cause) or `skipped`
+ * (with the reason); nothing throws halfway. `report` is called once per finished change.
+ */
+export async function applyPlan(plan: Plan, client: AudienceClient, report: (result: ChangeResult) => void = () => undefined): Promise<ApplyResult> {
+  const results: ChangeResult[] = [];
+  const finish = (result: ChangeResult): ChangeResult => {
+    results.push(result);
+    report(result);
+    return result;
+  };
+
+  const unlinks = plan.changes.filter((change): change is AdGroupUnlink => change.action === 'unlink');
+  const unlinkResults = await Promise.all(unlinks.map((change) => attempt(change, () => client.unlink(change.id, change.adGroupId)).then(finish)));
+  const blocked = new Map<number, string>();
+  unlinkResults.forEach((result, index) => {
+    const change = unlinks[index];
+    if (result.status === 'failed' && change) blocked.set(change.id, `unlinking ad group ${change.adGroupId} failed`);
+  });
+
+  const writes = plan.changes.filter((change): change is AudienceCreate | AudienceUpdate => change.action === 'create' || change.action === 'update');
+  await Promise.all(
+    writes.map((change) =>
+      change.action === 'create'
+        ? attempt(change, () => client.create(change.after)).then((result) => finish(result))
+        : attempt(change, () => client.update(change.id, change.after)).then(finish),
+    ),
+  );
+
+  const deletes = plan.changes.filter((change): change is AudienceDelete => change.action === 'delete');
+  for (const change of deletes.filter((candidate) => blocked.has(candidate.id))) {
+    finish({ ...identify(change), status: 'skipped', cause: `${blocked.get(change.id)}, so the audience is still in use` });
+  }
+  const deletable = deletes.filter((change) => !blocked.has(change.id));
+  for (let start = 0; start < deletable.length; start += DELETE_BATCH_SIZE) {
+    for (const result of await deleteBatch(deletable.slice(start, start + DELETE_BATCH_SIZE), client)) finish(result);
+  }
+
+  const ordered = plan.changes.map((change) => results.find((result) => sameChange(result, change)) as ChangeResult);
+  return {
+    adAccountId: plan.adAccountId,
+    results: ordered,
+    summary: {
+      ok: ordered.filter((result) => result.status === 'ok').length,
+      failed: ordered.filter((result) => result.status === 'failed').length,
+      skipped: ordered.filter((result) => result.status === 'skipped').length,
+    },
+  };
+}
+
+/**
+ * Several deletes in one request. The service answers 200 with counts and messages; each
+ * message that names an id marks that delete failed. When the messages do not say which
+ * failed, the account is listed again: an audience still there was not deleted.
+ */
+async function deleteBatch(changes: AudienceDelete[], client: AudienceClient): Promise<ChangeResult[]> {
+  const [only] = changes;
+  if (changes.length === 1 && only) return [await attempt(only, () => client.delete(only.id))];
+  let outcome;
+  try {
+    outcome = await client.deleteMany(changes.map((change) => change.id));
+  } catch (error) {
+    return changes.map((change) => ({ ...identify(change), status: 'failed', cause: causeOf(error) }));
+  }
+  if (outcome.failCount === 0) return changes.map((change) => ({ ...identify(change), status: 'ok' }));
+
+  const messages = outcome.errorMessages ?? [];
+  const named = new Map<number, string>();
+  for (const change of changes) {
+    const message = messages.find((text) => new RegExp(`(^|\\D)${change.id}(\\D|$)`).test(text));
+    if (message) named.set(change.id, message);
+  }
+  if (named.size >= outcome.failCount) {
+    return changes.map((change) => (named.has(change.id) ? { ...identify(change), status: 'failed', cause: named.get(change.id) } : { ...identify(change), status: 'ok' }));
+  }
+  let remaining: Set<number>;
+  try {
+    remaining = new Set((await client.list()).map((summary) => summary.id));
+  } catch (error) {
+    const cause = `the batch delete reported ${outcome.failCount} failures (${messages.join('; ')}) and the account could not be read again: ${causeOf(error)}`;
+    return changes.map((change) => ({ ...identify(change), status: 'failed', cause }));
+  }
+  return changes.map((change) =>
+    remaining.has(change.id)
+      ? { ...identify(change), status: 'failed', cause: named.get(change.id) ?? (messages.join('; ') || 'the batch delete did not delete it') }
+      : { ...identify(change), status: 'ok' },
+  );
+}
+
+async function attempt(change: Change, run: () => Promise<unknown>): Promise<ChangeResult> {
+  try {
+    const value = await run();
+    const id = change.action === 'create' ? ((value as { id: number }).id ?? null) : change.id;
+    return { ...identify(change), id, status: 'ok' };
+  } catch (error) {
+    return { ...identify(change), status: 'failed', cause: causeOf(error) };
+  }
+}
+
+function identify(change: Change): Omit<ChangeResult, 'status'> {
+  return { action: change.action, name: change.name, id: change.id, ...(change.action === 'unlink' ? { adGroupId: change.adGroupId } : {}) };
+}
+
+function sameChange(result: ChangeResult, change: Change): boolean {
+  return (
+    result.action === change.action &&
+    result.name === change.name &&
+    (change.action === 'create' || result.id === change.id) &&
+    (change.action !== 'unlink' || result.adGroupId === change.adGroupId)
+  );
+}
+
+function causeOf(error: unknown): string {
+  if (isAppError(error)) return error.detail ? `${error.summary} (${error.detail.split('\n')[0]})` : error.summary;
+  return error instanceof Error ? error.message : String(error);
+}

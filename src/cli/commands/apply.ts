@@ -1,0 +1,34 @@
+import type { CommandDefinition } from '../command.js';
+import { outputStyle } from '../output.js';
+import { withServices } from '../services.js';
+
+/**
+ * `audiences apply [PLAN]`: applies a saved plan (refused when stale; saving it was the
+ * approval) or plans the files and applies after confirmation. Exit 1 if anything failed.
+ */
+export const applyCommand: CommandDefinition = {
+  name: 'apply [plan]',
+  describe: 'Make the ad account match the files (or apply a saved plan)',
+  builder: (argv) =>
+    argv
+      .positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' })
+      .option('file', { alias: 'f', type: 'string', array: true, requiresArg: true, describe: 'A desired-state file (repeat for several; default: audiences.yaml)' })
+      .option('auto-approve', { type: 'boolean', default: false, describe: 'Apply without asking (required without a terminal)' })
+      .option('allow-mass-delete', { type: 'boolean', default: false, describe: 'Allow a plan that deletes more than 30% of the managed audiences' }),
+  run: async (args, io) => {
+    const savedPlan = typeof args['plan'] === 'string' ? args['plan'] : undefined;
+    const files = Array.isArray(args['file']) ? args['file'].map(String) : [];
+    if (savedPlan && files.length > 0) {
+      io.stderr('error[USAGE]: give either a saved plan or -f files, not both\n  hint: a saved plan already says what to change\n');
+      return 1;
+    }
+    const style = await outputStyle(args, io);
+    const { runApply } = await import('../../operations/apply.js');
+    return withServices(args, io, (services) =>
+      runApply(
+        { savedPlan, files, autoApprove: args['autoApprove'] === true, allowMassDelete: args['allowMassDelete'] === true },
+        { io, style, client: (adAccountId) => services.audiences(adAccountId) },
+      ),
+    );
+  },
+};

@@ -1,0 +1,40 @@
+import type { CommandDefinition } from '../command.js';
+import { outputStyle } from '../output.js';
+import { withServices } from '../services.js';
+
+export type PlanFormat = 'text' | 'json' | 'markdown';
+
+/**
+ * `audiences plan`: reads the live account, prints the plan, optionally saves it for a later
+ * apply. Exit 1 when the plan has errors; with --detailed-exitcode, 2 when it has changes.
+ */
+export const planCommand: CommandDefinition = {
+  name: 'plan',
+  describe: 'Show what apply would change in the ad account',
+  builder: (argv) =>
+    argv
+      .option('file', { alias: 'f', type: 'string', array: true, requiresArg: true, describe: 'A desired-state file (repeat for several; default: audiences.yaml)' })
+      .option('out', { type: 'string', requiresArg: true, describe: 'Save the plan to this file for `audiences apply PLAN`' })
+      .option('format', { choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' })
+      .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
+      .option('allow-mass-delete', { type: 'boolean', default: false, describe: 'Allow a plan that deletes more than 30% of the managed audiences' }),
+  run: async (args, io) => {
+    const files = Array.isArray(args['file']) ? args['file'].map(String) : [];
+    const format = args['format'] as PlanFormat;
+    const out = typeof args['out'] === 'string' ? args['out'] : undefined;
+    const style = await outputStyle(args, io);
+    const { planFiles, renderPlans, savePlans } = await import('../../operations/plan.js');
+    const planned = await withServices(args, io, (services) =>
+      planFiles(files, { allowMassDelete: args['allowMassDelete'] === true }, { cwd: io.cwd, reader: (adAccountId) => services.audiences(adAccountId) }),
+    );
+    const plans = planned.map((account) => account.plan);
+    io.stdout(renderPlans(plans, format, style));
+    if (plans.some((plan) => plan.errors.length > 0)) return 1;
+    if (out) {
+      await savePlans(plans, out, io.cwd);
+      io.stderr(`Saved the plan to ${out}; apply it with \`audiences apply ${out}\`.\n`);
+    }
+    const changes = plans.some((plan) => plan.changes.length > 0);
+    return args['detailedExitcode'] === true && changes ? 2 : 0;
+  },
+};

@@ -1,0 +1,24 @@
+import type { Services } from '../api/services.js';
+import { redact } from '../secrets.js';
+import type { GlobalOptions } from './command.js';
+import type { Io } from './io.js';
+
+/**
+ * Opens the services a command talks to (the in-process emulator with --emulator, else the
+ * environment), runs the command's work, and always closes connections and the emulator.
+ */
+export async function withServices<T>(args: GlobalOptions, io: Io, work: (services: Services) => Promise<T>): Promise<T> {
+  const [{ openConnection }, { createServices }] = await Promise.all([import('../operations/connection.js'), import('../api/services.js')]);
+  const connection = await openConnection({ emulator: args.emulator, env: io.env, cwd: io.cwd });
+  const services = createServices(connection.endpoints, {
+    concurrency: args.concurrency,
+    verbose: args.verbose,
+    log: (line) => io.stderr(`${redact(line)}\n`),
+  });
+  try {
+    return await work(services);
+  } finally {
+    await services.close();
+    await connection.close();
+  }
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { decodeUtf8 } from './decode.js';
+
+const bytes = (...parts: Array<string | number[]>): Uint8Array =>
+  Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
+
+describe('decodeUtf8', () => {
+  it('decodes UTF-8 and drops a leading BOM', () => {
+    expect(decodeUtf8(bytes([0xef, 0xbb, 0xbf], 'name: café'))).toEqual({ ok: true, text: 'name: café' });
+  });
+
+  it('points at a Latin-1 byte, counting characters (not bytes) before it on its line', () => {
+    expect(decodeUtf8(bytes('a: 1\nname: é', [0xe9], '\n'))).toEqual({ ok: false, at: { offset: 13, line: 2, column: 8 } });
+  });
+
+  it('refuses a lone continuation byte, an overlong form, a surrogate and a sequence cut short', () => {
+    expect(decodeUtf8(bytes('ab', [0x80]))).toMatchObject({ ok: false, at: { line: 1, column: 3 } });
+    expect(decodeUtf8(bytes('x', [0xc0, 0x80]))).toMatchObject({ ok: false, at: { offset: 1 } });
+    expect(decodeUtf8(bytes([0xed, 0xa0, 0x80]))).toMatchObject({ ok: false, at: { offset: 0 } });
+    expect(decodeUtf8(bytes('\n\nok', [0xe2, 0x82]))).toMatchObject({ ok: false, at: { offset: 4, line: 3, column: 3 } });
+  });
+});

@@ -1,0 +1,377 @@
+// Generated from schemas/audiences.schema.json by npm run generate. Do not edit.
+
+// schemas/audiences.schema.json
+
+/**
+ * DISPLAY or MESSAGE.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "AudienceType".
+ */
+export type AudienceType = ("DISPLAY" | "MESSAGE")
+
+/**
+ * ALL (everyone) or NOT_ALL (the listed values). May be left out: it follows from whether the list is present.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "SelectionType".
+ */
+export type SelectionType = ("ALL" | "NOT_ALL")
+
+/**
+ * The start of a five-year age band, as a number or a string: 15 is 15 to 19, up to 65 for 65 to 69.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "AgeBand".
+ */
+export type AgeBand = (15 | "15" | 20 | "20" | 25 | "25" | 30 | "30" | 35 | "35" | 40 | "40" | 45 | "45" | 50 | "50" | 55 | "55" | 60 | "60" | 65 | "65")
+
+/**
+ * F (female) or M (male).
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "Gender".
+ */
+export type Gender = ("F" | "M")
+
+/**
+ * ALL (everywhere) or AREA (the listed regions). May be left out: AREA when any region list is present.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "LocationType".
+ */
+export type LocationType = ("ALL" | "AREA")
+
+/**
+ * A province: its code, or the region object.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "Province".
+ */
+export type Province = (ProvinceCode | {
+  value: ProvinceCode
+  /**
+   * The region's name, for readers; the service answers with its own names and only `value` is compared.
+   */
+  description?: string
+  /**
+   * Name shown by the service; ignored when comparing.
+   */
+  depth1Name?: string
+})
+
+/**
+ * A Gangwon, B Gyeonggi, C South Gyeongsang, D North Gyeongsang, E Gwangju, F Daegu, G Daejeon, H Busan, I Seoul, J Ulsan, K Incheon, L South Jeolla, M North Jeolla, N Jeju, O South Chungcheong, P North Chungcheong, Q Sejong, U unknown, Z overseas.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "ProvinceCode".
+ */
+export type ProvinceCode = ("A" | "B" | "C" | "D" | "E" | "F" | "G" | "H" | "I" | "J" | "K" | "L" | "M" | "N" | "O" | "P" | "Q" | "U" | "Z")
+
+/**
+ * A city, county or district: its code, or the region object.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "District".
+ */
+export type District = (DistrictCode | {
+  value: DistrictCode
+  /**
+   * The region's name, for readers; the service answers with its own names and only `value` is compared.
+   */
+  description?: string
+  /**
+   * Name shown by the service; ignored when comparing.
+   */
+  depth1Name?: string
+  /**
+   * Name shown by the service; ignored when comparing.
+   */
+  depth2Name?: string
+})
+
+/**
+ * A province letter and two digits, e.g. I01.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "DistrictCode".
+ */
+export type DistrictCode = string
+
+/**
+ * A town, township or neighbourhood: its code, or the region object.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "Town".
+ */
+export type Town = (TownCode | {
+  value: TownCode
+  /**
+   * The region's name, for readers; the service answers with its own names and only `value` is compared.
+   */
+  description?: string
+  /**
+   * Name shown by the service; ignored when comparing.
+   */
+  depth1Name?: string
+  /**
+   * Name shown by the service; ignored when comparing.
+   */
+  depth2Name?: string
+  /**
+   * Name shown by the service; ignored when comparing.
+   */
+  depth3Name?: string
+})
+
+/**
+ * A province letter and four digits, e.g. I0101.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "TownCode".
+ */
+export type TownCode = string
+
+/**
+ * INCLUDE or EXCLUDE the members.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "InclusionType".
+ */
+export type InclusionType = ("INCLUDE" | "EXCLUDE")
+
+/**
+ * The desired state of one ad account: its audiences (in the API's own field names), and optionally its business and generated images. Validate with `audiences validate`.
+ */
+export interface AudiencesFile {
+  /**
+   * The ad account this file describes (one account per file).
+   */
+  adAccountId: number
+  /**
+   * true: audiences of the account that this file does not declare are deleted (except `ignore` matches and protected ones). false: they are left alone.
+   */
+  prune?: boolean
+  /**
+   * Name globs (picomatch) of live audiences never touched, even with prune.
+   */
+  ignore?: string[]
+  business?: Business
+  /**
+   * Generated ad images kept under version control.
+   */
+  images?: Image[]
+  /**
+   * The audiences of the account. The name is the identity: unique in the file.
+   */
+  audiences: Audience[]
+}
+
+/**
+ * The account's business, checked with the business-information lookup before any change.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "Business".
+ */
+export interface Business {
+  /**
+   * The business registration number, NNN-NN-NNNNN.
+   */
+  registrationNumber: string
+  /**
+   * Expected business name.
+   */
+  name?: string
+  /**
+   * Expected representative's name.
+   */
+  representationName?: string
+  /**
+   * Expected business category.
+   */
+  businessCategory?: string
+  /**
+   * Expected business item.
+   */
+  businessItem?: string
+}
+
+/**
+ * A generated image (its rules come with the image support).
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "Image".
+ */
+export interface Image {
+  /**
+   * The image's name, unique in the file.
+   */
+  name: string
+  /**
+   * Where the image is written, relative to this file.
+   */
+  output: string
+  [k: string]: unknown | undefined
+}
+
+/**
+ * One audience, in the API's field names. ageType, genderType and locationType may be left out: they follow from whether ages, genders and region lists are present.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "Audience".
+ */
+export interface Audience {
+  /**
+   * The audience's name: its identity, unique in the file.
+   */
+  name: string
+  /**
+   * Pins the service's audience id: the audience with this id is this one, even under another name (a rename).
+   */
+  id?: number
+  type: AudienceType
+  ageType?: SelectionType
+  /**
+   * Age bands (the start of five years each: 15 is 15 to 19). Present: ageType NOT_ALL; absent: every age.
+   *
+   * @minItems 1
+   */
+  ages?: AgeBand[]
+  genderType?: SelectionType
+  /**
+   * F (female), M (male). Present: genderType NOT_ALL; absent: every gender.
+   *
+   * @minItems 1
+   */
+  genders?: Gender[]
+  locationType?: LocationType
+  /**
+   * Provinces: a code such as I (Seoul), or {value, description, depth1Name}. Any region list present: locationType AREA.
+   *
+   * @minItems 1
+   */
+  locations?: Province[]
+  /**
+   * Cities, counties and districts: a code such as I01, or {value, description, depth1Name, depth2Name}.
+   *
+   * @minItems 1
+   */
+  depth2Locations?: District[]
+  /**
+   * Towns, townships and neighbourhoods: a code such as I0101, or {value, description, depth1Name, depth2Name, depth3Name}.
+   *
+   * @minItems 1
+   */
+  depth3Locations?: Town[]
+  /**
+   * Interest codes from the account's targetable items.
+   */
+  ufoInterests?: string[]
+  /**
+   * Business-category codes from the account's targetable items.
+   */
+  ufoBusinessTypes?: string[]
+  /**
+   * Customer-file targeting (DISPLAY only).
+   */
+  customerFileTargetings?: CustomerFileTargeting[]
+  /**
+   * Pixel and SDK targeting (DISPLAY only).
+   */
+  trackerTargetings?: TrackerTargeting[]
+  /**
+   * Ad-response targeting.
+   */
+  cohortTargetings?: CohortTargeting[]
+  /**
+   * Messaging-channel friends targeting.
+   */
+  talkChannelTargetings?: TalkChannelTargeting[]
+  /**
+   * Login-user targeting.
+   */
+  syncAppTargetings?: SyncAppTargeting[]
+  /**
+   * Friend-group targeting (MESSAGE only, with a messaging-channel reach campaign).
+   */
+  talkChannelGroupTargetings?: TalkChannelGroupTargeting[]
+  /**
+   * The exact set of ad groups allowed to use this audience: others are unlinked.
+   */
+  adGroups?: number[]
+  /**
+   * true: never deleted, and its ad groups never unlinked.
+   */
+  protect?: boolean
+}
+
+/**
+ * A customer file. Only the fields you declare are compared with the live member; the identifying ones are required.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "CustomerFileTargeting".
+ */
+export interface CustomerFileTargeting {
+  customerFileId: number
+  inclusionType?: InclusionType
+}
+
+/**
+ * A pixel or SDK event. Only the fields you declare are compared with the live member; the identifying ones are required.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "TrackerTargeting".
+ */
+export interface TrackerTargeting {
+  trackId: string
+  eventCode: string
+  /**
+   * Days a visitor stays in the audience, 1 to 180.
+   */
+  retentionDays?: number
+  inclusionType?: InclusionType
+}
+
+/**
+ * An ad-response cohort. Only the fields you declare are compared with the live member; the identifying ones are required.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "CohortTargeting".
+ */
+export interface CohortTargeting {
+  cohortId: number
+  inclusionType?: InclusionType
+}
+
+/**
+ * A messaging channel's friends. Only the fields you declare are compared with the live member; the identifying ones are required.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "TalkChannelTargeting".
+ */
+export interface TalkChannelTargeting {
+  profileId: string
+  inclusionType?: InclusionType
+}
+
+/**
+ * A login app's users. Only the fields you declare are compared with the live member; the identifying ones are required.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "SyncAppTargeting".
+ */
+export interface SyncAppTargeting {
+  profileId: string
+  inclusionType?: InclusionType
+}
+
+/**
+ * A friend group. Only the fields you declare are compared with the live member; the identifying ones are required.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "TalkChannelGroupTargeting".
+ */
+export interface TalkChannelGroupTargeting {
+  groupId: number
+  inclusionType?: InclusionType
+}

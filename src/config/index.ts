@@ -1,0 +1,12 @@
+/**
+ * The desired-state file: audiences.yaml read with positions, checked against
+ * schemas/audiences.schema.json and every rule of the spec that needs no server, and turned
+ * into the model's DesiredState with every shorthand expanded. Problems come back all at
+ * once, each with file, line, column and JSON pointer; nothing here throws for bad input.
+ * `validateConfig` is pure; `readDesiredStates` is the only function that reads files.
+ */
+export { validateConfig, LIMITS } from './validate-config.js';
+export { readDesiredStates, DEFAULT_CONFIG_FILE } from './read-config.js';
+export { ConfigError, formatIssue, formatIssues, sortIssues, type ConfigIssue, type ConfigResult } from './issues.js';
+export { AUDIENCES_SCHEMA_URL } from './schema.js';
+export type { AudiencesFile } from './generated/audiences.js';

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LIMITS, readDesiredStates } from './index.js';
+
+const fixtures = fileURLToPath(new URL('../../test/fixtures/config/', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'audiences-read-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('readDesiredStates', () => {
+  it('reads several files relative to cwd, in the order given, named as given', async () => {
+    const results = await readDesiredStates(['valid.yaml', 'other-account.yaml', 'invalid.yaml'], fixtures);
+    expect(results.map(({ file, result }) => [file, result.ok])).toEqual([
+      ['valid.yaml', true],
+      ['other-account.yaml', true],
+      ['invalid.yaml', false],
+    ]);
+    const [valid] = results;
+    if (!valid?.result.ok) throw new Error('valid.yaml should be valid');
+    expect(valid.result.value.adAccountId).toBe(1234);
+    expect(valid.result.value.audiences.map((audience) => audience.key)).toEqual(['seoul-women-20s', 'gyeonggi-shoppers', 'channel-friends']);
+    expect(valid.result.value.source).toEqual({
+      files: ['valid.yaml'],
+      hash: createHash('sha256').update(readFileSync(join(fixtures, 'valid.yaml'))).digest('hex'),
+    });
+  });
+
+  it('hashes the bytes of the file, BOM included', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('adAccountId: 1\naudiences: []\n')]);
+    writeFileSync(join(dir, 'bom.yaml'), bytes);
+    const [read] = await readDesiredStates(['bom.yaml'], dir);
+    expect(read?.result).toMatchObject({ ok: true, value: { source: { hash: createHash('sha256').update(bytes).digest('hex') } } });
+  });
+
+  it('a missing file is a problem of that file, with a hint', async () => {
+    const [read] = await readDesiredStates(['nope.yaml'], dir);
+    expect(read?.result).toEqual({
+      ok: false,
+      issues: [{ file: 'nope.yaml', line: 0, column: 0, pointer: '', message: 'file not found', hint: expect.stringContaining('audiences import') }],
+    });
+  });
+
+  it('a directory is not a file', async () => {
+    mkdirSync(join(dir, 'folder.yaml'));
+    const [read] = await readDesiredStates(['folder.yaml'], dir);
+    expect(read?.result).toMatchObject({ ok: false, issues: [{ message: 'is a directory, not a file' }] });
+  });
+
+  it('bytes that are not UTF-8, at the line and column of the bad byte', async () => {
+    const [read] = await readDesiredStates(['latin1.yaml'], fixtures);
+    expect(read?.result).toEqual({
+      ok: false,
+      issues: [{ file: 'latin1.yaml', line: 3, column: 14, pointer: '', message: 'the file is not UTF-8 (byte 0xe9)', hint: 'save the file as UTF-8' }],
+    });
+  });
+
+  it('a file past the size limit, without reading all of it', async () => {
+    writeFileSync(join(dir, 'huge.yaml'), Buffer.alloc(LIMITS.bytes + 1, 0x23));
+    const [read] = await readDesiredStates(['huge.yaml'], dir);
+    expect(read?.result).toMatchObject({ ok: false, issues: [{ line: 0, message: 'the file is too large (more than 10 MB)' }] });
+  });
+});

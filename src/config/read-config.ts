@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { decodeUtf8 } from './decode.js';
+import type { ConfigIssue, ConfigResult } from './issues.js';
+import { LIMITS, validateConfig } from './validate-config.js';
+
+/** The file read when no -f is given. */
+export const DEFAULT_CONFIG_FILE = 'audiences.yaml';
+
+/**
+ * Reads each file (relative to `cwd`; named in results as given) and validates it: bytes →
+ * UTF-8 → validateConfig. A file that cannot be read is a problem of that file, not an
+ * exception, so every file gets its answer. `source.hash` is the hash of the bytes.
+ */
+export async function readDesiredStates(files: string[], cwd: string): Promise<Array<{ file: string; result: ConfigResult }>> {
+  return Promise.all(files.map(async (file) => ({ file, result: await readDesiredState(file, cwd) })));
+}
+
+async function readDesiredState(file: string, cwd: string): Promise<ConfigResult> {
+  const read = await readBytes(resolve(cwd, file));
+  if (!read.ok) return { ok: false, issues: [{ file, line: 0, column: 0, pointer: '', ...read.problem }] };
+  const decoded = decodeUtf8(read.bytes);
+  if (!decoded.ok) {
+    const byte = (read.bytes[decoded.at.offset] ?? 0).toString(16).padStart(2, '0');
+    return {
+      ok: false,
+      issues: [
+        {
+          file,
+          line: decoded.at.line,
+          column: decoded.at.column,
+          pointer: '',
+          message: `the file is not UTF-8 (byte 0x${byte})`,
+          hint: 'save the file as UTF-8',
+        },
+      ],
+    };
+  }
+  const result = validateConfig(decoded.text, file);
+  if (result.ok) result.value.source.hash = createHash('sha256').update(read.bytes).digest('hex');
+  return result;
+}
+
+type Problem = Pick<ConfigIssue, 'message' | 'hint'>;
+
+/** Reads at most one byte past the limit, so a huge file (or /dev/zero) is refused without reading it all. */
+async function readBytes(path: string): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; problem: Problem }> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    return { ok: false, problem: openProblem(error) };
+  }
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) return { ok: false, problem: { message: 'is a directory, not a file', hint: 'name the YAML file with -f' } };
+    const chunks: Buffer[] = [];
+    let length = 0;
+    while (length <= LIMITS.bytes) {
+      const chunk = Buffer.alloc(Math.min(1024 * 1024, LIMITS.bytes + 1 - length));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      length += bytesRead;
+    }
+    if (length > LIMITS.bytes) {
+      return { ok: false, problem: { message: `the file is too large (more than ${LIMITS.bytes / (1024 * 1024)} MB)`, hint: 'is this the right file? an audiences file is far smaller' } };
+    }
+    return { ok: true, bytes: Buffer.concat(chunks, length) };
+  } catch (error) {
+    return { ok: false, problem: openProblem(error) };
+  } finally {
+    await handle.close();
+  }
+}
+
+function openProblem(error: unknown): Problem {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return { message: 'file not found', hint: 'create it, pass another with -f FILE, or start from the live account with `audiences import`' };
+  if (code === 'EACCES' || code === 'EPERM') return { message: 'permission denied', hint: 'check the permissions of the file' };
+  if (code === 'EISDIR') return { message: 'is a directory, not a file', hint: 'name the YAML file with -f' };
+  return { message: `cannot read the file: ${error instanceof Error ? error.message : String(error)}` };
+}

@@ -1,0 +1,189 @@
+import picomatch from 'picomatch';
+import { REGION_FIELDS, TARGETING_FIELDS, stableStringify, type JsonValue } from '../model/index.js';
+import type { Finding } from './issues.js';
+import { toLabel, type Path } from './positions.js';
+
+/** Where a path was written, to say "also at line N". */
+export type LineOf = (path: Path) => number;
+
+/**
+ * The spec's rules that need no server (create-body rules 1, 2, 4, 5 and 8) and the rules of
+ * the file itself (unique names and pinned ids, no declared audience hidden by `ignore`).
+ * They run on the loaded value even when the schema found problems, so every problem shows
+ * at once: each check looks only at values of the shape it understands.
+ *
+ * Rules 3 (adult targeting, an account flag), 6 and 7 (campaign types) need the server and
+ * are checked when planning.
+ */
+export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; warnings: Finding[] } {
+  const errors: Finding[] = [];
+  const warnings: Finding[] = [];
+  if (!isRecord(file) || !Array.isArray(file['audiences'])) return { errors, warnings };
+  const audiences: unknown[] = file['audiences'];
+  const names = new Map<string, Path>();
+  const ids = new Map<number, Path>();
+  const ignore = Array.isArray(file['ignore']) ? file['ignore'].filter((pattern): pattern is string => typeof pattern === 'string' && pattern !== '') : [];
+  const ignoreMatchers = ignore.map((pattern) => ({ pattern, matches: picomatch(pattern, { dot: true }) }));
+
+  for (const [index, audience] of audiences.entries()) {
+    if (!isRecord(audience)) continue;
+    const at: Path = ['audiences', index];
+    errors.push(...selectionRules(audience, at), ...locationRules(audience, at), ...typeRules(audience, at));
+    warnings.push(...repeatedMembers(audience, at));
+
+    const name = audience['name'];
+    if (typeof name === 'string' && name !== '') {
+      const first = names.get(name);
+      if (first) {
+        errors.push({
+          path: [...at, 'name'],
+          target: 'value',
+          message: `${JSON.stringify(name)} is already the name of ${toLabel(first)} (line ${lineOf([...first, 'name'])})`,
+          hint: 'the name is the identity of an audience: make each unique',
+        });
+      } else {
+        names.set(name, at);
+      }
+      const hidden = ignoreMatchers.find(({ matches }) => matches(name));
+      if (hidden) {
+        errors.push({
+          path: [...at, 'name'],
+          target: 'value',
+          message: `${JSON.stringify(name)} matches the ignore pattern ${JSON.stringify(hidden.pattern)}, so it would never be changed`,
+          hint: 'rename the audience or narrow the ignore pattern',
+        });
+      }
+    }
+    const id = audience['id'];
+    if (typeof id === 'number' && Number.isInteger(id)) {
+      const first = ids.get(id);
+      if (first) {
+        errors.push({
+          path: [...at, 'id'],
+          target: 'value',
+          message: `${id} is already pinned by ${toLabel(first)} (line ${lineOf([...first, 'id'])})`,
+          hint: 'an id names one audience of the service: pin it once',
+        });
+      } else {
+        ids.set(id, at);
+      }
+    }
+  }
+  return { errors, warnings };
+}
+
+/** Rules 1 and 2: ALL sends no list; NOT_ALL needs one. An absent *Type follows from the list. */
+function selectionRules(audience: Record<string, unknown>, at: Path): Finding[] {
+  const findings: Finding[] = [];
+  for (const [typeField, listField, what] of [
+    ['ageType', 'ages', 'age'],
+    ['genderType', 'genders', 'gender'],
+  ] as const) {
+    const selection = audience[typeField];
+    if (selection === 'ALL' && listField in audience) {
+      findings.push({
+        path: [...at, listField],
+        target: 'key',
+        message: `not allowed when ${typeField} is ALL`,
+        hint: `remove ${listField} to target every ${what}, or remove ${typeField}: ALL (it follows from ${listField})`,
+      });
+    }
+    if (selection === 'NOT_ALL' && !(listField in audience)) {
+      findings.push({
+        path: [...at, typeField],
+        target: 'value',
+        message: `NOT_ALL needs ${listField}`,
+        hint: listField === 'ages' ? 'list the age bands, e.g. ages: [20, 25], or write ageType: ALL' : 'list the genders, e.g. genders: [F], or write genderType: ALL',
+      });
+    }
+  }
+  return findings;
+}
+
+/** Rules 4 and 5: ALL sends no region; AREA needs at least one. */
+function locationRules(audience: Record<string, unknown>, at: Path): Finding[] {
+  const locationType = audience['locationType'];
+  const present = REGION_FIELDS.filter((field) => field in audience);
+  if (locationType === 'ALL') {
+    return present.map((field) => ({
+      path: [...at, field],
+      target: 'key' as const,
+      message: 'not allowed when locationType is ALL',
+      hint: 'remove it to target everywhere, or remove locationType: ALL (it follows from the region lists)',
+    }));
+  }
+  if (locationType === 'AREA' && present.length === 0) {
+    return [
+      {
+        path: [...at, 'locationType'],
+        target: 'value',
+        message: 'AREA needs locations, depth2Locations or depth3Locations',
+        hint: 'list the regions, e.g. locations: [I] for Seoul, or write locationType: ALL',
+      },
+    ];
+  }
+  return [];
+}
+
+/** Rule 8: the per-type table of criteria. */
+const ONLY_FOR: Readonly<Record<string, 'DISPLAY' | 'MESSAGE'>> = {
+  customerFileTargetings: 'DISPLAY',
+  trackerTargetings: 'DISPLAY',
+  talkChannelGroupTargetings: 'MESSAGE',
+};
+
+function typeRules(audience: Record<string, unknown>, at: Path): Finding[] {
+  const type = audience['type'];
+  if (type !== 'DISPLAY' && type !== 'MESSAGE') return [];
+  return Object.entries(ONLY_FOR)
+    .filter(([field, only]) => only !== type && field in audience)
+    .map(([field, only]) => ({
+      path: [...at, field],
+      target: 'key' as const,
+      message: `not allowed for a ${type} audience`,
+      hint: `${field} is for ${only} audiences only`,
+    }));
+}
+
+/** A set lists each value once; a repeat is harmless (the service keeps one) but likely a slip. */
+function repeatedMembers(audience: Record<string, unknown>, at: Path): Finding[] {
+  const findings: Finding[] = [];
+  const sets: Array<[string, (value: unknown) => string | undefined]> = [
+    ['ages', (value) => (typeof value === 'number' || typeof value === 'string' ? String(value) : undefined)],
+    ['genders', text],
+    ['ufoInterests', text],
+    ['ufoBusinessTypes', text],
+    ['adGroups', (value) => (typeof value === 'number' ? String(value) : undefined)],
+    ...REGION_FIELDS.map((field): [string, (value: unknown) => string | undefined] => [field, (value) => (isRecord(value) ? text(value['value']) : text(value))]),
+    ...TARGETING_FIELDS.map((field): [string, (value: unknown) => string | undefined] => [field, (value) => (isRecord(value) ? stableStringify(value as JsonValue) : undefined)]),
+  ];
+  for (const [field, keyOf] of sets) {
+    const list = audience[field];
+    if (!Array.isArray(list)) continue;
+    const seen = new Map<string, number>();
+    for (const [index, value] of list.entries()) {
+      const key = keyOf(value);
+      if (key === undefined) continue;
+      const first = seen.get(key);
+      if (first === undefined) {
+        seen.set(key, index);
+        continue;
+      }
+      findings.push({
+        path: [...at, field, index],
+        target: 'value',
+        message: `repeats ${toLabel([field, first])}`,
+        hint: 'a set holds each value once: remove the repeat',
+      });
+    }
+  }
+  return findings;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

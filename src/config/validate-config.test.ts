@@ -1,0 +1,441 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, formatIssue, formatIssues, LIMITS, validateConfig, type ConfigIssue } from './index.js';
+
+/** Each problem as `LINE:COL: message`, the shape people read. */
+function problems(text: string): string[] {
+  const result = validateConfig(text, 'audiences.yaml');
+  if (result.ok) return [];
+  return result.issues.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`);
+}
+
+function issues(text: string): ConfigIssue[] {
+  const result = validateConfig(text, 'audiences.yaml');
+  return result.ok ? [] : result.issues;
+}
+
+function desired(text: string) {
+  const result = validateConfig(text, 'audiences.yaml');
+  if (!result.ok) throw new Error(result.issues.map((issue) => formatIssue(issue)).join('\n'));
+  return result.value;
+}
+
+/** One audience under a valid header; the audience starts on line 3, its fields at column 5. */
+function oneAudience(fields: string): string {
+  return `adAccountId: 1234\naudiences:\n  - name: a\n${fields
+    .trim()
+    .split('\n')
+    .map((line) => `    ${line.trim()}`)
+    .join('\n')}\n`;
+}
+
+describe('validateConfig: a valid file', () => {
+  it('returns the desired state with every shorthand expanded', () => {
+    const state = desired(
+      [
+        'adAccountId: 1234',
+        'prune: true',
+        'ignore: ["legacy-*"]',
+        'audiences:',
+        '  - name: seoul-women-20s',
+        '    type: DISPLAY',
+        '    ages: [25, "20"]',
+        '    genders: [F]',
+        '    locations: [I, {value: B, description: Gyeonggi-do, depth1Name: Gyeonggi}]',
+        '    adGroups: [102, 101]',
+        '    protect: true',
+        '    id: 77',
+      ].join('\n'),
+    );
+    expect(state.adAccountId).toBe(1234);
+    expect(state.prune).toBe(true);
+    expect(state.ignore).toEqual(['legacy-*']);
+    expect(state.audiences).toEqual([
+      {
+        key: 'seoul-women-20s',
+        id: 77,
+        declared: {
+          name: 'seoul-women-20s',
+          type: 'DISPLAY',
+          ageType: 'NOT_ALL',
+          ages: ['20', '25'],
+          genderType: 'NOT_ALL',
+          genders: ['F'],
+          locationType: 'AREA',
+          locations: [{ value: 'B', description: 'Gyeonggi-do' }, { value: 'I' }],
+        },
+        adGroups: [101, 102],
+        protect: true,
+      },
+    ]);
+  });
+
+  it('reads an absent ageType, genderType and locationType as ALL with empty lists', () => {
+    const [audience] = desired(oneAudience('type: MESSAGE')).audiences;
+    expect(audience?.declared).toEqual({
+      name: 'a',
+      type: 'MESSAGE',
+      ageType: 'ALL',
+      ages: [],
+      genderType: 'ALL',
+      genders: [],
+      locationType: 'ALL',
+      locations: [],
+      depth2Locations: [],
+      depth3Locations: [],
+    });
+    expect(audience?.protect).toBe(false);
+    expect(audience?.adGroups).toBeUndefined();
+    expect(audience?.id).toBeUndefined();
+  });
+
+  it('keeps an explicit ALL, and with AREA only the region lists the file declares', () => {
+    const [audience] = desired(oneAudience('type: DISPLAY\nageType: ALL\ngenderType: ALL\nlocationType: AREA\ndepth2Locations: [I01]\ndepth3Locations: [{value: B0101}]')).audiences;
+    expect(audience?.declared).toMatchObject({ ageType: 'ALL', ages: [], genderType: 'ALL', genders: [], locationType: 'AREA' });
+    expect(audience?.declared.depth2Locations).toEqual([{ value: 'I01' }]);
+    expect(audience?.declared.depth3Locations).toEqual([{ value: 'B0101' }]);
+    expect(audience?.declared).not.toHaveProperty('locations');
+  });
+
+  it('passes declared sets through canonicalised, and leaves undeclared sets out', () => {
+    const [audience] = desired(
+      oneAudience(`
+        type: DISPLAY
+        ufoInterests: [TRAVEL, FOOD, TRAVEL]
+        cohortTargetings: [{cohortId: 9, inclusionType: EXCLUDE}, {cohortId: 2}]
+        trackerTargetings: [{trackId: t1, eventCode: buy, retentionDays: 30}]
+      `),
+    ).audiences;
+    expect(audience?.declared.ufoInterests).toEqual(['FOOD', 'TRAVEL']);
+    expect(audience?.declared.cohortTargetings).toEqual([{ cohortId: 2 }, { cohortId: 9, inclusionType: 'EXCLUDE' }]);
+    expect(audience?.declared.trackerTargetings).toEqual([{ eventCode: 'buy', retentionDays: 30, trackId: 't1' }]);
+    expect(audience?.declared).not.toHaveProperty('ufoBusinessTypes');
+    expect(audience?.declared).not.toHaveProperty('customerFileTargetings');
+  });
+
+  it('defaults prune to false and ignore to [], and names the source with the hash of its text', () => {
+    const text = 'adAccountId: 5\naudiences: []\n';
+    const state = desired(text);
+    expect(state).toMatchObject({ adAccountId: 5, prune: false, ignore: [], audiences: [] });
+    expect(state.source).toEqual({ files: ['audiences.yaml'], hash: createHash('sha256').update(text).digest('hex') });
+  });
+
+  it('follows anchors and merge keys', () => {
+    const state = desired('adAccountId: 1\naudiences:\n  - &base {name: a, type: DISPLAY, genders: [M]}\n  - {<<: *base, name: b}\n');
+    expect(state.audiences.map((audience) => [audience.key, audience.declared.genders])).toEqual([
+      ['a', ['M']],
+      ['b', ['M']],
+    ]);
+  });
+
+  it('accepts the business and images sections, which later features use', () => {
+    const state = desired('adAccountId: 1\nbusiness: {registrationNumber: 120-81-47521, name: Acme}\nimages: [{name: x, output: x.webp, prompt: p}]\naudiences: []\n');
+    expect(state.audiences).toEqual([]);
+  });
+
+  it('warns about a value repeated in a set, pointing at the repeat', () => {
+    const result = validateConfig(oneAudience('type: DISPLAY\nages: [20, 25, "20"]'), 'audiences.yaml');
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.warnings.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`)).toEqual(['5:20: audiences[0].ages[2]: repeats ages[0]']);
+  });
+});
+
+describe('validateConfig: the spec rules that need no server', () => {
+  it('rule 1: ageType ALL with ages points at the ages key', () => {
+    expect(problems(oneAudience('type: DISPLAY\nageType: ALL\nages: [20]'))).toEqual(['6:5: audiences[0].ages: not allowed when ageType is ALL']);
+  });
+
+  it('rule 1: ageType NOT_ALL without ages points at the value NOT_ALL', () => {
+    expect(problems(oneAudience('type: DISPLAY\nageType: NOT_ALL'))).toEqual(['5:14: audiences[0].ageType: NOT_ALL needs ages']);
+  });
+
+  it('rule 2: genderType ALL with genders, and NOT_ALL without them', () => {
+    expect(problems(oneAudience('type: DISPLAY\ngenderType: ALL\ngenders: [F]'))).toEqual(['6:5: audiences[0].genders: not allowed when genderType is ALL']);
+    expect(problems(oneAudience('type: DISPLAY\ngenderType: NOT_ALL'))).toEqual(['5:17: audiences[0].genderType: NOT_ALL needs genders']);
+  });
+
+  it('rule 4: locationType ALL with any region list, one problem per list', () => {
+    expect(problems(oneAudience('type: DISPLAY\nlocationType: ALL\nlocations: [I]\ndepth3Locations: [I0101]'))).toEqual([
+      '6:5: audiences[0].locations: not allowed when locationType is ALL',
+      '7:5: audiences[0].depth3Locations: not allowed when locationType is ALL',
+    ]);
+  });
+
+  it('rule 5: locationType AREA without a region list', () => {
+    expect(problems(oneAudience('type: DISPLAY\nlocationType: AREA'))).toEqual([
+      '5:19: audiences[0].locationType: AREA needs locations, depth2Locations or depth3Locations',
+    ]);
+  });
+
+  it('rule 8: criteria outside the per-type table', () => {
+    expect(problems(oneAudience('type: MESSAGE\ncustomerFileTargetings: [{customerFileId: 1}]\ntrackerTargetings: [{trackId: t, eventCode: e}]'))).toEqual([
+      '5:5: audiences[0].customerFileTargetings: not allowed for a MESSAGE audience',
+      '6:5: audiences[0].trackerTargetings: not allowed for a MESSAGE audience',
+    ]);
+    expect(problems(oneAudience('type: DISPLAY\ntalkChannelGroupTargetings: [{groupId: 1}]'))).toEqual([
+      '5:5: audiences[0].talkChannelGroupTargetings: not allowed for a DISPLAY audience',
+    ]);
+  });
+
+  it('rule 8 allows what the table allows for each type', () => {
+    expect(problems(oneAudience('type: MESSAGE\ntalkChannelGroupTargetings: [{groupId: 1}]\ncohortTargetings: [{cohortId: 1}]\nsyncAppTargetings: [{profileId: p}]'))).toEqual([]);
+    expect(problems(oneAudience('type: DISPLAY\ncustomerFileTargetings: [{customerFileId: 1}]\ntalkChannelTargetings: [{profileId: p}]'))).toEqual([]);
+  });
+
+  it('leaves rule 3 (adult targeting) and rules 6 and 7 (campaigns) to the plan', () => {
+    expect(problems(oneAudience('type: MESSAGE\nages: [15]\nlocations: [Z]\ntalkChannelGroupTargetings: [{groupId: 1}]'))).toEqual([]);
+  });
+});
+
+describe('validateConfig: rules of the file', () => {
+  it('refuses a name used twice, at the second, naming the line of the first', () => {
+    expect(problems('adAccountId: 1\naudiences:\n  - name: a\n    type: DISPLAY\n  - name: a\n    type: MESSAGE\n')).toEqual([
+      '5:11: audiences[1].name: "a" is already the name of audiences[0] (line 3)',
+    ]);
+  });
+
+  it('refuses an id pinned twice', () => {
+    expect(problems('adAccountId: 1\naudiences:\n  - {name: a, type: DISPLAY, id: 7}\n  - {name: b, type: DISPLAY, id: 7}\n')).toEqual([
+      '4:34: audiences[1].id: 7 is already pinned by audiences[0] (line 3)',
+    ]);
+  });
+
+  it('refuses a declared audience that an ignore pattern would hide', () => {
+    expect(problems('adAccountId: 1\nignore: ["legacy-*"]\naudiences:\n  - {name: legacy-x, type: DISPLAY}\n  - {name: new-x, type: DISPLAY}\n')).toEqual([
+      '4:12: audiences[0].name: "legacy-x" matches the ignore pattern "legacy-*", so it would never be changed',
+    ]);
+  });
+
+  it('requires adAccountId and audiences, at the start of the map', () => {
+    expect(problems('# comment\nprune: true\n')).toEqual(['2:1: missing required field adAccountId', '2:1: missing required field audiences']);
+  });
+
+  it('requires name and type of each audience, at the start of the audience', () => {
+    expect(problems('adAccountId: 1\naudiences:\n  - ages: [20]\n')).toEqual(['3:5: audiences[0]: missing required field name', '3:5: audiences[0]: missing required field type']);
+  });
+
+  it('requires the identifying fields of a targeting member, and allows leaving the others out', () => {
+    expect(problems(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, inclusionType: INCLUDE}]'))).toEqual([
+      '5:25: audiences[0].trackerTargetings[0]: missing required field eventCode',
+    ]);
+    expect(problems(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e}]'))).toEqual([]);
+  });
+
+  it('bounds retentionDays and refuses an unknown inclusionType with a suggestion', () => {
+    const found = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 181, inclusionType: INCLUD}]'));
+    expect(found.map((issue) => [issue.message, issue.hint])).toEqual([
+      ['audiences[0].trackerTargetings[0].retentionDays: must be at most 180, got 181', undefined],
+      ['audiences[0].trackerTargetings[0].inclusionType: unknown value "INCLUD"', 'did you mean INCLUDE?'],
+    ]);
+  });
+
+  it('checks the business registration number form', () => {
+    const [issue] = issues('adAccountId: 1\nbusiness:\n  registrationNumber: 1208147521\naudiences: []\n');
+    expect(issue).toMatchObject({ line: 3, column: 23, message: 'business.registrationNumber: expected text, got 1208147521' });
+    const [malformed] = issues('adAccountId: 1\nbusiness:\n  registrationNumber: "12-345"\naudiences: []\n');
+    expect(malformed?.message).toBe('business.registrationNumber: "12-345" must be a business registration number NNN-NN-NNNNN, e.g. 120-81-47521');
+  });
+
+  it('reports every problem of the file at once, in reading order, with JSON pointers', () => {
+    const found = issues('adAccountId: x\naudiences:\n  - {name: a, type: DISPLY}\n  - {name: a, type: DISPLAY, agess: [1]}\n');
+    expect(found.map((issue) => [issue.line, issue.column, issue.pointer])).toEqual([
+      [1, 14, '/adAccountId'],
+      [3, 21, '/audiences/0/type'],
+      [4, 12, '/audiences/1/name'],
+      [4, 30, '/audiences/1/agess'],
+    ]);
+  });
+});
+
+describe('validateConfig: shorthands and the values they take', () => {
+  it('takes ages as numbers or strings, and explains a value that is not a band', () => {
+    expect(desired(oneAudience('type: DISPLAY\nages: [20, "65", 15]')).audiences[0]?.declared.ages).toEqual(['15', '20', '65']);
+    const [issue] = issues(oneAudience('type: DISPLAY\nages: [18]'));
+    expect(issue).toMatchObject({ line: 5, column: 12, message: 'audiences[0].ages[0]: 18 is not an age band' });
+    expect(issue?.hint).toContain('18 is in the band 15 (15 to 19)');
+    expect(issues(oneAudience('type: DISPLAY\nages: [70]'))[0]?.hint).toContain('15 to 19 up to 65 to 69');
+  });
+
+  it('takes a province code for a location and suggests the code for a province name', () => {
+    expect(desired(oneAudience('type: DISPLAY\nlocations: [I]')).audiences[0]?.declared.locations).toEqual([{ value: 'I' }]);
+    const found = issues(oneAudience('type: DISPLAY\nlocations: [Seoul, i, I01, I0101, X]'));
+    expect(found.map((issue) => [issue.column, issue.message, issue.hint])).toEqual([
+      [17, 'audiences[0].locations[0]: "Seoul" is not a province code', 'did you mean I (Seoul)?'],
+      [24, 'audiences[0].locations[1]: "i" is not a province code', 'did you mean I (Seoul)?'],
+      [27, 'audiences[0].locations[2]: "I01" is not a province code', 'I01 is a district code: list it under depth2Locations'],
+      [32, 'audiences[0].locations[3]: "I0101" is not a province code', 'I0101 is a town code: list it under depth3Locations'],
+      [39, 'audiences[0].locations[4]: "X" is not a province code', expect.stringContaining('I Seoul')],
+    ]);
+  });
+
+  it('takes district and town codes, and says where a code of another depth belongs', () => {
+    const found = issues(oneAudience('type: DISPLAY\ndepth2Locations: [I, i01]\ndepth3Locations: [I01]'));
+    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
+      [5, 23, 'audiences[0].depth2Locations[0]: "I" must be a district code: a province letter and two digits, e.g. I01', 'I is a province code: list it under locations'],
+      [5, 26, 'audiences[0].depth2Locations[1]: "i01" must be a district code: a province letter and two digits, e.g. I01', 'did you mean I01?'],
+      [6, 23, 'audiences[0].depth3Locations[0]: "I01" must be a town code: a province letter and four digits, e.g. I0101', 'I01 is a district code: list it under depth2Locations'],
+    ]);
+  });
+
+  it('checks the fields of a region object, and a region that is neither code nor map', () => {
+    const found = issues(oneAudience('type: DISPLAY\nlocations: [{value: I, depth2Name: x}, {description: y}, 5]'));
+    expect(found.map((issue) => [issue.column, issue.message])).toEqual([
+      [28, 'audiences[0].locations[0].depth2Name: unknown field'],
+      [44, 'audiences[0].locations[1]: missing required field value'],
+      [62, 'audiences[0].locations[2]: expected a region code or a map with value:, got 5'],
+    ]);
+  });
+
+  it('names the genders when one is mistyped', () => {
+    const found = issues(oneAudience('type: DISPLAY\ngenders: [female, m, X]'));
+    expect(found.map((issue) => issue.hint)).toEqual(['did you mean F?', 'did you mean M?', 'genders are F (female) and M (male)']);
+  });
+
+  it('refuses empty lists where an empty list would mean everyone', () => {
+    const found = issues(oneAudience('type: DISPLAY\nages: []'));
+    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
+      [5, 11, 'audiences[0].ages: must list at least 1', 'to target every age, leave out ages (and ageType)'],
+    ]);
+  });
+});
+
+describe('validateConfig: did you mean', () => {
+  it('suggests the field for a mistyped or miscased one, at the key', () => {
+    const found = issues(oneAudience('type: DISPLAY\nagess: [20]\ndepth2locations: [I01]\nlocationtype: AREA'));
+    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
+      [5, 5, 'audiences[0].agess: unknown field', 'did you mean ages?'],
+      [6, 5, 'audiences[0].depth2locations: unknown field', 'did you mean depth2Locations?'],
+      [7, 5, 'audiences[0].locationtype: unknown field', 'did you mean locationType?'],
+    ]);
+  });
+
+  it('suggests the enum value for a mistyped one, at the value', () => {
+    const [issue] = issues(oneAudience('type: DISPLY'));
+    expect(issue).toMatchObject({ line: 4, column: 11, message: 'audiences[0].type: unknown value "DISPLY"', hint: 'did you mean DISPLAY?' });
+    expect(issues(oneAudience('type: display'))[0]?.hint).toBe('did you mean DISPLAY?');
+  });
+
+  it('lists the choices when nothing is close', () => {
+    expect(issues(oneAudience('type: BANNER'))[0]?.hint).toBe('one of DISPLAY, MESSAGE');
+    expect(issues('adAccountId: 1\naudiences: []\nzzz: 1\n')[0]?.hint).toBe('the fields here are adAccountId, prune, ignore, business, images, audiences');
+  });
+
+  it('suggests a root field', () => {
+    expect(issues('adAccountId: 1\naudience: []\n').map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
+      [1, 1, 'missing required field audiences', 'list the audiences of the account (audiences: [] for none)'],
+      [2, 1, 'audience: unknown field', 'did you mean audiences?'],
+    ]);
+  });
+});
+
+describe('validateConfig: wrong types', () => {
+  it('explains quoted numbers, YAML 1.1 booleans, scalars for lists and empty values', () => {
+    const found = issues('adAccountId: "12"\nprune: yes\nignore: legacy\naudiences:\n');
+    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
+      [1, 14, 'adAccountId: expected a whole number, got "12"', 'write the number without quotes'],
+      [2, 8, 'prune: expected true or false, got "yes"', 'YAML 1.2 reads yes as text: write true or false'],
+      [3, 9, 'ignore: expected a list, got "legacy"', 'write a list: [legacy], or one "- " item per line'],
+      [4, 1, 'audiences: expected a list, got nothing', 'give a value, or leave the field out'],
+    ]);
+  });
+
+  it('refuses a list where the file must be a map', () => {
+    expect(problems('- adAccountId: 1\n')).toEqual(['1:1: the file must be a map (adAccountId:, audiences: …), not a list']);
+  });
+
+  it('refuses a list where an audience must be a map', () => {
+    expect(problems('adAccountId: 1\naudiences:\n  - [a, b]\n')).toEqual(['3:5: audiences[0]: expected a map, got a list']);
+  });
+});
+
+describe('validateConfig: hostile and broken input', () => {
+  it('an empty file, or one of comments only', () => {
+    expect(problems('')).toEqual(['1:1: the file is empty']);
+    expect(problems('# nothing\n\n')).toEqual(['1:1: the file is empty']);
+  });
+
+  it('duplicate keys, at the second', () => {
+    expect(problems('adAccountId: 1\naudiences: []\nadAccountId: 2\n')).toEqual(['3:1: duplicate key "adAccountId"']);
+  });
+
+  it('a second document', () => {
+    expect(problems('adAccountId: 1\naudiences: []\n---\nadAccountId: 2\n')).toEqual(['3:1: a second YAML document starts here (---)']);
+  });
+
+  it('YAML syntax errors, each with its position', () => {
+    const found = issues('adAccountId: 1\naudiences:\n\t- name: a\n');
+    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([[3, 1, 'YAML: tabs are not allowed as indentation', 'indent with spaces']]);
+  });
+
+  it('deep nesting: one clear problem, no stack overflow', () => {
+    const found = issues(`adAccountId: 1\naudiences: ${'['.repeat(5000)}${']'.repeat(5000)}\n`);
+    expect(found).toHaveLength(1);
+    expect(found[0]?.message).toBe('the file nests too deeply to read');
+    expect(found[0]?.line).toBe(2);
+  });
+
+  it('nesting below what the parser refuses but past the limit', () => {
+    const depth = LIMITS.depth + 5;
+    expect(problems(`adAccountId: 1\naudiences: []\nimages: [{name: x, output: y, deep: ${'['.repeat(depth)}${']'.repeat(depth)}}]\n`)).toEqual([
+      `1:1: the file nests deeper than ${LIMITS.depth} levels`,
+    ]);
+  });
+
+  it('an alias bomb, at the first alias', () => {
+    let text = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+    for (let level = 0; level < 9; level += 1) {
+      const from = String.fromCharCode(97 + level);
+      const to = String.fromCharCode(98 + level);
+      text += `${to}: &${to} [${Array.from({ length: 9 }, () => `*${from}`).join(',')}]\n`;
+    }
+    const started = Date.now();
+    expect(problems(text)).toEqual([`2:8: aliases expand to too much data (more than ${LIMITS.aliases} reuses)`]);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('an alias without its anchor', () => {
+    expect(problems('adAccountId: 1\naudiences: *nope\n')).toEqual(['2:12: unknown anchor *nope']);
+  });
+
+  it('too many values, counting each alias expansion', () => {
+    const block = Array.from({ length: 1000 }, () => 'x').join(',');
+    const uses = Array.from({ length: Math.ceil(LIMITS.values / 1000) + 1 }, () => '*a').join(',');
+    const text = `adAccountId: 1\naudiences: []\nx: &a [${block}]\ny: [${uses}]\n`;
+    expect(problems(text)).toEqual([`1:1: the file holds too many values (more than ${LIMITS.values}, counting each alias expansion)`]);
+  });
+
+  it('text past the size limit, before parsing it', () => {
+    const [issue] = issues('#'.repeat(LIMITS.bytes + 1));
+    expect(issue).toMatchObject({ line: 0, column: 0, message: 'the file is too large (10.0 MB; the limit is 10.0 MB)' });
+  });
+
+  it('reports every one of many problems', () => {
+    const lines = Array.from({ length: 300 }, (_, index) => `  - {name: a${index}, type: DISPLAY, ages: [17]}`);
+    expect(issues(`adAccountId: 1\naudiences:\n${lines.join('\n')}\n`)).toHaveLength(300);
+  });
+});
+
+describe('formatting', () => {
+  const issue: ConfigIssue = { file: 'a.yaml', line: 3, column: 7, pointer: '/x', message: 'x: bad', hint: 'fix it' };
+
+  it('prints FILE:LINE:COL: message and the hint on its own line', () => {
+    expect(formatIssue(issue)).toBe('a.yaml:3:7: x: bad\n  hint: fix it');
+    expect(formatIssue({ ...issue, hint: undefined }, 'warning')).toBe('a.yaml:3:7: warning: x: bad');
+    expect(formatIssue({ ...issue, line: 0, column: 0, hint: undefined })).toBe('a.yaml: x: bad');
+  });
+
+  it('counts what it does not show', () => {
+    const many = Array.from({ length: 205 }, () => ({ ...issue, hint: undefined }));
+    const lines = formatIssues(many);
+    expect(lines).toHaveLength(201);
+    expect(lines.at(-1)).toBe('… and 5 more problems');
+  });
+
+  it('ConfigError carries every issue, for the plan command to throw', () => {
+    const error = new ConfigError([issue, { ...issue, line: 1, hint: undefined }]);
+    expect(error).toMatchObject({ code: 'CONFIG_INVALID', source: 'user', summary: 'a.yaml is not valid (2 problems)' });
+    expect(error.issues).toHaveLength(2);
+    expect(error.detail).toBe('a.yaml:1:7: x: bad\na.yaml:3:7: x: bad\n  hint: fix it');
+  });
+});

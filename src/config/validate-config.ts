@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import { LineCounter, isAlias, parseDocument, visit, type Document, type YAMLError } from 'yaml';
+import { toDesiredState } from './desired-state.js';
+import type { AudiencesFile } from './generated/audiences.js';
+import { sortIssues, type ConfigIssue, type ConfigResult, type Finding } from './issues.js';
+import { createLocator, toLabel, toPointer, type Position } from './positions.js';
+import { checkRules } from './rules.js';
+import { audiencesSchemaValidator } from './schema.js';
+import { findingsFromSchemaErrors } from './schema-issues.js';
+
+/** Limits that keep hostile input from exhausting memory or time; real files are far below them. */
+export const LIMITS = {
+  /** Bytes of one file. */
+  bytes: 10 * 1024 * 1024,
+  /** Times an anchor's content may be reused through aliases (yaml's maxAliasCount). */
+  aliases: 1000,
+  /** Values in the loaded document, counting each alias expansion. */
+  values: 200_000,
+  /** Nesting of maps and lists. */
+  depth: 64,
+};
+
+/**
+ * The text of one file → the desired state of its ad account, or every problem of the file
+ * at once, each at the line and column of the offending key or value. Pure: no file system,
+ * network or clock (the schema is a constant asset of the package).
+ */
+export function validateConfig(text: string, file: string): ConfigResult {
+  const whole = (message: string, hint?: string): ConfigResult => ({
+    ok: false,
+    issues: [{ file, line: 0, column: 0, pointer: '', message, ...(hint === undefined ? {} : { hint }) }],
+  });
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size > LIMITS.bytes) return whole(`the file is too large (${megabytes(size)}; the limit is ${megabytes(LIMITS.bytes)})`);
+
+  const lineCounter = new LineCounter();
+  const at = (offset: number): Position => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line: Math.max(1, line), column: Math.max(1, col) };
+  };
+  const issueAt = (offset: number, message: string, hint?: string): ConfigIssue => ({
+    file,
+    ...at(offset),
+    pointer: '',
+    message,
+    ...(hint === undefined ? {} : { hint }),
+  });
+
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true });
+  const warnings = doc.warnings.map((warning) => issueAt(warning.pos[0], yamlMessage(warning, text)));
+  if (doc.errors.length > 0) return { ok: false, issues: sortIssues(syntaxIssues(doc.errors, text, issueAt)) };
+  if (doc.contents === null) {
+    return { ok: false, issues: [issueAt(0, 'the file is empty', 'start with adAccountId: and audiences: (see schemas/audiences.schema.json)')] };
+  }
+
+  const aliasIssues = unresolvedAliases(doc, issueAt);
+  if (aliasIssues.length > 0) return { ok: false, issues: aliasIssues };
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: LIMITS.aliases });
+  } catch (error) {
+    const firstAlias = firstAliasOffset(doc);
+    if (error instanceof ReferenceError && firstAlias !== undefined) {
+      return { ok: false, issues: [issueAt(firstAlias, `aliases expand to too much data (more than ${LIMITS.aliases} reuses)`, 'is this an alias bomb? write the values out')] };
+    }
+    return { ok: false, issues: [issueAt(0, `cannot load the YAML: ${error instanceof Error ? error.message : String(error)}`)] };
+  }
+  const tooBig = sizeProblem(value);
+  if (tooBig) return { ok: false, issues: [issueAt(doc.contents.range?.[0] ?? 0, tooBig)] };
+
+  const locate = createLocator(doc, lineCounter);
+  const toIssue = (finding: Finding): ConfigIssue => {
+    const label = toLabel(finding.path);
+    return {
+      file,
+      ...locate(finding.path, finding.target),
+      pointer: toPointer(finding.path),
+      message: label === '' ? finding.message : `${label}: ${finding.message}`,
+      ...(finding.hint === undefined ? {} : { hint: finding.hint }),
+    };
+  };
+
+  const validate = audiencesSchemaValidator();
+  const schemaFindings = validate(value) ? [] : findingsFromSchemaErrors(validate.errors ?? []);
+  const rules = checkRules(value, (path) => locate(path).line);
+  const errors = [...schemaFindings, ...rules.errors].map(toIssue);
+  const allWarnings = [...warnings, ...rules.warnings.map(toIssue)];
+  if (errors.length > 0) return { ok: false, issues: sortIssues(errors) };
+
+  const hash = createHash('sha256').update(text, 'utf8').digest('hex');
+  return { ok: true, value: toDesiredState(value as AudiencesFile, { files: [file], hash }), warnings: sortIssues(allWarnings) };
+}
+
+function syntaxIssues(errors: readonly YAMLError[], text: string, issueAt: (offset: number, message: string, hint?: string) => ConfigIssue): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  // A deep nesting fails once per level; once is enough to say so.
+  let exhausted = false;
+  for (const error of errors) {
+    if (error.code === 'RESOURCE_EXHAUSTION') {
+      if (!exhausted) issues.push(issueAt(error.pos[0], 'the file nests too deeply to read', `keep maps and lists under ${LIMITS.depth} levels`));
+      exhausted = true;
+      continue;
+    }
+    issues.push(issueAt(error.pos[0], yamlMessage(error, text), SYNTAX_HINTS[error.code]));
+  }
+  return issues;
+}
+
+const SYNTAX_HINTS: Partial<Record<string, string>> = {
+  DUPLICATE_KEY: 'a key may appear once in a map: merge the two entries',
+  MULTIPLE_DOCS: 'one file describes one ad account: put each account in its own file and pass each with -f',
+  TAB_AS_INDENT: 'indent with spaces',
+};
+
+function yamlMessage(error: YAMLError, text: string): string {
+  if (error.code === 'DUPLICATE_KEY') {
+    const key = /^[^:\n]*/.exec(text.slice(error.pos[0]))?.[0].trim() ?? '';
+    return `duplicate key ${JSON.stringify(key.replace(/^["']|["']$/g, ''))}`;
+  }
+  if (error.code === 'MULTIPLE_DOCS') return 'a second YAML document starts here (---)';
+  const message = error.message.replace(/ at line \d+, column \d+.*$/s, '');
+  return `YAML: ${message.charAt(0).toLowerCase()}${message.slice(1)}`;
+}
+
+function unresolvedAliases(doc: Document, issueAt: (offset: number, message: string, hint?: string) => ConfigIssue): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  visit(doc, {
+    Alias: (_key, alias) => {
+      if (alias.resolve(doc) === undefined) {
+        issues.push(issueAt(alias.range?.[0] ?? 0, `unknown anchor *${alias.source}`, `define &${alias.source} before this alias`));
+      }
+    },
+  });
+  return issues;
+}
+
+function firstAliasOffset(doc: Document): number | undefined {
+  let offset: number | undefined;
+  visit(doc, (_key, node) => {
+    if (isAlias(node)) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    }
+    return undefined;
+  });
+  return offset;
+}
+
+/** Counts values without recursion (a deep document must not overflow the stack here either). */
+function sizeProblem(root: unknown): string | undefined {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  let count = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    count += 1;
+    if (count > LIMITS.values) return `the file holds too many values (more than ${LIMITS.values}, counting each alias expansion)`;
+    if (depth > LIMITS.depth) return `the file nests deeper than ${LIMITS.depth} levels`;
+    if (value !== null && typeof value === 'object') {
+      for (const child of Object.values(value)) stack.push([child, depth + 1]);
+    }
+  }
+  return undefined;
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

@@ -1,0 +1,200 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Ajv } from 'ajv';
+import type { AudienceClient } from '../api/audiences.js';
+import { applyPlan } from '../apply/applier.js';
+import type { ApplyResult, ChangeResult } from '../apply/types.js';
+import { AppError } from '../errors.js';
+import { diffDefinition, linksToRecheck, staleReasons, type Plan } from '../plan/index.js';
+import type { Style } from '../render/index.js';
+import { planFiles, renderPlans } from './plan.js';
+
+/** What applying needs of the outside world (the CLI's Io fits it). */
+export interface ApplyDeps {
+  io: {
+    stdout: (text: string) => void;
+    stderr: (text: string) => void;
+    stdinIsTTY: boolean;
+    readLine: () => Promise<string | null>;
+    cwd: string;
+  };
+  style: Style;
+  client: (adAccountId: number) => AudienceClient;
+}
+
+export interface ApplyRequest {
+  savedPlan: string | undefined;
+  files: string[];
+  autoApprove: boolean;
+  allowMassDelete: boolean;
+}
+
+/**
+ * The apply use case. A saved plan is checked for staleness and applied (saving it was the
+ * approval). Otherwise the files are planned, the plan shown, and applied after a `yes` on a
+ * terminal or with --auto-approve. Progress goes to stderr, one line per change; the result
+ * ends with what was done and what was not. Returns the exit code.
+ */
+export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<number> {
+  const { io } = deps;
+  let plans: Plan[];
+  if (request.savedPlan) {
+    plans = await readSavedPlans(request.savedPlan, io.cwd);
+    for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId));
+  } else {
+    plans = (await planFiles(request.files, { allowMassDelete: request.allowMassDelete }, { cwd: io.cwd, reader: deps.client })).map((account) => account.plan);
+    io.stdout(renderPlans(plans, 'text', deps.style));
+    if (plans.some((plan) => plan.errors.length > 0)) return 1;
+    if (plans.every((plan) => plan.changes.length === 0)) return 0;
+    if (!request.autoApprove && !(await confirm(io))) return 1;
+  }
+
+  const applied: AppliedAccount[] = [];
+  for (const plan of plans) {
+    if (plan.changes.length === 0) continue;
+    applied.push(await applyAndVerify(plan, deps.client(plan.adAccountId), (result) => io.stderr(`${progressLine(result, deps.style)}\n`)));
+  }
+  io.stdout(closingSummary(applied, request.savedPlan !== undefined));
+  return applied.every((account) => account.result.summary.failed + account.result.summary.skipped === 0 && account.remaining.length === 0) ? 0 : 1;
+}
+
+async function confirm(io: ApplyDeps['io']): Promise<boolean> {
+  if (!io.stdinIsTTY) {
+    throw new AppError({
+      code: 'NOT_APPROVED',
+      source: 'user',
+      summary: 'refusing to apply without a terminal to confirm on',
+      hint: 'pass --auto-approve (in a pipeline), or apply a plan saved with `audiences plan --out`',
+    });
+  }
+  io.stdout('\nDo you want to apply these changes? Only `yes` is accepted.\n  Enter a value: ');
+  const answer = await io.readLine();
+  if (answer?.trim() === 'yes') return true;
+  io.stdout('\nApply cancelled: nothing was changed.\n');
+  return false;
+}
+
+const VERB: Record<ChangeResult['action'], string> = { create: 'create', update: 'update', delete: 'delete', unlink: 'unlink' };
+
+function describeChange(result: ChangeResult): string {
+  if (result.action === 'unlink') return `unlink ad group ${result.adGroupId} from audience "${result.name}" (id ${result.id})`;
+  return `${VERB[result.action]} audience "${result.name}"${result.id === null ? '' : ` (id ${result.id})`}`;
+}
+
+export function progressLine(result: ChangeResult, style: Style): string {
+  if (result.status === 'ok') return `${style.add('ok')}      ${describeChange(result)}`;
+  if (result.status === 'skipped') return `${style.warn('skipped')} ${describeChange(result)}: ${result.cause ?? ''}`;
+  return `${style.error('FAILED')}  ${describeChange(result)}: ${result.cause ?? ''}`;
+}
+
+function closingSummary(applied: AppliedAccount[], fromSavedPlan: boolean): string {
+  const lines: string[] = [''];
+  for (const { plan, result, remaining } of applied) {
+    const { ok, failed, skipped } = result.summary;
+    lines.push(`Apply ${failed + skipped === 0 ? 'complete' : 'incomplete'} for ad account ${plan.adAccountId}: ${ok} done, ${failed} failed, ${skipped} skipped.`);
+    const notDone = result.results.filter((change) => change.status !== 'ok');
+    if (notDone.length > 0) {
+      lines.push('Not done:');
+      for (const change of notDone) lines.push(`  ${describeChange(change)}: ${change.status}, ${change.cause ?? ''}`);
+      lines.push(
+        fromSavedPlan
+          ? 'Fix the cause, then run `audiences plan` again: the saved plan is now stale, a new plan finishes the job.'
+          : 'Fix the cause and run `audiences apply` again: it plans anew and finishes the job.',
+      );
+    }
+    if (remaining.length > 0) {
+      lines.push('After applying, these still differ (please report this):');
+      for (const line of remaining) lines.push(`  ${line}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export interface AppliedAccount {
+  plan: Plan;
+  result: ApplyResult;
+  /** Differences that remain after applying (there should be none). */
+  remaining: string[];
+}
+
+/** Reads a plan saved by `plan --out`: one plan or an array of them, checked against schemas/plan.schema.json. */
+export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]> {
+  const path = resolve(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new AppError({ code: 'PLAN_UNREADABLE', source: 'user', summary: `cannot read the saved plan ${file}: ${(error as Error).message}`, hint: 'save a plan with `audiences plan --out FILE`' });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw invalidPlan(file, (error as Error).message);
+  }
+  const plans = Array.isArray(data) ? data : [data];
+  const validate = new Ajv({ allErrors: true }).compile(JSON.parse(await readFile(new URL('../../schemas/plan.schema.json', import.meta.url), 'utf8')) as object);
+  for (const plan of plans) {
+    if (!validate(plan)) throw invalidPlan(file, (validate.errors ?? []).slice(0, 3).map((error) => `${error.instancePath || '/'} ${error.message}`).join('; '));
+  }
+  const withErrors = (plans as Plan[]).find((plan) => plan.errors.length > 0);
+  if (withErrors) throw new AppError({ code: 'PLAN_HAS_ERRORS', source: 'user', summary: `the saved plan ${file} has errors and cannot be applied`, hint: 'fix the errors and plan again' });
+  return plans as Plan[];
+}
+
+/**
+ * Refuses a saved plan made from a picture of the account that is no longer true: an
+ * audience it touches changed, a name it creates is taken, an audience appeared under prune.
+ */
+export async function checkPlanIsFresh(plan: Plan, client: AudienceClient): Promise<void> {
+  const audiences = await client.list();
+  const present = new Set(audiences.map((summary) => summary.id));
+  const ids = linksToRecheck(plan).filter((id) => present.has(id));
+  const links = await Promise.all(ids.map((id) => client.adGroups(id)));
+  const adGroupIds = Object.fromEntries(ids.map((id, index) => [String(id), (links[index] ?? []).map((link) => link.adGroupId)]));
+  const reasons = staleReasons(plan, { audiences, adGroupIds });
+  if (reasons.length > 0) {
+    throw new AppError({
+      code: 'PLAN_STALE',
+      source: 'user',
+      summary: `the saved plan is stale: ad account ${plan.adAccountId} changed since it was made`,
+      detail: reasons.join('\n'),
+      hint: 'nothing was changed; run `audiences plan` again and review the new plan',
+    });
+  }
+}
+
+/** Applies one plan, then reads back every audience it touched and reports what still differs. */
+export async function applyAndVerify(plan: Plan, client: AudienceClient, report: (result: ChangeResult) => void): Promise<AppliedAccount> {
+  const result = await applyPlan(plan, client, report);
+  return { plan, result, remaining: await verifyApplied(plan, result, client) };
+}
+
+async function verifyApplied(plan: Plan, result: ApplyResult, client: AudienceClient): Promise<string[]> {
+  const done = plan.changes.filter((_, index) => result.results[index]?.status === 'ok');
+  if (done.length === 0) return [];
+  const present = new Set((await client.list()).map((summary) => summary.id));
+  const checks = done.map(async (change): Promise<string[]> => {
+    switch (change.action) {
+      case 'create':
+      case 'update': {
+        const id = change.action === 'create' ? result.results[plan.changes.indexOf(change)]?.id : change.id;
+        if (id === null || id === undefined || !present.has(id)) return [`audience "${change.name}" is missing after its ${change.action}`];
+        const live = await client.read(id);
+        return diffDefinition(change.after, live.definition).fields.map((field) => `audience "${change.name}" (id ${id}): ${field.field} still differs`);
+      }
+      case 'delete':
+        return present.has(change.id) ? [`audience "${change.name}" (id ${change.id}) still exists after its delete`] : [];
+      case 'unlink': {
+        if (!present.has(change.id)) return [];
+        const links = await client.adGroups(change.id);
+        return links.some((link) => link.adGroupId === change.adGroupId) ? [`ad group ${change.adGroupId} still uses audience "${change.name}" (id ${change.id})`] : [];
+      }
+    }
+  });
+  return (await Promise.all(checks)).flat();
+}
+
+function invalidPlan(file: string, reason: string): AppError {
+  return new AppError({ code: 'PLAN_INVALID', source: 'user', summary: `${file} is not a saved plan: ${reason}`, hint: 'save a plan with `audiences plan --out FILE`; do not edit it by hand' });
+}

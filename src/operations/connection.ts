@@ -1,0 +1,56 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Endpoints } from '../api/services.js';
+import { AppError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
+
+
+export interface Connection {
+  endpoints: Endpoints;
+  /** Whether this is the built-in emulator (the demo and tests), for messages. */
+  emulated: boolean;
+  close(): Promise<void>;
+}
+
+/** The in-process emulator keeps its state here, so plan → apply → plan works across runs. */
+export const EMULATOR_STATE_FILE = join('.audiences', 'emulator-state.json');
+
+/**
+ * `--emulator` starts the built-in emulator in this process (state under `.audiences/`);
+ * otherwise the services are found through the environment (DESIGN.md).
+ */
+export async function openConnection(options: { emulator: boolean; env: Record<string, string | undefined>; cwd: string }): Promise<Connection> {
+  if (options.emulator) {
+    const { startEmulator } = await import('../emulator/server.js');
+    await mkdir(join(options.cwd, '.audiences'), { recursive: true });
+    const emulator = await startEmulator({ port: 0, statePath: join(options.cwd, EMULATOR_STATE_FILE) });
+    return {
+      endpoints: { apiUrl: emulator.url, companyUrl: emulator.url, imageUrl: emulator.url, accessToken: emulator.accessToken, appKey: emulator.appKey },
+      emulated: true,
+      close: () => emulator.close(),
+    };
+  }
+  const { env } = options;
+  const apiUrl = env.ADS_API_URL;
+  if (!apiUrl) {
+    throw new AppError({
+      code: 'NO_SERVICE',
+      source: 'user',
+      summary: 'no service to talk to: neither --emulator nor ADS_API_URL is set',
+      hint: 'pass --emulator to use the built-in emulator, or set ADS_API_URL (and ADS_ACCESS_TOKEN) to reach the real service',
+    });
+  }
+  registerSecret(env.ADS_ACCESS_TOKEN);
+  registerSecret(env.IMAGEGEN_API_KEY);
+  return {
+    endpoints: {
+      apiUrl,
+      companyUrl: env.ADS_COMPANY_URL || apiUrl,
+      imageUrl: env.IMAGEGEN_API_URL || undefined,
+      accessToken: env.ADS_ACCESS_TOKEN || undefined,
+      appKey: env.IMAGEGEN_API_KEY || undefined,
+    },
+    emulated: false,
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,80 @@
+import { rename, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { ConfigIssue } from '../config/index.js';
+import { ConfigError, DEFAULT_CONFIG_FILE, readDesiredStates } from '../config/index.js';
+import type { AdGroupLink, DesiredState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
+import { audiencesToRead, linksToRead, planAccount, type Plan, type PlanOptions } from '../plan/index.js';
+import { plainStyle, renderJson, renderMarkdown, renderText, type Style } from '../render/index.js';
+
+/** What planning reads of an ad account: the list, single reads and ad-group lists. */
+export interface AccountReader {
+  list(): Promise<LiveAudienceSummary[]>;
+  read(id: number): Promise<LiveAudience>;
+  adGroups(id: number): Promise<AdGroupLink[]>;
+}
+
+export interface PlannedAccount {
+  file: string;
+  desired: DesiredState;
+  plan: Plan;
+}
+
+export interface PlanDeps {
+  cwd: string;
+  reader: (adAccountId: number) => AccountReader;
+}
+
+/** Reads the desired files, fails with every config problem at once, then plans each account. */
+export async function planFiles(files: string[], options: PlanOptions, deps: PlanDeps): Promise<PlannedAccount[]> {
+  const desiredStates = await readValidDesiredStates(files, deps.cwd);
+  return Promise.all(
+    desiredStates.map(async ({ file, desired }) => ({ file, desired, plan: await planDesired(desired, options, deps.reader(desired.adAccountId)) })),
+  );
+}
+
+export async function readValidDesiredStates(files: string[], cwd: string): Promise<Array<{ file: string; desired: DesiredState }>> {
+  const results = await readDesiredStates(files.length > 0 ? files : [DEFAULT_CONFIG_FILE], cwd);
+  const issues: ConfigIssue[] = results.flatMap(({ result }) => (result.ok ? [] : result.issues));
+  if (issues.length > 0) throw new ConfigError(issues);
+  return results.map(({ file, result }) => {
+    if (!result.ok) throw new Error('unreachable: invalid results were reported above');
+    return { file, desired: result.value };
+  });
+}
+
+/**
+ * Reads the live account with as few requests as the plan needs: one list, a single read
+ * per managed audience, and the ad groups only where links matter. Reads run concurrently;
+ * the transport bounds how many are in flight.
+ */
+export async function planDesired(desired: DesiredState, options: PlanOptions, reader: AccountReader): Promise<Plan> {
+  const live = await readLiveState(desired, reader);
+  return planAccount(desired, live, options);
+}
+
+export async function readLiveState(desired: DesiredState, reader: AccountReader): Promise<LiveState> {
+  const audiences = await reader.list();
+  const details = await readAll(audiencesToRead(desired, audiences), (id) => reader.read(id));
+  const links = await readAll(linksToRead(desired, { audiences, details }), (id) => reader.adGroups(id));
+  return { adAccountId: desired.adAccountId, audiences, details, links };
+}
+
+async function readAll<T>(ids: number[], read: (id: number) => Promise<T>): Promise<Record<string, T>> {
+  const values = await Promise.all(ids.map(read));
+  return Object.fromEntries(ids.map((id, index) => [String(id), values[index] as T]));
+}
+
+/** One plan as itself; several (one per file) as an array, in every format. */
+export function renderPlans(plans: Plan[], format: 'text' | 'json' | 'markdown', style: Style): string {
+  if (format === 'json') return plans.length === 1 ? renderJson(plans[0] as Plan) : `${JSON.stringify(plans, null, 2)}\n`;
+  const render = format === 'markdown' ? (plan: Plan) => renderMarkdown(plan) : (plan: Plan) => renderText(plan, style);
+  return plans.map(render).join('\n');
+}
+
+/** Writes a saved plan atomically. A plan never holds a secret: tokens live only in the environment. */
+export async function savePlans(plans: Plan[], out: string, cwd: string): Promise<void> {
+  const path = resolve(cwd, out);
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, renderPlans(plans, 'json', plainStyle));
+  await rename(temporary, path);
+}

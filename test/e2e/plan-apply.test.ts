@@ -1,0 +1,151 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { emulatorEnv, emulatorRoute, runCli, runInProcess, workspace } from '../helpers/cli.js';
+
+const desired = `adAccountId: 1234
+prune: true
+ignore: ["legacy-*"]
+audiences:
+  - name: seoul-women-20s
+    type: DISPLAY
+    ages: [20, 25]
+    genders: [F]
+    locations: [I]
+  - name: busan-travellers
+    type: DISPLAY
+    locations: [H]
+    ufoInterests: [TRAVEL]
+`;
+
+let emulator: RunningEmulator;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  ({ emulator, env } = await emulatorEnv());
+});
+afterEach(async () => {
+  await emulator.close();
+});
+
+async function createDirectly(name: string): Promise<number> {
+  const response = await fetch(`${emulator.url}/openapi/v4/targetings`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
+    body: JSON.stringify({ adAccountId: 1234, name, type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { id: number }).id;
+}
+
+describe('validate, plan and apply through the real CLI', () => {
+  it('plans, applies and then plans no changes; a drift is planned and repaired', async () => {
+    const cwd = await workspace({ 'audiences.yaml': desired });
+    expect((await runCli(['validate'], { cwd, env })).code).toBe(0);
+
+    const first = await runCli(['plan', '--detailed-exitcode'], { cwd, env });
+    expect(first.code).toBe(2);
+    expect(first.stdout).toContain('+ create audience "seoul-women-20s"');
+    expect(first.stdout).toContain('Plan: 2 to create, 0 to update, 0 to delete, 0 to unlink.');
+
+    const apply = await runCli(['apply', '--auto-approve'], { cwd, env });
+    expect(apply.code).toBe(0);
+    expect(apply.stderr).toMatch(/ok +create audience "busan-travellers" \(id \d+\)/);
+    expect(apply.stdout).toContain('Apply complete for ad account 1234: 2 done, 0 failed, 0 skipped.');
+
+    const again = await runCli(['plan', '--detailed-exitcode'], { cwd, env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('No changes');
+
+    const stray = await createDirectly('stray');
+    await createDirectly('legacy-kept');
+    const drift = await runCli(['plan', '--format', 'json'], { cwd, env });
+    const plan = JSON.parse(drift.stdout) as { changes: Array<{ action: string; id: number }> };
+    expect(plan.changes).toEqual([expect.objectContaining({ action: 'delete', id: stray })]);
+    expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
+    expect((await runCli(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+  });
+
+  it('unlinks the ad groups of an audience before deleting it', async () => {
+    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\nprune: true\nallowMassDelete: false\naudiences: []\n'.replace('allowMassDelete: false\n', '') });
+    const id = await createDirectly('linked');
+    await emulatorRoute(emulator, 'POST', '/_emulator/links', { adAccountId: 1234, audienceId: id, adGroupId: 101 });
+    const plan = await runCli(['plan'], { cwd, env });
+    expect(plan.stdout).toMatch(/- unlink ad group 101 from audience "linked"[\s\S]*- delete audience "linked"/);
+    const apply = await runCli(['apply', '--auto-approve'], { cwd, env });
+    expect(apply.code).toBe(0);
+    expect(apply.stderr.indexOf('unlink ad group 101')).toBeLessThan(apply.stderr.indexOf('delete audience "linked"'));
+  });
+
+  it('applies a saved plan once, and refuses it as stale when the account changed', async () => {
+    const cwd = await workspace({ 'audiences.yaml': desired });
+    expect((await runCli(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
+    const saved = await readFile(join(cwd, 'plan.json'), 'utf8');
+    expect(saved).not.toContain(emulator.accessToken);
+
+    await createDirectly('seoul-women-20s');
+    const stale = await runCli(['apply', 'plan.json'], { cwd, env });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('stale');
+    expect(stale.stderr).toContain('"seoul-women-20s" now exists');
+    const list = (await (await fetch(`${emulator.url}/_emulator/state`)).text()).match(/"name":"busan-travellers"/g);
+    expect(list).toBeNull();
+  });
+
+  it('asks before applying on a terminal: only `yes` proceeds', async () => {
+    const cwd = await workspace({ 'audiences.yaml': desired });
+    const refused = await runInProcess(['apply'], { cwd, env, tty: true, answers: ['y'] });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('Apply cancelled: nothing was changed.');
+    expect((await runCli(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(2);
+
+    const accepted = await runInProcess(['apply'], { cwd, env, tty: true, answers: ['yes'] });
+    expect(accepted.code).toBe(0);
+    expect((await runCli(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+  });
+
+  it('refuses to apply unattended without --auto-approve', async () => {
+    const cwd = await workspace({ 'audiences.yaml': desired });
+    const result = await runCli(['apply'], { cwd, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[NOT_APPROVED]');
+    expect((await runCli(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(2);
+  });
+
+  it('explains an unreachable service, a bad token and a missing service in one paragraph, without a stack trace', async () => {
+    const cwd = await workspace({ 'audiences.yaml': desired });
+    const none = await runCli(['plan'], { cwd });
+    expect(none.stderr).toContain('--emulator');
+    expect(none.stderr).toContain('ADS_API_URL');
+    const badToken = await runCli(['plan'], { cwd, env: { ...env, ADS_ACCESS_TOKEN: 'canary-token-5f3a9' } });
+    expect(badToken.code).toBe(1);
+    expect(badToken.stderr).toMatch(/401/);
+    expect(badToken.stderr).not.toContain('canary-token-5f3a9');
+    const unreachable = await runCli(['plan'], { cwd, env: { ...env, ADS_API_URL: 'http://127.0.0.1:9' } });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/hint:/);
+    for (const result of [none, badToken, unreachable]) expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('rejects an invalid file before reading the account', async () => {
+    const cwd = await workspace({ 'audiences.yaml': desired.replace('type: DISPLAY', 'type: DISPLY') });
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+    const result = await runCli(['plan'], { cwd, env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/audiences\.yaml:\d+:\d+: /);
+    const log = (await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: unknown[] };
+    expect(log.requests).toEqual([]);
+  });
+});
+
+describe('--emulator', () => {
+  it('keeps its state under .audiences/ so plan, apply and plan work across runs', async () => {
+    const cwd = await workspace({ 'audiences.yaml': desired });
+    expect((await runCli(['apply', '--emulator', '--auto-approve'], { cwd })).code).toBe(0);
+    expect((await runCli(['plan', '--emulator', '--detailed-exitcode'], { cwd })).code).toBe(0);
+    await writeFile(join(cwd, 'audiences.yaml'), desired.replace('[20, 25]', '[20, 25, 30]'));
+    const changed = await runCli(['plan', '--emulator'], { cwd });
+    expect(changed.stdout).toContain('~ update audience "seoul-women-20s"');
+  });
+});

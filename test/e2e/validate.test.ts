@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const bin = fileURLToPath(new URL('../../bin/audiences.js', import.meta.url));
+const fixtures = fileURLToPath(new URL('../fixtures/config/', import.meta.url));
+
+async function audiences(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+const empty = mkdtempSync(join(tmpdir(), 'audiences-validate-'));
+afterAll(() => rmSync(empty, { recursive: true, force: true }));
+
+describe('audiences validate', () => {
+  it('exits 0 with one line per valid file', async () => {
+    const result = await audiences(fixtures, 'validate', '-f', 'valid.yaml', '-f', 'other-account.yaml');
+    expect(result).toEqual({ code: 0, stdout: 'valid.yaml: ok (3 audiences)\nother-account.yaml: ok (1 audience)\n', stderr: '' });
+  });
+
+  it('reads ./audiences.yaml when no file is named', async () => {
+    const dir = mkdtempSync(join(empty, 'default-'));
+    copyFileSync(join(fixtures, 'valid.yaml'), join(dir, 'audiences.yaml'));
+    const result = await audiences(dir, 'validate');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('audiences.yaml: ok (3 audiences)\n');
+  });
+
+  it('exits 1 when the default file is missing, saying so without a stack trace', async () => {
+    const result = await audiences(empty, 'validate');
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n')[0]).toBe('audiences.yaml: file not found');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints every problem as FILE:LINE:COL: message with hints, then the verdict, and exits 1', async () => {
+    const result = await audiences(fixtures, 'validate', '-f', 'invalid.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      [
+        'invalid.yaml:4:11: audiences[0].type: unknown value "DISPLY"',
+        '  hint: did you mean DISPLAY?',
+        'invalid.yaml:5:12: audiences[0].ages[0]: 18 is not an age band',
+        '  hint: age bands are 15, 20, 25, … 65, each the start of five years: 18 is in the band 15 (15 to 19)',
+        'invalid.yaml:6:11: audiences[1].name: "seoul-women-20s" is already the name of audiences[0] (line 3)',
+        '  hint: the name is the identity of an audience: make each unique',
+        'invalid.yaml:8:5: audiences[1].agess: unknown field',
+        '  hint: did you mean ages?',
+        'invalid.yaml:9:5: audiences[1].customerFileTargetings: not allowed for a MESSAGE audience',
+        '  hint: customerFileTargetings is for DISPLAY audiences only',
+        'invalid.yaml: invalid (5 problems)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('checks several files, answering for each, and fails if any fails', async () => {
+    const result = await audiences(fixtures, 'validate', '-f', 'valid.yaml', '-f', 'latin1.yaml', '-f', 'missing.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('valid.yaml: ok (3 audiences)\n');
+    expect(result.stderr).toContain('latin1.yaml:3:14: the file is not UTF-8 (byte 0xe9)\n');
+    expect(result.stderr).toContain('latin1.yaml: invalid (1 problem)\n');
+    expect(result.stderr).toContain('missing.yaml: file not found\n');
+  });
+
+  it('refuses two files for the same ad account', async () => {
+    const result = await audiences(fixtures, 'validate', '-f', 'valid.yaml', '-f', 'same-account.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('same-account.yaml: ad account 1234 is also described by valid.yaml\n');
+  });
+
+  it('prints warnings but exits 0', async () => {
+    const result = await audiences(fixtures, 'validate', '-f', 'warning.yaml');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('warning.yaml: ok (1 audience)\n');
+    expect(result.stderr).toBe('warning.yaml:5:18: warning: audiences[0].genders[1]: repeats genders[0]\n  hint: a set holds each value once: remove the repeat\n');
+  });
+
+  it('refuses an -f without a file as a usage error', async () => {
+    const result = await audiences(fixtures, 'validate', '-f');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^error\[USAGE\]/);
+  });
+});

@@ -1,0 +1,73 @@
+import { readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire } from '../../src/api/audience-wire.js';
+import { validateConfig } from '../../src/config/index.js';
+import { planDesired, type AccountReader } from '../../src/operations/plan.js';
+import { plainStyle, renderJson, renderMarkdown, renderText } from '../../src/render/index.js';
+import { planSchemaValidator } from '../helpers/plan-schema.js';
+
+/**
+ * Golden scenarios: `audiences.yaml` (the desired file), `live.json` (the account as the
+ * service answers: single-read bodies and ad-group lists) and optionally `options.json`;
+ * the expected `plan.json`, `plan.txt` and `plan.md` are compared as file snapshots
+ * (`npx vitest run test/golden -u` rewrites them; review the diff).
+ */
+interface LiveFixture {
+  audiences: Array<Record<string, unknown>>;
+  adGroups?: Record<string, Array<Record<string, unknown>>>;
+}
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+const scenarios = readdirSync(root, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+
+describe('golden plans', () => {
+  it('has the scenarios the plan format promises', () => {
+    expect(scenarios.length).toBeGreaterThanOrEqual(15);
+  });
+
+  it.each(scenarios)('%s', async (scenario) => {
+    const dir = join(root, scenario);
+    const config = validateConfig(await readFile(join(dir, 'audiences.yaml'), 'utf8'), 'audiences.yaml');
+    if (!config.ok) throw new Error(`invalid desired file in ${scenario}: ${JSON.stringify(config.issues)}`);
+    const live = JSON.parse(await readFile(join(dir, 'live.json'), 'utf8')) as LiveFixture;
+    const options = await readFile(join(dir, 'options.json'), 'utf8').then(JSON.parse, () => ({}));
+
+    const reads: string[] = [];
+    const plan = await planDesired(config.value, { allowMassDelete: false, ...options }, fixtureReader(live, reads));
+
+    const validate = await planSchemaValidator();
+    expect(validate(plan) ? [] : validate.errors).toEqual([]);
+    expect(JSON.parse(JSON.stringify(plan))).toStrictEqual(plan);
+    await expect(renderJson(plan)).toMatchFileSnapshot(join(dir, 'plan.json'));
+    await expect(renderText(plan, plainStyle)).toMatchFileSnapshot(join(dir, 'plan.txt'));
+    await expect(renderMarkdown(plan)).toMatchFileSnapshot(join(dir, 'plan.md'));
+    await expect(`${reads.join('\n')}\n`).toMatchFileSnapshot(join(dir, 'reads.txt'));
+  });
+});
+
+/** The account of a fixture, read through the same wire conversion as the real client; each read is recorded. */
+function fixtureReader(live: LiveFixture, reads: string[]): AccountReader {
+  const byId = new Map(live.audiences.map((wire) => [wire.id as number, wire]));
+  return {
+    list: async () => {
+      reads.push('GET /openapi/v4/targetings/audiences');
+      return live.audiences.map(audienceSummaryFromWire);
+    },
+    read: async (id) => {
+      reads.push(`GET /openapi/v4/targetings/${id}`);
+      const wire = byId.get(id);
+      if (!wire) throw new Error(`no audience ${id} in the fixture`);
+      return audienceFromWire(wire);
+    },
+    adGroups: async (id) => {
+      reads.push(`GET /openapi/v4/targetings/${id}/adGroups`);
+      return (live.adGroups?.[String(id)] ?? []).map(adGroupLinkFromWire);
+    },
+  };
+}

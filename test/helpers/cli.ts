@@ -1,0 +1,78 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
+import type { Io } from '../../src/cli/io.js';
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const bin = fileURLToPath(new URL('../../bin/audiences.js', import.meta.url));
+
+/** Runs the built command (`bin/audiences.js`) as a child process. */
+export function runCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** Runs the CLI's `main` in this process with a scripted terminal (for prompts). */
+export async function runInProcess(args: string[], options: { cwd: string; env: Record<string, string>; answers?: string[]; tty?: boolean }): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const answers = [...(options.answers ?? [])];
+  const io: Io = {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    isTTY: false,
+    stdinIsTTY: options.tty ?? false,
+    readLine: async () => answers.shift() ?? null,
+    env: { NO_COLOR: '1', ...options.env },
+    cwd: options.cwd,
+  };
+  const code = await main(args, io);
+  return { code, stdout, stderr };
+}
+
+/** A fresh working directory holding the given files. */
+export async function workspace(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'audiences-test-'));
+  for (const [name, content] of Object.entries(files)) await writeFile(join(dir, name), content);
+  return dir;
+}
+
+/** An emulator on a free loopback port, and the environment that points the CLI at it. */
+export async function emulatorEnv(options: EmulatorOptions = {}): Promise<{ emulator: RunningEmulator; env: Record<string, string> }> {
+  const emulator = await startEmulator({ port: 0, ...options });
+  const env = {
+    ADS_API_URL: emulator.url,
+    ADS_COMPANY_URL: emulator.url,
+    IMAGEGEN_API_URL: emulator.url,
+    ADS_ACCESS_TOKEN: emulator.accessToken,
+    IMAGEGEN_API_KEY: emulator.appKey,
+  };
+  return { emulator, env };
+}
+
+/** Calls a test-only route of the emulator. */
+export async function emulatorRoute(emulator: RunningEmulator, method: string, path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${emulator.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  const text = await response.text();
+  return text ? JSON.parse(text) : undefined;
+}
