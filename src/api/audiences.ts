@@ -1,8 +1,15 @@
 import type { AdGroupLink, AudienceDefinition, LiveAudience, LiveAudienceSummary } from '../model/index.js';
 import { isApiError } from './api-error.js';
 import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire } from './audience-wire.js';
-import type { BatchDeleteResult } from './generated/wire.js';
 import type { HttpClient } from './http.js';
+
+/** What a batch delete did: the service answers 200 even when some deletions fail. */
+export interface DeleteManyResult {
+  successCount: number;
+  failCount: number;
+  /** One per failure, each naming the audience id first ("audience 999: not found"). */
+  errorMessages: string[];
+}
 
 /** The eight audience operations for one ad account, in the model's terms. */
 export interface AudienceClient {
@@ -13,15 +20,24 @@ export interface AudienceClient {
   update(id: number, definition: AudienceDefinition): Promise<LiveAudience>;
   delete(id: number): Promise<void>;
   /** One batch delete: the service answers 200 even when some fail, so the outcome is data. */
-  deleteMany(ids: number[]): Promise<BatchDeleteResult>;
+  deleteMany(ids: number[]): Promise<DeleteManyResult>;
   adGroups(id: number): Promise<AdGroupLink[]>;
   unlink(id: number, adGroupId: number): Promise<void>;
 }
 
 const BASE = '/openapi/v4/targetings';
 
-/** How often a create whose outcome was unknown is reconciled and sent again. */
-const CREATE_ATTEMPTS = 5;
+/** How often a create or batch delete whose outcome was unknown is reconciled and sent again. */
+const RECONCILE_ATTEMPTS = 5;
+
+/**
+ * A retried DELETE or unlink whose earlier attempt went through (its answer lost to a reset or
+ * a 5xx after the work was done) finds nothing left to act on: the 404 then means done. On a
+ * first attempt a 404 stays an error, so a wrong id is still reported.
+ */
+function isRetriedNotFound(error: unknown): boolean {
+  return isApiError(error) && error.kind === 'http' && error.status === 404 && error.attempts > 1;
+}
 
 export function createAudienceClient(http: HttpClient, adAccountId: number): AudienceClient {
   const headers = { adAccountId: String(adAccountId) };
@@ -45,7 +61,7 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
           const body = await http.request({ method: 'POST', path: BASE, headers, body: audienceToWire(adAccountId, definition), response: 'AudienceWriteResponse' });
           return audienceFromWire(body as unknown as Record<string, unknown>);
         } catch (error) {
-          if (!isApiError(error) || !error.ambiguous || attempt >= CREATE_ATTEMPTS) throw error;
+          if (!isApiError(error) || !error.ambiguous || attempt >= RECONCILE_ATTEMPTS) throw error;
           const made = (await client.list()).filter((summary) => summary.name === definition.name);
           if (made.length === 1 && made[0]) return client.read(made[0].id);
           if (made.length > 1) throw error;
@@ -57,16 +73,41 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       return audienceFromWire(body as unknown as Record<string, unknown>);
     },
     delete: async (id) => {
-      await http.request({ method: 'DELETE', path: `${BASE}/${id}`, headers });
+      try {
+        await http.request({ method: 'DELETE', path: `${BASE}/${id}`, headers });
+      } catch (error) {
+        if (!isRetriedNotFound(error)) throw error;
+      }
     },
-    deleteMany: async (ids) =>
-      http.request({ method: 'DELETE', path: BASE, query: { audienceIds: ids.join(',') }, headers, response: 'BatchDeleteResult' }),
+    deleteMany: async (ids) => {
+      // Not retried blindly either: a repeat after a lost answer would report the audiences
+      // the first attempt deleted as "not found". When the outcome is unknown, the account is
+      // listed: what is gone was deleted, what is left is sent again.
+      let pending = [...new Set(ids)];
+      let deleted = 0;
+      for (let attempt = 1; pending.length > 0; attempt += 1) {
+        try {
+          const body = await http.request({ method: 'DELETE', path: BASE, query: { audienceIds: pending.join(',') }, headers, idempotent: false, response: 'BatchDeleteResult' });
+          return { successCount: deleted + body.successCount, failCount: body.failCount, errorMessages: body.errorMessages ?? [] };
+        } catch (error) {
+          if (!isApiError(error) || !error.ambiguous || attempt >= RECONCILE_ATTEMPTS) throw error;
+          const present = new Set((await client.list()).map((summary) => summary.id));
+          deleted += pending.filter((id) => !present.has(id)).length;
+          pending = pending.filter((id) => present.has(id));
+        }
+      }
+      return { successCount: deleted, failCount: 0, errorMessages: [] };
+    },
     adGroups: async (id) => {
       const body = await http.request({ method: 'GET', path: `${BASE}/${id}/adGroups`, headers, response: 'AudienceAdGroupListResponse' });
       return (body.content ?? []).map((item) => adGroupLinkFromWire(item as unknown as Record<string, unknown>));
     },
     unlink: async (id, adGroupId) => {
-      await http.request({ method: 'PUT', path: `${BASE}/${id}/unlink`, query: { adGroupId }, headers });
+      try {
+        await http.request({ method: 'PUT', path: `${BASE}/${id}/unlink`, query: { adGroupId }, headers });
+      } catch (error) {
+        if (!isRetriedNotFound(error)) throw error;
+      }
     },
   };
   return client;

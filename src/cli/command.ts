@@ -4,6 +4,8 @@ import type { Io } from './io.js';
 export interface GlobalOptions {
   emulator: boolean;
   concurrency: number;
+  /** Spaces request starts to stay under a known quota; absent = no pacing. */
+  requestsPerSecond?: number | undefined;
   color: boolean;
   verbose: boolean;
   debug: boolean;

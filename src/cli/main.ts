@@ -19,6 +19,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .usage('$0 <command> [options]\n\nAudiences as code: declare the audiences of an ad account in YAML, then plan and apply.')
     .option('emulator', { type: 'boolean', default: false, describe: 'Run against the built-in emulator (state under .audiences/)' })
     .option('concurrency', { type: 'number', default: 8, describe: 'Requests in flight at once' })
+    .option('requests-per-second', { type: 'number', describe: 'Most requests started per second, per service (to stay under a quota)' })
     .option('color', { type: 'boolean', default: true, describe: 'Colour on a terminal (--no-color or NO_COLOR turns it off)' })
     .option('verbose', { type: 'boolean', default: false, describe: 'Log each request to stderr' })
     .option('debug', { type: 'boolean', default: false, describe: 'Show stack traces' })

@@ -12,6 +12,7 @@ export async function withServices<T>(args: GlobalOptions, io: Io, work: (servic
   const connection = await openConnection({ emulator: args.emulator, env: io.env, cwd: io.cwd });
   const services = createServices(connection.endpoints, {
     concurrency: args.concurrency,
+    requestsPerSecond: args.requestsPerSecond,
     verbose: args.verbose,
     log: (line) => io.stderr(`${redact(line)}\n`),
   });

@@ -80,7 +80,12 @@ function fromError(error: ErrorObject): Finding | undefined {
     case 'pattern':
       return codeFinding(path, error, value) ?? { path, target: 'value', message: `${describe(value)} ${typeof custom === 'string' ? custom : (error.message ?? 'has the wrong form')}` };
     case 'minItems':
-      return { path, target: 'value', message: `must list at least ${String(params['limit'])}`, ...hintFor(EMPTY_LIST_HINTS[String(path.at(-1))]) };
+      return {
+        path,
+        target: 'value',
+        message: params['limit'] === 1 ? 'must not be empty' : `must list at least ${String(params['limit'])} values`,
+        ...hintFor(EMPTY_LIST_HINTS[String(path.at(-1))]),
+      };
     case 'minLength':
       return { path, target: 'value', message: 'must not be empty' };
     case 'minimum':
@@ -134,6 +139,8 @@ function typeFinding(path: Path, expected: string, value: unknown): Finding {
   const finding: Finding = { path, target: 'value', message: `expected ${noun}, got ${describe(value)}` };
   if ((expected === 'integer' || expected === 'number') && typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) {
     finding.hint = 'write the number without quotes';
+  } else if (expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
+    finding.hint = `YAML reads ${String(value)} as a ${typeof value}: quote it, "${String(value)}"`;
   } else if (expected === 'boolean' && typeof value === 'string' && /^(yes|no|on|off|y|n)$/i.test(value)) {
     finding.hint = `YAML 1.2 reads ${value} as text: write true or false`;
   } else if (expected === 'array' && value !== null && value !== undefined && !Array.isArray(value)) {

@@ -295,7 +295,7 @@ describe('validateConfig: shorthands and the values they take', () => {
   it('refuses empty lists where an empty list would mean everyone', () => {
     const found = issues(oneAudience('type: DISPLAY\nages: []'));
     expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
-      [5, 11, 'audiences[0].ages: must list at least 1', 'to target every age, leave out ages (and ageType)'],
+      [5, 11, 'audiences[0].ages: must not be empty', 'to target every age, leave out ages (and ageType)'],
     ]);
   });
 });
@@ -337,6 +337,12 @@ describe('validateConfig: wrong types', () => {
       [2, 8, 'prune: expected true or false, got "yes"', 'YAML 1.2 reads yes as text: write true or false'],
       [3, 9, 'ignore: expected a list, got "legacy"', 'write a list: [legacy], or one "- " item per line'],
       [4, 1, 'audiences: expected a list, got nothing', 'give a value, or leave the field out'],
+    ]);
+  });
+
+  it('suggests quotes for a name YAML reads as a number', () => {
+    expect(issues('adAccountId: 1\naudiences:\n  - {name: 2024, type: DISPLAY}\n').map((issue) => [issue.column, issue.message, issue.hint])).toEqual([
+      [12, 'audiences[0].name: expected text, got 2024', 'YAML reads 2024 as a number: quote it, "2024"'],
     ]);
   });
 

@@ -4,5 +4,7 @@
  */
 export * from './audience.js';
 export * from './canonicalize.js';
+export * from './company.js';
+export * from './image.js';
 export * from './json.js';
 export * from './state.js';

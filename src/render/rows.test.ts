@@ -44,4 +44,10 @@ describe('renderText and renderMarkdown', () => {
     );
     expect(text).not.toContain('used by');
   });
+
+  it('says why a set the file did not touch is emptied when the type changes', () => {
+    const live = liveState([liveAudience(1, { name: 'a', type: 'DISPLAY', customerFileTargetings: [{ customerFileId: 41, inclusionType: 'INCLUDE' }] })]);
+    const text = renderText(planAccount(desiredState([desiredAudience({ name: 'a', type: 'MESSAGE' })]), live, options), plainStyle);
+    expect(text).toContain('      customerFileTargetings (not allowed for MESSAGE audiences):\n        - customerFileId=41 inclusionType=INCLUDE\n');
+  });
 });

@@ -1,5 +1,5 @@
 import { diffArrays } from 'diff';
-import { DEFINITION_FIELDS, PROVINCES, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type JsonValue, type TargetingField } from '../model/index.js';
+import { CRITERIA_BY_TYPE, DEFINITION_FIELDS, PROVINCES, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceType, type JsonValue, type TargetingField } from '../model/index.js';
 import type { AdGroupRef, Change, FieldChange, Plan } from '../plan/index.js';
 
 /**
@@ -39,7 +39,7 @@ function blockOf(change: Change): Block {
       return {
         symbol: '~',
         title: `update audience "${change.name}" (id ${change.id})`,
-        lines: [...change.display.fields.flatMap(fieldLines), ...impactLines(change.display.impact)],
+        lines: [...change.display.fields.flatMap((field) => fieldLines(field, setLabel(field, change.after.type))), ...impactLines(change.display.impact)],
       };
     case 'delete': {
       // The unlinks are their own blocks just above: repeating them as "used by" would read as
@@ -60,18 +60,30 @@ function blockOf(change: Change): Block {
   }
 }
 
-function fieldLines(change: FieldChange): Line[] {
+/**
+ * A set the file did not touch can still be emptied: when the type changes, the criteria the
+ * new type does not allow go. Say so, or the reviewer looks for the line that removed them.
+ */
+function setLabel(change: FieldChange, type: AudienceType): string {
+  const emptied = Array.isArray(change.after) && change.after.length === 0;
+  const forbidden = (CRITERION_FIELDS as readonly string[]).includes(change.field) && !(CRITERIA_BY_TYPE[type] as readonly string[]).includes(change.field);
+  return emptied && forbidden ? `${change.field} (not allowed for ${type} audiences)` : change.field;
+}
+
+const CRITERION_FIELDS = [...new Set([...CRITERIA_BY_TYPE.DISPLAY, ...CRITERIA_BY_TYPE.MESSAGE])];
+
+function fieldLines(change: FieldChange, label: string): Line[] {
   if (!change.added && !change.removed) {
-    return [{ kind: 'field', label: change.field, text: `${formatValue(change.field, change.before)} → ${formatValue(change.field, change.after)}` }];
+    return [{ kind: 'field', label, text: `${formatValue(change.field, change.before)} → ${formatValue(change.field, change.after)}` }];
   }
   const before = (change.before as JsonValue[]).map((member) => formatMember(change.field, member));
   const after = (change.after as JsonValue[]).map((member) => formatMember(change.field, member));
   // Sets are shown as their members in canonical order, each added or removed, with short
   // runs of kept members as context and long runs folded into a count.
   return diffArrays(before, after).flatMap((part): Line[] => {
-    if (part.added || part.removed) return part.value.map((text) => ({ kind: part.added ? 'added' : 'removed', label: change.field, text }));
-    if (part.value.length <= MAX_KEPT_RUN) return part.value.map((text) => ({ kind: 'kept', label: change.field, text }));
-    return [{ kind: 'kept', label: change.field, text: `… ${part.value.length} unchanged` }];
+    if (part.added || part.removed) return part.value.map((text) => ({ kind: part.added ? 'added' : 'removed', label, text }));
+    if (part.value.length <= MAX_KEPT_RUN) return part.value.map((text) => ({ kind: 'kept', label, text }));
+    return [{ kind: 'kept', label, text: `… ${part.value.length} unchanged` }];
   });
 }
 

@@ -13,11 +13,15 @@ export const validateCommand: CommandDefinition = {
       alias: 'f',
       type: 'string',
       array: true,
-      requiresArg: true,
       describe: 'A desired-state file (repeat for several; default: audiences.yaml)',
     }),
   run: async (args, io) => {
-    const files = Array.isArray(args['file']) ? args['file'].map(String) : [];
+    const named = args['file'];
+    if (Array.isArray(named) && named.length === 0) {
+      io.stderr('error[USAGE]: -f needs a file name\n  hint: audiences validate -f audiences.yaml\n');
+      return 1;
+    }
+    const files = Array.isArray(named) ? named.map(String) : [];
     const { validateFiles, formatIssues } = await import('../../operations/validate.js');
     const results = await validateFiles(files, { cwd: io.cwd });
     for (const result of results) {

@@ -1,0 +1,53 @@
+/**
+ * `npm run bench [-- --quick] [--latency MS] [--concurrency N] [--sizes 100,1000] [--out FILE]`
+ *
+ * Runs the real command line (bin/audiences.js, so build first) against the emulator with a
+ * fixed latency per request, for N managed audiences: plan with no changes, plan with 10%
+ * changed, plan with ad groups declared on 10%, a naive sequential client as the baseline,
+ * apply of 10% updates and apply of N creates. For each: requests (from the emulator's
+ * request log), wall time, the lower bound (the requests' critical path at the concurrency
+ * and latency), their ratio, CPU time and peak memory of the process. Then the cold start of
+ * `--help` and `validate`, and planning 10,000 audiences offline. Writes bench/results.json
+ * and prints a table and the targets.
+ */
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { FULL_OPTIONS, QUICK_OPTIONS, runBench } from './bench/core.mjs';
+import { renderTable, renderTargets } from './bench/table.mjs';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    latency: { type: 'string' },
+    concurrency: { type: 'string' },
+    sizes: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+
+const base = values.quick ? QUICK_OPTIONS : FULL_OPTIONS;
+const positive = (text, what) => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${what} must be a whole number, not ${text}`);
+  return value;
+};
+const options = {
+  ...base,
+  latencyMs: values.latency === undefined ? base.latencyMs : positive(values.latency, '--latency'),
+  concurrency: values.concurrency === undefined ? base.concurrency : positive(values.concurrency, '--concurrency'),
+  sizes: values.sizes === undefined ? base.sizes : values.sizes.split(',').map((size) => positive(size, '--sizes')),
+  outFile: values.out ?? fileURLToPath(new URL('../bench/results.json', import.meta.url)),
+  log: (entry) => {
+    if (entry.note) console.error(`note: ${entry.note}`);
+    else console.error(`  ${entry.name} n=${entry.n}: ${entry.wallMs ?? '-'} ms${entry.ok ? '' : ` — ${entry.problem}`}`);
+  },
+};
+
+console.error(`bench: latency ${options.latencyMs} ms, concurrency ${options.concurrency}, N = ${options.sizes.join(', ')}${values.quick ? ' (quick)' : ''}`);
+const started = Date.now();
+const results = await runBench(options);
+console.log(renderTable(results));
+console.log('');
+console.log(renderTargets(results));
+console.error(`\nwrote ${options.outFile} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+process.exitCode = results.every((entry) => entry.ok) ? 0 : 1;
