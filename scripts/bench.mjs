@@ -1,5 +1,7 @@
 /**
  * `npm run bench [-- --quick] [--latency MS] [--concurrency N] [--sizes 100,1000] [--out FILE]`
+ * (defaults: latency 20 ms, concurrency 8 — the command's default —, N = 100, 1000, 5000,
+ * bench/results.json)
  *
  * Runs the real command line (bin/audiences.js, so build first) against the emulator with a
  * fixed latency per request, for N managed audiences: plan with no changes, plan with 10%
@@ -36,6 +38,8 @@ const options = {
   latencyMs: values.latency === undefined ? base.latencyMs : positive(values.latency, '--latency'),
   concurrency: values.concurrency === undefined ? base.concurrency : positive(values.concurrency, '--concurrency'),
   sizes: values.sizes === undefined ? base.sizes : values.sizes.split(',').map((size) => positive(size, '--sizes')),
+  // With sizes of one's own, the baseline runs at each of them.
+  naiveSizes: values.sizes === undefined ? base.naiveSizes : values.sizes.split(',').map(Number),
   outFile: values.out ?? fileURLToPath(new URL('../bench/results.json', import.meta.url)),
   log: (entry) => {
     if (entry.note) console.error(`note: ${entry.note}`);

@@ -4,6 +4,7 @@ import {
   inferLocationType,
   REGION_FIELDS,
   TARGETING_FIELDS,
+  TARGETING_REQUEST_FIELDS,
   type AdGroupLink,
   type AgeBand,
   type AllOrNotAll,
@@ -25,16 +26,6 @@ import {
  * fields); writing is exact (only the fields a request accepts).
  */
 type Wire = Record<string, unknown>;
-
-/** The fields a request accepts in each targeting member; the service adds display names in responses. */
-const MEMBER_REQUEST_FIELDS: Readonly<Record<TargetingField, readonly string[]>> = {
-  customerFileTargetings: ['customerFileId', 'inclusionType'],
-  trackerTargetings: ['trackId', 'eventCode', 'retentionDays', 'inclusionType'],
-  cohortTargetings: ['cohortId', 'inclusionType'],
-  talkChannelTargetings: ['profileId', 'inclusionType'],
-  syncAppTargetings: ['profileId', 'inclusionType'],
-  talkChannelGroupTargetings: ['groupId', 'inclusionType'],
-};
 
 export function audienceSummaryFromWire(wire: Wire): LiveAudienceSummary {
   return {
@@ -121,7 +112,7 @@ function regionToWire(region: Region): Wire {
 }
 
 function memberToWire(field: TargetingField, member: TargetingMember): JsonObject {
-  return Object.fromEntries(MEMBER_REQUEST_FIELDS[field].filter((key) => key in member).map((key) => [key, member[key] ?? null]));
+  return Object.fromEntries(TARGETING_REQUEST_FIELDS[field].filter((key) => key in member).map((key) => [key, member[key] ?? null]));
 }
 
 function setFromWire(value: unknown): unknown[] {

@@ -10,3 +10,4 @@ export { readDesiredStates, DEFAULT_CONFIG_FILE } from './read-config.js';
 export { ConfigError, formatIssue, formatIssues, sortIssues, type ConfigIssue, type ConfigResult } from './issues.js';
 export { AUDIENCES_SCHEMA_URL } from './schema.js';
 export type { AudiencesFile } from './generated/audiences.js';
+export { renderDesiredFile } from './write-config.js';

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { GENDERS, PROVINCES } from '../model/index.js';
+import { PROVINCES, type Gender } from '../model/index.js';
 import type { Finding } from './issues.js';
 import { fromPointer, type Path } from './positions.js';
 import { didYouMean, suggest } from './suggest.js';
@@ -193,11 +193,21 @@ function provinceHint(value: unknown): string {
   return `province codes are ${PROVINCE_LIST}`;
 }
 
+const GENDER_WORDS = new Map<string, Gender>([
+  ['f', 'F'],
+  ['female', 'F'],
+  ['woman', 'F'],
+  ['women', 'F'],
+  ['m', 'M'],
+  ['male', 'M'],
+  ['man', 'M'],
+  ['men', 'M'],
+]);
+
 function genderHint(value: unknown): string {
   const text = typeof value === 'string' ? value.toLowerCase() : '';
-  const named: Record<string, string> = { f: 'F', female: 'F', woman: 'F', women: 'F', m: 'M', male: 'M', man: 'M', men: 'M' };
-  const match = named[text];
-  return match !== undefined && (GENDERS as readonly string[]).includes(match) ? `did you mean ${match}?` : 'genders are F (female) and M (male)';
+  const match = GENDER_WORDS.get(text);
+  return match === undefined ? 'genders are F (female) and M (male)' : `did you mean ${match}?`;
 }
 
 /** A region code in the wrong list, or in the wrong case, says so. */

@@ -18,7 +18,7 @@ export const LIMITS = {
   values: 200_000,
   /** Nesting of maps and lists. */
   depth: 64,
-};
+} as const;
 
 /**
  * The text of one file → the desired state of its ad account, or every problem of the file

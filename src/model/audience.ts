@@ -35,8 +35,8 @@ export const PROVINCES: Readonly<Record<string, string>> = {
   O: 'South Chungcheong',
   P: 'North Chungcheong',
   Q: 'Sejong',
-  U: 'unknown',
-  Z: 'overseas',
+  U: 'Unknown',
+  Z: 'Overseas',
 };
 export const OVERSEAS_PROVINCE = 'Z';
 
@@ -137,4 +137,14 @@ export const TARGETING_MEMBER_KEYS: Readonly<Record<TargetingField, readonly str
   talkChannelTargetings: ['profileId'],
   syncAppTargetings: ['profileId'],
   talkChannelGroupTargetings: ['groupId'],
+};
+
+/** The fields a request accepts in each targeting member; the service adds display names (e.g. `cohortName`) in answers. */
+export const TARGETING_REQUEST_FIELDS: Readonly<Record<TargetingField, readonly string[]>> = {
+  customerFileTargetings: ['customerFileId', 'inclusionType'],
+  trackerTargetings: ['trackId', 'eventCode', 'retentionDays', 'inclusionType'],
+  cohortTargetings: ['cohortId', 'inclusionType'],
+  talkChannelTargetings: ['profileId', 'inclusionType'],
+  syncAppTargetings: ['profileId', 'inclusionType'],
+  talkChannelGroupTargetings: ['groupId', 'inclusionType'],
 };

@@ -1,0 +1,38 @@
+/** Types of core.mjs, for the smoke test (test/bench-smoke.test.ts). */
+export interface BenchOptions {
+  /** Numbers of managed audiences to run the network scenarios with. */
+  sizes: number[];
+  /** Fixed latency the emulator adds to every request. */
+  latencyMs: number;
+  /** Passed to the command as --concurrency. */
+  concurrency: number;
+  /** The sizes at which the naive sequential client runs too. */
+  naiveSizes: number[];
+  /** Cold starts of `--help` and of `validate` on files of these sizes (medians of `runs`); null: none. */
+  coldStart: { runs: number; validateSizes: number[] } | null;
+  /** Audiences planned offline (no network); 0: none. */
+  offlineSize: number;
+  outFile: string;
+  log?: (entry: BenchEntry | { note: string }) => void;
+}
+
+/** One run; figures that do not apply to it (e.g. the lower bound of a cold start) are null. */
+export interface BenchEntry {
+  name: string;
+  n: number;
+  requests: number;
+  wallMs: number | null;
+  lowerBoundMs: number | null;
+  ratio: number | null;
+  cpuMs: number | null;
+  peakRssMb: number | null;
+  ok: boolean;
+  problem?: string;
+  /** Requests per phase (network runs). */
+  byPhase?: Record<'list' | 'read' | 'linkRead' | 'unlink' | 'write' | 'delete' | 'other', number>;
+  [more: string]: unknown;
+}
+
+export const FULL_OPTIONS: Readonly<Omit<BenchOptions, 'outFile' | 'log'>>;
+export const QUICK_OPTIONS: Readonly<Omit<BenchOptions, 'outFile' | 'log'>>;
+export function runBench(options: BenchOptions): Promise<BenchEntry[]>;

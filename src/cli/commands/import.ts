@@ -1,0 +1,36 @@
+import type { CommandDefinition } from '../command.js';
+import { withServices } from '../services.js';
+
+/** `audiences import`: the live audiences of an account as a desired-state file that plans to no changes. */
+export const importCommand: CommandDefinition = {
+  name: 'import',
+  describe: 'Write the live audiences of an ad account as an audiences file',
+  builder: (argv) =>
+    argv
+      .option('ad-account', { type: 'number', demandOption: true, requiresArg: true, describe: 'The ad account to import' })
+      .option('out', { alias: 'o', type: 'string', requiresArg: true, describe: 'Write to this file (default: standard output)' })
+      .option('force', { type: 'boolean', default: false, describe: 'Overwrite the --out file if it exists' })
+      .option('name', { type: 'string', array: true, requiresArg: true, describe: 'Only audiences whose name matches this glob (repeatable)' }),
+  run: async (args, io) => {
+    const adAccountId = Number(args['adAccount']);
+    if (!Number.isSafeInteger(adAccountId) || adAccountId <= 0) {
+      io.stderr('error[USAGE]: --ad-account takes a positive whole number\n');
+      return 1;
+    }
+    const out = typeof args['out'] === 'string' ? args['out'] : undefined;
+    const { importAccount } = await import('../../operations/import.js');
+    const result = await withServices(args, io, (services) =>
+      importAccount(
+        { adAccountId, out, force: args['force'] === true, names: Array.isArray(args['name']) ? args['name'].map(String) : [] },
+        services.audiences(adAccountId),
+        io.cwd,
+      ),
+    );
+    if (out) io.stderr(`Imported ${result.imported} audience${result.imported === 1 ? '' : 's'} of ad account ${adAccountId} into ${out}.\n`);
+    else io.stdout(result.text);
+    for (const summary of result.skipped) {
+      io.stderr(`warning: "${summary.name}" (id ${summary.id}) was not imported: another audience has its name; rename it in the ad manager to manage it\n`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,278 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/api-error.js';
+import { createAudienceClient, type AudienceClient } from '../../src/api/audiences.js';
+import type { HttpClient } from '../../src/api/http.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { REGION_FIELDS } from '../../src/model/index.js';
+import { definition } from '../helpers/builders.js';
+import { bearer, emulatorCall, startProxy, storedAudiences, transport, type Proxy, type ProxyAction } from './support.js';
+
+const ACCOUNT = 1234;
+
+let emulator: RunningEmulator;
+let http: HttpClient;
+let client: AudienceClient;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0 });
+  http = transport({ baseUrl: emulator.url, headers: bearer(emulator.accessToken) });
+  client = createAudienceClient(http, ACCOUNT);
+});
+afterAll(async () => {
+  await http.close();
+  await emulator.close();
+});
+beforeEach(async () => {
+  await emulatorCall(emulator, 'POST', '/_emulator/reset');
+});
+
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+const seoulWomen = definition({
+  name: 'seoul-women-20s',
+  ageType: 'NOT_ALL',
+  ages: ['25', '20'],
+  genderType: 'NOT_ALL',
+  genders: ['F'],
+  locationType: 'AREA',
+  locations: [{ value: 'I' }],
+  depth2Locations: [{ value: 'B01' }],
+  depth3Locations: [{ value: 'I0401' }],
+  ufoInterests: ['TRAVEL', 'FOOD'],
+  cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE' }],
+  trackerTargetings: [{ trackId: 'trk-web', eventCode: 'purchase', retentionDays: 30, inclusionType: 'EXCLUDE' }],
+});
+
+describe('the eight operations against the emulator', () => {
+  it('create answers the model, with the service names of regions and members', async () => {
+    const created = await client.create(seoulWomen);
+    expect(created.id).toBeGreaterThan(0);
+    expect(created.name).toBe('seoul-women-20s');
+    expect(created.definition.ages).toEqual(['20', '25']);
+    expect(created.definition.locationType).toBe('AREA');
+    expect(created.definition.locations).toEqual([{ value: 'I', description: 'Seoul', depth1Name: 'Seoul' }]);
+    expect(created.definition.depth2Locations.map((region) => region.value)).toEqual(['B01']);
+    expect(created.definition.depth3Locations.map((region) => region.value)).toEqual(['I0401']);
+    expect(created.definition.ufoInterests).toEqual(['FOOD', 'TRAVEL']);
+    expect(created.definition.cohortTargetings).toEqual([expect.objectContaining({ cohortId: 7001, inclusionType: 'INCLUDE', cohortName: expect.any(String) })]);
+    expect(created.populationScore).toEqual(expect.any(Number));
+  });
+
+  it('read returns what create stored; list returns the summaries', async () => {
+    const created = await client.create(seoulWomen);
+    const other = await client.create(definition({ name: 'everyone', type: 'MESSAGE' }));
+    const read = await client.read(created.id);
+    // Create and read answer different region shapes (the spec's Depth2Location vs Location); the codes are the same.
+    const codes = (live: typeof read) => ({ ...live.definition, ...Object.fromEntries(REGION_FIELDS.map((field) => [field, live.definition[field].map((region) => region.value)])) });
+    expect(codes(read)).toEqual(codes(created));
+    expect(read.definition.depth3Locations).toEqual([{ value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu', depth3Name: 'Yeoksam-dong' }]);
+    expect(read.type).toBe('DISPLAY');
+    const listed = await client.list();
+    expect(listed.map((summary) => [summary.id, summary.name, summary.type])).toEqual([
+      [created.id, 'seoul-women-20s', 'DISPLAY'],
+      [other.id, 'everyone', 'MESSAGE'],
+    ]);
+    expect(listed[0]).toEqual({
+      id: created.id,
+      name: created.name,
+      audienceStatus: created.audienceStatus,
+      type: 'DISPLAY',
+      createdDate: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
+      lastModifiedDate: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
+    });
+  });
+
+  it('update replaces the definition; everything not sent is cleared', async () => {
+    const created = await client.create(seoulWomen);
+    const updated = await client.update(created.id, definition({ name: 'renamed', genderType: 'NOT_ALL', genders: ['M'] }));
+    expect(updated.id).toBe(created.id);
+    expect(updated.name).toBe('renamed');
+    const read = await client.read(created.id);
+    expect(read.definition.genders).toEqual(['M']);
+    expect(read.definition.ageType).toBe('ALL');
+    expect(read.definition.locationType).toBe('ALL');
+    expect(read.definition.trackerTargetings).toEqual([]);
+  });
+
+  it('ad groups, unlink (PUT), and delete once unlinked', async () => {
+    const created = await client.create(seoulWomen);
+    await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: created.id, adGroupId: 101 });
+    await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: created.id, adGroupId: 102 });
+    expect(await client.adGroups(created.id)).toEqual([
+      { adGroupId: 101, adGroupName: expect.any(String), adGroupType: 'DISPLAY', adGroupStatus: ['LIVE'], campaignId: 11, campaignName: expect.any(String), campaignType: 'DISPLAY', campaignGoal: 'VISITING' },
+      expect.objectContaining({ adGroupId: 102, adGroupStatus: ['PAUSED'], campaignId: 11 }),
+    ]);
+
+    const inUse = await rejection(client.delete(created.id));
+    expect(inUse).toMatchObject({ kind: 'http', status: 400, code: 'API_REJECTED', detailCode: 5001, ambiguous: false, attempts: 1 });
+    expect(inUse.detailMsg).toContain('101, 102');
+
+    await client.unlink(created.id, 101);
+    await client.unlink(created.id, 102);
+    expect(await client.adGroups(created.id)).toEqual([]);
+    const unlog = (await emulatorCall(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ method: string; path: string }> };
+    expect(unlog.requests.filter((entry) => entry.path.includes('/unlink')).map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+      `PUT /openapi/v4/targetings/${created.id}/unlink?adGroupId=101`,
+      `PUT /openapi/v4/targetings/${created.id}/unlink?adGroupId=102`,
+    ]);
+
+    await client.delete(created.id);
+    expect(await storedAudiences(emulator, ACCOUNT)).toEqual([]);
+    const gone = await rejection(client.read(created.id));
+    expect(gone).toMatchObject({ kind: 'http', status: 404, code: 'API_NOT_FOUND', detailCode: 3001 });
+  });
+
+  it('a first-attempt 404 on delete and unlink is still an error (a wrong id is reported)', async () => {
+    const created = await client.create(seoulWomen);
+    expect(await rejection(client.unlink(created.id, 101))).toMatchObject({ status: 404, detailCode: 3003, attempts: 1 });
+    expect(await rejection(client.delete(999_999))).toMatchObject({ status: 404, detailCode: 3001, attempts: 1 });
+  });
+
+  it('delete many returns the counts and the messages as data', async () => {
+    const free = await client.create(definition({ name: 'free' }));
+    const linked = await client.create(definition({ name: 'linked' }));
+    await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: linked.id, adGroupId: 101 });
+    const result = await client.deleteMany([free.id, linked.id, 999_999]);
+    expect(result.successCount).toBe(1);
+    expect(result.failCount).toBe(2);
+    expect(result.errorMessages).toHaveLength(2);
+    expect(result.errorMessages.find((message) => message.startsWith(`audience ${linked.id}`))).toContain('101');
+    expect(result.errorMessages.find((message) => message.startsWith('audience 999999'))).toContain('not found');
+    expect((await storedAudiences(emulator, ACCOUNT)).map((audience) => audience.name)).toEqual(['linked']);
+  });
+
+  it('delete many of nothing sends nothing', async () => {
+    await emulatorCall(emulator, 'DELETE', '/_emulator/requests');
+    expect(await client.deleteMany([])).toEqual({ successCount: 0, failCount: 0, errorMessages: [] });
+    const log = (await emulatorCall(emulator, 'GET', '/_emulator/requests')) as { requests: unknown[] };
+    expect(log.requests).toEqual([]);
+  });
+
+  it('a rule violation is an ApiError with the service codes', async () => {
+    const error = await rejection(client.create(definition({ name: 'bad', ageType: 'NOT_ALL', ages: [] })));
+    expect(error).toMatchObject({ service: 'audience', method: 'POST', path: '/openapi/v4/targetings', kind: 'http', status: 400, serviceCode: -400, detailCode: 4102, ambiguous: false, attempts: 1 });
+    expect(error.summary).toContain('400');
+    expect(error.detail).toContain('detail code 4102');
+  });
+
+  it('another account sees none of them', async () => {
+    const created = await client.create(seoulWomen);
+    const second = createAudienceClient(http, 5678);
+    expect(await second.list()).toEqual([]);
+    expect(await rejection(second.read(created.id))).toMatchObject({ status: 404 });
+    expect(await rejection(createAudienceClient(http, 9999).list())).toMatchObject({ status: 403, code: 'API_FORBIDDEN', detailCode: 2005 });
+  });
+});
+
+describe("reading the spec examples' quirks", () => {
+  it('depth2locations and a misspelled description still give the regions and their names', async () => {
+    const quirky = await startEmulator({ port: 0, quirks: true });
+    const quirkyHttp = transport({ baseUrl: quirky.url, headers: bearer(quirky.accessToken) });
+    try {
+      const quirkyClient = createAudienceClient(quirkyHttp, ACCOUNT);
+      const created = await quirkyClient.create(seoulWomen);
+      const read = await quirkyClient.read(created.id);
+      for (const live of [created, read]) {
+        expect(live.definition.depth2Locations).toEqual([expect.objectContaining({ value: 'B01', description: expect.stringContaining('Suwon') })]);
+        expect(live.definition.depth3Locations).toEqual([expect.objectContaining({ value: 'I0401', description: expect.stringContaining('Yeoksam') })]);
+      }
+    } finally {
+      await quirkyHttp.close();
+      await quirky.close();
+    }
+  });
+});
+
+describe('answers lost on the way back (a proxy in front of the emulator)', () => {
+  let proxy: Proxy;
+  let proxied: HttpClient;
+  let actions: Array<[RegExp, ProxyAction]>;
+
+  beforeEach(async () => {
+    actions = [];
+    // Each scripted action applies once, to the first request that matches it.
+    proxy = await startProxy(emulator.url, (request) => {
+      const index = actions.findIndex(([pattern]) => pattern.test(request));
+      if (index < 0) return 'pass';
+      const [[, action]] = actions.splice(index, 1) as [[RegExp, ProxyAction]];
+      return action;
+    });
+    proxied = transport({ baseUrl: proxy.url, headers: bearer(emulator.accessToken) });
+  });
+  afterEach(async () => {
+    await proxied.close();
+    await proxy.close();
+  });
+
+  const posts = () => proxy.seen.filter((request) => request.startsWith('POST '));
+
+  it.each(['500-after', 'reset-after'] as const)('create: %s adopts the audience the service made, without a second POST', async (action) => {
+    actions.push([/^POST /, action]);
+    const created = await createAudienceClient(proxied, ACCOUNT).create(seoulWomen);
+    const stored = await storedAudiences(emulator, ACCOUNT);
+    expect(stored.map((audience) => [audience.id, audience.name])).toEqual([[created.id, 'seoul-women-20s']]);
+    expect(posts()).toHaveLength(1);
+    expect(created.definition.genders).toEqual(['F']);
+  });
+
+  it.each(['500-before', 'reset-before'] as const)('create: %s finds nothing made and sends it again', async (action) => {
+    actions.push([/^POST /, action]);
+    const created = await createAudienceClient(proxied, ACCOUNT).create(seoulWomen);
+    expect((await storedAudiences(emulator, ACCOUNT)).map((audience) => audience.id)).toEqual([created.id]);
+    expect(posts()).toHaveLength(2);
+  });
+
+  it('create: two audiences of that name after a lost answer is not guessed at', async () => {
+    await client.create(seoulWomen);
+    actions.push([/^POST /, '500-after']);
+    const error = await rejection(createAudienceClient(proxied, ACCOUNT).create(seoulWomen));
+    expect(error).toMatchObject({ status: 500, ambiguous: true });
+    expect(error.detail).toContain('check the live state');
+    expect(await storedAudiences(emulator, ACCOUNT)).toHaveLength(2);
+  });
+
+  it('delete: a retry after the first attempt went through is a success', async () => {
+    const created = await client.create(seoulWomen);
+    actions.push([/^DELETE /, '500-after']);
+    await createAudienceClient(proxied, ACCOUNT).delete(created.id);
+    expect(await storedAudiences(emulator, ACCOUNT)).toEqual([]);
+    expect(proxy.seen.filter((request) => request.startsWith('DELETE '))).toHaveLength(2);
+  });
+
+  it('unlink: a retry after the first attempt went through is a success', async () => {
+    const created = await client.create(seoulWomen);
+    await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: created.id, adGroupId: 101 });
+    actions.push([/\/unlink/, 'reset-after']);
+    await createAudienceClient(proxied, ACCOUNT).unlink(created.id, 101);
+    expect(await client.adGroups(created.id)).toEqual([]);
+    expect(proxy.seen.filter((request) => request.includes('/unlink'))).toHaveLength(2);
+  });
+
+  it('delete many: a lost answer is reconciled by listing, and only what is left is sent again', async () => {
+    const free = await client.create(definition({ name: 'free' }));
+    const linked = await client.create(definition({ name: 'linked' }));
+    await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: linked.id, adGroupId: 101 });
+    actions.push([/^DELETE /, '500-after']);
+    const result = await createAudienceClient(proxied, ACCOUNT).deleteMany([free.id, linked.id]);
+    expect(result).toEqual({ successCount: 1, failCount: 1, errorMessages: [expect.stringMatching(new RegExp(`^audience ${linked.id}: in use`))] });
+    expect(proxy.seen.filter((request) => request.startsWith('DELETE '))).toEqual([
+      `DELETE /openapi/v4/targetings?audienceIds=${free.id},${linked.id}`,
+      `DELETE /openapi/v4/targetings?audienceIds=${linked.id}`,
+    ]);
+  });
+
+  it('delete many: when the lost attempt deleted everything, nothing is sent again', async () => {
+    const one = await client.create(definition({ name: 'one' }));
+    const two = await client.create(definition({ name: 'two' }));
+    actions.push([/^DELETE /, 'reset-after']);
+    expect(await createAudienceClient(proxied, ACCOUNT).deleteMany([one.id, two.id])).toEqual({ successCount: 2, failCount: 0, errorMessages: [] });
+    expect(proxy.seen.filter((request) => request.startsWith('DELETE '))).toHaveLength(1);
+  });
+});
