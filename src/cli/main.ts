@@ -31,7 +31,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .wrap(Math.min(100, process.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new UsageError(message);
+      // yargs reports its own argument checks as YError; anything else is a command's error.
+      if (!error || error.name === 'YError') throw new UsageError(message || error?.message || 'invalid arguments');
+      throw error;
     })
     .version()
     .help();

@@ -1,5 +1,4 @@
-import picomatch from 'picomatch';
-import { REGION_FIELDS, TARGETING_FIELDS, stableStringify, type JsonValue } from '../model/index.js';
+import { nameMatcher, REGION_FIELDS, stableStringify, TARGETING_FIELDS, type JsonValue } from '../model/index.js';
 import type { Finding } from './issues.js';
 import { toLabel, type Path } from './positions.js';
 
@@ -23,7 +22,7 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
   const names = new Map<string, Path>();
   const ids = new Map<number, Path>();
   const ignore = Array.isArray(file['ignore']) ? file['ignore'].filter((pattern): pattern is string => typeof pattern === 'string' && pattern !== '') : [];
-  const ignoreMatchers = ignore.map((pattern) => ({ pattern, matches: picomatch(pattern, { dot: true }) }));
+  const ignoreMatchers = ignore.map((pattern) => ({ pattern, matches: nameMatcher(pattern) }));
 
   for (const [index, audience] of audiences.entries()) {
     if (!isRecord(audience)) continue;

@@ -8,3 +8,4 @@ export * from './company.js';
 export * from './image.js';
 export * from './json.js';
 export * from './state.js';
+export * from './names.js';

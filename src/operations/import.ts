@@ -1,11 +1,10 @@
 import { access, rename, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import picomatch from 'picomatch';
 import type { AudienceClient } from '../api/audiences.js';
 import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig } from '../config/index.js';
 import { AppError } from '../errors.js';
-import type { LiveAudience, LiveAudienceSummary } from '../model/index.js';
+import { nameMatcher, type LiveAudience, type LiveAudienceSummary } from '../model/index.js';
 
 export interface ImportRequest {
   adAccountId: number;
@@ -32,7 +31,7 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   if (target && !request.force && (await exists(target))) {
     throw new AppError({ code: 'FILE_EXISTS', source: 'user', summary: `${request.out} already exists`, hint: 'choose another file with -o, or pass --force to overwrite it' });
   }
-  const matches = request.names.length > 0 ? picomatch(request.names, { bash: true, dot: true }) : () => true;
+  const matches = request.names.length > 0 ? nameMatcher(request.names) : () => true;
   const listed = (await client.list()).filter((summary) => matches(summary.name)).sort((a, b) => a.id - b.id);
   const { kept, skipped } = firstOfEachName(listed);
   const audiences: LiveAudience[] = await Promise.all(kept.map((summary) => client.read(summary.id)));

@@ -1,7 +1,8 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ConfigIssue } from '../config/index.js';
-import { ConfigError, DEFAULT_CONFIG_FILE, readDesiredStates } from '../config/index.js';
+import { validateFiles } from './validate.js';
+import { ConfigError } from '../config/index.js';
 import type { AdGroupLink, DesiredState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
 import { audiencesToRead, linksToRead, planAccount, type Plan, type PlanOptions } from '../plan/index.js';
 import { plainStyle, renderJson, renderMarkdown, renderText, type Style } from '../render/index.js';
@@ -32,14 +33,12 @@ export async function planFiles(files: string[], options: PlanOptions, deps: Pla
   );
 }
 
+/** The desired state of each file, or a ConfigError with every problem of every file at once. */
 export async function readValidDesiredStates(files: string[], cwd: string): Promise<Array<{ file: string; desired: DesiredState }>> {
-  const results = await readDesiredStates(files.length > 0 ? files : [DEFAULT_CONFIG_FILE], cwd);
-  const issues: ConfigIssue[] = results.flatMap(({ result }) => (result.ok ? [] : result.issues));
+  const results = await validateFiles(files, { cwd });
+  const issues: ConfigIssue[] = results.flatMap((result) => result.errors);
   if (issues.length > 0) throw new ConfigError(issues);
-  return results.map(({ file, result }) => {
-    if (!result.ok) throw new Error('unreachable: invalid results were reported above');
-    return { file, desired: result.value };
-  });
+  return results.flatMap(({ file, desired }) => (desired ? [{ file, desired }] : []));
 }
 
 /**

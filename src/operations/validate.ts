@@ -1,4 +1,5 @@
 import { DEFAULT_CONFIG_FILE, readDesiredStates, type ConfigIssue } from '../config/index.js';
+import type { DesiredState } from '../model/index.js';
 
 export { formatIssues } from '../config/index.js';
 
@@ -9,6 +10,8 @@ export interface FileValidation {
   audiences: number;
   errors: ConfigIssue[];
   warnings: ConfigIssue[];
+  /** The desired state, when the file is valid. */
+  desired?: DesiredState;
 }
 
 /**
@@ -36,6 +39,6 @@ export async function validateFiles(files: string[], deps: { cwd: string }): Pro
               hint: 'one file describes one ad account: merge the two files',
             },
           ];
-    return { file, ok: errors.length === 0, audiences: result.value.audiences.length, errors, warnings: result.warnings };
+    return { file, ok: errors.length === 0, audiences: result.value.audiences.length, errors, warnings: result.warnings, desired: result.value };
   });
 }

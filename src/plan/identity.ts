@@ -1,9 +1,5 @@
-import picomatch from 'picomatch';
-import type { DesiredAudience, DesiredState, LiveAudienceSummary } from '../model/index.js';
+import { nameMatcher, type DesiredAudience, type DesiredState, type LiveAudienceSummary } from '../model/index.js';
 import type { PlanProblem } from './types.js';
-
-/** Names are not paths: `*` matches any characters, `/` included, and a leading dot too. */
-const NAME_GLOB = { bash: true, dot: true } as const;
 
 /** A declared audience and the live audience it is (by pinned id, else by name). */
 export interface MatchedAudience {
@@ -72,7 +68,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
     }
   }
 
-  const isIgnored = desired.ignore.length > 0 ? picomatch(desired.ignore, NAME_GLOB) : () => false;
+  const isIgnored = nameMatcher(desired.ignore);
   const undeclared = live.filter((audience) => !claimed.has(audience.id) && !isIgnored(audience.name));
   const managedCount = live.filter((audience) => claimed.has(audience.id) || !isIgnored(audience.name)).length;
   return { matched, missing, undeclared, managedCount, errors };

@@ -155,3 +155,15 @@ describe('plan data order', () => {
     expect(created?.action === 'create' && Object.keys(created.after).slice(0, 3)).toEqual(['name', 'type', 'ageType']);
   });
 });
+
+describe('members the plan must send', () => {
+  it('refuses to add a member without the fields the service needs, but matches existing ones on fewer fields', () => {
+    const created = planAccount(desiredState([desiredAudience({ name: 'new', cohortTargetings: [{ cohortId: 5 }] })]), liveState([]), options);
+    expect(created.errors).toMatchObject([{ code: 'INCOMPLETE_MEMBER', name: 'new', message: expect.stringContaining('inclusionType') }]);
+
+    const live = liveAudience(1, { name: 'a', cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'x' }] });
+    const matched = planAccount(desiredState([desiredAudience({ name: 'a', ages: ['20'], ageType: 'NOT_ALL', cohortTargetings: [{ cohortId: 5 }] })]), liveState([live]), options);
+    expect(matched.errors).toEqual([]);
+    expect(matched.summary.update).toBe(1);
+  });
+});

@@ -3,6 +3,8 @@ import {
   compareText,
   isMessagingChannelReach,
   OVERSEAS_PROVINCE,
+  TARGETING_FIELDS,
+  TARGETING_REQUEST_FIELDS,
   type AdGroupLink,
   type AudienceDefinition,
   type DesiredAudience,
@@ -32,7 +34,9 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   const changes: Change[] = [];
 
   for (const audience of identities.missing) {
-    changes.push({ action: 'create', kind: 'audience', name: audience.key, id: null, before: null, after: definitionForCreate(audience) });
+    const after = definitionForCreate(audience);
+    errors.push(...incompleteMembers(audience.key, after));
+    changes.push({ action: 'create', kind: 'audience', name: audience.key, id: null, before: null, after });
     if (audience.adGroups && audience.adGroups.length > 0) warnings.push(linkMissing(audience, audience.adGroups));
   }
 
@@ -66,7 +70,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
 
     if (fields.length > 0) {
       if (!links) throw new Error(`planAccount: the links of audience ${summary.id}, which changes, are missing`);
-      errors.push(...campaignRuleErrors(audience.key, after, remaining));
+      errors.push(...campaignRuleErrors(audience.key, after, remaining), ...incompleteMembers(audience.key, after));
       changes.push({
         action: 'update',
         kind: 'audience',
@@ -162,6 +166,27 @@ function definitionForCreate(audience: DesiredAudience): AudienceDefinition {
     talkChannelGroupTargetings: [],
     ...rest,
   };
+}
+
+/**
+ * A member matches live ones on the fields the file declares, but one the service does not
+ * have yet is sent as declared, and a request needs all its fields.
+ */
+function incompleteMembers(name: string, definition: AudienceDefinition): PlanProblem[] {
+  return TARGETING_FIELDS.flatMap((field) =>
+    definition[field].flatMap((member) => {
+      const missing = TARGETING_REQUEST_FIELDS[field].filter((key) => !(key in member));
+      if (missing.length === 0) return [];
+      return [
+        {
+          code: 'INCOMPLETE_MEMBER' as const,
+          name,
+          message: `audience "${name}" adds a member to ${field} without ${missing.join(', ')}, which the service needs to create it: ${JSON.stringify(member)}`,
+          hint: `declare ${missing.join(' and ')} for the member (only members that already exist may be matched on fewer fields)`,
+        },
+      ];
+    }),
+  );
 }
 
 /** Rules 6 and 7 of the spec depend on the campaigns of the ad groups that use the audience. */

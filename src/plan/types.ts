@@ -85,7 +85,8 @@ export type ProblemCode =
   | 'PINNED_ID_NOT_FOUND'
   | 'PROTECTED'
   | 'MASS_DELETE'
-  | 'CAMPAIGN_RULE';
+  | 'CAMPAIGN_RULE'
+  | 'INCOMPLETE_MEMBER';
 
 export interface PlanProblem {
   code: ProblemCode;

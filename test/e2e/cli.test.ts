@@ -31,3 +31,19 @@ describe('the audiences command', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe('usage errors', () => {
+  it('names an unknown command, an option without its value and a bad choice, without a stack trace', async () => {
+    for (const [args, expected] of [
+      [['bogus'], 'Unknown command: bogus'],
+      [['plan', '-f'], 'Not enough arguments following: f'],
+      [['plan', '--format', 'xml'], 'Invalid values'],
+    ] as const) {
+      const result = await audiences(...args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^error\[USAGE\]/);
+      expect(result.stderr).toContain(expected);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
