@@ -1,6 +1,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ConfigIssue } from '../config/index.js';
+import { cachedReader, detailCachePath } from './detail-cache.js';
 import { validateFiles } from './validate.js';
 import { ConfigError } from '../config/index.js';
 import type { AdGroupLink, DesiredState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
@@ -23,13 +24,21 @@ export interface PlannedAccount {
 export interface PlanDeps {
   cwd: string;
   reader: (adAccountId: number) => AccountReader;
+  /** Keep single reads under .audiences/cache/ and reuse those whose modification date is unchanged. */
+  cache?: boolean;
 }
 
 /** Reads the desired files, fails with every config problem at once, then plans each account. */
 export async function planFiles(files: string[], options: PlanOptions, deps: PlanDeps): Promise<PlannedAccount[]> {
   const desiredStates = await readValidDesiredStates(files, deps.cwd);
   return Promise.all(
-    desiredStates.map(async ({ file, desired }) => ({ file, desired, plan: await planDesired(desired, options, deps.reader(desired.adAccountId)) })),
+    desiredStates.map(async ({ file, desired }) => {
+      if (!deps.cache) return { file, desired, plan: await planDesired(desired, options, deps.reader(desired.adAccountId)) };
+      const reader = cachedReader(deps.reader(desired.adAccountId), detailCachePath(deps.cwd, desired.adAccountId));
+      const plan = await planDesired(desired, options, reader);
+      await reader.save();
+      return { file, desired, plan };
+    }),
   );
 }
 

@@ -17,7 +17,8 @@ export const planCommand: CommandDefinition = {
       .option('out', { type: 'string', requiresArg: true, describe: 'Save the plan to this file for `audiences apply PLAN`' })
       .option('format', { choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' })
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
-      .option('allow-mass-delete', { type: 'boolean', default: false, describe: 'Allow a plan that deletes more than 30% of the managed audiences' }),
+      .option('allow-mass-delete', { type: 'boolean', default: false, describe: 'Allow a plan that deletes more than 30% of the managed audiences' })
+      .option('cache', { type: 'boolean', default: false, describe: 'Reuse single reads of unchanged audiences (kept under .audiences/cache/)' }),
   run: async (args, io) => {
     const files = Array.isArray(args['file']) ? args['file'].map(String) : [];
     const format = args['format'] as PlanFormat;
@@ -25,7 +26,7 @@ export const planCommand: CommandDefinition = {
     const style = await outputStyle(args, io);
     const { planFiles, renderPlans, savePlans } = await import('../../operations/plan.js');
     const planned = await withServices(args, io, (services) =>
-      planFiles(files, { allowMassDelete: args['allowMassDelete'] === true }, { cwd: io.cwd, reader: (adAccountId) => services.audiences(adAccountId) }),
+      planFiles(files, { allowMassDelete: args['allowMassDelete'] === true }, { cwd: io.cwd, reader: (adAccountId) => services.audiences(adAccountId), cache: args['cache'] === true }),
     );
     const plans = planned.map((account) => account.plan);
     io.stdout(renderPlans(plans, format, style));
