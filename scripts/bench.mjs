@@ -42,13 +42,14 @@ const options = {
   naiveSizes: values.sizes === undefined ? base.naiveSizes : values.sizes.split(',').map(Number),
   outFile: values.out ?? fileURLToPath(new URL('../bench/results.json', import.meta.url)),
   log: (entry) => {
-    if (entry.note) console.error(`note: ${entry.note}`);
-    else console.error(`  ${entry.name} n=${entry.n}: ${entry.wallMs ?? '-'} ms${entry.ok ? '' : ` — ${entry.problem}`}`);
+    const at = `[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s]`;
+    if (entry.note) console.error(`${at} note: ${entry.note}`);
+    else console.error(`${at} ${entry.name} n=${entry.n}: ${entry.wallMs ?? '-'} ms${entry.ok ? '' : ` — ${entry.problem}`}`);
   },
 };
 
-console.error(`bench: latency ${options.latencyMs} ms, concurrency ${options.concurrency}, N = ${options.sizes.join(', ')}${values.quick ? ' (quick)' : ''}`);
 const started = Date.now();
+console.error(`bench: latency ${options.latencyMs} ms, concurrency ${options.concurrency}, N = ${options.sizes.join(', ')}${values.quick ? ' (quick)' : ''}`);
 const results = await runBench(options);
 console.log(renderTable(results));
 console.log('');

@@ -62,6 +62,7 @@ describe('npm run bench, on a tiny account', () => {
         'naive-sequential-read',
         'apply-10pct-updates',
         'apply-creates',
+        'cold-start-node',
         'cold-start-help',
         'cold-start-validate',
         'plan-offline',

@@ -7,4 +7,11 @@ export function lowerBoundMs(counts: Partial<Record<Phase, number>>, options: { 
 export function timeline(
   requests: Array<{ method: string; path: string; at: string; durationMs: number }>,
   run: { startedAt: number; endedAt: number },
-): { beforeFirstRequestMs: number; requestsMs: number; afterLastRequestMs: number; phases: Partial<Record<Phase, { fromMs: number; toMs: number }>> };
+): {
+  beforeFirstRequestMs: number;
+  requestsMs: number;
+  afterLastRequestMs: number;
+  meanInFlight: number;
+  meanRequestMs: number;
+  phases: Partial<Record<Phase, { fromMs: number; toMs: number; meanInFlight: number }>>;
+};

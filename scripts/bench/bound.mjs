@@ -44,10 +44,11 @@ export function lowerBoundMs(counts, { concurrency, latencyMs }) {
  * answered, `durationMs` how long it held the request): before the first request (process
  * start, module loading, reading and validating the file), while requests were in flight, and
  * after the last answer (planning, rendering, exit). Also, per phase, when it began and ended
- * relative to the spawn, which shows whether phases overlap or wait on the client.
+ * relative to the spawn and how many of its requests were in flight on average, which shows
+ * whether phases overlap, wait on the client, or run below the concurrency.
  */
 export function timeline(requests, { startedAt, endedAt }) {
-  if (requests.length === 0) return { beforeFirstRequestMs: endedAt - startedAt, requestsMs: 0, afterLastRequestMs: 0, phases: {} };
+  if (requests.length === 0) return { beforeFirstRequestMs: endedAt - startedAt, requestsMs: 0, afterLastRequestMs: 0, meanInFlight: 0, meanRequestMs: 0, phases: {} };
   const spans = requests.map((request) => {
     const end = Date.parse(request.at);
     return { phase: phaseOf(request), start: end - request.durationMs, end };
@@ -56,9 +57,24 @@ export function timeline(requests, { startedAt, endedAt }) {
   const last = spans.reduce((most, span) => Math.max(most, span.end), -Infinity);
   const phases = {};
   for (const span of spans) {
-    const entry = (phases[span.phase] ??= { fromMs: Infinity, toMs: -Infinity });
+    const entry = (phases[span.phase] ??= { fromMs: Infinity, toMs: -Infinity, heldMs: 0 });
     entry.fromMs = Math.min(entry.fromMs, span.start - startedAt);
     entry.toMs = Math.max(entry.toMs, span.end - startedAt);
+    entry.heldMs += span.end - span.start;
   }
-  return { beforeFirstRequestMs: first - startedAt, requestsMs: last - first, afterLastRequestMs: endedAt - last, phases };
+  for (const entry of Object.values(phases)) {
+    entry.meanInFlight = entry.toMs > entry.fromMs ? entry.heldMs / (entry.toMs - entry.fromMs) : 0;
+    delete entry.heldMs;
+  }
+  const held = requests.reduce((sum, request) => sum + request.durationMs, 0);
+  return {
+    beforeFirstRequestMs: first - startedAt,
+    requestsMs: last - first,
+    afterLastRequestMs: endedAt - last,
+    // Below the concurrency: the client left slots idle. A mean duration above the latency:
+    // the emulator (or the machine) was slow to answer.
+    meanInFlight: last > first ? held / (last - first) : 0,
+    meanRequestMs: held / requests.length,
+    phases,
+  };
 }

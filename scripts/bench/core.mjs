@@ -55,10 +55,16 @@ export async function runBench(options) {
     const applyAvailable = /^\s+audiences apply\b/m.test(help.stdout);
     if (!applyAvailable) log({ note: '`audiences apply` is not a command of this build: the apply runs are skipped' });
 
+    // At most `concurrency` requests of at least `latencyMs` each are in flight, so the log
+    // (2,000 entries) takes 2000 · latency / concurrency ms to fill: poll at half that, since
+    // serializing the log costs the emulator time that would otherwise show in the figures.
+    const pollIntervalMs = Math.max(100, Math.min(2000, (1000 * Math.max(latencyMs, 1)) / concurrency));
+
     /** One measured run of the CLI (or of `script`) with its requests counted from the log. */
     const networkRun = async (name, n, args, check, { script, runConcurrency = concurrency } = {}) => {
-      const { result: run, requests } = await emulator.log.watch(() =>
-        script ? measureNode([script, ...args], { cwd: work, env }) : measureCli([...args, '--concurrency', String(concurrency)], { cwd: work, env }),
+      const { result: run, requests } = await emulator.log.watch(
+        () => (script ? measureNode([script, ...args], { cwd: work, env }) : measureCli([...args, '--concurrency', String(concurrency)], { cwd: work, env })),
+        { intervalMs: pollIntervalMs },
       );
       const byPhase = countPhases(requests);
       const bound = lowerBoundMs(byPhase, { concurrency: runConcurrency, latencyMs });
@@ -138,6 +144,8 @@ export async function runBench(options) {
 
     if (options.coldStart) {
       const { runs, validateSizes } = options.coldStart;
+      // The floor under every figure below: a node process that does nothing.
+      record(await coldStart('cold-start-node', 0, ['-e', ''], runs, work, measureNode));
       record(await coldStart('cold-start-help', 0, ['--help'], runs, work));
       for (const n of validateSizes) {
         const path = join(work, `validate-${n}.yaml`);
@@ -157,11 +165,11 @@ export async function runBench(options) {
 }
 
 /** A fresh process each time (after one to warm the file cache, when there are several); the medians of `runs`. */
-async function coldStart(name, n, args, runs, cwd) {
-  if (runs > 1) await measureCli(args, { cwd });
+async function coldStart(name, n, args, runs, cwd, measure = measureCli) {
+  if (runs > 1) await measure(args, { cwd });
   const samples = [];
   for (let run = 0; run < runs; run += 1) {
-    const result = await measureCli(args, { cwd });
+    const result = await measure(args, { cwd });
     if (result.code !== 0) return { name, n, requests: 0, wallMs: null, lowerBoundMs: null, ratio: null, cpuMs: null, peakRssMb: null, ok: false, problem: `exit code ${result.code}: ${result.stderr.trim().slice(0, 300)}` };
     samples.push(result);
   }
@@ -226,7 +234,7 @@ function round(value, digits = 0) {
 }
 
 function roundAll(value) {
-  if (typeof value === 'number') return round(value);
+  if (typeof value === 'number') return round(value, 1);
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, roundAll(inner)]));
   return value;
 }

@@ -55,8 +55,10 @@ export function renderTargets(results) {
   check(`planning ${offline?.n ?? 10_000} audiences offline < 1 s CPU`, offline ? offline.cpuMs < 1000 : undefined, offline ? `${offline.cpuMs} ms` : '');
   check(`planning ${offline?.n ?? 10_000} audiences offline < 250 MB peak`, offline ? offline.peakRssMb < 250 : undefined, offline ? `${offline.peakRssMb} MB` : '');
   const help = find('cold-start-help', 0);
-  check('`audiences --help` cold start < 150 ms (median)', help ? help.wallMs < 150 : undefined, help ? `${help.wallMs} ms` : '');
+  const floor = find('cold-start-node', 0);
+  const floorNote = floor ? ` (an empty node process: ${floor.wallMs} ms)` : '';
+  check('`audiences --help` cold start < 150 ms (median)', help ? help.wallMs < 150 : undefined, help ? `${help.wallMs} ms${floorNote}` : '');
   const validate = find('cold-start-validate', 100);
-  check('`validate` of 100 audiences cold start < 300 ms (median)', validate ? validate.wallMs < 300 : undefined, validate ? `${validate.wallMs} ms` : '');
+  check('`validate` of 100 audiences cold start < 300 ms (median)', validate ? validate.wallMs < 300 : undefined, validate ? `${validate.wallMs} ms${floorNote}` : '');
   return lines.join('\n');
 }

@@ -27,8 +27,13 @@ export interface AudienceClient {
 
 const BASE = '/openapi/v4/targetings';
 
-/** How often a create or batch delete whose outcome was unknown is reconciled and sent again. */
-const RECONCILE_ATTEMPTS = 5;
+/**
+ * How often a create or batch delete whose outcome was unknown is reconciled and sent again.
+ * Each round first proves (by listing) that the earlier one did nothing, so sending again is
+ * as safe as a retry of a request that never left; the bound only stops a service that fails
+ * every time.
+ */
+const RECONCILE_ATTEMPTS = 10;
 
 /**
  * A retried DELETE or unlink whose earlier attempt went through (its answer lost to a reset or

@@ -75,10 +75,11 @@ async function deleteBatch(changes: AudienceDelete[], client: AudienceClient): P
   if (outcome.failCount === 0) return changes.map((change) => ({ ...identify(change), status: 'ok' }));
 
   const messages = outcome.errorMessages ?? [];
+  const ids = new Set(changes.map((change) => change.id));
   const named = new Map<number, string>();
-  for (const change of changes) {
-    const message = messages.find((text) => new RegExp(`(^|\\D)${change.id}(\\D|$)`).test(text));
-    if (message) named.set(change.id, message);
+  for (const message of messages) {
+    const id = audienceIdOf(message, ids);
+    if (id !== undefined && !named.has(id)) named.set(id, message);
   }
   if (named.size >= outcome.failCount) {
     return changes.map((change) => (named.has(change.id) ? { ...identify(change), status: 'failed', cause: named.get(change.id) } : { ...identify(change), status: 'ok' }));
@@ -95,6 +96,19 @@ async function deleteBatch(changes: AudienceDelete[], client: AudienceClient): P
       ? { ...identify(change), status: 'failed', cause: named.get(change.id) ?? (messages.join('; ') || 'the batch delete did not delete it') }
       : { ...identify(change), status: 'ok' },
   );
+}
+
+/**
+ * The audience a batch-delete message is about. The service names it first ("audience 123: in
+ * use by ad groups 101, 102"); the ad groups named after it are another kind of id and may
+ * well equal the id of another audience of the batch, so only the first id of the batch counts.
+ */
+function audienceIdOf(message: string, ids: ReadonlySet<number>): number | undefined {
+  for (const [digits] of message.matchAll(/\d+/g)) {
+    const id = Number(digits);
+    if (ids.has(id)) return id;
+  }
+  return undefined;
 }
 
 async function attempt(change: Change, run: () => Promise<unknown>): Promise<ChangeResult> {

@@ -4,13 +4,14 @@ import type { Io } from './io.js';
 import { processIo } from './process-io.js';
 import type { CommandDefinition, GlobalOptions } from './command.js';
 import { applyCommand } from './commands/apply.js';
+import { companyCommand } from './commands/company.js';
 import { importCommand } from './commands/import.js';
 import { planCommand } from './commands/plan.js';
 import { emulatorCommand } from './commands/emulator.js';
 import { validateCommand } from './commands/validate.js';
 
 /** Every command, each a small file; their handlers load the heavy modules lazily. */
-const commands: CommandDefinition[] = [validateCommand, planCommand, applyCommand, importCommand, emulatorCommand];
+const commands: CommandDefinition[] = [validateCommand, planCommand, applyCommand, importCommand, companyCommand, emulatorCommand];
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   let exitCode = 0;

@@ -10,6 +10,7 @@ import {
   type Region,
   type TargetingMember,
 } from '../model/index.js';
+import { toDesiredBusiness, toDesiredImage } from './desired-images.js';
 import type { Audience, AudiencesFile } from './generated/audiences.js';
 
 /**
@@ -24,6 +25,8 @@ export function toDesiredState(file: AudiencesFile, source: DesiredState['source
     prune: file.prune ?? false,
     ignore: file.ignore ?? [],
     audiences: file.audiences.map(toDesiredAudience),
+    ...(file.business ? { business: toDesiredBusiness(file.business) } : {}),
+    ...(file.images ? { images: file.images.map(toDesiredImage) } : {}),
     source,
   };
 }

@@ -88,6 +88,12 @@ function fromError(error: ErrorObject): Finding | undefined {
       };
     case 'minLength':
       return { path, target: 'value', message: 'must not be empty' };
+    case 'maxLength':
+      return { path, target: 'value', message: `is ${typeof value === 'string' ? [...value].length : '?'} characters long, more than the ${String(params['limit'])} allowed` };
+    case 'maxItems':
+      return { path, target: 'value', message: `lists more than ${String(params['limit'])} values` };
+    case 'multipleOf':
+      return { path, target: 'value', message: `must be a multiple of ${String(params['multipleOf'])}, got ${describe(value)}`, ...multipleHint(value, Number(params['multipleOf'])) };
     case 'minimum':
       return { path, target: 'value', message: `must be at least ${String(params['limit'])}, got ${describe(value)}` };
     case 'maximum':
@@ -113,6 +119,12 @@ const EMPTY_LIST_HINTS: Readonly<Record<string, string>> = {
   depth2Locations: 'leave out an empty region list',
   depth3Locations: 'leave out an empty region list',
 };
+
+function multipleHint(value: unknown, step: number): { hint?: string } {
+  if (typeof value !== 'number' || !(step > 0)) return {};
+  const below = Math.floor(value / step) * step;
+  return { hint: `the nearest are ${below} and ${below + step}` };
+}
 
 function hintFor(hint: string | undefined): { hint?: string } {
   return hint === undefined ? {} : { hint };

@@ -3,7 +3,9 @@ import { LineCounter, isAlias, parseDocument, visit, type Document, type YAMLErr
 import { toDesiredState } from './desired-state.js';
 import type { AudiencesFile } from './generated/audiences.js';
 import { sortIssues, type ConfigIssue, type ConfigResult, type Finding } from './issues.js';
-import { createLocator, toLabel, toPointer, type Position } from './positions.js';
+import { checkBusinessRules } from './business-rules.js';
+import { checkImageRules } from './image-rules.js';
+import { createLocator, toLabel, toPointer, type Path, type Position } from './positions.js';
 import { checkRules } from './rules.js';
 import { audiencesSchemaValidator } from './schema.js';
 import { findingsFromSchemaErrors } from './schema-issues.js';
@@ -82,9 +84,11 @@ export function validateConfig(text: string, file: string): ConfigResult {
 
   const validate = audiencesSchemaValidator();
   const schemaFindings = validate(value) ? [] : findingsFromSchemaErrors(validate.errors ?? []);
-  const rules = checkRules(value, (path) => locate(path).line);
-  const errors = [...schemaFindings, ...rules.errors].map(toIssue);
-  const allWarnings = [...warnings, ...rules.warnings.map(toIssue)];
+  const lineOf = (path: Path): number => locate(path).line;
+  const rules = checkRules(value, lineOf);
+  const imageRules = checkImageRules(value, lineOf);
+  const errors = [...schemaFindings, ...rules.errors, ...checkBusinessRules(value), ...imageRules.errors].map(toIssue);
+  const allWarnings = [...warnings, ...[...rules.warnings, ...imageRules.warnings].map(toIssue)];
   if (errors.length > 0) return { ok: false, issues: sortIssues(errors) };
 
   const hash = createHash('sha256').update(text, 'utf8').digest('hex');

@@ -9,3 +9,5 @@ export * from './image.js';
 export * from './json.js';
 export * from './state.js';
 export * from './names.js';
+export * from './business.js';
+export * from './images.js';

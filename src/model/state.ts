@@ -1,4 +1,7 @@
 import type { AudienceDefinition, AudienceStatus, AudienceType } from './audience.js';
+import type { DesiredBusiness } from './business.js';
+import type { Company } from './company.js';
+import type { DesiredImage, ImageState } from './images.js';
 
 /** One audience as the user declared it: only the declared fields take part in a plan. */
 export interface DesiredAudience {
@@ -21,6 +24,10 @@ export interface DesiredState {
   /** Name globs never touched, even with prune. */
   ignore: string[];
   audiences: DesiredAudience[];
+  /** The account's business, checked before any change, when the file declares one. */
+  business?: DesiredBusiness;
+  /** Generated images, when the file declares `images:`. */
+  images?: DesiredImage[];
   /** Where the state came from, and a hash of its content for saved plans. */
   source: { files: string[]; hash: string };
 }
@@ -64,6 +71,10 @@ export interface LiveState {
   details: Record<string, LiveAudience>;
   /** Ad groups using an audience, by audience id, for the audiences whose links were read. */
   links: Record<string, AdGroupLink[]>;
+  /** The business the lookup found for the declared number (null: none), when the file declares one. */
+  business?: Company | null;
+  /** The local images and their lock, when the file declares images or a lock exists. */
+  images?: ImageState;
 }
 
 /** The business-board campaign type: it must not target the overseas province (rule 6). */

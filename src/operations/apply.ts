@@ -2,12 +2,16 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import type { AudienceClient } from '../api/audiences.js';
+import type { ImageClient } from '../api/imagegen.js';
 import { applyPlan } from '../apply/applier.js';
 import type { ApplyResult, ChangeResult } from '../apply/types.js';
-import { AppError } from '../errors.js';
-import { diffDefinition, linksToRecheck, staleReasons, type Plan } from '../plan/index.js';
+import { AppError, isAppError } from '../errors.js';
+import type { LiveAudience, LiveAudienceSummary } from '../model/index.js';
+import { diffDefinition, linksToRecheck, staleReasons, type AudienceUpdate, type Plan } from '../plan/index.js';
 import type { Style } from '../render/index.js';
-import { planFiles, renderPlans } from './plan.js';
+import { businessStaleReasons } from './company.js';
+import { applyPlanImages, IMAGE_CONCURRENCY, imageClient, imageStaleReasons, unavailableImages, withImageResults } from './images.js';
+import { planFiles, renderPlans, type BusinessLookup } from './plan.js';
 
 /** What applying needs of the outside world (the CLI's Io fits it). */
 export interface ApplyDeps {
@@ -20,6 +24,12 @@ export interface ApplyDeps {
   };
   style: Style;
   client: (adAccountId: number) => AudienceClient;
+  /** The business lookup, for files that declare `business:` (and saved plans made from them). */
+  business?: (adAccountId: number) => BusinessLookup;
+  /** The image-generation client, for plans that generate images. */
+  images?: () => ImageClient;
+  /** Requests in flight at once (image generations are bounded further). */
+  concurrency?: number;
 }
 
 export interface ApplyRequest {
@@ -40,9 +50,9 @@ export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<
   let plans: Plan[];
   if (request.savedPlan) {
     plans = await readSavedPlans(request.savedPlan, io.cwd);
-    for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId));
+    for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: io.cwd, business: deps.business?.(plan.adAccountId) });
   } else {
-    plans = (await planFiles(request.files, { allowMassDelete: request.allowMassDelete }, { cwd: io.cwd, reader: deps.client })).map((account) => account.plan);
+    plans = (await planFiles(request.files, { allowMassDelete: request.allowMassDelete }, { cwd: io.cwd, reader: deps.client, business: deps.business })).map((account) => account.plan);
     io.stdout(renderPlans(plans, 'text', deps.style));
     if (plans.some((plan) => plan.errors.length > 0)) return 1;
     if (plans.every((plan) => plan.changes.length === 0)) return 0;
@@ -52,10 +62,11 @@ export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<
   const applied: AppliedAccount[] = [];
   for (const plan of plans) {
     if (plan.changes.length === 0) continue;
-    applied.push(await applyAndVerify(plan, deps.client(plan.adAccountId), (result) => io.stderr(`${progressLine(result, deps.style)}\n`)));
+    const images = (imagePlan: Plan, report: (result: ChangeResult) => void) => applyPlanImages(imagePlan, imageClient(deps), io.cwd, deps.concurrency ?? IMAGE_CONCURRENCY, report);
+    applied.push(await applyAndVerify(plan, deps.client(plan.adAccountId), (result) => io.stderr(`${progressLine(result, deps.style)}\n`), images));
   }
   io.stdout(closingSummary(applied, request.savedPlan !== undefined));
-  return applied.every((account) => account.result.summary.failed + account.result.summary.skipped === 0 && account.remaining.length === 0) ? 0 : 1;
+  return applied.every((account) => account.result.summary.failed + account.result.summary.skipped === 0 && account.remaining.length === 0 && account.unverified === null) ? 0 : 1;
 }
 
 async function confirm(io: ApplyDeps['io']): Promise<boolean> {
@@ -74,9 +85,10 @@ async function confirm(io: ApplyDeps['io']): Promise<boolean> {
   return false;
 }
 
-const VERB: Record<ChangeResult['action'], string> = { create: 'create', update: 'update', delete: 'delete', unlink: 'unlink' };
+const VERB: Record<ChangeResult['action'], string> = { create: 'create', update: 'update', delete: 'delete', unlink: 'unlink', generate: 'generate', remove: 'remove' };
 
 function describeChange(result: ChangeResult): string {
+  if (result.action === 'generate' || result.action === 'remove') return `${VERB[result.action]} image "${result.name}"`;
   if (result.action === 'unlink') return `unlink ad group ${result.adGroupId} from audience "${result.name}" (id ${result.id})`;
   return `${VERB[result.action]} audience "${result.name}"${result.id === null ? '' : ` (id ${result.id})`}`;
 }
@@ -89,7 +101,7 @@ export function progressLine(result: ChangeResult, style: Style): string {
 
 function closingSummary(applied: AppliedAccount[], fromSavedPlan: boolean): string {
   const lines: string[] = [''];
-  for (const { plan, result, remaining } of applied) {
+  for (const { plan, result, remaining, unverified } of applied) {
     const { ok, failed, skipped } = result.summary;
     lines.push(`Apply ${failed + skipped === 0 ? 'complete' : 'incomplete'} for ad account ${plan.adAccountId}: ${ok} done, ${failed} failed, ${skipped} skipped.`);
     const notDone = result.results.filter((change) => change.status !== 'ok');
@@ -106,6 +118,9 @@ function closingSummary(applied: AppliedAccount[], fromSavedPlan: boolean): stri
       lines.push('After applying, these still differ (please report this):');
       for (const line of remaining) lines.push(`  ${line}`);
     }
+    if (unverified !== null) {
+      lines.push(`The account could not be read back to check the result: ${unverified}.`, 'Run `audiences plan` to see whether anything is left to do.');
+    }
   }
   return `${lines.join('\n')}\n`;
 }
@@ -115,6 +130,8 @@ export interface AppliedAccount {
   result: ApplyResult;
   /** Differences that remain after applying (there should be none). */
   remaining: string[];
+  /** Why the account could not be read back after applying (the changes' results still stand), or null. */
+  unverified: string | null;
 }
 
 /** Reads a plan saved by `plan --out`: one plan or an array of them, checked against schemas/plan.schema.json. */
@@ -146,13 +163,17 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
  * Refuses a saved plan made from a picture of the account that is no longer true: an
  * audience it touches changed, a name it creates is taken, an audience appeared under prune.
  */
-export async function checkPlanIsFresh(plan: Plan, client: AudienceClient): Promise<void> {
+export async function checkPlanIsFresh(plan: Plan, client: AudienceClient, local?: { cwd: string; business?: BusinessLookup | undefined }): Promise<void> {
   const audiences = await client.list();
   const present = new Set(audiences.map((summary) => summary.id));
   const ids = linksToRecheck(plan).filter((id) => present.has(id));
   const links = await Promise.all(ids.map((id) => client.adGroups(id)));
   const adGroupIds = Object.fromEntries(ids.map((id, index) => [String(id), (links[index] ?? []).map((link) => link.adGroupId)]));
-  const reasons = staleReasons(plan, { audiences, adGroupIds });
+  const reasons = [
+    ...staleReasons(plan, { audiences, adGroupIds }),
+    ...(await updatedSinceRead(plan, audiences, client)),
+    ...(local ? [...(await businessStaleReasons(plan, local.business)), ...(await imageStaleReasons(plan, local.cwd))] : []),
+  ];
   if (reasons.length > 0) {
     throw new AppError({
       code: 'PLAN_STALE',
@@ -164,10 +185,44 @@ export async function checkPlanIsFresh(plan: Plan, client: AudienceClient): Prom
   }
 }
 
-/** Applies one plan, then reads back every audience it touched and reports what still differs. */
-export async function applyAndVerify(plan: Plan, client: AudienceClient, report: (result: ChangeResult) => void): Promise<AppliedAccount> {
-  const result = await applyPlan(plan, client, report);
-  return { plan, result, remaining: await verifyApplied(plan, result, client) };
+/**
+ * The service dates changes to the second, so a change made in the same second the plan read
+ * an audience keeps its lastModifiedDate. An update sends the whole definition and would
+ * silently undo such a change: each audience the plan updates is read again and compared
+ * with the definition the plan was made from.
+ */
+async function updatedSinceRead(plan: Plan, audiences: LiveAudienceSummary[], client: AudienceClient): Promise<string[]> {
+  const readAt = new Map(plan.fingerprint.audiences.map((entry) => [entry.id, entry.lastModifiedDate]));
+  const sameDate = new Map(audiences.filter((summary) => readAt.get(summary.id) === summary.lastModifiedDate).map((summary) => [summary.id, summary]));
+  const updates = plan.changes.filter((change): change is AudienceUpdate => change.action === 'update' && sameDate.has(change.id));
+  const reads = await Promise.all(updates.map((change) => client.read(change.id)));
+  return updates.flatMap((change, index) => {
+    const fields = diffDefinition(change.before, (reads[index] as LiveAudience).definition).fields.map((field) => field.field);
+    return fields.length === 0 ? [] : [`audience "${change.name}" (id ${change.id}) was modified since the plan read it (${fields.join(', ')} changed)`];
+  });
+}
+
+/**
+ * Applies one plan, then reads back every audience it touched and reports what still differs.
+ * Image changes go to `images` after the audiences (the two never depend on each other).
+ */
+export async function applyAndVerify(
+  plan: Plan,
+  client: AudienceClient,
+  report: (result: ChangeResult) => void,
+  images: (plan: Plan, report: (result: ChangeResult) => void) => Promise<ChangeResult[]> = unavailableImages,
+): Promise<AppliedAccount> {
+  const audiences = { ...plan, changes: plan.changes.filter((change) => change.kind !== 'image') };
+  const result = await applyPlan(audiences, client, report);
+  // A failed read-back must not lose what was done (nor stop the images): it is reported instead.
+  let remaining: string[] = [];
+  let unverified: string | null = null;
+  try {
+    remaining = await verifyApplied(audiences, result, client);
+  } catch (error) {
+    unverified = isAppError(error) ? error.summary : error instanceof Error ? error.message : String(error);
+  }
+  return { plan, result: withImageResults(result, await images(plan, report)), remaining, unverified };
 }
 
 async function verifyApplied(plan: Plan, result: ApplyResult, client: AudienceClient): Promise<string[]> {
@@ -185,6 +240,9 @@ async function verifyApplied(plan: Plan, result: ApplyResult, client: AudienceCl
       }
       case 'delete':
         return present.has(change.id) ? [`audience "${change.name}" (id ${change.id}) still exists after its delete`] : [];
+      case 'generate':
+      case 'remove':
+        return [];
       case 'unlink': {
         if (!present.has(change.id)) return [];
         const links = await client.adGroups(change.id);

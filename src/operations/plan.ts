@@ -4,7 +4,8 @@ import type { ConfigIssue } from '../config/index.js';
 import { cachedReader, detailCachePath } from './detail-cache.js';
 import { validateFiles } from './validate.js';
 import { ConfigError } from '../config/index.js';
-import type { AdGroupLink, DesiredState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
+import type { AdGroupLink, Company, DesiredState, ImageState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
+import { readImageState } from './images.js';
 import { audiencesToRead, linksToRead, planAccount, type Plan, type PlanOptions } from '../plan/index.js';
 import { plainStyle, renderJson, renderMarkdown, renderText, type Style } from '../render/index.js';
 
@@ -26,6 +27,18 @@ export interface PlanDeps {
   reader: (adAccountId: number) => AccountReader;
   /** Keep single reads under .audiences/cache/ and reuse those whose modification date is unchanged. */
   cache?: boolean;
+  /** The business lookup, for files that declare `business:`. */
+  business?: (adAccountId: number) => BusinessLookup;
+}
+
+export interface BusinessLookup {
+  lookup(bizNum: string): Promise<Company | null>;
+}
+
+/** What planning reads besides the audiences: the business lookup and the local images (see readImageState). */
+export interface PlanContext {
+  business?: BusinessLookup | undefined;
+  images?: ImageState | undefined;
 }
 
 /** Reads the desired files, fails with every config problem at once, then plans each account. */
@@ -33,9 +46,10 @@ export async function planFiles(files: string[], options: PlanOptions, deps: Pla
   const desiredStates = await readValidDesiredStates(files, deps.cwd);
   return Promise.all(
     desiredStates.map(async ({ file, desired }) => {
-      if (!deps.cache) return { file, desired, plan: await planDesired(desired, options, deps.reader(desired.adAccountId)) };
+      const context: PlanContext = { business: deps.business?.(desired.adAccountId), images: await readImageState(desired, file, deps.cwd) };
+      if (!deps.cache) return { file, desired, plan: await planDesired(desired, options, deps.reader(desired.adAccountId), context) };
       const reader = cachedReader(deps.reader(desired.adAccountId), detailCachePath(deps.cwd, desired.adAccountId));
-      const plan = await planDesired(desired, options, reader);
+      const plan = await planDesired(desired, options, reader, context);
       await reader.save();
       return { file, desired, plan };
     }),
@@ -55,16 +69,29 @@ export async function readValidDesiredStates(files: string[], cwd: string): Prom
  * per managed audience, and the ad groups only where links matter. Reads run concurrently;
  * the transport bounds how many are in flight.
  */
-export async function planDesired(desired: DesiredState, options: PlanOptions, reader: AccountReader): Promise<Plan> {
-  const live = await readLiveState(desired, reader);
+export async function planDesired(desired: DesiredState, options: PlanOptions, reader: AccountReader, context: PlanContext = {}): Promise<Plan> {
+  const live = await readLiveState(desired, reader, context);
   return planAccount(desired, live, options);
 }
 
-export async function readLiveState(desired: DesiredState, reader: AccountReader): Promise<LiveState> {
-  const audiences = await reader.list();
+export async function readLiveState(desired: DesiredState, reader: AccountReader, context: PlanContext = {}): Promise<LiveState> {
+  const [audiences, business] = await Promise.all([reader.list(), desired.business ? lookupBusiness(desired.business.registrationNumber, context.business) : undefined]);
   const details = await readAll(audiencesToRead(desired, audiences), (id) => reader.read(id));
   const links = await readAll(linksToRead(desired, { audiences, details }), (id) => reader.adGroups(id));
-  return { adAccountId: desired.adAccountId, audiences, details, links };
+  return {
+    adAccountId: desired.adAccountId,
+    audiences,
+    details,
+    links,
+    ...(business === undefined ? {} : { business }),
+    ...(context.images ? { images: context.images } : {}),
+  };
+}
+
+/** The declared business, looked up once per plan (alongside the audience list). */
+function lookupBusiness(bizNum: string, business: BusinessLookup | undefined): Promise<Company | null> {
+  if (!business) throw new Error('readLiveState: the file declares a business, but no business lookup was given');
+  return business.lookup(bizNum);
 }
 
 async function readAll<T>(ids: number[], read: (id: number) => Promise<T>): Promise<Record<string, T>> {

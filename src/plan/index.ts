@@ -7,3 +7,5 @@ export { DEFAULT_MASS_DELETE, type MassDeleteThreshold } from './safety.js';
 export type * from './types.js';
 export { linksToRecheck, staleReasons, type CurrentAccount } from './fingerprint.js';
 export { diffDefinition } from './diff.js';
+export { planBusiness } from './business.js';
+export { planImages, type ImagePlan } from './images.js';

@@ -12,10 +12,12 @@ import {
   type LiveAudienceSummary,
   type LiveState,
 } from '../model/index.js';
+import { planBusiness } from './business.js';
 import { diffDefinition } from './diff.js';
+import { planImages } from './images.js';
 import { matchIdentities, type Identities } from './identity.js';
 import { checkMassDelete, DEFAULT_MASS_DELETE, type MassDeleteThreshold } from './safety.js';
-import type { AdGroupRef, AdGroupUnlink, Change, Fingerprint, Plan, PlanProblem, PlanSummary } from './types.js';
+import type { AdGroupRef, AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Fingerprint, Plan, PlanProblem, PlanSummary } from './types.js';
 
 export interface PlanOptions {
   allowMassDelete: boolean;
@@ -31,7 +33,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   const identities = matchIdentities(desired, live.audiences);
   const errors: PlanProblem[] = [...identities.errors];
   const warnings: PlanProblem[] = [];
-  const changes: Change[] = [];
+  const changes: AudienceChange[] = [];
 
   for (const audience of identities.missing) {
     const after = definitionForCreate(audience);
@@ -105,16 +107,28 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   const massDelete = checkMassDelete(deletes, identities.managedCount, options.massDelete ?? DEFAULT_MASS_DELETE);
   if (massDelete && !options.allowMassDelete) errors.push(massDelete);
 
-  const ordered = orderChanges(changes);
+  const business = desired.business ? planBusiness(desired.business, requireLookup(live.business)) : undefined;
+  const images = live.images ? planImages(desired.images ?? [], live.images, desired.prune) : undefined;
+  errors.push(...(business?.errors ?? []), ...(images?.errors ?? []));
+
+  // Images keep their dependency order after the audiences: the two never depend on each other.
+  const ordered = [...orderChanges(changes), ...(images?.changes ?? [])];
   return {
     formatVersion: 1,
     adAccountId: desired.adAccountId,
+    ...(business ? { business: business.header } : {}),
     changes: ordered,
     warnings: sortProblems(warnings),
     errors: sortProblems(errors),
     summary: summarize(ordered),
-    fingerprint: fingerprint(desired, live, identities),
+    fingerprint: { ...fingerprint(desired, live, identities), ...(images ? { images: images.fingerprint } : {}) },
+    ...(live.images ? { imageDir: live.images.dir } : {}),
   };
+}
+
+function requireLookup<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('planAccount: the file declares a business, but it was not looked up');
+  return value;
 }
 
 /** The audiences whose full definition the plan needs: every live audience the file manages. */
@@ -249,10 +263,12 @@ function adGroupRef(link: AdGroupLink): AdGroupRef {
   };
 }
 
-const ACTION_RANK: Record<Change['action'], number> = { unlink: 0, create: 1, update: 1, delete: 2 };
+const ACTION_RANK: Record<AudienceChange['action'], number> = { unlink: 0, create: 1, update: 1, delete: 2 };
+
+type AudienceChange = AudienceCreate | AudienceUpdate | AudienceDelete | AdGroupUnlink;
 
 /** By audience name; for one audience, its unlinks (by ad group) before the change they enable. */
-function orderChanges(changes: Change[]): Change[] {
+function orderChanges(changes: AudienceChange[]): AudienceChange[] {
   return [...changes].sort(
     (a, b) =>
       compareText(a.name, b.name) ||

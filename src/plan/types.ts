@@ -1,4 +1,4 @@
-import type { AudienceDefinition, JsonValue } from '../model/index.js';
+import type { AudienceDefinition, Company, ImageRequest, JsonValue, LockedImage } from '../model/index.js';
 
 /**
  * The plan: plain JSON data (schemas/plan.schema.json). The applier reads `action`, `kind`,
@@ -13,9 +13,19 @@ export interface Plan {
   errors: PlanProblem[];
   summary: PlanSummary;
   fingerprint: Fingerprint;
+  /** The account's business as the lookup found it, when the file declares one (for people: the plan's header). */
+  business?: PlanBusiness;
+  /** Where image paths start: the desired-state file's folder, relative to where the plan was made. Present when images are planned. */
+  imageDir?: string;
 }
 
-export type Change = AudienceCreate | AudienceUpdate | AudienceDelete | AdGroupUnlink;
+export interface PlanBusiness {
+  registrationNumber: string;
+  /** Null when no business is registered under the number (the plan then has an error). */
+  company: Company | null;
+}
+
+export type Change = AudienceCreate | AudienceUpdate | AudienceDelete | AdGroupUnlink | ImageGenerate | ImageRemove;
 export type ChangeAction = Change['action'];
 
 export interface AudienceCreate {
@@ -60,6 +70,35 @@ export interface AdGroupUnlink {
   display: { reason: 'audience-deleted' | 'not-declared' };
 }
 
+/** Why an image is generated: it is new, its request changed, an input is regenerated first, or a file is missing or altered. */
+export type ImageGenerateReason = 'new' | 'request-changed' | 'input-regenerated' | 'output-missing' | 'output-altered';
+
+/**
+ * Generate one image set. `after` is everything the applier sends and writes, without
+ * bytes: the request (inputs by path or source image, with their hashes; null where the
+ * source is generated first), the seeds to send (the locked ones, so a lost file comes back
+ * identical; null lets the service choose) and the files to write, relative to `imageDir`.
+ */
+export interface ImageGenerate {
+  action: 'generate';
+  kind: 'image';
+  name: string;
+  id: null;
+  before: LockedImage | null;
+  after: { request: ImageRequest; seeds: number[] | null; outputs: string[] };
+  display: { reason: ImageGenerateReason; fields: FieldChange[] };
+}
+
+/** Remove an image set dropped from the file (with prune): its files and its lock entry. */
+export interface ImageRemove {
+  action: 'remove';
+  kind: 'image';
+  name: string;
+  id: null;
+  before: LockedImage;
+  after: null;
+}
+
 /** One field of an update: its value before and after, and for sets the members added and removed. */
 export interface FieldChange {
   field: string;
@@ -86,12 +125,17 @@ export type ProblemCode =
   | 'PROTECTED'
   | 'MASS_DELETE'
   | 'CAMPAIGN_RULE'
-  | 'INCOMPLETE_MEMBER';
+  | 'INCOMPLETE_MEMBER'
+  | 'BUSINESS_NOT_FOUND'
+  | 'BUSINESS_MISMATCH'
+  | 'IMAGE_INPUT'
+  | 'IMAGE_PATH'
+  | 'IMAGE_LOCK';
 
 export interface PlanProblem {
   code: ProblemCode;
   message: string;
-  /** The audience it concerns, when it concerns one. */
+  /** The audience or image it concerns, when it concerns one. */
   name?: string;
   hint?: string;
 }
@@ -114,4 +158,6 @@ export interface Fingerprint {
   desiredHash: string;
   audiences: Array<{ id: number; lastModifiedDate: string; adGroupIds: number[] | null }>;
   accountAudienceIds: number[] | null;
+  /** With images: the lock file's hash and every image file the plan read, as it was (null: absent). */
+  images?: { lockHash: string | null; files: Array<{ path: string; sha256: string | null }> };
 }

@@ -1,4 +1,5 @@
 import type { Plan } from '../plan/index.js';
+import { businessLine } from './business.js';
 import { buildBlocks, type Block } from './rows.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
 
@@ -12,6 +13,7 @@ export const MARKDOWN_LIMIT = 65_000;
  */
 export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   const head: string[] = [`### audiences plan for ad account ${plan.adAccountId}`, ''];
+  if (plan.business) head.push(escape(businessLine(plan.business)), '');
   head.push(hasChanges(plan) ? `**Plan: ${summaryText(plan)}.**` : `**${noChangesText(plan)}**`, '');
   if (plan.errors.length > 0) {
     head.push(`**${count(plan.errors.length, 'error')}: this plan cannot be applied.**`, '');

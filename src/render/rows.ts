@@ -1,6 +1,7 @@
 import { diffArrays } from 'diff';
 import { CRITERIA_BY_TYPE, DEFINITION_FIELDS, PROVINCES, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceType, type JsonValue, type TargetingField } from '../model/index.js';
 import type { AdGroupRef, Change, FieldChange, Plan } from '../plan/index.js';
+import { imageBlock } from './image-rows.js';
 
 /**
  * The display rows of a plan, built once: text and Markdown are two views of these rows,
@@ -48,6 +49,9 @@ function blockOf(change: Change): Block {
       const lines: Line[] = ids.length === 0 ? [] : [{ kind: 'field', label: 'after unlinking', text: `ad group${ids.length === 1 ? '' : 's'} ${ids.join(', ')}` }];
       return { symbol: '-', title: `delete audience "${change.name}" (id ${change.id})`, lines };
     }
+    case 'generate':
+    case 'remove':
+      return imageBlock(change);
     case 'unlink':
       return {
         symbol: '-',

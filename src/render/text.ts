@@ -1,11 +1,12 @@
 import type { Plan } from '../plan/index.js';
+import { businessLine } from './business.js';
 import { buildBlocks, type Block, type Line } from './rows.js';
 import type { Style } from './style.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
 
 /** The plan for a terminal: `+ ~ -` blocks, each changed field before → after, then problems and a summary. */
 export function renderText(plan: Plan, style: Style): string {
-  const out: string[] = [style.bold(`audiences plan for ad account ${plan.adAccountId}`), ''];
+  const out: string[] = [style.bold(`audiences plan for ad account ${plan.adAccountId}`), ...(plan.business ? [businessLine(plan.business)] : []), ''];
   for (const block of buildBlocks(plan)) out.push(...blockLines(block, style), '');
   if (!hasChanges(plan)) out.push(noChangesText(plan), '');
   for (const warning of plan.warnings) {

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
+import type { TextToImageRequest } from '../../src/api/generated/wire.js';
 import type { HttpClient } from '../../src/api/http.js';
 import { createImageClient, type ImageClient } from '../../src/api/imagegen.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
@@ -48,7 +49,7 @@ describe('text to image', () => {
   });
 
   it('decodes a Base64 result: the same file as behind the URL, per seed', async () => {
-    const request = { version: 'v2.0', prompt: 'a lighthouse, unsafe at night', width: 384, height: 384, image_format: 'png', samples: 2, seed: [1, 2], nsfw_checker: true } as const;
+    const request: TextToImageRequest = { version: 'v2.0', prompt: 'a lighthouse, unsafe at night', width: 384, height: 384, image_format: 'png', samples: 2, seed: [1, 2], nsfw_checker: true };
     const viaBase64 = await images.textToImage({ ...request, return_type: 'base64_string' });
     const viaUrl = await images.textToImage({ ...request, return_type: 'url' });
     expect(viaBase64.images.map((image) => [image.seed, image.format, image.nsfwContentDetected])).toEqual([

@@ -27,7 +27,14 @@ export const applyCommand: CommandDefinition = {
     return withServices(args, io, (services) =>
       runApply(
         { savedPlan, files, autoApprove: args['autoApprove'] === true, allowMassDelete: args['allowMassDelete'] === true },
-        { io, style, client: (adAccountId) => services.audiences(adAccountId) },
+        {
+          io,
+          style,
+          client: (adAccountId) => services.audiences(adAccountId),
+          business: (adAccountId) => services.business(adAccountId),
+          images: () => services.images(),
+          concurrency: args.concurrency,
+        },
       ),
     );
   },

@@ -26,7 +26,12 @@ export const planCommand: CommandDefinition = {
     const style = await outputStyle(args, io);
     const { planFiles, renderPlans, savePlans } = await import('../../operations/plan.js');
     const planned = await withServices(args, io, (services) =>
-      planFiles(files, { allowMassDelete: args['allowMassDelete'] === true }, { cwd: io.cwd, reader: (adAccountId) => services.audiences(adAccountId), cache: args['cache'] === true }),
+      planFiles(files, { allowMassDelete: args['allowMassDelete'] === true }, {
+        cwd: io.cwd,
+        reader: (adAccountId) => services.audiences(adAccountId),
+        business: (adAccountId) => services.business(adAccountId),
+        cache: args['cache'] === true,
+      }),
     );
     const plans = planned.map((account) => account.plan);
     io.stdout(renderPlans(plans, format, style));

@@ -3,6 +3,26 @@
 // schemas/audiences.schema.json
 
 /**
+ * t2i (text to image), variations or inpainting.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "ImageOperation".
+ */
+export type ImageOperation = ("t2i" | "variations" | "inpainting")
+
+/**
+ * An input image (image: the source of variations and inpainting; mask: inpainting's region to redraw, in black; reference_image: inpainting's reference): a file path relative to this file, {file: path}, or {from: name} for the output of another declared image.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "ImageInput".
+ */
+export type ImageInput = (string | {
+  file: string
+} | {
+  from: string
+})
+
+/**
  * DISPLAY or MESSAGE.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
@@ -197,21 +217,125 @@ export interface Business {
 }
 
 /**
- * A generated image (its rules come with the image support).
+ * One generated image set: the image-generation request in the API's own parameter names, and where the files go. The operation is t2i (text to image), variations or inpainting; left out, it follows from the inputs (a mask: inpainting; an image: variations; neither: t2i). Which parameters each operation takes, and the bounds per version, are checked by `audiences validate`.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
  * via the `definition` "Image".
  */
 export interface Image {
   /**
-   * The image's name, unique in the file.
+   * The image set's name: its identity, unique in the file; `from:` refers to it.
    */
   name: string
+  operation?: ImageOperation
   /**
-   * Where the image is written, relative to this file.
+   * The file written, relative to this file and inside its folder (no `..`, not absolute). With several samples the files are numbered: banner.webp → banner-1.webp, banner-2.webp, …. Its extension (.webp, .png, .jpg/.jpeg) gives image_format when that is left out.
    */
   output: string
-  [k: string]: unknown | undefined
+  /**
+   * The model version: v2.1 (t2i and variations; 768 to 1280 pixels) or v2.0 (384 to 640 pixels; the only one for inpainting, and its default).
+   */
+  version?: ("v2.1" | "v2.0")
+  /**
+   * What to draw, in English (t2i and inpainting).
+   */
+  prompt?: string
+  /**
+   * What to leave out, in English (t2i and inpainting).
+   */
+  negative_prompt?: string
+  image?: ImageInput
+  mask?: ImageInput
+  reference_image?: ImageInput
+  /**
+   * Pixels, a multiple of 8: v2.1 768 to 1280, v2.0 384 to 640 (t2i and variations).
+   */
+  width?: number
+  /**
+   * Pixels, a multiple of 8: v2.1 768 to 1280, v2.0 384 to 640 (t2i and variations).
+   */
+  height?: number
+  /**
+   * true enlarges the image by scale (at most 2048 pixels per side).
+   */
+  upscale?: boolean
+  /**
+   * The enlargement with upscale: 2 (default) or 4.
+   */
+  scale?: (2 | 4)
+  /**
+   * The file format; default: from the output's extension.
+   */
+  image_format?: ("webp" | "jpeg" | "png")
+  /**
+   * 1 to 100 (default 70).
+   */
+  image_quality?: number
+  /**
+   * How many images, 1 to 8 (default 1).
+   */
+  samples?: number
+  /**
+   * How the service returns the files (the tool reads both; default url).
+   */
+  return_type?: ("base64_string" | "url")
+  /**
+   * 10 to 100 (default 25; t2i and inpainting).
+   */
+  prior_num_inference_steps?: number
+  /**
+   * 1.0 to 20.0 (default 5.0; t2i and inpainting).
+   */
+  prior_guidance_scale?: number
+  /**
+   * 10 to 100 (default 50).
+   */
+  num_inference_steps?: number
+  /**
+   * 1.0 to 20.0 (default 5.0).
+   */
+  guidance_scale?: number
+  /**
+   * v2.1: decoder_ddpm_v_prediction; v2.0: decoder_ddim_v_prediction (default) or decoder_ddpm_v_prediction (t2i and variations).
+   */
+  scheduler?: ("decoder_ddpm_v_prediction" | "decoder_ddim_v_prediction")
+  /**
+   * One seed per sample (0 to 4294967295). Left out, the seeds the service picks are recorded in images.lock.json.
+   *
+   * @minItems 1
+   * @maxItems 8
+   */
+  seed?: number[]
+  /**
+   * true: check for unsafe content; a flagged image is not written.
+   */
+  nsfw_checker?: boolean
+  face_refiner?: FaceRefiner
+}
+
+/**
+ * Face-shape adjustment (recommended with v2.0 for t2i and variations).
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "FaceRefiner".
+ */
+export interface FaceRefiner {
+  /**
+   * 0 to 1 (default 1).
+   */
+  bbox_size_threshold?: number
+  /**
+   * 0 to 1 (default 1); 0 turns it off.
+   */
+  bbox_filter_threshold?: number
+  /**
+   * 1 to 10 (default 2).
+   */
+  restoration_repeats?: number
+  /**
+   * 0 to 1 (default 0.5).
+   */
+  weight_sft?: number
 }
 
 /**

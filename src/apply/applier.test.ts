@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import type { AudienceClient, DeleteManyResult } from '../api/audiences.js';
+import type { AdGroupUnlink, AudienceDelete, Change, Plan } from '../plan/index.js';
+import { applyPlan } from './applier.js';
+
+/**
+ * The service's batch delete can only be made to name an ad group id equal to another
+ * audience's id with ids the emulator never hands out (its audiences start at 100001), so
+ * these cases use a small in-memory account; the end-to-end tests cover the emulator.
+ */
+function account(options: { audiences: number[]; deleteMany?: (ids: number[]) => DeleteManyResult; failUnlink?: boolean }): AudienceClient & { present: Set<number>; calls: string[] } {
+  const present = new Set(options.audiences);
+  const calls: string[] = [];
+  const refuse = (what: string) => () => Promise.reject(new Error(`${what} is not expected here`));
+  return {
+    adAccountId: 1234,
+    present,
+    calls,
+    list: async () =>
+      [...present].map((id) => ({ id, name: `audience ${id}`, audienceStatus: 'AVAILABLE' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '' })),
+    read: refuse('read'),
+    create: refuse('create'),
+    update: refuse('update'),
+    adGroups: refuse('adGroups'),
+    delete: async (id) => {
+      calls.push(`delete ${id}`);
+      present.delete(id);
+    },
+    deleteMany: async (ids) => {
+      calls.push(`deleteMany ${ids.join(',')}`);
+      const outcome = options.deleteMany?.(ids) ?? { successCount: ids.length, failCount: 0, errorMessages: [] };
+      return outcome;
+    },
+    unlink: async (id, adGroupId) => {
+      calls.push(`unlink ${id} ${adGroupId}`);
+      if (options.failUnlink) throw new Error(`ad group ${adGroupId} could not be released`);
+    },
+  };
+}
+
+function deletion(id: number): AudienceDelete {
+  return { action: 'delete', kind: 'audience', name: `audience ${id}`, id, before: { name: `audience ${id}`, type: 'DISPLAY' }, after: null, display: { impact: [] } };
+}
+
+function unlinking(id: number, adGroupId: number): AdGroupUnlink {
+  return {
+    action: 'unlink',
+    kind: 'adGroupLink',
+    name: `audience ${id}`,
+    id,
+    adGroupId,
+    before: { adGroupId, adGroupName: 'ad group', adGroupStatus: ['LIVE'], campaignId: 11, campaignName: 'campaign' },
+    after: null,
+    display: { reason: 'audience-deleted' },
+  };
+}
+
+function planOf(changes: Change[]): Plan {
+  return {
+    formatVersion: 1,
+    adAccountId: 1234,
+    changes,
+    warnings: [],
+    errors: [],
+    summary: { create: 0, update: 0, delete: 0, unlink: 0, generate: 0, remove: 0 },
+    fingerprint: { desiredHash: 'hash', audiences: [], accountAudienceIds: null },
+  };
+}
+
+describe('applyPlan: batch deletes', () => {
+  it('charges a failure to the audience its message names first, not to an audience whose id equals a named ad group', async () => {
+    // Audience 5 is in use by ad group 101; audience 101 is deleted. The message names both numbers.
+    const client = account({
+      audiences: [5, 101, 7],
+      deleteMany: (ids) => {
+        for (const id of ids.filter((candidate) => candidate !== 5)) client.present.delete(id);
+        return { successCount: ids.length - 1, failCount: 1, errorMessages: ['audience 5: in use by ad groups 101, 7'] };
+      },
+    });
+    const result = await applyPlan(planOf([deletion(5), deletion(101), deletion(7)]), client);
+    expect(result.results.map(({ id, status }) => ({ id, status }))).toEqual([
+      { id: 5, status: 'failed' },
+      { id: 101, status: 'ok' },
+      { id: 7, status: 'ok' },
+    ]);
+    expect(result.results[0]?.cause).toBe('audience 5: in use by ad groups 101, 7');
+    expect(result.summary).toEqual({ ok: 2, failed: 1, skipped: 0 });
+  });
+
+  it('reads the account again when the messages do not say which audience failed', async () => {
+    const client = account({
+      audiences: [1, 2, 3],
+      deleteMany: (ids) => {
+        client.present.delete(1);
+        client.present.delete(3);
+        return { successCount: ids.length - 1, failCount: 1, errorMessages: ['one audience could not be deleted'] };
+      },
+    });
+    const result = await applyPlan(planOf([deletion(1), deletion(2), deletion(3)]), client);
+    expect(result.results.map((change) => change.status)).toEqual(['ok', 'failed', 'ok']);
+    expect(result.results[1]?.cause).toBe('one audience could not be deleted');
+  });
+
+  it('skips the delete whose unlink failed and deletes the rest, reporting each change once in plan order', async () => {
+    const client = account({ audiences: [1, 2, 3], failUnlink: true });
+    const reported: string[] = [];
+    const plan = planOf([unlinking(1, 101), deletion(1), deletion(2), deletion(3)]);
+    const result = await applyPlan(plan, client, (change) => reported.push(`${change.action} ${change.id} ${change.status}`));
+    expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 failed', 'delete 1 skipped', 'delete 2 ok', 'delete 3 ok']);
+    expect(result.results[1]?.cause).toContain('unlinking ad group 101 failed');
+    expect([...reported].sort()).toEqual([...result.results.map((change) => `${change.action} ${change.id} ${change.status}`)].sort());
+    expect(client.calls).toEqual(['unlink 1 101', 'deleteMany 2,3']);
+  });
+});

@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import type { InpaintingRequest, TextToImageRequest, VariationsRequest } from '../api/generated/wire.js';
+import type { ImageClient } from '../api/imagegen.js';
+import { isAppError } from '../errors.js';
+import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage } from '../model/index.js';
+import type { ImageGenerate, ImageRemove } from '../plan/index.js';
+import type { ChangeResult } from './types.js';
+
+/** The files and the lock of one project folder; every path is relative to it (and checked by the store). */
+export interface ImageStore {
+  read(path: string): Promise<Uint8Array>;
+  /** Writes each file atomically (a reader never sees half a file). */
+  write(files: Array<{ path: string; bytes: Uint8Array }>): Promise<void>;
+  delete(paths: string[]): Promise<void>;
+  /** Records one image's lock entry, or removes it (null); called after each success. */
+  record(name: string, entry: LockedImage | null): Promise<void>;
+}
+
+/**
+ * Generates and removes images: each generation waits for the images it is made from, at
+ * most `concurrency` run at once, and each success is written and locked before the next is
+ * reported. An image whose source failed is skipped; one flagged unsafe is not written.
+ * Every change ends as a result; nothing throws halfway.
+ */
+export async function applyImages(
+  changes: Array<ImageGenerate | ImageRemove>,
+  client: ImageClient,
+  store: ImageStore,
+  options: { concurrency: number },
+  report: (result: ChangeResult) => void = () => undefined,
+): Promise<ChangeResult[]> {
+  const slots = limiter(Math.max(1, options.concurrency));
+  const generated = new Map<string, Promise<Uint8Array | undefined>>();
+  const results = new Map<ImageGenerate | ImageRemove, ChangeResult>();
+  const finish = (change: ImageGenerate | ImageRemove, status: ChangeResult['status'], cause?: string): void => {
+    const result: ChangeResult = { action: change.action, name: change.name, id: null, status, ...(cause === undefined ? {} : { cause }) };
+    results.set(change, result);
+    report(result);
+  };
+
+  const generates = changes.filter((change): change is ImageGenerate => change.action === 'generate');
+  // Register every generation before any starts, so a dependant finds its source's promise.
+  const settle = new Map<string, (bytes: Uint8Array | undefined) => void>();
+  for (const change of generates) generated.set(change.name, new Promise((resolve) => settle.set(change.name, resolve)));
+
+  await Promise.all(
+    generates.map(async (change) => {
+      let first: Uint8Array | undefined;
+      try {
+        const inputs = await resolveInputs(change, generated, store);
+        if (typeof inputs === 'string') {
+          finish(change, 'skipped', inputs);
+          return;
+        }
+        const outcome = await slots(() => generate(change, inputs, client, store));
+        if (typeof outcome === 'string') finish(change, 'failed', outcome);
+        else {
+          first = outcome;
+          finish(change, 'ok');
+        }
+      } catch (error) {
+        finish(change, 'failed', causeOf(error));
+      } finally {
+        settle.get(change.name)?.(first);
+      }
+    }),
+  );
+
+  for (const change of changes.filter((candidate): candidate is ImageRemove => candidate.action === 'remove')) {
+    try {
+      await store.delete(change.before.outputs.map((output) => output.path));
+      await store.record(change.name, null);
+      finish(change, 'ok');
+    } catch (error) {
+      finish(change, 'failed', causeOf(error));
+    }
+  }
+  return changes.map((change) => results.get(change) as ChangeResult);
+}
+
+type InputBytes = Partial<Record<(typeof IMAGE_INPUT_FIELDS)[number], Uint8Array>>;
+
+/** The bytes of each input: a file as planned (its hash must not have changed), or a source's output. A string says why not. */
+async function resolveInputs(change: ImageGenerate, generated: Map<string, Promise<Uint8Array | undefined>>, store: ImageStore): Promise<InputBytes | string> {
+  const bytes: InputBytes = {};
+  for (const field of IMAGE_INPUT_FIELDS) {
+    const input = change.after.request.inputs[field];
+    if (!input) continue;
+    const pending = 'from' in input ? generated.get(input.from) : undefined;
+    if (pending) {
+      const made = await pending;
+      if (!made) return `its ${field} comes from image "${'from' in input ? input.from : ''}", which was not generated`;
+      bytes[field] = made;
+      continue;
+    }
+    const read = await store.read(input.file);
+    if (sha256(read) !== input.sha256) return `${field} ${input.file} changed since the plan was made`;
+    bytes[field] = read;
+  }
+  return bytes;
+}
+
+/** One generation: the request, the checks of its answer, the files, then the lock. Returns the first file, or why it failed. */
+async function generate(change: ImageGenerate, inputs: InputBytes, client: ImageClient, store: ImageStore): Promise<Uint8Array | string> {
+  const { request, seeds, outputs } = change.after;
+  const { seed: _pinned, ...params } = request.params;
+  const body: Record<string, unknown> = { ...params, ...(seeds === null ? {} : { seed: seeds }) };
+  for (const [field, bytes] of Object.entries(inputs)) body[field] = Buffer.from(bytes).toString('base64');
+
+  const answer: ImageGeneration =
+    request.operation === 't2i'
+      ? await client.textToImage(body as unknown as TextToImageRequest)
+      : request.operation === 'variations'
+        ? await client.variations(body as unknown as VariationsRequest)
+        : await client.inpainting(body as unknown as InpaintingRequest);
+
+  if (answer.images.length !== outputs.length) return `the service returned ${answer.images.length} images for ${outputs.length} samples`;
+  const flagged = answer.images.flatMap((image, index) => (image.nsfwContentDetected === true ? [outputs[index]] : []));
+  if (flagged.length > 0) return `the service flagged ${flagged.join(', ')} as unsafe content (nsfw_checker); nothing was written`;
+  const wrong = answer.images.find((image) => image.format !== request.params.image_format);
+  if (wrong) return `the service returned a ${wrong.format} file where ${request.params.image_format} was asked for; nothing was written`;
+
+  const files = answer.images.map((image, index) => ({ path: outputs[index] as string, bytes: image.bytes }));
+  await store.write(files);
+  const recorded = actualRequest(request, inputs);
+  await store.record(change.name, {
+    request: recorded,
+    requestHash: sha256(new TextEncoder().encode(requestKey(recorded))),
+    seeds: answer.images.map((image) => image.seed),
+    modelVersion: answer.modelVersion,
+    outputs: files.map((file) => ({ path: file.path, sha256: sha256(file.bytes) })),
+  });
+  return files[0]?.bytes ?? new Uint8Array();
+}
+
+/** The request as it was sent: every input's hash known (a source generated in this run has its new hash). */
+function actualRequest(request: ImageRequest, inputs: InputBytes): ImageRequest {
+  const recorded: ImageRequest['inputs'] = {};
+  for (const field of IMAGE_INPUT_FIELDS) {
+    const input = request.inputs[field];
+    const bytes = inputs[field];
+    if (input && bytes) recorded[field] = { ...input, sha256: sha256(bytes) };
+  }
+  return { ...request, inputs: recorded };
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** At most `size` tasks at once; the rest wait in order. */
+function limiter(size: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (task) => {
+    // A finishing task hands its slot straight to the next waiter, so none is taken twice.
+    if (running >= size) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running += 1;
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    }
+  };
+}
+
+function causeOf(error: unknown): string {
+  if (isAppError(error)) return error.detail ? `${error.summary} (${error.detail.split('\n')[0]})` : error.summary;
+  return error instanceof Error ? error.message : String(error);
+}

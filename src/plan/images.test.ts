@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import type { DesiredImage, ImageState, LocalFile, LockedImage } from '../model/index.js';
+import { planBusiness } from './business.js';
+import { planImages } from './images.js';
+
+const banner: DesiredImage = {
+  key: 'banner',
+  operation: 't2i',
+  params: { version: 'v2.0', prompt: 'a kite', width: 512, height: 512, image_format: 'webp', samples: 1 },
+  inputs: {},
+  outputs: ['banner.webp'],
+};
+const variant: DesiredImage = {
+  key: 'variant',
+  operation: 'variations',
+  params: { version: 'v2.0', width: 384, height: 384, image_format: 'png', samples: 2 },
+  inputs: { image: { from: 'banner' } },
+  outputs: ['variant-1.png', 'variant-2.png'],
+};
+
+function locked(image: DesiredImage, hashes: string[], inputHash?: string): LockedImage {
+  return {
+    request: { operation: image.operation, params: image.params, inputs: inputHash === undefined ? {} : { image: { from: 'banner', file: 'banner.webp', sha256: inputHash } } },
+    requestHash: 'h',
+    seeds: hashes.map((_, index) => 100 + index),
+    modelVersion: 'v2.0',
+    outputs: image.outputs.map((path, index) => ({ path, sha256: hashes[index] as string })),
+  };
+}
+
+const present = (sha256: string): LocalFile => ({ status: 'present', sha256, format: null, width: null, height: null });
+
+/** Both images generated before: the lock and the files agree. */
+function generated(overrides: Partial<Record<string, LocalFile>> = {}): ImageState {
+  const files: Record<string, LocalFile> = { 'banner.webp': present('b'), 'variant-1.png': present('v1'), 'variant-2.png': present('v2') };
+  for (const [path, file] of Object.entries(overrides)) if (file) files[path] = file;
+  return { dir: '.', lock: { lockVersion: 1, images: { banner: locked(banner, ['b']), variant: locked(variant, ['v1', 'v2'], 'b') } }, lockHash: 'lock', files };
+}
+
+describe('planImages', () => {
+  it('generates new images in dependency order, a dependant waiting for its source', () => {
+    const state: ImageState = { dir: '.', lock: { lockVersion: 1, images: {} }, lockHash: null, files: { 'banner.webp': { status: 'absent' } } };
+    const plan = planImages([variant, banner], state, false);
+    expect(plan.errors).toEqual([]);
+    expect(plan.changes.map((change) => [change.action, change.name])).toEqual([
+      ['generate', 'banner'],
+      ['generate', 'variant'],
+    ]);
+    const second = plan.changes[1];
+    expect(second?.action === 'generate' && second.after).toEqual({
+      request: { operation: 'variations', params: variant.params, inputs: { image: { from: 'banner', file: 'banner.webp', sha256: null } } },
+      seeds: null,
+      outputs: ['variant-1.png', 'variant-2.png'],
+    });
+  });
+
+  it('plans nothing when the lock and the files agree', () => {
+    expect(planImages([banner, variant], generated(), false).changes).toEqual([]);
+  });
+
+  it('regenerates a missing or altered file with the locked seeds, without touching what is made from it', () => {
+    const missing = planImages([banner, variant], generated({ 'banner.webp': { status: 'absent' } }), false);
+    expect(missing.changes).toEqual([expect.objectContaining({ name: 'banner', after: expect.objectContaining({ seeds: [100] }), display: { reason: 'output-missing', fields: [] } })]);
+    const altered = planImages([banner, variant], generated({ 'variant-2.png': present('edited') }), false);
+    expect(altered.changes).toEqual([expect.objectContaining({ name: 'variant', after: expect.objectContaining({ seeds: [100, 101] }), display: { reason: 'output-altered', fields: [] } })]);
+  });
+
+  it('regenerates a changed request with new seeds, and what is made from it after it', () => {
+    const changed = { ...banner, params: { ...banner.params, prompt: 'a red kite' } };
+    const plan = planImages([banner, variant].map((image) => (image.key === 'banner' ? changed : image)), generated(), false);
+    expect(plan.changes.map((change) => [change.name, change.action === 'generate' ? change.display.reason : '', change.action === 'generate' ? change.after.seeds : ''])).toEqual([
+      ['banner', 'request-changed', null],
+      ['variant', 'input-regenerated', null],
+    ]);
+    const first = plan.changes[0];
+    expect(first?.action === 'generate' && first.display.fields).toEqual([{ field: 'prompt', before: 'a kite', after: 'a red kite' }]);
+  });
+
+  it('sends pinned seeds, and treats pinning other seeds as a changed request', () => {
+    const pinned = { ...banner, params: { ...banner.params, seed: [7] } };
+    const plan = planImages([pinned], generated(), false);
+    expect(plan.changes).toEqual([expect.objectContaining({ after: expect.objectContaining({ seeds: [7] }), display: { reason: 'request-changed', fields: [{ field: 'seed', before: null, after: [7] }] } })]);
+  });
+
+  it('regenerates when a local input changed, since the request records its content', () => {
+    const fromFile: DesiredImage = { ...variant, inputs: { image: { file: 'source.png' } } };
+    const state = generated({ 'source.png': { status: 'present', sha256: 'new', format: 'png', width: 10, height: 10 } });
+    const lockedEntry = state.lock.images['variant'] as LockedImage;
+    lockedEntry.request.inputs = { image: { file: 'moved/source.png', sha256: 'new' } };
+    expect(planImages([banner, fromFile], state, false).changes).toEqual([]);
+    lockedEntry.request.inputs = { image: { file: 'source.png', sha256: 'old' } };
+    expect(planImages([banner, fromFile], state, false).changes).toEqual([expect.objectContaining({ name: 'variant', display: expect.objectContaining({ reason: 'request-changed' }) })]);
+  });
+
+  it('removes images dropped from the file only with prune', () => {
+    expect(planImages([banner], generated(), false).changes).toEqual([]);
+    expect(planImages([banner], generated(), true).changes).toEqual([expect.objectContaining({ action: 'remove', kind: 'image', name: 'variant', after: null })]);
+  });
+
+  it('checks inputs before any call: present, of a format the operation takes, and within 1024 pixels for inpainting', () => {
+    const inpaint: DesiredImage = {
+      key: 'fix',
+      operation: 'inpainting',
+      params: { version: 'v2.0', prompt: 'a kite', image_format: 'png', samples: 1 },
+      inputs: { image: { file: 'big.png' }, mask: { file: 'mask.gif' }, reference_image: { file: 'gone.png' } },
+      outputs: ['out/fix.png'],
+    };
+    const state: ImageState = {
+      dir: '.',
+      lock: { lockVersion: 1, images: {} },
+      lockHash: null,
+      files: {
+        'big.png': { status: 'present', sha256: 'x', format: 'png', width: 1025, height: 800 },
+        'mask.gif': { status: 'present', sha256: 'y', format: null, width: null, height: null },
+        'gone.png': { status: 'absent' },
+        'out/fix.png': { status: 'refused', reason: 'it leads out of the project folder through a link' },
+      },
+    };
+    expect(planImages([inpaint], state, false).errors.map((error) => `${error.code} ${error.message}`)).toEqual([
+      'IMAGE_PATH image "fix": cannot write out/fix.png: it leads out of the project folder through a link',
+      'IMAGE_INPUT image "fix": image big.png is 1025×800 pixels; inpainting takes at most 1024 a side',
+      'IMAGE_INPUT image "fix": mask mask.gif is not an image the service reads (by its content)',
+      'IMAGE_INPUT image "fix": reference_image gone.png does not exist',
+    ]);
+    const heicVariation: DesiredImage = { ...variant, inputs: { image: { file: 'photo.heic' } } };
+    const heic: ImageState = { ...state, files: { 'photo.heic': { status: 'present', sha256: 'z', format: 'heic', width: 10, height: 10 } } };
+    expect(planImages([heicVariation], heic, false).errors.map((error) => error.message)).toEqual(['image "variant": image photo.heic is a heic file (by its content)']);
+  });
+
+  it('refuses to plan from a lock it cannot read', () => {
+    const plan = planImages([banner], { ...generated(), lockProblem: 'it is not JSON' }, true);
+    expect(plan.changes).toEqual([]);
+    expect(plan.errors.map((error) => error.code)).toEqual(['IMAGE_LOCK']);
+  });
+
+  it('fingerprints the lock and every file it read', () => {
+    expect(planImages([banner], generated({ 'banner.webp': { status: 'absent' } }), false).fingerprint).toEqual({
+      lockHash: 'lock',
+      files: [
+        { path: 'banner.webp', sha256: null },
+        { path: 'variant-1.png', sha256: 'v1' },
+        { path: 'variant-2.png', sha256: 'v2' },
+      ],
+    });
+  });
+});
+
+describe('planBusiness', () => {
+  const company = {
+    id: 1,
+    businessRegistrationNumber: '120-81-47521',
+    name: 'Demo Commerce Co., Ltd.',
+    representationName: 'Kim Minji',
+    businessCategory: 'Retail',
+    businessItem: null,
+    address: { zipCode: null, baseAddress: null, detailAddress: null },
+  };
+
+  it('is an error when no business has the number, or an expected field differs', () => {
+    expect(planBusiness({ registrationNumber: '120-81-47521', expected: {} }, null).errors.map((error) => error.code)).toEqual(['BUSINESS_NOT_FOUND']);
+    const mismatch = planBusiness({ registrationNumber: '120-81-47521', expected: { name: 'Other Ltd.', representationName: 'Kim Minji' } }, company);
+    expect(mismatch.errors.map((error) => error.message)).toEqual(['the business 120-81-47521 has name "Demo Commerce Co., Ltd.", but the file expects "Other Ltd."']);
+    expect(mismatch.header).toEqual({ registrationNumber: '120-81-47521', company });
+  });
+});

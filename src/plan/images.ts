@@ -1,0 +1,186 @@
+import {
+  compareText,
+  IMAGE_INPUT_FIELDS,
+  IMAGE_PARAM_FIELDS,
+  INPAINTING_MAX_SIDE,
+  INPUT_FORMATS,
+  requestKey,
+  type DesiredImage,
+  type ImageRequest,
+  type ImageState,
+  type JsonValue,
+  type LockedImage,
+  type RecordedInput,
+} from '../model/index.js';
+import type { FieldChange, Fingerprint, ImageGenerate, ImageGenerateReason, ImageRemove, PlanProblem } from './types.js';
+
+export interface ImagePlan {
+  /** Generates in dependency order (a source before the images made from it), then removes by name. */
+  changes: Array<ImageGenerate | ImageRemove>;
+  errors: PlanProblem[];
+  fingerprint: NonNullable<Fingerprint['images']>;
+}
+
+/** Regenerating with these reasons gives new content; the others bring back the locked files exactly. */
+const NEW_CONTENT: readonly ImageGenerateReason[] = ['new', 'request-changed', 'input-regenerated'];
+
+/**
+ * Declared images against the lock and the files on disk, as a pure function. An image is
+ * generated when it is new, its request (parameters and the inputs' content) changed, or a
+ * file is missing or altered; in the last two cases with the locked seeds, so the files come
+ * back as they were. With prune, a locked image no longer declared is removed. Inputs are
+ * checked here, before any call: they exist, their real format is one the operation takes,
+ * and inpainting's stay within 1024 pixels a side.
+ */
+export function planImages(desired: DesiredImage[], state: ImageState, prune: boolean): ImagePlan {
+  const fingerprint = {
+    lockHash: state.lockHash,
+    files: Object.entries(state.files)
+      .map(([path, file]) => ({ path, sha256: file.status === 'present' ? file.sha256 : null }))
+      .sort((a, b) => compareText(a.path, b.path)),
+  };
+  if (state.lockProblem !== undefined) {
+    return {
+      changes: [],
+      errors: [{ code: 'IMAGE_LOCK', message: `the image lock cannot be read: ${state.lockProblem}`, hint: 'restore images.lock.json from version control, or delete it to generate every image anew' }],
+      fingerprint,
+    };
+  }
+
+  const errors: PlanProblem[] = [];
+  const changes: Array<ImageGenerate | ImageRemove> = [];
+  const regenerated = new Map<string, ImageGenerateReason>();
+  const byName = new Map(desired.map((image) => [image.key, image]));
+  for (const image of dependencyOrder(desired)) {
+    errors.push(...fileProblems(image, state));
+    const request: ImageRequest = { operation: image.operation, params: image.params, inputs: recordInputs(image, byName, state, regenerated) };
+    const locked = state.lock.images[image.key];
+    const decision = decide(image, request, locked, state);
+    if (!decision) continue;
+    regenerated.set(image.key, decision.reason);
+    changes.push({
+      action: 'generate',
+      kind: 'image',
+      name: image.key,
+      id: null,
+      before: locked ?? null,
+      after: { request, seeds: decision.seeds, outputs: image.outputs },
+      display: { reason: decision.reason, fields: decision.reason === 'request-changed' && locked ? requestFields(locked.request, request) : [] },
+    });
+  }
+
+  if (prune) {
+    const declared = new Set(desired.map((image) => image.key));
+    for (const name of Object.keys(state.lock.images).sort(compareText)) {
+      const locked = state.lock.images[name];
+      if (locked && !declared.has(name)) changes.push({ action: 'remove', kind: 'image', name, id: null, before: locked, after: null });
+    }
+  }
+  return { changes, errors, fingerprint };
+}
+
+function decide(image: DesiredImage, request: ImageRequest, locked: LockedImage | undefined, state: ImageState): { reason: ImageGenerateReason; seeds: number[] | null } | undefined {
+  const pinned = image.params.seed ?? null;
+  if (!locked) return { reason: 'new', seeds: pinned };
+  if (Object.values(request.inputs).some((input) => input.sha256 === null)) return { reason: 'input-regenerated', seeds: pinned };
+  if (requestKey(request) !== requestKey(locked.request)) return { reason: 'request-changed', seeds: pinned };
+  for (const [index, path] of image.outputs.entries()) {
+    const file = state.files[path];
+    if (!file || file.status === 'absent') return { reason: 'output-missing', seeds: locked.seeds };
+    if (file.status === 'present' && file.sha256 !== locked.outputs[index]?.sha256) return { reason: 'output-altered', seeds: locked.seeds };
+  }
+  return undefined;
+}
+
+/**
+ * Inputs as the request records them. Another image's output counts with the hash it will
+ * have: the locked one, unless that image gets new content in this plan (null: known only
+ * once it is generated).
+ */
+function recordInputs(image: DesiredImage, byName: Map<string, DesiredImage>, state: ImageState, regenerated: Map<string, ImageGenerateReason>): ImageRequest['inputs'] {
+  const inputs: ImageRequest['inputs'] = {};
+  for (const field of IMAGE_INPUT_FIELDS) {
+    const input = image.inputs[field];
+    if (!input) continue;
+    let recorded: RecordedInput;
+    if ('from' in input) {
+      const reason = regenerated.get(input.from);
+      const sha256 = reason !== undefined && NEW_CONTENT.includes(reason) ? null : (state.lock.images[input.from]?.outputs[0]?.sha256 ?? null);
+      recorded = { from: input.from, file: byName.get(input.from)?.outputs[0] ?? '', sha256 };
+    } else {
+      const file = state.files[input.file];
+      recorded = { file: input.file, sha256: file?.status === 'present' ? file.sha256 : '' };
+    }
+    inputs[field] = recorded;
+  }
+  return inputs;
+}
+
+/** Output paths that lead out of the project, and local inputs that are missing or unfit. */
+function fileProblems(image: DesiredImage, state: ImageState): PlanProblem[] {
+  const problems: PlanProblem[] = [];
+  const problem = (code: PlanProblem['code'], message: string, hint: string): void => void problems.push({ code, name: image.key, message: `image "${image.key}": ${message}`, hint });
+  for (const path of image.outputs) {
+    const file = state.files[path];
+    if (file?.status === 'refused') problem('IMAGE_PATH', `cannot write ${path}: ${file.reason}`, 'keep image files in the folder of the desired-state file or below it, not through links that lead elsewhere');
+  }
+  for (const field of IMAGE_INPUT_FIELDS) {
+    const input = image.inputs[field];
+    if (!input || 'from' in input) continue;
+    const file = state.files[input.file];
+    if (!file || file.status === 'absent') {
+      problem('IMAGE_INPUT', `${field} ${input.file} does not exist`, 'check the path: it is relative to the desired-state file');
+      continue;
+    }
+    if (file.status === 'refused') {
+      problem('IMAGE_PATH', `cannot read ${field} ${input.file}: ${file.reason}`, 'keep input images in the folder of the desired-state file or below it');
+      continue;
+    }
+    const accepted = INPUT_FORMATS[image.operation];
+    if (file.format === null || !accepted.includes(file.format)) {
+      problem('IMAGE_INPUT', `${field} ${input.file} is ${file.format === null ? 'not an image the service reads' : `a ${file.format} file`} (by its content)`, `${image.operation} takes ${accepted.join(', ')} files: convert it`);
+      continue;
+    }
+    if (image.operation === 'inpainting' && field !== 'mask' && file.width !== null && file.height !== null && Math.max(file.width, file.height) > INPAINTING_MAX_SIDE) {
+      problem('IMAGE_INPUT', `${field} ${input.file} is ${file.width}×${file.height} pixels; inpainting takes at most ${INPAINTING_MAX_SIDE} a side`, `scale it down to fit ${INPAINTING_MAX_SIDE}×${INPAINTING_MAX_SIDE}`);
+    }
+  }
+  return problems;
+}
+
+/** The parameters and inputs whose values differ, in the spec's order. */
+function requestFields(before: ImageRequest, after: ImageRequest): FieldChange[] {
+  const fields: FieldChange[] = [];
+  const push = (field: string, a: JsonValue | undefined, b: JsonValue | undefined): void => {
+    if (JSON.stringify(a ?? null) !== JSON.stringify(b ?? null)) fields.push({ field, before: a ?? null, after: b ?? null });
+  };
+  push('operation', before.operation, after.operation);
+  const paramsBefore = before.params as unknown as Record<string, JsonValue>;
+  const paramsAfter = after.params as unknown as Record<string, JsonValue>;
+  for (const field of IMAGE_PARAM_FIELDS) push(field, paramsBefore[field], paramsAfter[field]);
+  for (const field of IMAGE_INPUT_FIELDS) {
+    const a = before.inputs[field];
+    const b = after.inputs[field];
+    if ((a?.sha256 ?? null) !== (b?.sha256 ?? null)) push(field, a ?? null, b ?? null);
+  }
+  return fields;
+}
+
+/** Sources before the images made from them; otherwise the file's order. */
+function dependencyOrder(images: DesiredImage[]): DesiredImage[] {
+  const byName = new Map(images.map((image) => [image.key, image]));
+  const ordered: DesiredImage[] = [];
+  const placed = new Set<string>();
+  const place = (image: DesiredImage, trail: Set<string>): void => {
+    if (placed.has(image.key) || trail.has(image.key)) return;
+    trail.add(image.key);
+    for (const input of Object.values(image.inputs)) {
+      const source = 'from' in input ? byName.get(input.from) : undefined;
+      if (source) place(source, trail);
+    }
+    placed.add(image.key);
+    ordered.push(image);
+  };
+  for (const image of images) place(image, new Set());
+  return ordered;
+}

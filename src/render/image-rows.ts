@@ -1,0 +1,53 @@
+import { IMAGE_INPUT_FIELDS, IMAGE_PARAM_FIELDS, type JsonValue, type RecordedInput } from '../model/index.js';
+import type { ImageGenerate, ImageGenerateReason, ImageRemove } from '../plan/index.js';
+import type { Block, Line } from './rows.js';
+
+const REASONS: Readonly<Record<ImageGenerateReason, string>> = {
+  new: 'new',
+  'request-changed': 'the request changed',
+  'input-regenerated': 'an input image is generated first',
+  'output-missing': 'a file is missing; the locked seeds bring it back identical',
+  'output-altered': 'a file was altered; the locked seeds bring it back identical',
+};
+
+/** An image change as display rows: the request (all of it when new, what changed otherwise), the seeds and the files. */
+export function imageBlock(change: ImageGenerate | ImageRemove): Block {
+  if (change.action === 'remove') {
+    return {
+      symbol: '-',
+      title: `remove image "${change.name}"`,
+      lines: [{ kind: 'field', label: 'files deleted', text: change.before.outputs.map((output) => output.path).join(', ') }],
+    };
+  }
+  const { request, seeds, outputs } = change.after;
+  const lines: Line[] = [{ kind: 'field', label: 'reason', text: REASONS[change.display.reason] }];
+  if (change.display.reason === 'new') {
+    lines.push({ kind: 'field', label: 'operation', text: request.operation });
+    const params = request.params as unknown as Record<string, JsonValue | undefined>;
+    for (const field of IMAGE_PARAM_FIELDS) {
+      const value = params[field];
+      if (value !== undefined && field !== 'seed') lines.push({ kind: 'field', label: field, text: typeof value === 'string' ? value : JSON.stringify(value) });
+    }
+    for (const field of IMAGE_INPUT_FIELDS) {
+      const input = request.inputs[field];
+      if (input) lines.push({ kind: 'field', label: field, text: inputText(input) });
+    }
+  }
+  for (const field of change.display.fields) {
+    lines.push({ kind: 'field', label: field.field, text: `${valueText(field.before)} → ${valueText(field.after)}` });
+  }
+  lines.push({ kind: 'field', label: 'seeds', text: seeds === null ? 'chosen by the service, then locked' : seeds.join(', ') });
+  lines.push({ kind: 'field', label: outputs.length === 1 ? 'file' : 'files', text: outputs.join(', ') });
+  return { symbol: change.display.reason === 'new' ? '+' : '~', title: `generate image "${change.name}"`, lines };
+}
+
+function inputText(input: RecordedInput): string {
+  const hash = input.sha256 === null ? 'generated first' : `sha256 ${input.sha256.slice(0, 12)}`;
+  return 'from' in input ? `${input.file} from image "${input.from}" (${hash})` : `${input.file} (${hash})`;
+}
+
+function valueText(value: JsonValue): string {
+  if (value === null) return '(none)';
+  if (typeof value === 'object' && !Array.isArray(value) && ('file' in value || 'from' in value)) return inputText(value as unknown as RecordedInput);
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

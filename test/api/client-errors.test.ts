@@ -1,0 +1,206 @@
+/**
+ * Error paths of the three clients that the emulator never produces: error bodies without
+ * extras, 2xx answers that are empty or not JSON, silence, expired image URLs and files that
+ * are not images. A tiny scripted server stands in for the service.
+ */
+import sharp from 'sharp';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/api-error.js';
+import { createAudienceClient } from '../../src/api/audiences.js';
+import { createBusinessClient } from '../../src/api/business.js';
+import type { HttpClient } from '../../src/api/http.js';
+import { createImageClient } from '../../src/api/imagegen.js';
+import { definition } from '../helpers/builders.js';
+import { bearer, reply, replyBytes, silence, startScripted, transport, type Script, type ScriptedServer } from './support.js';
+
+let server: ScriptedServer;
+let clients: HttpClient[];
+
+beforeEach(async () => {
+  server = await startScripted();
+  clients = [];
+});
+afterEach(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await server.close();
+});
+
+function http(service: 'audience' | 'business' | 'imagegen', timeouts?: { headersMs: number }): HttpClient {
+  const client = transport({ service, baseUrl: server.url, headers: service === 'imagegen' ? { Authorization: 'AppKey test-app-key' } : bearer('test-access-token'), ...(timeouts ? { timeouts } : {}) });
+  clients.push(client);
+  return client;
+}
+
+/** One call of each client, all answered by the same scripted answers. */
+const calls = {
+  'audience list': () => createAudienceClient(http('audience'), 1234).list(),
+  'audience read': () => createAudienceClient(http('audience'), 1234).read(5),
+  'audience create': () => createAudienceClient(http('audience'), 1234).create(audienceBody),
+  'business lookup': () => createBusinessClient(http('business'), 1234).lookup('120-81-47521'),
+  'text to image': () => createImageClient(http('imagegen')).textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 }),
+};
+const audienceBody = definition({ name: 'a' });
+
+async function failure(call: () => Promise<unknown>): Promise<ApiError> {
+  const error = await call().then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+describe.each(Object.entries(calls))('%s', (_name, call) => {
+  it('a 4xx with extras carries every field of the body', async () => {
+    server.answers = [reply(400, { code: -400, msg: 'invalid request', extras: { detailCode: 4321, detailMsg: 'the field x is wrong' } })];
+    const error = await failure(call);
+    expect(error).toMatchObject({ kind: 'http', status: 400, code: 'API_REJECTED', serviceCode: -400, detailCode: 4321, detailMsg: 'the field x is wrong', ambiguous: false, attempts: 1, source: 'remote' });
+    expect(error.summary).toContain('the field x is wrong');
+    expect(error.detail).toContain('service code -400, detail code 4321 (invalid request)');
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it.each([
+    ['missing', { code: -401, msg: 'unauthorized' }],
+    ['empty', { code: -401, msg: 'unauthorized', extras: {} }],
+    ['null', { code: -401, msg: 'unauthorized', extras: null }],
+  ])('a 4xx whose extras are %s keeps the code and message', async (_kind, body) => {
+    server.answers = [reply(401, body)];
+    const error = await failure(call);
+    expect(error).toMatchObject({ status: 401, code: 'API_UNAUTHORIZED', serviceCode: -401, detailCode: undefined, detailMsg: undefined });
+    expect(error.summary).toContain('unauthorized');
+    expect(error.hint).toMatch(/ADS_ACCESS_TOKEN|IMAGEGEN_API_KEY/);
+  });
+
+  it('a 4xx with an HTML body says what came back', async () => {
+    server.answers = [reply(403, '<html><body>Forbidden by proxy</body></html>', { 'content-type': 'text/html' })];
+    const error = await failure(call);
+    expect(error).toMatchObject({ status: 403, code: 'API_FORBIDDEN', serviceCode: undefined });
+    expect(error.summary).toContain('Forbidden by proxy');
+  });
+
+  it('a 200 that is not JSON is an invalid response', async () => {
+    server.answers = [reply(200, '{"content": [')];
+    const error = await failure(call);
+    expect(error).toMatchObject({ kind: 'invalid-response', code: 'API_INVALID_RESPONSE', status: 200 });
+    expect(error.summary).toContain('not JSON');
+  });
+
+  it('a 200 with an empty body is an invalid response', async () => {
+    server.answers = [(_req, res) => res.writeHead(200, { 'content-length': '0' }).end()];
+    const error = await failure(call);
+    expect(error).toMatchObject({ kind: 'invalid-response', status: 200 });
+    expect(error.summary).toContain('empty body');
+  });
+
+  it('a 200 of the wrong shape names the problem', async () => {
+    server.answers = [reply(200, { unexpected: true })];
+    const error = await failure(call);
+    expect(error.kind).toBe('invalid-response');
+    expect(error.summary).toMatch(/not a \w+: body must have required property/);
+  });
+});
+
+describe('silence', () => {
+  it('is a timeout for every client', async () => {
+    server.answers = [silence];
+    // undici checks its timers about once a second: one attempt each, all at once, keeps this short.
+    const slow = (service: 'audience' | 'business' | 'imagegen') => {
+      const client = transport({ service, baseUrl: server.url, timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 } });
+      clients.push(client);
+      return client;
+    };
+    const errors = await Promise.all([
+      failure(() => createAudienceClient(slow('audience'), 1234).list()),
+      failure(() => createAudienceClient(slow('audience'), 1234).read(5)),
+      failure(() => createAudienceClient(slow('audience'), 1234).create(audienceBody)),
+      failure(() => createBusinessClient(slow('business'), 1234).lookup('120-81-47521')),
+      failure(() => createImageClient(slow('imagegen')).textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 })),
+    ]);
+    for (const error of errors) {
+      expect(error).toMatchObject({ kind: 'timeout', code: 'API_TIMEOUT' });
+      expect(error.summary).toContain('no response headers within 100 ms');
+    }
+    expect(errors.map((error) => error.service)).toEqual(['audience', 'audience', 'audience', 'business', 'imagegen']);
+  });
+});
+
+describe('the create under silence', () => {
+  it('lists the account before sending again, and sends again only when nothing was made', async () => {
+    const created = { id: 9, name: 'a', audienceStatus: 'STANDBY', type: 'DISPLAY', createdDate: '2026-01-01T00:00:00', lastModifiedDate: '2026-01-01T00:00:00', adAccountId: 1234, ageType: 'ALL', genderType: 'ALL' };
+    server.answers = [silence, reply(200, { content: [] }), reply(200, created)];
+    const result = await createAudienceClient(http('audience', { headersMs: 100 }), 1234).create(audienceBody);
+    expect(result.id).toBe(9);
+    expect(server.seen.map((seen) => `${seen.method} ${seen.url}`)).toEqual(['POST /openapi/v4/targetings', 'GET /openapi/v4/targetings/audiences', 'POST /openapi/v4/targetings']);
+  });
+});
+
+describe('business lookup', () => {
+  it.each([
+    ['an error body', reply(404, { code: -404, msg: 'not found', extras: { detailCode: 3002, detailMsg: 'no company' } })],
+    ['an empty body', ((_req, res) => res.writeHead(404).end()) as Script],
+  ])('404 with %s is null', async (_kind, answer) => {
+    server.answers = [answer];
+    expect(await createBusinessClient(http('business'), 1234).lookup('120-81-47521')).toBeNull();
+    expect(server.seen[0]?.headers['adaccountid']).toBe('1234');
+  });
+
+  it('reads missing and null fields as null', async () => {
+    server.answers = [reply(200, { businessRegistrationNumber: '120-81-47521', name: 'Only a name', businessItem: null, address: null, extra: 'ignored' })];
+    expect(await createBusinessClient(http('business'), 1234).lookup('120-81-47521')).toEqual({
+      id: null,
+      businessRegistrationNumber: '120-81-47521',
+      name: 'Only a name',
+      representationName: null,
+      businessCategory: null,
+      businessItem: null,
+      address: { zipCode: null, baseAddress: null, detailAddress: null },
+    });
+  });
+});
+
+describe('image results', () => {
+  const answer = (image: string) => reply(200, { id: 'job-1', model_version: 'v2.1', images: [{ id: 'img-1', seed: 4, image }] });
+
+  it('the format comes from the bytes, not from the request', async () => {
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#fff' } }).png().toBuffer();
+    server.answers = [answer(png.toString('base64'))];
+    const result = await createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768, image_format: 'webp', return_type: 'base64_string' });
+    expect(result).toEqual({ jobId: 'job-1', modelVersion: 'v2.1', images: [{ id: 'img-1', seed: 4, bytes: new Uint8Array(png), format: 'png', nsfwContentDetected: null, nsfwScore: null }] });
+  });
+
+  it('an expired URL (404) fails the generation, naming the file', async () => {
+    server.answers = [(req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body), reply(404, { code: -404, msg: 'not found', extras: { detailCode: 3005, detailMsg: 'no such image' } })];
+    const error = await failure(() => createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }));
+    expect(error).toMatchObject({ status: 404, method: 'GET', path: '/images/img-1.webp' });
+  });
+
+  it('a URL whose file is not an image is an invalid response', async () => {
+    server.answers = [(req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body), replyBytes(200, new TextEncoder().encode('<html>login</html>'), 'text/html')];
+    const error = await failure(() => createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }));
+    expect(error).toMatchObject({ kind: 'invalid-response', method: 'GET', path: '/images/img-1.webp' });
+    expect(error.summary).toContain('not a webp, jpeg or png file');
+  });
+
+  it.each([
+    ['not Base64', 'this is not base64!'],
+    ['Base64 of something else', Buffer.from('just some text').toString('base64')],
+  ])('a result that is %s is an invalid response', async (_kind, image) => {
+    server.answers = [answer(image)];
+    const error = await failure(() => createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768, return_type: 'base64_string' }));
+    expect(error).toMatchObject({ kind: 'invalid-response', service: 'imagegen', path: '/v2/inference/imagegen/t2i' });
+  });
+
+  it('variations and inpainting post to their own paths', async () => {
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#000' } }).png().toBuffer();
+    server.answers = [answer(png.toString('base64'))];
+    const client = createImageClient(http('imagegen'));
+    await client.variations({ version: 'v2.0', image: 'AAAA', width: 384, height: 384 });
+    await client.inpainting({ prompt: 'x', image: 'AAAA', mask: 'AAAA' });
+    expect(server.seen.map((seen) => `${seen.method} ${seen.url} ${String(seen.headers['authorization'])}`)).toEqual([
+      'POST /v2/inference/imagegen/variations AppKey test-app-key',
+      'POST /v2/inference/imagegen/inpainting AppKey test-app-key',
+    ]);
+    expect(JSON.parse(server.seen[1]?.body ?? '')).toEqual({ prompt: 'x', image: 'AAAA', mask: 'AAAA' });
+  });
+});

@@ -1,0 +1,383 @@
+/**
+ * Apply when things go wrong: a flaky service (5xx, 429, connection resets), saved plans that
+ * went stale, answers at the prompt, a batch delete that partly fails, protected audiences.
+ * Everything runs against the real emulator on port 0, through the real client and transport;
+ * the CLI runs in this process (`runInProcess`) where its output and exit code matter.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Io } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import type { Audience, AudiencesFile } from '../../src/config/generated/audiences.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { StoredAudience } from '../../src/emulator/store.js';
+import { REGION_FIELDS, stableStringify, TARGETING_FIELDS, type DesiredAudience, type JsonValue } from '../../src/model/index.js';
+import { applyAndVerify, runApply } from '../../src/operations/apply.js';
+import { planDesired } from '../../src/operations/plan.js';
+import { plainStyle } from '../../src/render/index.js';
+import { definition } from '../helpers/builders.js';
+import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
+import { audienceEntry } from '../helpers/emulator-arbitraries.js';
+import { connectClient, desiredFromFile, FAST_RETRY, linkAdGroup, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
+
+let emulator: RunningEmulator;
+let env: Record<string, string>;
+let live: LiveClient;
+
+beforeEach(async () => {
+  ({ emulator, env } = await emulatorEnv());
+  live = connectClient(emulator);
+});
+afterEach(async () => {
+  await live.close();
+  await emulator.close();
+});
+
+/** A definition for each name, the same on every run (fast-check's sampler with a fixed seed). */
+function entries(names: string[], seed: number): Audience[] {
+  return names.map((name, index) => fc.sample(audienceEntry(name), { seed: seed + index, numRuns: 1 })[0] as Audience);
+}
+
+/** What the emulator stores for a declared audience must be what the file declares, field by field. */
+function storedDiffers(declared: DesiredAudience['declared'], stored: StoredAudience): string[] {
+  const problems: string[] = [];
+  const same = (field: string, want: unknown[], have: unknown[]) => {
+    const key = (values: unknown[]) => values.map((value) => stableStringify(value as JsonValue)).sort();
+    if (JSON.stringify(key(want)) !== JSON.stringify(key(have))) problems.push(`${stored.name}: ${field} is ${JSON.stringify(have)}, declared ${JSON.stringify(want)}`);
+  };
+  if (declared.type !== stored.type) problems.push(`${stored.name}: type`);
+  for (const field of ['ageType', 'genderType', 'locationType'] as const) {
+    if (declared[field] !== undefined && declared[field] !== stored[field]) problems.push(`${stored.name}: ${field}`);
+  }
+  for (const field of ['ages', 'genders', 'ufoInterests', 'ufoBusinessTypes'] as const) {
+    const want = declared[field];
+    if (want) same(field, want, stored[field]);
+  }
+  for (const field of REGION_FIELDS) {
+    const want = declared[field];
+    if (want) same(field, want.map((region) => region.value), stored[field]);
+  }
+  for (const field of TARGETING_FIELDS) {
+    const want = declared[field];
+    if (want) same(field, want, stored[field]);
+  }
+  return problems;
+}
+
+describe('apply through a flaky service', () => {
+  it('converges on 200 changes with 30% of requests failing: every audience once, as declared, nothing left over', async () => {
+    // The account before: 100 audiences, 20 of them in use by an ad group.
+    const existing = Array.from({ length: 100 }, (_, index) => `existing-${String(index).padStart(3, '0')}`);
+    const made = await Promise.all(existing.map((name) => live.client.create(definition({ name }))));
+    const doomed = made.slice(60);
+    for (const [index, audience] of doomed.slice(0, 20).entries()) await linkAdGroup(emulator, audience.id, [101, 102, 105][index % 3] as number);
+
+    // The file: 100 new audiences, 40 existing ones changed, 20 kept as they are; the last 40 pruned.
+    const created = entries(Array.from({ length: 100 }, (_, index) => `new-${String(index).padStart(3, '0')}`), 1000);
+    const updated = entries(existing.slice(0, 40), 2000).map((entry) => ({ ...entry, type: 'DISPLAY' as const, ufoBusinessTypes: ['IT'], talkChannelGroupTargetings: undefined }));
+    const kept = existing.slice(40, 60).map((name): Audience => ({ name, type: 'DISPLAY' }));
+    const file: AudiencesFile = { adAccountId: 1234, prune: true, audiences: [...created, ...updated.map((entry) => JSON.parse(JSON.stringify(entry)) as Audience), ...kept] };
+    const desired = desiredFromFile(file);
+    const options = { allowMassDelete: true };
+
+    const first = await planDesired(desired, options, live.client);
+    expect(first.errors).toEqual([]);
+    expect(first.summary).toMatchObject({ create: 100, update: 40, delete: 40, unlink: 20 });
+    expect(first.changes).toHaveLength(200);
+
+    // The default number of attempts, without the waits: some requests run out of attempts, so rounds matter.
+    const flaky = connectClient(emulator, { retry: { ...FAST_RETRY, maxAttempts: 5 } });
+    await setFaults(emulator, { faultRate: 0.3, faultKinds: ['5xx', '429', 'reset'], retryAfterSeconds: 0, seed: 3 });
+    const rounds: string[] = [];
+    for (let round = 1; round <= 12; round += 1) {
+      try {
+        const plan = await planDesired(desired, options, flaky.client);
+        expect(plan.errors).toEqual([]);
+        if (plan.changes.length === 0) break;
+        const applied = await applyAndVerify(plan, flaky.client, () => undefined);
+        rounds.push(`round ${round}: ${plan.changes.length} changes, ${applied.result.summary.failed} failed, ${applied.remaining.length} still differ`);
+      } catch (error) {
+        rounds.push(`round ${round}: ${(error as Error).message}`);
+      }
+    }
+    await flaky.close();
+    await setFaults(emulator, { faultRate: 0 });
+    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as { requests: Array<{ method: string; path: string; fault: string | null }> };
+    expect(log.requests.filter((request) => request.fault !== null).length).toBeGreaterThan(100);
+    // Creates the service made but whose answer was lost: the ones a blind retry would duplicate.
+    expect(log.requests.some((request) => request.method === 'POST' && /-after$/.test(request.fault ?? ''))).toBe(true);
+
+    expect((await planDesired(desired, options, live.client)).changes, rounds.join('\n')).toEqual([]);
+    const stored = await storedAudiences(emulator);
+    const names = stored.map((audience) => audience.name);
+    expect(new Set(names).size, 'no audience twice').toBe(names.length);
+    expect([...names].sort()).toEqual(file.audiences.map((audience) => audience.name).sort());
+    const byName = new Map(stored.map((audience) => [audience.name, audience]));
+    expect(desired.audiences.flatMap((audience) => storedDiffers(audience.declared, byName.get(audience.key) as StoredAudience))).toEqual([]);
+    const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { links: Array<{ audienceId: number }> };
+    expect(state.links).toEqual([]);
+  }, 60_000);
+});
+
+/** The CLI in this process on a terminal whose user answers the prompt with `answer()`, called when the prompt shows. */
+async function runAtTerminal(args: string[], options: { cwd: string; env: Record<string, string>; answer: () => Promise<string | null> }) {
+  let stdout = '';
+  let stderr = '';
+  let prompts = 0;
+  const io: Io = {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    isTTY: false,
+    stdinIsTTY: true,
+    readLine: async () => {
+      prompts += 1;
+      return options.answer();
+    },
+    env: { NO_COLOR: '1', ...options.env },
+    cwd: options.cwd,
+  };
+  const code = await main(args, io);
+  return { code, stdout, stderr, prompts };
+}
+
+/** Names and definitions as stored, to show that a refused apply changed nothing. */
+async function snapshot(target: RunningEmulator = emulator): Promise<string> {
+  const state = (await (await fetch(`${target.url}/_emulator/state`)).json()) as { audiences: unknown[]; links: unknown[] };
+  return JSON.stringify({ audiences: state.audiences, links: state.links });
+}
+
+const twoAudiences = `adAccountId: 1234
+prune: true
+audiences:
+  - name: seoul-women
+    type: DISPLAY
+    genders: [F]
+    locations: [I]
+  - name: busan-travel
+    type: DISPLAY
+    locations: [H]
+    ufoInterests: [TRAVEL]
+`;
+
+describe('a saved plan that went stale is refused, and nothing is changed', () => {
+  /** Applies the file, edits it so the next plan updates seoul-women and creates jeju-food, and saves that plan. */
+  async function savedUpdatePlan(target: { env: Record<string, string> }): Promise<string> {
+    const cwd = await workspace({ 'audiences.yaml': twoAudiences });
+    expect((await runInProcess(['apply', '--auto-approve'], { cwd, env: target.env })).code).toBe(0);
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      `${twoAudiences.replace('genders: [F]', 'genders: [F]\n    ages: [20, 25]')}  - name: jeju-food\n    type: MESSAGE\n    locations: [N]\n`,
+    );
+    const saved = await runInProcess(['plan', '--out', 'plan.json'], { cwd, env: target.env });
+    expect(saved.code).toBe(0);
+    const plan = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as { summary: Record<string, number> };
+    expect(plan.summary).toMatchObject({ create: 1, update: 1, delete: 0 });
+    return cwd;
+  }
+
+  async function expectRefused(cwd: string, reason: RegExp, target: RunningEmulator = emulator): Promise<void> {
+    const before = await snapshot(target);
+    const result = await runInProcess(['apply', 'plan.json'], { cwd, env: target === emulator ? env : { ...env, ADS_API_URL: target.url } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[PLAN_STALE]');
+    expect(result.stderr).toContain('stale');
+    expect(result.stderr).toMatch(reason);
+    expect(result.stderr).toContain('nothing was changed');
+    expect(await snapshot(target)).toBe(before);
+  }
+
+  it('when an audience it updates was modified since, even within the same second (the service dates to the second)', async () => {
+    // A stopped clock: every change carries the same lastModifiedDate, the worst case of a busy second.
+    const frozen = await emulatorEnv({ now: () => new Date('2026-03-01T09:00:00Z') });
+    try {
+      const cwd = await savedUpdatePlan(frozen);
+      const other = connectClient(frozen.emulator);
+      const [summary] = (await other.client.list()).filter((audience) => audience.name === 'seoul-women');
+      const current = await other.client.read(summary?.id ?? 0);
+      // Someone adds an interest the file does not declare: applying the saved update would silently remove it.
+      await other.client.update(current.id, { ...current.definition, ufoInterests: ['FOOD'] });
+      await other.close();
+      await expectRefused(cwd, /audience "seoul-women" \(id \d+\) was modified/, frozen.emulator);
+    } finally {
+      await frozen.emulator.close();
+    }
+  });
+
+  it('when an audience it updates was modified since (a later second)', async () => {
+    let clock = Date.parse('2026-03-01T09:00:00Z');
+    const ticking = await emulatorEnv({ now: () => new Date(clock) });
+    try {
+      const cwd = await savedUpdatePlan(ticking);
+      clock += 5_000;
+      const other = connectClient(ticking.emulator);
+      const [summary] = (await other.client.list()).filter((audience) => audience.name === 'seoul-women');
+      const current = await other.client.read(summary?.id ?? 0);
+      await other.client.update(current.id, { ...current.definition, genders: ['M'] });
+      await other.close();
+      await expectRefused(cwd, /audience "seoul-women" \(id \d+\) was modified at 2026-03-01T09:00:05/, ticking.emulator);
+    } finally {
+      await ticking.emulator.close();
+    }
+  });
+
+  it('when an audience it updates was deleted since', async () => {
+    const cwd = await savedUpdatePlan({ env });
+    const [summary] = (await live.client.list()).filter((audience) => audience.name === 'seoul-women');
+    await live.client.delete(summary?.id ?? 0);
+    await expectRefused(cwd, new RegExp(`audience ${summary?.id} no longer exists`));
+  });
+
+  it('when an audience it deletes was linked to an ad group since', async () => {
+    const cwd = await workspace({ 'audiences.yaml': twoAudiences });
+    expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
+    const stray = await live.client.create(definition({ name: 'stray' }));
+    const saved = await runInProcess(['plan', '--out', 'plan.json'], { cwd, env });
+    expect(saved.stdout).toContain('- delete audience "stray"');
+    expect(saved.stdout).not.toMatch(/- unlink/);
+    await linkAdGroup(emulator, stray.id, 102);
+    await expectRefused(cwd, /the ad groups using audience "stray" \(id \d+\) changed: none then, 102 now/);
+  });
+
+  it('when an audience appeared since and the plan prunes', async () => {
+    const cwd = await savedUpdatePlan({ env });
+    const newcomer = await live.client.create(definition({ name: 'newcomer' }));
+    await expectRefused(cwd, new RegExp(`"newcomer" \\(id ${newcomer.id}\\) appeared since the plan, which prunes`));
+  });
+
+  it('applies a fresh saved plan without asking, even with no terminal; the same plan is stale once applied', async () => {
+    const cwd = await savedUpdatePlan({ env });
+    const applied = await runInProcess(['apply', 'plan.json'], { cwd, env, tty: false });
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).not.toContain('Do you want to apply');
+    expect(applied.stdout).toContain('Apply complete for ad account 1234: 2 done, 0 failed, 0 skipped.');
+    expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+    await expectRefused(cwd, /"jeju-food" now exists/);
+  });
+});
+
+describe('the confirmation prompt', () => {
+  it.each([
+    ['no', 'no'],
+    ['an upper-case YES', 'YES'],
+    ['an empty line', ''],
+    ['the end of input', null],
+  ])('cancels on %s and changes nothing', async (_label, answer) => {
+    const cwd = await workspace({ 'audiences.yaml': twoAudiences });
+    const before = await snapshot();
+    const result = await runAtTerminal(['apply'], { cwd, env, answer: async () => answer });
+    expect(result.prompts).toBe(1);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('Only `yes` is accepted');
+    expect(result.stdout).toContain('Apply cancelled: nothing was changed.');
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('accepts `yes` with surrounding blanks', async () => {
+    const cwd = await workspace({ 'audiences.yaml': twoAudiences });
+    const result = await runAtTerminal(['apply'], { cwd, env, answer: async () => '  yes ' });
+    expect(result.code).toBe(0);
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['busan-travel', 'seoul-women']);
+  });
+
+  it('does not ask when there is nothing to do, or with --auto-approve', async () => {
+    const cwd = await workspace({ 'audiences.yaml': twoAudiences });
+    const approved = await runAtTerminal(['apply', '--auto-approve'], { cwd, env, answer: async () => 'no' });
+    expect(approved).toMatchObject({ code: 0, prompts: 0 });
+    const nothing = await runAtTerminal(['apply'], { cwd, env, answer: async () => 'no' });
+    expect(nothing).toMatchObject({ code: 0, prompts: 0 });
+    expect(nothing.stdout).toContain('No changes');
+  });
+});
+
+describe('a batch delete that partly fails', () => {
+  it('reports the audience still in use, deletes the others, exits 1, and a rerun finishes once the link is released', async () => {
+    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\nprune: true\naudiences:\n  - name: keep\n    type: DISPLAY\n' });
+    await live.client.create(definition({ name: 'keep' }));
+    const [first, busy, third] = await Promise.all(['gone-1', 'gone-2', 'gone-3'].map((name) => live.client.create(definition({ name }))));
+    if (!first || !busy || !third) throw new Error('unreachable');
+
+    // While the user reads the plan, someone starts using gone-2 in an ad group: the plan did not know that link.
+    const result = await runAtTerminal(['apply'], {
+      cwd,
+      env,
+      answer: async () => {
+        await linkAdGroup(emulator, busy.id, 101);
+        return 'yes';
+      },
+    });
+    expect(result.stdout).toContain('Plan: 0 to create, 0 to update, 3 to delete, 0 to unlink.');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`ok +delete audience "gone-1" \\(id ${first.id}\\)`));
+    expect(result.stderr).toMatch(new RegExp(`ok +delete audience "gone-3" \\(id ${third.id}\\)`));
+    expect(result.stderr).toMatch(new RegExp(`FAILED +delete audience "gone-2" \\(id ${busy.id}\\): audience ${busy.id}: in use by ad groups 101`));
+    expect(result.stdout).toContain('Apply incomplete for ad account 1234: 2 done, 1 failed, 0 skipped.');
+    expect(result.stdout).toMatch(new RegExp(`Not done:\\n  delete audience "gone-2" \\(id ${busy.id}\\): failed, audience ${busy.id}: in use by ad groups 101`));
+    expect(result.stdout).toContain('run `audiences apply` again');
+    expect(result.stdout).not.toContain('still differ');
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['gone-2', 'keep']);
+
+    await live.client.unlink(busy.id, 101);
+    const rerun = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(rerun.stdout).toContain('Plan: 0 to create, 0 to update, 1 to delete, 0 to unlink.');
+    expect(rerun.code).toBe(0);
+    expect((await storedAudiences(emulator)).map((audience) => audience.name)).toEqual(['keep']);
+  });
+});
+
+describe('protect', () => {
+  it('refuses a plan that would unlink a protected audience, and applies none of its changes', async () => {
+    const file = `adAccountId: 1234
+prune: true
+audiences:
+  - name: flagship
+    type: DISPLAY
+    adGroups: [101]
+    protect: true
+  - name: newcomer
+    type: DISPLAY
+`;
+    const cwd = await workspace({ 'audiences.yaml': file });
+    const flagship = await live.client.create(definition({ name: 'flagship' }));
+    await linkAdGroup(emulator, flagship.id, 101);
+    await linkAdGroup(emulator, flagship.id, 102);
+    const before = await snapshot();
+
+    const result = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/audience "flagship" is protected, but ad group 102 would be unlinked from it/);
+    expect(await snapshot()).toBe(before);
+    expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(1);
+
+    // Without protect the same file unlinks 102 and keeps 101.
+    await writeFile(join(cwd, 'audiences.yaml'), file.replace('    protect: true\n', ''));
+    const unprotected = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(unprotected.code).toBe(0);
+    expect((await live.client.adGroups(flagship.id)).map((link) => link.adGroupId)).toEqual([101]);
+  });
+});
+
+describe('reading the account back after applying', () => {
+  it('fails: the summary still says what was done, names the cause, and the exit code is 1', async () => {
+    const cwd = await workspace({ 'audiences.yaml': twoAudiences });
+    let stdout = '';
+    let stderr = '';
+    // The service stops answering single reads once the audiences exist: only the check after applying reads them.
+    const client = { ...live.client, read: () => Promise.reject(new Error('the service went away')) };
+    const code = await runApply(
+      { savedPlan: undefined, files: [], autoApprove: true, allowMassDelete: false },
+      {
+        io: { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), stdinIsTTY: false, readLine: async () => null, cwd },
+        style: plainStyle,
+        client: () => client,
+      },
+    );
+    expect(stderr).toMatch(/ok +create audience "busan-travel"/);
+    expect(stdout).toContain('Apply complete for ad account 1234: 2 done, 0 failed, 0 skipped.');
+    expect(stdout).toContain('could not be read back to check the result: the service went away');
+    expect(stdout).not.toContain('please report this');
+    expect(code).toBe(1);
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['busan-travel', 'seoul-women']);
+  });
+});

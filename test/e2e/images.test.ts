@@ -1,0 +1,288 @@
+import { mkdir, readFile, rm, symlink, writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
+
+let emulator: RunningEmulator;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  ({ emulator, env } = await emulatorEnv());
+});
+afterAll(async () => {
+  await emulator.close();
+});
+beforeEach(async () => {
+  await emulatorRoute(emulator, 'POST', '/_emulator/reset');
+  await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+});
+
+const run = (cwd: string, ...args: string[]) => runInProcess(args, { cwd, env });
+
+interface LoggedRequest {
+  method: string;
+  path: string;
+  auth: string;
+  adAccountId?: string | null;
+  status: number | string;
+  body?: Record<string, unknown>;
+}
+
+async function requests(): Promise<LoggedRequest[]> {
+  return ((await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: LoggedRequest[] }).requests;
+}
+
+async function imageRequests(): Promise<string[]> {
+  return (await requests()).filter((request) => request.path.startsWith('/v2/inference/')).map((request) => request.path.replace('/v2/inference/imagegen/', ''));
+}
+
+const HERO = `  - name: hero
+    prompt: a spring picnic in a park, watercolor
+    version: v2.0
+    width: 512
+    height: 384
+    output: assets/hero.webp
+`;
+
+function config(images: string, head = ''): string {
+  return `adAccountId: 1234\nprune: true\n${head}images:\n${images}audiences: []\n`;
+}
+
+async function png(width: number, height: number, colour: { r: number; g: number; b: number }): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer();
+}
+
+describe('audiences company', () => {
+  it('prints the business registered under a number, for the file\'s ad account', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config('') });
+    const found = await run(cwd, 'company', '120-81-47521');
+    expect(found).toMatchObject({ code: 0, stderr: '' });
+    expect(found.stdout).toContain('name:                Demo Commerce Co., Ltd.');
+    expect(found.stdout).toContain('representative:      Kim Minji');
+    const [lookup] = await requests();
+    expect(lookup).toMatchObject({ method: 'GET', path: '/openapi/v1/companies?bizNum=120-81-47521', auth: 'Bearer', adAccountId: '1234', status: 200 });
+  });
+
+  it('prints JSON with --json, for the --ad-account given', async () => {
+    const cwd = await workspace({});
+    const found = await run(cwd, 'company', '220-81-62458', '--ad-account', '1234', '--json');
+    expect(JSON.parse(found.stdout)).toMatchObject({ businessRegistrationNumber: '220-81-62458', name: 'Harbor Foods Inc.', address: { zipCode: '48060' } });
+  });
+
+  it('says so when no business has the number', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config('') });
+    const missing = await run(cwd, 'company', '123-45-67891');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('error[COMPANY_NOT_FOUND]: no business is registered under 123-45-67891');
+  });
+
+  it('refuses a malformed number offline, before any request', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config('') });
+    for (const [number, message] of [
+      ['120-81-47522', 'has a wrong check digit'],
+      ['12-081-47521', 'is not a business registration number'],
+      ['000-00-00000', 'all zeros'],
+    ]) {
+      const refused = await run(cwd, 'company', number as string);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`error[BIZNUM_INVALID]: `);
+      expect(refused.stderr).toContain(message);
+    }
+    expect(await requests()).toEqual([]);
+  });
+});
+
+describe('business: as a precondition of plan and apply', () => {
+  const audience = '  - name: seoul\n    type: DISPLAY\n    locations: [I]\n';
+
+  it('shows the business in the plan header and applies', async () => {
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nbusiness:\n  registrationNumber: 120-81-47521\n  name: Demo Commerce Co., Ltd.\naudiences:\n${audience}` });
+    const plan = await run(cwd, 'plan', '--format', 'markdown');
+    expect(plan.stdout).toContain('business: 120-81-47521 "Demo Commerce Co., Ltd." (representative Kim Minji, category Retail)');
+    expect((await requests()).filter((request) => request.path.startsWith('/openapi/v1/companies'))).toHaveLength(1);
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+  });
+
+  it.each([
+    ['a number no business has', '  registrationNumber: 123-45-67891\n', 'BUSINESS_NOT_FOUND'],
+    ['an expected field that differs', '  registrationNumber: 120-81-47521\n  representationName: Lee Jiwoo\n', 'BUSINESS_MISMATCH'],
+  ])('stops at %s before any change', async (_name, business, code) => {
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nbusiness:\n${business}audiences:\n${audience}` });
+    const apply = await run(cwd, 'apply', '--auto-approve');
+    expect(apply.code).toBe(1);
+    expect(apply.stdout).toContain(`Error [${code}]`);
+    expect((await requests()).filter((request) => request.method !== 'GET')).toEqual([]);
+  });
+
+  it('checks the number offline in validate', async () => {
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nbusiness:\n  registrationNumber: 120-81-47522\naudiences: []\n` });
+    const validate = await run(cwd, 'validate');
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain('audiences.yaml:3:23: business.registrationNumber: 120-81-47522 has a wrong check digit');
+  });
+});
+
+describe('images: as declared resources', () => {
+  it('generates each operation, in dependency order, with real files of the requested format and size', async () => {
+    const cwd = await workspace({ 'audiences.yaml': '' });
+    await writeFile(join(cwd, 'photo.png'), await png(256, 192, { r: 200, g: 120, b: 40 }));
+    await writeFile(join(cwd, 'mask.png'), await png(256, 192, { r: 0, g: 0, b: 0 }));
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      config(`  - name: fixed
+    prompt: a red kite in the sky
+    image: photo.png
+    mask: mask.png
+    output: assets/fixed.png
+  - name: variants
+    image: { from: hero }
+    version: v2.0
+    width: 384
+    height: 384
+    samples: 2
+    output: assets/variant.jpg
+${HERO}`),
+    );
+    const apply = await run(cwd, 'apply', '--auto-approve');
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('3 done, 0 failed, 0 skipped');
+    const order = await imageRequests();
+    expect(order.indexOf('t2i')).toBeLessThan(order.indexOf('variations'));
+    expect(order.sort()).toEqual(['inpainting', 't2i', 'variations']);
+
+    const shapes = await Promise.all(
+      ['assets/hero.webp', 'assets/variant-1.jpg', 'assets/variant-2.jpg', 'assets/fixed.png'].map(async (path) => {
+        const { format, width, height } = await sharp(await readFile(join(cwd, path))).metadata();
+        return [path, format, width, height];
+      }),
+    );
+    expect(shapes).toEqual([
+      ['assets/hero.webp', 'webp', 512, 384],
+      ['assets/variant-1.jpg', 'jpeg', 384, 384],
+      ['assets/variant-2.jpg', 'jpeg', 384, 384],
+      ['assets/fixed.png', 'png', 256, 192],
+    ]);
+    const variation = (await requests()).find((request) => request.path.endsWith('/variations'));
+    expect(variation?.auth).toBe('AppKey');
+    expect(variation?.body?.['image']).toBe((await readFile(join(cwd, 'assets/hero.webp'))).toString('base64'));
+
+    const lock = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as { images: Record<string, { seeds: number[]; modelVersion: string; outputs: unknown[] }> };
+    expect(Object.keys(lock.images)).toEqual(['fixed', 'hero', 'variants']);
+    expect(lock.images['variants']).toMatchObject({ modelVersion: 'v2.0', seeds: [expect.any(Number), expect.any(Number)] });
+    expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
+  });
+
+  it('brings a lost or edited file back identical with the locked seeds', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const original = await readFile(join(cwd, 'assets/hero.webp'));
+    const { images } = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as { images: { hero: { seeds: number[] } } };
+
+    await rm(join(cwd, 'assets/hero.webp'));
+    const plan = await run(cwd, 'plan', '--format', 'json');
+    expect(JSON.parse(plan.stdout)).toMatchObject({ changes: [{ action: 'generate', kind: 'image', name: 'hero', after: { seeds: images.hero.seeds }, display: { reason: 'output-missing' } }], summary: { generate: 1 } });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await readFile(join(cwd, 'assets/hero.webp'))).equals(original)).toBe(true);
+
+    await writeFile(join(cwd, 'assets/hero.webp'), 'edited');
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await readFile(join(cwd, 'assets/hero.webp'))).equals(original)).toBe(true);
+  });
+
+  it('applies a saved plan, which holds no image bytes, and refuses it once a file changed', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    await run(cwd, 'plan', '--out', 'first.plan.json');
+    const saved = await readFile(join(cwd, 'first.plan.json'), 'utf8');
+    expect(saved).not.toContain(env.IMAGEGEN_API_KEY as string);
+    expect(saved).not.toContain(env.ADS_ACCESS_TOKEN as string);
+    expect((await run(cwd, 'apply', 'first.plan.json')).code).toBe(0);
+    expect(await readFile(join(cwd, 'assets/hero.webp'))).toBeTruthy();
+
+    await writeFile(join(cwd, 'audiences.yaml'), config(HERO.replace('watercolor', 'oil painting')));
+    await run(cwd, 'plan', '--out', 'second.plan.json');
+    const second = await readFile(join(cwd, 'second.plan.json'), 'utf8');
+    expect(second).not.toMatch(/[A-Za-z0-9+/]{200,}/);
+    await writeFile(join(cwd, 'assets/hero.webp'), 'edited');
+    const stale = await run(cwd, 'apply', 'second.plan.json');
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('stale');
+    expect(stale.stderr).toContain('assets/hero.webp changed since the plan was made');
+  });
+
+  it('does not write an image flagged unsafe, and reports it failed', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO.replace('watercolor', 'unsafe scene').replace('    output:', '    nsfw_checker: true\n    output:')) });
+    const apply = await run(cwd, 'apply', '--auto-approve');
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('FAILED  generate image "hero": the service flagged assets/hero.webp as unsafe content');
+    await expect(readFile(join(cwd, 'assets/hero.webp'))).rejects.toThrow();
+    await expect(readFile(join(cwd, 'images.lock.json'))).rejects.toThrow();
+  });
+
+  it('removes an image dropped from the file, with prune', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\nprune: true\naudiences: []\n');
+    const apply = await run(cwd, 'apply', '--auto-approve');
+    expect(apply.stdout).toContain('- remove image "hero"');
+    await expect(readFile(join(cwd, 'assets/hero.webp'))).rejects.toThrow();
+    expect(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8'))).toEqual({ lockVersion: 1, images: {} });
+  });
+
+  it('checks inputs before any call: existence, real format and the inpainting size limit', async () => {
+    const cwd = await workspace({ 'not-an-image.png': 'hello', 'audiences.yaml': '' });
+    await writeFile(join(cwd, 'big.png'), await png(1100, 64, { r: 1, g: 2, b: 3 }));
+    await writeFile(join(cwd, 'mask.png'), await png(1100, 64, { r: 0, g: 0, b: 0 }));
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      config(`  - name: a
+    image: not-an-image.png
+    version: v2.0
+    width: 384
+    height: 384
+    output: a.webp
+  - name: b
+    image: missing.png
+    version: v2.0
+    width: 384
+    height: 384
+    output: b.webp
+  - name: c
+    prompt: a kite
+    image: big.png
+    mask: mask.png
+    output: c.webp
+`),
+    );
+    const plan = await run(cwd, 'plan');
+    expect(plan.code).toBe(1);
+    expect(plan.stdout).toContain('Error [IMAGE_INPUT] image "a": image not-an-image.png is not an image the service reads (by its content)');
+    expect(plan.stdout).toContain('Error [IMAGE_INPUT] image "b": image missing.png does not exist');
+    expect(plan.stdout).toContain('Error [IMAGE_INPUT] image "c": image big.png is 1100×64 pixels; inpainting takes at most 1024 a side');
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(1);
+    expect(await imageRequests()).toEqual([]);
+  });
+
+  it('refuses paths that lead out of the project: .. and absolute in validate, links when planning', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'audiences-outside-'));
+    const cwd = await workspace({ 'audiences.yaml': config(HERO.replace('assets/hero.webp', '../hero.webp')) });
+    const validate = await run(cwd, 'validate');
+    expect(validate.stderr).toContain('audiences.yaml:9:13: images[0].output: "../hero.webp" leads out of the project folder (..)');
+    await writeFile(join(cwd, 'audiences.yaml'), config(HERO.replace('assets/hero.webp', '/tmp/hero.webp')));
+    expect((await run(cwd, 'validate')).stderr).toContain('is an absolute path');
+
+    await symlink(outside, join(cwd, 'assets'));
+    await writeFile(join(cwd, 'audiences.yaml'), config(HERO));
+    const plan = await run(cwd, 'apply', '--auto-approve');
+    expect(plan.code).toBe(1);
+    expect(plan.stdout).toContain('Error [IMAGE_PATH] image "hero": cannot write assets/hero.webp: it leads out of the project folder through a link');
+    expect(await imageRequests()).toEqual([]);
+
+    await rm(join(cwd, 'assets'));
+    await mkdir(join(cwd, 'assets'));
+    await symlink(join(outside, 'hero.webp'), join(cwd, 'assets', 'hero.webp'));
+    expect((await run(cwd, 'plan')).stdout).toContain('Error [IMAGE_PATH]');
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * `audiences import`: a varied live account (every field family, targeting members that come
+ * back with server-added names, depth-2 and depth-3 regions, names YAML must quote, a name
+ * used twice) becomes a file that validates and plans to no changes.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { AudienceDefinition } from '../../src/model/index.js';
+import { definition } from '../helpers/builders.js';
+import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
+import { connectClient, linkAdGroup, type LiveClient } from '../helpers/live-account.js';
+
+let emulator: RunningEmulator;
+let env: Record<string, string>;
+let live: LiveClient;
+
+beforeEach(async () => {
+  ({ emulator, env } = await emulatorEnv());
+  live = connectClient(emulator);
+});
+afterEach(async () => {
+  await live.close();
+  await emulator.close();
+});
+
+/** Audiences that between them use every field the service has, in the forms it answers with. */
+const varied: Array<Partial<AudienceDefinition> & { name: string }> = [
+  {
+    name: 'seoul-women-20s',
+    ageType: 'NOT_ALL',
+    ages: ['20', '25'],
+    genderType: 'NOT_ALL',
+    genders: ['F'],
+    locationType: 'AREA',
+    locations: [{ value: 'I' }, { value: 'B' }],
+    depth2Locations: [{ value: 'H01' }],
+    depth3Locations: [{ value: 'I0401' }, { value: 'N0102' }],
+    ufoInterests: ['FASHION', 'BEAUTY'],
+    ufoBusinessTypes: ['RETAIL'],
+    customerFileTargetings: [{ customerFileId: 5001, inclusionType: 'INCLUDE' }],
+    trackerTargetings: [
+      { trackId: 'trk-web', eventCode: 'purchase', retentionDays: 30, inclusionType: 'EXCLUDE' },
+      { trackId: 'trk-web', eventCode: 'cart', retentionDays: 7, inclusionType: 'INCLUDE' },
+    ],
+    cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE' }],
+    talkChannelTargetings: [{ profileId: '_brand', inclusionType: 'INCLUDE' }],
+    syncAppTargetings: [{ profileId: 'app-main', inclusionType: 'EXCLUDE' }],
+  },
+  {
+    name: 'channel friends',
+    type: 'MESSAGE',
+    locationType: 'AREA',
+    depth3Locations: [{ value: 'I0101' }],
+    talkChannelGroupTargetings: [
+      { groupId: 9001, inclusionType: 'INCLUDE' },
+      { groupId: 9002, inclusionType: 'EXCLUDE' },
+    ],
+    cohortTargetings: [{ cohortId: 7002, inclusionType: 'INCLUDE' }],
+  },
+  { name: 'everyone' },
+  { name: 'overseas', locationType: 'AREA', locations: [{ value: 'Z' }], genderType: 'NOT_ALL', genders: ['M', 'F'] },
+  // Names a careless writer would turn into something else: a boolean, a number, a comment, a map, null.
+  { name: 'yes' },
+  { name: '1234' },
+  { name: '# not a comment' },
+  { name: 'key: value' },
+  { name: 'null' },
+  { name: ' padded ', ageType: 'NOT_ALL', ages: ['65'] },
+  { name: '서울 여성 "VIP"' },
+  { name: 'two\nlines\n  - name: injected' },
+  { name: 'tab\there' },
+  { name: "it's" },
+  { name: '*star' },
+  { name: '&anchor' },
+  { name: '!tag' },
+  { name: '@at' },
+  { name: '`tick' },
+  { name: '%percent' },
+  { name: '---' },
+  { name: 'trailing\\' },
+];
+
+async function seedVariedAccount(): Promise<{ twins: number[] }> {
+  for (const audience of varied) await live.client.create(definition({ type: 'DISPLAY', ...audience }));
+  const firstTwin = await live.client.create(definition({ name: 'twin', ufoInterests: ['GAME'] }));
+  const secondTwin = await live.client.create(definition({ name: 'twin', ufoInterests: ['PETS'] }));
+  await live.client.create(definition({ name: 'two\nlines\n  - name: injected' }));
+  await linkAdGroup(emulator, firstTwin.id, 101);
+  return { twins: [firstTwin.id, secondTwin.id] };
+}
+
+describe('audiences import', () => {
+  it('writes a file that validates and plans to no changes, pinning ids and keeping the first of a repeated name', async () => {
+    const { twins } = await seedVariedAccount();
+    const cwd = await workspace({});
+
+    const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd, env });
+    expect(imported.code).toBe(0);
+    expect(imported.stderr).toContain(`Imported ${varied.length + 1} audiences of ad account 1234 into imported.yaml.`);
+    expect(imported.stderr).toContain(`warning: "twin" (id ${twins[1]}) was not imported: another audience has its name`);
+
+    const text = await readFile(join(cwd, 'imported.yaml'), 'utf8');
+    const file = parse(text) as { adAccountId: number; prune: boolean; audiences: Array<{ name: string; id: number; [field: string]: unknown }> };
+    expect(file.adAccountId).toBe(1234);
+    expect(file.prune).toBe(false);
+    expect(file.audiences.map((audience) => audience.name).sort()).toEqual([...varied.map((audience) => audience.name), 'twin'].sort());
+    expect(file.audiences.find((audience) => audience.name === 'twin')?.id).toBe(twins[0]);
+    // Members as a request takes them: the names the service adds stay out of the file.
+    expect(text).not.toMatch(/customerFileName|trackName|cohortName|profileName|groupName/);
+    const seoul = file.audiences.find((audience) => audience.name === 'seoul-women-20s');
+    expect(seoul).toMatchObject({ depth2Locations: ['H01'], depth3Locations: expect.arrayContaining(['I0401', 'N0102']) });
+
+    expect((await runInProcess(['validate', '-f', 'imported.yaml'], { cwd, env })).code).toBe(0);
+    const plan = await runInProcess(['plan', '-f', 'imported.yaml', '--detailed-exitcode'], { cwd, env });
+    expect(plan.stdout).toContain('No changes');
+    expect(plan.code).toBe(0);
+  });
+
+  it('writes to standard output without -o', async () => {
+    await seedVariedAccount();
+    const cwd = await workspace({});
+    const imported = await runInProcess(['import', '--ad-account', '1234'], { cwd, env });
+    expect(imported.code).toBe(0);
+    await writeFile(join(cwd, 'audiences.yaml'), imported.stdout);
+    expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+  });
+
+  it('imports only the names that match --name', async () => {
+    await seedVariedAccount();
+    const cwd = await workspace({});
+    const imported = await runInProcess(['import', '--ad-account', '1234', '--name', 'seoul-*', '--name', 'channel*', '-o', 'some.yaml'], { cwd, env });
+    expect(imported.code).toBe(0);
+    const file = parse(await readFile(join(cwd, 'some.yaml'), 'utf8')) as { audiences: Array<{ name: string }> };
+    expect(file.audiences.map((audience) => audience.name).sort()).toEqual(['channel friends', 'seoul-women-20s']);
+    expect((await runInProcess(['plan', '-f', 'some.yaml', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+  });
+
+  it('refuses to overwrite a file unless --force', async () => {
+    await live.client.create(definition({ name: 'only' }));
+    const cwd = await workspace({ 'audiences.yaml': 'precious: true\n' });
+    const refused = await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml'], { cwd, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error[FILE_EXISTS]: audiences.yaml already exists');
+    expect(refused.stderr).toContain('--force');
+    expect(await readFile(join(cwd, 'audiences.yaml'), 'utf8')).toBe('precious: true\n');
+
+    const forced = await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml', '--force'], { cwd, env });
+    expect(forced.code).toBe(0);
+    expect(await readFile(join(cwd, 'audiences.yaml'), 'utf8')).toContain('name: only');
+  });
+});

@@ -1,0 +1,58 @@
+import { stringify } from 'yaml';
+import { createAudienceClient, type AudienceClient } from '../../src/api/audiences.js';
+import { createHttpClient, type HttpClient, type RetryPolicy } from '../../src/api/http.js';
+import { validateConfig, type AudiencesFile } from '../../src/config/index.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { EmulatorState, StoredAudience } from '../../src/emulator/store.js';
+import type { DesiredState } from '../../src/model/index.js';
+import { emulatorRoute } from './cli.js';
+
+/** Retries that wait a millisecond or two: the emulator's faults are instant, tests should be too. */
+export const FAST_RETRY: Partial<RetryPolicy> = { maxAttempts: 10, baseDelayMs: 2, maxDelayMs: 10, budgetMs: 10_000 };
+
+export interface LiveClient {
+  client: AudienceClient;
+  http: HttpClient;
+  close(): Promise<void>;
+}
+
+/** The real audience client over the real transport, pointed at an emulator. */
+export function connectClient(emulator: RunningEmulator, options: { adAccountId?: number; retry?: Partial<RetryPolicy>; concurrency?: number } = {}): LiveClient {
+  const http = createHttpClient({
+    service: 'audience',
+    baseUrl: emulator.url,
+    headers: { Authorization: `Bearer ${emulator.accessToken}` },
+    retry: options.retry ?? FAST_RETRY,
+    concurrency: options.concurrency ?? 8,
+  });
+  return { client: createAudienceClient(http, options.adAccountId ?? 1234), http, close: () => http.close() };
+}
+
+/** The desired state of a file given as data, through the real YAML text and validation. */
+export function desiredFromFile(file: AudiencesFile, name = 'audiences.yaml'): DesiredState {
+  const result = validateConfig(stringify(file), name);
+  if (!result.ok) throw new Error(`invalid test file:\n${result.issues.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`).join('\n')}`);
+  return result.value;
+}
+
+/** The emulator's stored state (not the API's view of it): the ground truth a test checks. */
+export async function emulatorState(emulator: RunningEmulator): Promise<EmulatorState> {
+  return (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as EmulatorState;
+}
+
+/** The audiences stored for one account. */
+export async function storedAudiences(emulator: RunningEmulator, adAccountId = 1234): Promise<StoredAudience[]> {
+  return (await emulatorState(emulator)).audiences.filter((audience) => audience.adAccountId === adAccountId);
+}
+
+export async function linkAdGroup(emulator: RunningEmulator, audienceId: number, adGroupId: number, adAccountId = 1234): Promise<void> {
+  await emulatorRoute(emulator, 'POST', '/_emulator/links', { adAccountId, audienceId, adGroupId });
+}
+
+export async function setFaults(emulator: RunningEmulator, settings: Record<string, unknown>): Promise<void> {
+  await emulatorRoute(emulator, 'PUT', '/_emulator/faults', settings);
+}
+
+export async function resetEmulator(emulator: RunningEmulator): Promise<void> {
+  await emulatorRoute(emulator, 'POST', '/_emulator/reset');
+}

@@ -1,0 +1,146 @@
+/**
+ * "After apply, plan shows no changes — always", checked against the emulator: random valid
+ * files for the seeded account 1234 are planned and applied with the real client over the
+ * real transport, then planned again; then the account drifts (an audience changed through
+ * the API, some created by hand — one maybe in use by an ad group —, one deleted by hand) and
+ * plan + apply must repair it, with the emulator's stored state as the judge.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Audience, AudiencesFile } from '../../src/config/generated/audiences.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import type { DesiredState } from '../../src/model/index.js';
+import { validateConfig } from '../../src/config/index.js';
+import { applyAndVerify } from '../../src/operations/apply.js';
+import { importAccount } from '../../src/operations/import.js';
+import { planDesired } from '../../src/operations/plan.js';
+import type { Plan } from '../../src/plan/index.js';
+import { definition } from '../helpers/builders.js';
+import { audienceEntry, desiredFile } from '../helpers/emulator-arbitraries.js';
+import { connectClient, desiredFromFile, linkAdGroup, resetEmulator, storedAudiences, type LiveClient } from '../helpers/live-account.js';
+
+let emulator: RunningEmulator;
+let live: LiveClient;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0 });
+  live = connectClient(emulator);
+});
+afterAll(async () => {
+  await live.close();
+  await emulator.close();
+});
+
+const options = { allowMassDelete: false };
+
+/** Plans, checks the plan is applicable, applies it and checks every change went through. */
+async function planAndApply(desired: DesiredState): Promise<Plan> {
+  const plan = await planDesired(desired, options, live.client);
+  expect(plan.errors).toEqual([]);
+  const applied = await applyAndVerify(plan, live.client, () => undefined);
+  expect(applied.result.results.filter((result) => result.status !== 'ok')).toEqual([]);
+  expect(applied.remaining).toEqual([]);
+  return plan;
+}
+
+async function expectNoChanges(desired: DesiredState): Promise<void> {
+  const plan = await planDesired(desired, options, live.client);
+  expect(plan.errors).toEqual([]);
+  expect(plan.changes).toEqual([]);
+}
+
+/** The full definition an entry stands for, as someone editing the audience elsewhere would send it. */
+function fullDefinition(entry: Audience) {
+  const [declared] = desiredFromFile({ adAccountId: 1234, audiences: [entry] }).audiences;
+  if (!declared) throw new Error('unreachable: one audience in, one out');
+  return definition(declared.declared);
+}
+
+interface Drift {
+  /** Which declared audience is changed through the API, and its new definition (the name stays). */
+  changed: { pick: number; entry: Audience };
+  /** Audiences created by hand; `legacy-…` ones are ignored when the file says so. */
+  created: Array<{ name: string; linkedTo: 101 | 102 | 105 | null }>;
+  /** Which declared audience is deleted by hand. */
+  deleted: number;
+}
+
+const drift: fc.Arbitrary<Drift> = fc.record({
+  changed: fc.record({ pick: fc.nat(), entry: audienceEntry('placeholder') }),
+  created: fc.uniqueArray(
+    fc.record({ name: fc.constantFrom('hand-1', 'hand-2', 'legacy-1'), linkedTo: fc.constantFrom(101 as const, 102 as const, 105 as const, null, null) }),
+    { selector: (created) => created.name, minLength: 1, maxLength: 3 },
+  ),
+  deleted: fc.nat(),
+});
+
+async function idsByName(): Promise<Map<string, number>> {
+  return new Map((await live.client.list()).map((summary) => [summary.name, summary.id]));
+}
+
+async function makeDrift(file: AudiencesFile, change: Drift): Promise<void> {
+  const ids = await idsByName();
+  const idOf = (index: number): number => {
+    const name = file.audiences[index % file.audiences.length]?.name ?? '';
+    const id = ids.get(name);
+    if (id === undefined) throw new Error(`audience "${name}" was not created`);
+    return id;
+  };
+  const target = file.audiences[change.changed.pick % file.audiences.length] as Audience;
+  await live.client.update(idOf(change.changed.pick), fullDefinition({ ...change.changed.entry, name: target.name }));
+  for (const created of change.created) {
+    const made = await live.client.create(definition({ name: created.name }));
+    if (created.linkedTo !== null) await linkAdGroup(emulator, made.id, created.linkedTo);
+  }
+  await live.client.delete(idOf(change.deleted));
+}
+
+/** The emulator's own records: each declared audience exactly once, and hand-made ones only where the file leaves them. */
+async function expectStoredState(file: AudiencesFile, change: Drift | null): Promise<void> {
+  const stored = await storedAudiences(emulator);
+  const names = stored.map((audience) => audience.name).sort();
+  const ignored = (name: string) => (file.ignore ?? []).length > 0 && name.startsWith('legacy-');
+  const expected = [
+    ...file.audiences.map((audience) => audience.name),
+    ...(change?.created ?? []).map((created) => created.name).filter((name) => !file.prune || ignored(name)),
+  ].sort();
+  expect(names).toEqual(expected);
+}
+
+describe('apply against the emulator', () => {
+  it('applying any valid file, then planning again, shows no changes; a drift is repaired the same way', async () => {
+    await fc.assert(
+      fc.asyncProperty(desiredFile(5), drift, async (file, change) => {
+        await resetEmulator(emulator);
+        const desired = desiredFromFile(file);
+
+        const first = await planAndApply(desired);
+        expect(first.summary.create).toBe(file.audiences.length);
+        await expectNoChanges(desired);
+        await expectStoredState(file, null);
+
+        await makeDrift(file, change);
+        const repair = await planAndApply(desired);
+        expect(repair.summary.create).toBeGreaterThanOrEqual(1);
+        await expectNoChanges(desired);
+        await expectStoredState(file, change);
+      }),
+      { numRuns: 100 },
+    );
+  }, 60_000);
+
+  it('importing what any valid file made gives a file that plans to no changes', async () => {
+    await fc.assert(
+      fc.asyncProperty(desiredFile(4), async (file) => {
+        await resetEmulator(emulator);
+        await planAndApply(desiredFromFile(file));
+        const imported = await importAccount({ adAccountId: 1234, out: undefined, force: false, names: [] }, live.client, process.cwd());
+        expect(imported.imported).toBe(file.audiences.length);
+        const result = validateConfig(imported.text, 'imported.yaml');
+        if (!result.ok) throw new Error(result.issues.map((issue) => issue.message).join('\n'));
+        await expectNoChanges(result.value);
+      }),
+      { numRuns: 40 },
+    );
+  }, 30_000);
+});
