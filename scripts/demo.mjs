@@ -4,7 +4,8 @@
 // the real `audiences` command there: validate, plan, apply, plan again, then a drift made
 // behind the tool's back and the plan that repairs it.
 import { spawn } from 'node:child_process';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,7 +66,7 @@ try {
   step('1. Check the file offline', 'YAML, the JSON Schema and the rules of the service, each problem as FILE:LINE:COL.');
   await run('validate');
 
-  step('2. Plan', 'The account has none of the declared audiences yet: four creates. The plan also warns that ad group 101, which the file allows to use "gangnam-shoppers", does not use it yet.');
+  step('2. Plan', 'The header shows the business the file declares, as the lookup found it. The account has none of the declared audiences yet: four creates; the two images are generated, the banner before its variation. The plan also warns that ad group 101, which the file allows to use "gangnam-shoppers", does not use it yet.');
   await run('plan');
 
   step('3. Apply', 'In a pipeline, --auto-approve replaces the terminal prompt.');
@@ -110,6 +111,14 @@ try {
   step('8. Apply the saved plan', 'A saved plan is refused if the account changed since it was made.');
   await run('apply', 'repair.plan.json');
   await run('plan', '--detailed-exitcode');
+
+  step('9. A generated image is lost', 'images.lock.json recorded the seeds the service chose, so the plan regenerates the file identically.');
+  const banner = join(work, 'assets', 'spring-banner.webp');
+  const digest = async () => createHash('sha256').update(await readFile(banner)).digest('hex').slice(0, 16);
+  const before = await digest();
+  await rm(banner);
+  await run('apply', '--auto-approve');
+  console.log(`sha256 of assets/spring-banner.webp: ${before} before, ${await digest()} after`);
 
   console.log(`\n${bold('That was the tour.')} Next: read README.md, edit audiences.yaml, and run \`npx audiences plan --emulator\`.`);
 } finally {

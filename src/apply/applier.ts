@@ -134,7 +134,7 @@ function sameChange(result: ChangeResult, change: Change): boolean {
   );
 }
 
-function causeOf(error: unknown): string {
+export function causeOf(error: unknown): string {
   if (isAppError(error)) return error.detail ? `${error.summary} (${error.detail.split('\n')[0]})` : error.summary;
   return error instanceof Error ? error.message : String(error);
 }

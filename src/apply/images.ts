@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InpaintingRequest, TextToImageRequest, VariationsRequest } from '../api/generated/wire.js';
 import type { ImageClient } from '../api/imagegen.js';
-import { isAppError } from '../errors.js';
+import { causeOf } from './applier.js';
 import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage } from '../model/index.js';
 import type { ImageGenerate, ImageRemove } from '../plan/index.js';
 import type { ChangeResult } from './types.js';
@@ -103,8 +103,10 @@ async function resolveInputs(change: ImageGenerate, generated: Map<string, Promi
 /** One generation: the request, the checks of its answer, the files, then the lock. Returns the first file, or why it failed. */
 async function generate(change: ImageGenerate, inputs: InputBytes, client: ImageClient, store: ImageStore): Promise<Uint8Array | string> {
   const { request, seeds, outputs } = change.after;
-  const { seed: _pinned, ...params } = request.params;
-  const body: Record<string, unknown> = { ...params, ...(seeds === null ? {} : { seed: seeds }) };
+  // The plan decided the seeds: pinned, locked (to reproduce the files) or none (the service chooses).
+  const body: Record<string, unknown> = { ...request.params };
+  delete body['seed'];
+  if (seeds !== null) body['seed'] = seeds;
   for (const [field, bytes] of Object.entries(inputs)) body[field] = Buffer.from(bytes).toString('base64');
 
   const answer: ImageGeneration =
@@ -164,9 +166,4 @@ function limiter(size: number): <T>(task: () => Promise<T>) => Promise<T> {
       else running -= 1;
     }
   };
-}
-
-function causeOf(error: unknown): string {
-  if (isAppError(error)) return error.detail ? `${error.summary} (${error.detail.split('\n')[0]})` : error.summary;
-  return error instanceof Error ? error.message : String(error);
 }

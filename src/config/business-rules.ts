@@ -1,5 +1,6 @@
 import { BIZNUM_PATTERN, bizNumProblem } from '../model/index.js';
 import type { Finding } from './issues.js';
+import { isRecord } from './rules.js';
 
 /**
  * The business's registration number, checked offline: its form is in the schema, its
@@ -12,8 +13,4 @@ export function checkBusinessRules(file: unknown): Finding[] {
   if (typeof number !== 'string' || !BIZNUM_PATTERN.test(number)) return [];
   const problem = bizNumProblem(number);
   return problem ? [{ path: ['business', 'registrationNumber'], target: 'value', ...problem }] : [];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

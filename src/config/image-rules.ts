@@ -11,7 +11,7 @@ import {
 } from '../model/index.js';
 import type { Finding } from './issues.js';
 import { toLabel, type Path } from './positions.js';
-import type { LineOf } from './rules.js';
+import { isRecord, type LineOf } from './rules.js';
 
 const OPERATION_NAMES: Readonly<Record<ImageOperation, string>> = { t2i: 'text to image (t2i)', variations: 'variations', inpainting: 'inpainting' };
 
@@ -226,8 +226,4 @@ export function projectPathProblem(path: string): { message: string; hint: strin
 function samplesOf(image: Record<string, unknown>): number {
   const samples = image['samples'];
   return typeof samples === 'number' && Number.isInteger(samples) && samples >= 1 && samples <= 8 ? samples : 1;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

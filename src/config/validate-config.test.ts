@@ -128,9 +128,11 @@ describe('validateConfig: a valid file', () => {
     ]);
   });
 
-  it('accepts the business and images sections, which later features use', () => {
-    const state = desired('adAccountId: 1\nbusiness: {registrationNumber: 120-81-47521, name: Acme}\nimages: [{name: x, output: x.webp, prompt: p}]\naudiences: []\n');
+  it('accepts the business and images sections', () => {
+    const state = desired('adAccountId: 1\nbusiness: {registrationNumber: 120-81-47521, name: Acme}\nimages: [{name: x, output: x.webp, prompt: p, version: v2.0, width: 512, height: 512}]\naudiences: []\n');
     expect(state.audiences).toEqual([]);
+    expect(state.business).toEqual({ registrationNumber: '120-81-47521', expected: { name: 'Acme' } });
+    expect(state.images?.map((image) => image.key)).toEqual(['x']);
   });
 
   it('warns about a value repeated in a set, pointing at the repeat', () => {
