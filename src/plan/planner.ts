@@ -1,6 +1,7 @@
 import {
   BUSINESS_BOARD_CAMPAIGN_TYPE,
   compareText,
+  emptyDefinition,
   isMessagingChannelReach,
   OVERSEAS_PROVINCE,
   TARGETING_FIELDS,
@@ -158,28 +159,7 @@ export function linksToRead(desired: DesiredState, live: Pick<LiveState, 'audien
  * empty. Keys follow the definition order (name and type first), as in every other plan entry.
  */
 function definitionForCreate(audience: DesiredAudience): AudienceDefinition {
-  const { name, type, ...rest } = audience.declared;
-  return {
-    name,
-    type,
-    ageType: 'ALL',
-    ages: [],
-    genderType: 'ALL',
-    genders: [],
-    locationType: 'ALL',
-    locations: [],
-    depth2Locations: [],
-    depth3Locations: [],
-    ufoInterests: [],
-    ufoBusinessTypes: [],
-    customerFileTargetings: [],
-    trackerTargetings: [],
-    cohortTargetings: [],
-    talkChannelTargetings: [],
-    syncAppTargetings: [],
-    talkChannelGroupTargetings: [],
-    ...rest,
-  };
+  return { ...emptyDefinition(audience.declared.name, audience.declared.type), ...audience.declared };
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   canonicalizeDefinition,
+  emptyDefinition,
   type AdGroupLink,
   type AudienceDefinition,
   type DesiredAudience,
@@ -10,27 +11,7 @@ import {
 
 /** A full audience definition: all ages, genders and regions unless overridden. */
 export function definition(overrides: Partial<AudienceDefinition> = {}): AudienceDefinition {
-  return canonicalizeDefinition({
-    name: 'audience',
-    type: 'DISPLAY',
-    ageType: 'ALL',
-    ages: [],
-    genderType: 'ALL',
-    genders: [],
-    locationType: 'ALL',
-    locations: [],
-    depth2Locations: [],
-    depth3Locations: [],
-    ufoInterests: [],
-    ufoBusinessTypes: [],
-    customerFileTargetings: [],
-    trackerTargetings: [],
-    cohortTargetings: [],
-    talkChannelTargetings: [],
-    syncAppTargetings: [],
-    talkChannelGroupTargetings: [],
-    ...overrides,
-  });
+  return canonicalizeDefinition({ ...emptyDefinition('audience', 'DISPLAY'), ...overrides });
 }
 
 /** A live audience, fully read. */
