@@ -209,6 +209,7 @@ async function offlinePlan(count, work) {
     planCpuMs: round(figures.planCpuMs),
     configCpuMs: round(figures.configCpuMs),
     processCpuMs: round(run.cpuMs),
+    rssAfterStepMb: { config: round(figures.rssAfterConfigMb), canonicalize: round(figures.rssAfterCanonicalizeMb), plan: round(figures.rssAfterPlanMb) },
     ok,
     ...(ok ? {} : { problem: `expected ${expected} updates and no errors, got ${JSON.stringify(figures.summary)}, ${figures.errors} errors` }),
   };

@@ -6,8 +6,8 @@
  * - `configCpuMs`: the file's text into the desired state (YAML, schema, rules);
  * - `canonicalizeCpuMs`: the answers into the model (api/audience-wire.js);
  * - `planCpuMs`: the plan itself (identities, diff, order, fingerprint).
- * Prints one JSON line with those, `cpuMs` (canonicalise + plan), `peakRssMb` and the plan's
- * summary.
+ * Prints one JSON line with those, `cpuMs` (canonicalise + plan), `peakRssMb` (and the resident
+ * memory after each step, to see which holds it) and the plan's summary.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -34,11 +34,14 @@ let mark = cpu();
 const config = validateConfig(text, 'audiences.yaml');
 if (!config.ok) throw new Error(`the generated file is invalid: ${JSON.stringify(config.issues.slice(0, 3))}`);
 const configCpuMs = cpu() - mark;
+const rssMb = () => process.memoryUsage().rss / 1024 / 1024;
+const rssAfterConfigMb = rssMb();
 
 mark = cpu();
 const audiences = live.list.map(audienceSummaryFromWire);
 const details = Object.fromEntries(live.reads.map((wire) => [String(wire.id), audienceFromWire(wire)]));
 const canonicalizeCpuMs = cpu() - mark;
+const rssAfterCanonicalizeMb = rssMb();
 
 mark = cpu();
 const desired = config.value;
@@ -55,6 +58,9 @@ process.stdout.write(
     planCpuMs,
     cpuMs: canonicalizeCpuMs + planCpuMs,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
+    rssAfterConfigMb,
+    rssAfterCanonicalizeMb,
+    rssAfterPlanMb: rssMb(),
     summary: plan.summary,
     errors: plan.errors.length,
   })}\n`,
