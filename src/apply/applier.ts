@@ -13,15 +13,15 @@ const DELETE_BATCH_SIZE = 100;
  * (with the reason); nothing throws halfway. `report` is called once per finished change.
  */
 export async function applyPlan(plan: Plan, client: AudienceClient, report: (result: ChangeResult) => void = () => undefined): Promise<ApplyResult> {
-  const results: ChangeResult[] = [];
-  const finish = (result: ChangeResult): ChangeResult => {
-    results.push(result);
+  const results = new Map<Change, ChangeResult>();
+  const finish = (change: Change, result: ChangeResult): ChangeResult => {
+    results.set(change, result);
     report(result);
     return result;
   };
 
   const unlinks = plan.changes.filter((change): change is AdGroupUnlink => change.action === 'unlink');
-  const unlinkResults = await Promise.all(unlinks.map((change) => attempt(change, () => client.unlink(change.id, change.adGroupId)).then(finish)));
+  const unlinkResults = await Promise.all(unlinks.map((change) => attempt(change, () => client.unlink(change.id, change.adGroupId)).then((result) => finish(change, result))));
   const blocked = new Map<number, string>();
   unlinkResults.forEach((result, index) => {
     const change = unlinks[index];
@@ -32,21 +32,22 @@ export async function applyPlan(plan: Plan, client: AudienceClient, report: (res
   await Promise.all(
     writes.map((change) =>
       change.action === 'create'
-        ? attempt(change, () => client.create(change.after)).then((result) => finish(result))
-        : attempt(change, () => client.update(change.id, change.after)).then(finish),
+        ? attempt(change, () => client.create(change.after)).then((result) => finish(change, result))
+        : attempt(change, () => client.update(change.id, change.after)).then((result) => finish(change, result)),
     ),
   );
 
   const deletes = plan.changes.filter((change): change is AudienceDelete => change.action === 'delete');
   for (const change of deletes.filter((candidate) => blocked.has(candidate.id))) {
-    finish({ ...identify(change), status: 'skipped', cause: `${blocked.get(change.id)}, so the audience is still in use` });
+    finish(change, { ...identify(change), status: 'skipped', cause: `${blocked.get(change.id)}, so the audience is still in use` });
   }
   const deletable = deletes.filter((change) => !blocked.has(change.id));
   for (let start = 0; start < deletable.length; start += DELETE_BATCH_SIZE) {
-    for (const result of await deleteBatch(deletable.slice(start, start + DELETE_BATCH_SIZE), client)) finish(result);
+    const batch = deletable.slice(start, start + DELETE_BATCH_SIZE);
+    (await deleteBatch(batch, client)).forEach((result, index) => finish(batch[index] as AudienceDelete, result));
   }
 
-  const ordered = plan.changes.map((change) => results.find((result) => sameChange(result, change)) as ChangeResult);
+  const ordered = plan.changes.map((change) => results.get(change) as ChangeResult);
   return {
     adAccountId: plan.adAccountId,
     results: ordered,
@@ -123,15 +124,6 @@ async function attempt(change: Change, run: () => Promise<unknown>): Promise<Cha
 
 function identify(change: Change): Omit<ChangeResult, 'status'> {
   return { action: change.action, name: change.name, id: change.id, ...(change.action === 'unlink' ? { adGroupId: change.adGroupId } : {}) };
-}
-
-function sameChange(result: ChangeResult, change: Change): boolean {
-  return (
-    result.action === change.action &&
-    result.name === change.name &&
-    (change.action === 'create' || result.id === change.id) &&
-    (change.action !== 'unlink' || result.adGroupId === change.adGroupId)
-  );
 }
 
 export function causeOf(error: unknown): string {

@@ -226,14 +226,14 @@ export async function applyAndVerify(
 }
 
 async function verifyApplied(plan: Plan, result: ApplyResult, client: AudienceClient): Promise<string[]> {
-  const done = plan.changes.filter((_, index) => result.results[index]?.status === 'ok');
+  const done = plan.changes.flatMap((change, index) => (result.results[index]?.status === 'ok' ? [{ change, createdId: result.results[index]?.id }] : []));
   if (done.length === 0) return [];
   const present = new Set((await client.list()).map((summary) => summary.id));
-  const checks = done.map(async (change): Promise<string[]> => {
+  const checks = done.map(async ({ change, createdId }): Promise<string[]> => {
     switch (change.action) {
       case 'create':
       case 'update': {
-        const id = change.action === 'create' ? result.results[plan.changes.indexOf(change)]?.id : change.id;
+        const id = change.action === 'create' ? createdId : change.id;
         if (id === null || id === undefined || !present.has(id)) return [`audience "${change.name}" is missing after its ${change.action}`];
         const live = await client.read(id);
         return diffDefinition(change.after, live.definition).fields.map((field) => `audience "${change.name}" (id ${id}): ${field.field} still differs`);
