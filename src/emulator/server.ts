@@ -2,7 +2,7 @@
  * The emulator: one node:http server on 127.0.0.1 for the three services of the spec
  * (audiences, company lookup, image generation) plus the test-only routes under /_emulator/.
  * Behaviour is written down in SPEC.md. Each request goes: read body → (test route, or)
- * latency → rate limit → fault draw → route → auth → body checks → operation → persist → answer.
+ * rate limit → fault draw → route → auth → body checks → operation → persist → latency → answer.
  */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
@@ -310,8 +310,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       send(res, await testRoutes(call));
       return;
     }
-    const delay = faults.delayMs();
-    if (delay > 0) await sleep(delay);
+    // The answer leaves `delay` ms after the request arrived, the emulator's own work
+    // included, so a run's requests can take exactly the latency they were given.
+    const answerAt = started + faults.delayMs();
     let reply: Reply;
     let faultName: string | null = null;
     const wait = faults.admit(rateKey(call.headers), performance.now());
@@ -338,8 +339,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       ...loggedBody(call),
       status: reply.reset ? 'reset' : reply.status,
       fault: faultName,
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Math.round(Math.max(answerAt, performance.now()) - started),
     });
+    const remaining = answerAt - performance.now();
+    if (remaining > 0) await sleep(remaining);
     if (reply.reset) {
       req.socket.resetAndDestroy();
       return;
