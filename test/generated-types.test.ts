@@ -12,7 +12,7 @@ interface Generated {
   out: string;
   text: string;
 }
-const script = (await import(pathToFileURL(join(root, 'scripts/generate-types.mjs')).href)) as {
+const script = (await import(pathToFileURL(join(root, 'scripts/generate.mjs')).href)) as {
   generate: (root: string) => Promise<Generated[]>;
 };
 

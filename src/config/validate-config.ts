@@ -6,6 +6,7 @@ import { sortIssues, type ConfigIssue, type ConfigResult, type Finding } from '.
 import { checkBusinessRules } from './business-rules.js';
 import { checkImageRules } from './image-rules.js';
 import { createLocator, toLabel, toPointer, type Path, type Position } from './positions.js';
+import { loadPlain } from './plain-yaml.js';
 import { checkRules } from './rules.js';
 import { audiencesSchemaValidator } from './schema.js';
 import { findingsFromSchemaErrors } from './schema-issues.js';
@@ -34,6 +35,18 @@ export function validateConfig(text: string, file: string): ConfigResult {
   });
   const size = Buffer.byteLength(text, 'utf8');
   if (size > LIMITS.bytes) return whole(`the file is too large (${megabytes(size)}; the limit is ${megabytes(LIMITS.bytes)})`);
+  const accepted = (value: unknown, warnings: ConfigIssue[]): ConfigResult => {
+    const hash = createHash('sha256').update(text, 'utf8').digest('hex');
+    return { ok: true, value: toDesiredState(value as AudiencesFile, { files: [file], hash }), warnings: sortIssues(warnings) };
+  };
+
+  // A valid plain file needs no positions: read fast (see plain-yaml.ts). Any finding sends
+  // the file down the road below, which says where each one is, so no line is needed here.
+  const plain = loadPlain(text);
+  if (plain !== undefined && sizeProblem(plain.value) === undefined) {
+    const findings = check(plain.value, () => 0);
+    if (findings.errors.length === 0 && findings.warnings.length === 0) return accepted(plain.value, []);
+  }
 
   const lineCounter = new LineCounter();
   const at = (offset: number): Position => {
@@ -82,17 +95,21 @@ export function validateConfig(text: string, file: string): ConfigResult {
     };
   };
 
-  const validate = audiencesSchemaValidator();
-  const schemaFindings = validate(value) ? [] : findingsFromSchemaErrors(validate.errors ?? []);
-  const lineOf = (path: Path): number => locate(path).line;
+  const findings = check(value, (path) => locate(path).line);
+  const errors = findings.errors.map(toIssue);
+  if (errors.length > 0) return { ok: false, issues: sortIssues(errors) };
+  return accepted(value, [...warnings, ...findings.warnings.map(toIssue)]);
+}
+
+/** What the schema and the rules find in a loaded file; `lineOf` names lines in messages. */
+function check(value: unknown, lineOf: (path: Path) => number): { errors: Finding[]; warnings: Finding[] } {
+  const schemaFindings = audiencesSchemaValidator(value) ? [] : findingsFromSchemaErrors(audiencesSchemaValidator.errors ?? []);
   const rules = checkRules(value, lineOf);
   const imageRules = checkImageRules(value, lineOf);
-  const errors = [...schemaFindings, ...rules.errors, ...checkBusinessRules(value), ...imageRules.errors].map(toIssue);
-  const allWarnings = [...warnings, ...[...rules.warnings, ...imageRules.warnings].map(toIssue)];
-  if (errors.length > 0) return { ok: false, issues: sortIssues(errors) };
-
-  const hash = createHash('sha256').update(text, 'utf8').digest('hex');
-  return { ok: true, value: toDesiredState(value as AudiencesFile, { files: [file], hash }), warnings: sortIssues(allWarnings) };
+  return {
+    errors: [...schemaFindings, ...rules.errors, ...checkBusinessRules(value), ...imageRules.errors],
+    warnings: [...rules.warnings, ...imageRules.warnings],
+  };
 }
 
 function syntaxIssues(errors: readonly YAMLError[], text: string, issueAt: (offset: number, message: string, hint?: string) => ConfigIssue): ConfigIssue[] {

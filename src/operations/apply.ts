@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { Ajv } from 'ajv';
 import type { AudienceClient } from '../api/audiences.js';
 import type { ImageClient } from '../api/imagegen.js';
 import { applyPlan } from '../apply/applier.js';
@@ -12,6 +11,7 @@ import type { Style } from '../render/index.js';
 import { businessStaleReasons } from './company.js';
 import { applyPlanImages, IMAGE_CONCURRENCY, imageClient, imageStaleReasons, unavailableImages, withImageResults } from './images.js';
 import { planFiles, renderPlans, type BusinessLookup } from './plan.js';
+import { Plan as validatePlan } from './generated/plan-validator.js';
 
 /** What applying needs of the outside world (the CLI's Io fits it). */
 export interface ApplyDeps {
@@ -150,9 +150,8 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
     throw invalidPlan(file, (error as Error).message);
   }
   const plans = Array.isArray(data) ? data : [data];
-  const validate = new Ajv({ allErrors: true }).compile(JSON.parse(await readFile(new URL('../../schemas/plan.schema.json', import.meta.url), 'utf8')) as object);
   for (const plan of plans) {
-    if (!validate(plan)) throw invalidPlan(file, (validate.errors ?? []).slice(0, 3).map((error) => `${error.instancePath || '/'} ${error.message}`).join('; '));
+    if (!validatePlan(plan)) throw invalidPlan(file, (validatePlan.errors ?? []).slice(0, 3).map((error) => `${error.instancePath || '/'} ${error.message}`).join('; '));
   }
   const withErrors = (plans as Plan[]).find((plan) => plan.errors.length > 0);
   if (withErrors) throw new AppError({ code: 'PLAN_HAS_ERRORS', source: 'user', summary: `the saved plan ${file} has errors and cannot be applied`, hint: 'fix the errors and plan again' });

@@ -1,28 +1,38 @@
 #!/usr/bin/env node
-// Generates TypeScript types from the JSON Schemas (the source of truth) with
-// json-schema-to-typescript.
+// Generates code from the JSON Schemas (the source of truth): TypeScript types with
+// json-schema-to-typescript, and validators compiled ahead of time with ajv's standalone
+// code, so that no run of the command line pays for compiling a schema.
 //
-//   node scripts/generate-types.mjs            write every output file
-//   node scripts/generate-types.mjs --check    write nothing; exit 1 naming each stale output
-//   --root DIR                                  project root (default: this script's parent)
+//   node scripts/generate.mjs            write every output file
+//   node scripts/generate.mjs --check    write nothing; exit 1 naming each stale output
+//   --root DIR                           project root (default: this script's parent)
 //
 // The output is formatted here, not by prettier, so it depends only on the schemas and the
-// locked json-schema-to-typescript: a clean clone regenerates byte for byte.
+// locked json-schema-to-typescript and ajv: a clean clone regenerates byte for byte.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import standaloneCode from 'ajv/dist/standalone/index.js';
 import { compile } from 'json-schema-to-typescript';
 
 /**
  * What to generate: the schema files (or folders, meaning every `*.schema.json` in them, in
- * name order) of one output file. An entry whose schemas do not exist yet is skipped. With
- * `typeMap`, the output also declares an interface of that name mapping each schema title
- * to its type, so callers can pick a type by the same name they use to pick a schema.
- * `options` overrides the json-schema-to-typescript options below for that entry.
+ * name order) of one output file. An entry whose schemas do not exist yet is skipped.
+ * - `types`: TypeScript types. With `typeMap`, the output also declares an interface of that
+ *   name mapping each schema title to its type, so callers can pick a type by the same name
+ *   they use to pick a schema. `options` overrides the json-schema-to-typescript options below.
+ * - `validators`: one validator per schema title, exported under that title, and with
+ *   `definitions`, one per titled definition too; `ajv` holds the options it is compiled with
+ *   (beside the strict ones below).
  */
 export const entries = [
-  { schemas: ['schemas/api/'], out: 'src/api/generated/wire.ts', typeMap: 'WireTypes' },
-  { schemas: ['schemas/audiences.schema.json'], out: 'src/config/generated/audiences.ts' },
+  { kind: 'types', schemas: ['schemas/api/'], out: 'src/api/generated/wire.ts', typeMap: 'WireTypes' },
+  { kind: 'types', schemas: ['schemas/audiences.schema.json'], out: 'src/config/generated/audiences.ts' },
+  { kind: 'validators', schemas: ['schemas/api/'], out: 'src/api/generated/wire-validators.ts', definitions: true, ajv: {} },
+  // verbose: the messages and hints of `validate` read the failing value and its schema.
+  { kind: 'validators', schemas: ['schemas/audiences.schema.json'], out: 'src/config/generated/audiences-validator.ts', ajv: { verbose: true } },
+  { kind: 'validators', schemas: ['schemas/plan.schema.json'], out: 'src/operations/generated/plan-validator.ts', ajv: {} },
 ];
 
 const BANNER = '// Generated from {source} by npm run generate. Do not edit.\n';
@@ -85,7 +95,50 @@ function titlesOf(schema) {
   return titles;
 }
 
+/**
+ * The ajv options every validator is compiled with: all errors, strict about the schemas
+ * themselves, and silent (a validator must never write to the console). `errorMessage` is
+ * the editors' message for a rule (yaml-language-server reads it): an annotation here.
+ */
+const AJV_OPTIONS = { allErrors: true, strict: true, strictTypes: true, strictRequired: false, logger: false };
+
+function renderValidators(root, entry, files) {
+  const ajv = new Ajv({ ...AJV_OPTIONS, ...entry.ajv, code: { source: true, esm: true } });
+  ajv.addKeyword({ keyword: 'errorMessage', schemaType: ['string', 'object'] });
+  const refs = {};
+  for (const file of files) {
+    const schema = JSON.parse(readFileSync(file, 'utf8'));
+    const name = relative(root, file).split('\\').join('/');
+    if (typeof schema.$id !== 'string') throw new Error(`${name}: a schema needs an $id to compile validators from it`);
+    ajv.addSchema(schema);
+    if (typeof schema.title === 'string') refs[schema.title] = schema.$id;
+    for (const [key, definition] of Object.entries(entry.definitions ? (schema.definitions ?? {}) : {})) {
+      if (typeof definition.title === 'string') refs[definition.title] = `${schema.$id}#/definitions/${key}`;
+    }
+  }
+  // The standalone code is an ES module except for the few ajv runtime helpers it requires.
+  // It is not type-checked (@ts-nocheck), but its exports are typed for their callers.
+  const code = standaloneCode(ajv, refs)
+    .replace(/^"use strict";/, '')
+    .replace(/export const (\w+) = (validate\d+);/g, 'export const $1: CompiledValidator = $2;');
+  const sources = entry.schemas.map((item) => item.replace(/\/$/, '')).join(', ');
+  return [
+    BANNER.replace('{source}', sources).trimEnd(),
+    '// @ts-nocheck',
+    "import { createRequire } from 'node:module';",
+    "import type { ErrorObject } from 'ajv';",
+    'const require = createRequire(import.meta.url);',
+    '/** True when `data` matches the schema; otherwise `errors` holds why. */',
+    'export interface CompiledValidator {',
+    '  (data: unknown): boolean;',
+    '  errors?: ErrorObject[] | null;',
+    '}',
+    code,
+  ].join('\n') + '\n';
+}
+
 async function render(root, entry, files) {
+  if (entry.kind === 'validators') return renderValidators(root, entry, files);
   const parts = [];
   const declared = new Map();
   const mapped = [];
