@@ -202,8 +202,10 @@ async function updatedSinceRead(plan: Plan, audiences: LiveAudienceSummary[], cl
 }
 
 /**
- * Applies one plan, then reads back every audience it touched and reports what still differs.
- * Image changes go to `images` after the audiences (the two never depend on each other).
+ * Applies one plan, then checks that every audience it touched is as planned, and reports
+ * what still differs: each created or updated audience as the service answered its write,
+ * each delete and unlink against the account listed again. Image changes go to `images` after
+ * the audiences (the two never depend on each other).
  */
 export async function applyAndVerify(
   plan: Plan,
@@ -212,19 +214,31 @@ export async function applyAndVerify(
   images: (plan: Plan, report: (result: ChangeResult) => void) => Promise<ChangeResult[]> = unavailableImages,
 ): Promise<AppliedAccount> {
   const audiences = { ...plan, changes: plan.changes.filter((change) => change.kind !== 'image') };
-  const result = await applyPlan(audiences, client, report);
-  // A failed read-back must not lose what was done (nor stop the images): it is reported instead.
+  // The service answers a create or update with the audience as it stored it: reading each one
+  // again would only double the requests of an apply.
+  const answers = new Map<number, LiveAudience>();
+  const keep = (live: LiveAudience): LiveAudience => {
+    answers.set(live.id, live);
+    return live;
+  };
+  const recording: AudienceClient = {
+    ...client,
+    create: async (definition) => keep(await client.create(definition)),
+    update: async (id, definition) => keep(await client.update(id, definition)),
+  };
+  const result = await applyPlan(audiences, recording, report);
+  // A failed check must not lose what was done (nor stop the images): it is reported instead.
   let remaining: string[] = [];
   let unverified: string | null = null;
   try {
-    remaining = await verifyApplied(audiences, result, client);
+    remaining = await verifyApplied(audiences, result, client, answers);
   } catch (error) {
     unverified = isAppError(error) ? error.summary : error instanceof Error ? error.message : String(error);
   }
   return { plan, result: withImageResults(result, await images(plan, report)), remaining, unverified };
 }
 
-async function verifyApplied(plan: Plan, result: ApplyResult, client: AudienceClient): Promise<string[]> {
+async function verifyApplied(plan: Plan, result: ApplyResult, client: AudienceClient, answers: ReadonlyMap<number, LiveAudience>): Promise<string[]> {
   const done = plan.changes.flatMap((change, index) => (result.results[index]?.status === 'ok' ? [{ change, createdId: result.results[index]?.id }] : []));
   if (done.length === 0) return [];
   const present = new Set((await client.list()).map((summary) => summary.id));
@@ -234,7 +248,7 @@ async function verifyApplied(plan: Plan, result: ApplyResult, client: AudienceCl
       case 'update': {
         const id = change.action === 'create' ? createdId : change.id;
         if (id === null || id === undefined || !present.has(id)) return [`audience "${change.name}" is missing after its ${change.action}`];
-        const live = await client.read(id);
+        const live = answers.get(id) ?? (await client.read(id));
         return diffDefinition(change.after, live.definition).fields.map((field) => `audience "${change.name}" (id ${id}): ${field.field} still differs`);
       }
       case 'delete':

@@ -8,6 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AudienceClient } from '../../src/api/audiences.js';
 import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { Audience, AudiencesFile } from '../../src/config/generated/audiences.js';
@@ -358,13 +359,12 @@ audiences:
   });
 });
 
-describe('reading the account back after applying', () => {
-  it('fails: the summary still says what was done, names the cause, and the exit code is 1', async () => {
+describe('checking the account after applying', () => {
+  /** Applies twoAudiences to the empty account through `client`; what the command printed, and its exit code. */
+  async function applyThrough(client: AudienceClient): Promise<{ code: number; stdout: string; stderr: string }> {
     const cwd = await workspace({ 'audiences.yaml': twoAudiences });
     let stdout = '';
     let stderr = '';
-    // The service stops answering single reads once the audiences exist: only the check after applying reads them.
-    const client = { ...live.client, read: () => Promise.reject(new Error('the service went away')) };
     const code = await runApply(
       { savedPlan: undefined, files: [], autoApprove: true, allowMassDelete: false },
       {
@@ -373,11 +373,42 @@ describe('reading the account back after applying', () => {
         client: () => client,
       },
     );
+    return { code, stdout, stderr };
+  }
+
+  it('fails: the summary still says what was done, names the cause, and the exit code is 1', async () => {
+    // The service stops answering lists after the one the plan is made from: the check lists the account again.
+    let lists = 0;
+    const client: AudienceClient = { ...live.client, list: () => (++lists === 1 ? live.client.list() : Promise.reject(new Error('the service went away'))) };
+    const { code, stdout, stderr } = await applyThrough(client);
     expect(stderr).toMatch(/ok +create audience "busan-travel"/);
     expect(stdout).toContain('Apply complete for ad account 1234: 2 done, 0 failed, 0 skipped.');
     expect(stdout).toContain('could not be read back to check the result: the service went away');
     expect(stdout).not.toContain('please report this');
     expect(code).toBe(1);
     expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['busan-travel', 'seoul-women']);
+  });
+
+  it('reports an audience the service stored otherwise than it was sent, from its answer, without reading it again', async () => {
+    let reads = 0;
+    const client: AudienceClient = {
+      ...live.client,
+      read: (id) => {
+        reads += 1;
+        return live.client.read(id);
+      },
+      // The service answers busan-travel's create with another region than the one sent.
+      create: async (sent) => {
+        const stored = await live.client.create(sent);
+        return sent.name === 'busan-travel' ? { ...stored, definition: { ...stored.definition, locations: [{ value: 'B' }] } } : stored;
+      },
+    };
+    const { code, stdout } = await applyThrough(client);
+    expect(stdout).toContain('Apply complete for ad account 1234: 2 done, 0 failed, 0 skipped.');
+    expect(stdout).toMatch(/After applying, these still differ \(please report this\):\n {2}audience "busan-travel" \(id \d+\): locations still differs/);
+    expect(stdout).not.toContain('seoul-women" (id');
+    expect(code).toBe(1);
+    // The plan of an empty account reads nothing, and the check reads nothing either.
+    expect(reads).toBe(0);
   });
 });
