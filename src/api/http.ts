@@ -293,6 +293,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (answer !== undefined && answer.status >= 200 && answer.status < 300) {
         permit.release('ok');
         note(String(answer.status));
+        // Let the request waiting for the slot go out before this answer is parsed and checked:
+        // the slot is for the network, and answers often arrive several at once.
+        await Promise.resolve();
         return accept(answer, attempt);
       }
       let failure: Failure;
