@@ -43,6 +43,9 @@ export function diffDefinition(declared: DesiredAudience['declared'], live: Audi
     if (outcome.change) fields.push(outcome.change);
   }
   fields.push(...clearForbiddenCriteria(declared, after));
+  // Nothing differs: every declared field kept its live form, so the live definition (already
+  // canonical) is the body, and most audiences of a plan skip canonicalising it again.
+  if (fields.length === 0) return { fields, after: live };
   return { fields: inFieldOrder(fields), after: canonicalizeDefinition(after as unknown as AudienceDefinition) };
 }
 
