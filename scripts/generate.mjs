@@ -29,7 +29,7 @@ import { compile } from 'json-schema-to-typescript';
 export const entries = [
   { kind: 'types', schemas: ['schemas/api/'], out: 'src/api/generated/wire.ts', typeMap: 'WireTypes' },
   { kind: 'types', schemas: ['schemas/audiences.schema.json'], out: 'src/config/generated/audiences.ts' },
-  { kind: 'validators', schemas: ['schemas/api/'], out: 'src/api/generated/wire-validators.ts', definitions: true, ajv: {} },
+  { kind: 'validators', schemas: ['schemas/api/'], out: 'src/api/generated/wire-validators.ts', definitions: true, ajv: { inlineRefs: false } },
   // verbose: the messages and hints of `validate` read the failing value and its schema.
   { kind: 'validators', schemas: ['schemas/audiences.schema.json'], out: 'src/config/generated/audiences-validator.ts', ajv: { verbose: true } },
   { kind: 'validators', schemas: ['schemas/plan.schema.json'], out: 'src/operations/generated/plan-validator.ts', ajv: {} },

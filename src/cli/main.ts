@@ -14,7 +14,6 @@ import { validateCommand } from './commands/validate.js';
 const commands: CommandDefinition[] = [validateCommand, planCommand, applyCommand, importCommand, companyCommand, emulatorCommand];
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
-  let exitCode = 0;
   let debug = argv.includes('--debug');
   const parser: Argv<GlobalOptions> = yargs(argv)
     .scriptName('audiences')
@@ -38,24 +37,22 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     })
     .version()
     .help();
-  for (const command of commands) {
-    parser.command({
-      command: command.name,
-      describe: command.describe,
-      builder: command.builder,
-      handler: async (args) => {
-        debug = args.debug;
-        exitCode = await command.run(args as Parameters<CommandDefinition['run']>[0], io);
-      },
-    });
-  }
+  // Commands run after parsing, not as yargs handlers: before it runs a handler, yargs renders
+  // the whole help text to keep it, a cost every run would pay for nothing.
+  for (const command of commands) parser.command(command.name, command.describe, command.builder);
   try {
     let helpText = '';
-    await parser.parseAsync(argv, {}, (_error, _parsed, output) => {
+    const args = await parser.parseAsync(argv, {}, (_error, _parsed, output) => {
       helpText = output;
     });
-    if (helpText) io.stdout(helpText + '\n');
-    return exitCode;
+    if (helpText) {
+      io.stdout(helpText + '\n');
+      return 0;
+    }
+    debug = args.debug;
+    const command = commands.find((candidate) => candidate.name.split(' ')[0] === args._[0]);
+    if (command === undefined) throw new UsageError(`unknown command ${String(args._[0])}`);
+    return await command.run(args as Parameters<CommandDefinition['run']>[0], io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`error[USAGE]: ${error.message}\n  hint: run \`audiences --help\` for the commands and options\n`);

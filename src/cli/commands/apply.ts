@@ -1,6 +1,6 @@
 import type { CommandDefinition } from '../command.js';
 import { outputStyle } from '../output.js';
-import { withServices } from '../services.js';
+import { loadServices, withServices } from '../services.js';
 
 /**
  * `audiences apply [PLAN]`: applies a saved plan (refused when stale; saving it was the
@@ -22,8 +22,7 @@ export const applyCommand: CommandDefinition = {
       io.stderr('error[USAGE]: give either a saved plan or -f files, not both\n  hint: a saved plan already says what to change\n');
       return 1;
     }
-    const style = await outputStyle(args, io);
-    const { runApply } = await import('../../operations/apply.js');
+    const [style, { runApply }] = await Promise.all([outputStyle(args, io), import('../../operations/apply.js'), loadServices()]);
     return withServices(args, io, (services) =>
       runApply(
         { savedPlan, files, autoApprove: args['autoApprove'] === true, allowMassDelete: args['allowMassDelete'] === true },

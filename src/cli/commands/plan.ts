@@ -1,6 +1,6 @@
 import type { CommandDefinition } from '../command.js';
 import { outputStyle } from '../output.js';
-import { withServices } from '../services.js';
+import { loadServices, withServices } from '../services.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
@@ -23,8 +23,7 @@ export const planCommand: CommandDefinition = {
     const files = Array.isArray(args['file']) ? args['file'].map(String) : [];
     const format = args['format'] as PlanFormat;
     const out = typeof args['out'] === 'string' ? args['out'] : undefined;
-    const style = await outputStyle(args, io);
-    const { planFiles, renderPlans, savePlans } = await import('../../operations/plan.js');
+    const [style, { planFiles, renderPlans, savePlans }] = await Promise.all([outputStyle(args, io), import('../../operations/plan.js'), loadServices()]);
     const planned = await withServices(args, io, (services) =>
       planFiles(files, { allowMassDelete: args['allowMassDelete'] === true }, {
         cwd: io.cwd,
