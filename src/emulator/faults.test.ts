@@ -158,11 +158,21 @@ describe('injected faults over HTTP', () => {
 });
 
 describe('latency and rate limits', () => {
-  it('adds the fixed latency to each request', async () => {
+  it('answers each request the fixed latency after it arrived: never earlier, and its own work inside it', async () => {
     const emulator = await start({ latencyMs: 30 });
-    const started = performance.now();
-    expect(await tryList(emulator)).toBe(200);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(29);
+    const took: number[] = [];
+    await sequential(10, async () => {
+      const started = performance.now();
+      const status = await tryList(emulator);
+      took.push(performance.now() - started);
+      return status;
+    });
+    expect(Math.min(...took)).toBeGreaterThanOrEqual(30);
+    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as { requests: Array<{ durationMs: number }> };
+    const durations = log.requests.map((entry) => entry.durationMs).sort((a, b) => a - b);
+    expect(durations[0]).toBeGreaterThanOrEqual(30);
+    // The work (a list) happens inside the 30 ms, not after them: the typical request takes 30.
+    expect(durations[5]).toBe(30);
   });
 
   it('adds jitter within its bound', async () => {

@@ -341,8 +341,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       fault: faultName,
       durationMs: Math.round(Math.max(answerAt, performance.now()) - started),
     });
-    const remaining = answerAt - performance.now();
-    if (remaining > 0) await sleep(remaining);
+    // Timers count whole milliseconds from a clock read at the start of the loop's turn, so
+    // one may fire a little early: wait again until the answer is due, never answer early.
+    for (let remaining = answerAt - performance.now(); remaining > 0; remaining = answerAt - performance.now()) {
+      await sleep(Math.ceil(remaining));
+    }
     if (reply.reset) {
       req.socket.resetAndDestroy();
       return;
