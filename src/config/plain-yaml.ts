@@ -64,8 +64,8 @@ const KEY = String.raw`(?!(?:null|Null|NULL)\s*:)[A-Za-z_][\w-]*`;
 const FLOW_LIST = String.raw`\[ *(?:${FLOW_SCALAR} *(?:, *${FLOW_SCALAR} *)*,? *)?\]`;
 const FLOW_MAP = String.raw`\{ *(?:${KEY}: +${FLOW_SCALAR} *(?:, *${KEY}: +${FLOW_SCALAR} *)*,? *)?\}`;
 const VALUE = `(?:${DOUBLE}|${SINGLE}|${FLOW_LIST}|${FLOW_MAP}|${BLOCK_PLAIN})`;
-const LINE = new RegExp(String.raw`^( *)(- +)?(?:(${KEY}):(?: +${VALUE})?|${VALUE})(?: +#.*)?$`);
-const KEY_ONLY = new RegExp(String.raw`^ *(?:- +)?${KEY}:(?: +#.*)?$`);
+/** Groups: the indent, the dash of a list item, the key, and the value of that key if any. */
+const LINE = new RegExp(String.raw`^( *)(- +)?(?:(${KEY}):(?: +(${VALUE}))?|${VALUE})(?: +#.*)?$`);
 const COMMENT_OR_BLANK = /^ *(?:#.*)?$/;
 
 interface Frame {
@@ -110,7 +110,7 @@ export function isPlainLayout(text: string): boolean {
     }
     opened = undefined;
     if (dash !== undefined && keyed) stack.push({ column: indent + dash.length, kind: 'map' });
-    if (keyed && KEY_ONLY.test(line)) opened = dash === undefined ? indent : indent + dash.length;
+    if (keyed && match[4] === undefined) opened = dash === undefined ? indent : indent + dash.length;
   }
   return stack.length > 0;
 }
