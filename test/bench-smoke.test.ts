@@ -59,6 +59,7 @@ describe('npm run bench, on a tiny account', () => {
         'plan-no-change',
         'plan-10pct-changed',
         'plan-10pct-ad-groups',
+        'transport-floor',
         'naive-sequential-read',
         'apply-10pct-updates',
         'apply-creates',
@@ -81,6 +82,13 @@ describe('npm run bench, on a tiny account', () => {
     const plan = results.find((entry) => entry.name === 'plan-no-change');
     expect(plan?.requests).toBe(1 + N);
     expect(plan?.byPhase).toMatchObject({ list: 1, read: N, linkRead: 0, write: 0 });
+  });
+
+  it('measures the transport floor on the requests of the plan with no changes', () => {
+    const plan = results.find((entry) => entry.name === 'plan-no-change');
+    const floor = results.find((entry) => entry.name === 'transport-floor');
+    expect(floor?.byPhase).toEqual(plan?.byPhase);
+    expect(plan?.overFloor).toBe(Math.round(((plan?.wallMs as number) / (floor?.wallMs as number)) * 100) / 100);
   });
 
   it('reads ad groups only for the audiences that declare them or change', () => {

@@ -49,7 +49,12 @@ export async function runBench(options) {
   };
   const work = await mkdtemp(join(tmpdir(), 'audiences-bench-'));
   const emulator = await startBenchEmulator({ latencyMs });
-  const env = { ADS_API_URL: emulator.url, ADS_ACCESS_TOKEN: emulator.accessToken, BENCH_AD_ACCOUNT_ID: String(BENCH_ACCOUNT_ID) };
+  const env = {
+    ADS_API_URL: emulator.url,
+    ADS_ACCESS_TOKEN: emulator.accessToken,
+    BENCH_AD_ACCOUNT_ID: String(BENCH_ACCOUNT_ID),
+    BENCH_CONCURRENCY: String(concurrency),
+  };
   try {
     const help = await measureCli(['--help']);
     const applyAvailable = /^\s+audiences apply\b/m.test(help.stdout);
@@ -116,6 +121,10 @@ export async function runBench(options) {
         });
 
       const noChange = await plan('plan-no-change', same, { updates: 0, linkReads: 0 });
+      const floor = await networkRun('transport-floor', n, [], (run) => (JSON.parse(run.stdout).read === n ? undefined : `read ${run.stdout.trim()}, expected ${n}`), {
+        script: here('floor.mjs'),
+      });
+      noChange.overFloor = round(noChange.wallMs / floor.wallMs, 2);
       await plan('plan-10pct-changed', changed, { updates: changedCount, linkReads: changedCount });
       await plan('plan-10pct-ad-groups', adGroups, { updates: 0, linkReads: linkedCount });
       if (options.naiveSizes.includes(n)) {

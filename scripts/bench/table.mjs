@@ -16,7 +16,11 @@ const COLUMNS = [
 
 function note(entry) {
   if (!entry.ok) return `FAILED: ${entry.problem}`;
-  if (entry.speedupVsNaive !== undefined) return `${entry.speedupVsNaive}x faster than naive`;
+  const notes = [];
+  if (entry.speedupVsNaive !== undefined) notes.push(`${entry.speedupVsNaive}x faster than naive`);
+  if (entry.overFloor !== undefined) notes.push(`${entry.overFloor}x the transport floor`);
+  if (notes.length > 0) return notes.join(', ');
+  if (entry.name === 'transport-floor') return 'bare undici pool, same requests';
   if (entry.name === 'plan-offline') return `config ${entry.configCpuMs} ms CPU (not included)`;
   if (entry.wallSamplesMs) return `median of ${entry.runs}`;
   return '';
@@ -44,9 +48,12 @@ export function renderTargets(results) {
   const check = (label, met, detail) => lines.push(`  [${met === undefined ? 'not measured' : met ? 'met' : 'MISSED'}] ${label}${detail ? `: ${detail}` : ''}`);
   const find = (name, n) => results.find((entry) => entry.name === name && entry.n === n && entry.ok);
 
+  // The floor's own ratio says how much of the bound this machine's transport already takes.
+  const floorRun = find('transport-floor', 1000);
+  const floorRatio = floorRun ? ` (a bare undici pool making the plan's requests: ${floorRun.ratio})` : '';
   for (const name of ['plan-no-change', 'plan-10pct-changed', 'plan-10pct-ad-groups', 'apply-10pct-updates', 'apply-creates']) {
     const entry = find(name, 1000);
-    check(`wall / lower bound <= 1.2, ${name}, N = 1000`, entry ? entry.ratio <= 1.2 : undefined, entry ? `${entry.ratio}` : '');
+    check(`wall / lower bound <= 1.2, ${name}, N = 1000`, entry ? entry.ratio <= 1.2 : undefined, entry ? `${entry.ratio}${floorRatio}` : '');
   }
   for (const entry of results.filter((candidate) => candidate.name === 'plan-no-change' && candidate.ok)) {
     check(`no-change plan makes 1 list + N reads, N = ${entry.n}`, entry.requests === 1 + entry.n, `${entry.requests} requests`);
@@ -55,10 +62,10 @@ export function renderTargets(results) {
   check(`planning ${offline?.n ?? 10_000} audiences offline < 1 s CPU`, offline ? offline.cpuMs < 1000 : undefined, offline ? `${offline.cpuMs} ms` : '');
   check(`planning ${offline?.n ?? 10_000} audiences offline < 250 MB peak`, offline ? offline.peakRssMb < 250 : undefined, offline ? `${offline.peakRssMb} MB` : '');
   const help = find('cold-start-help', 0);
-  const floor = find('cold-start-node', 0);
-  const floorNote = floor ? ` (an empty node process: ${floor.wallMs} ms)` : '';
-  check('`audiences --help` cold start < 150 ms (median)', help ? help.wallMs < 150 : undefined, help ? `${help.wallMs} ms${floorNote}` : '');
+  const emptyNode = find('cold-start-node', 0);
+  const emptyNodeNote = emptyNode ? ` (an empty node process: ${emptyNode.wallMs} ms)` : '';
+  check('`audiences --help` cold start < 150 ms (median)', help ? help.wallMs < 150 : undefined, help ? `${help.wallMs} ms${emptyNodeNote}` : '');
   const validate = find('cold-start-validate', 100);
-  check('`validate` of 100 audiences cold start < 300 ms (median)', validate ? validate.wallMs < 300 : undefined, validate ? `${validate.wallMs} ms${floorNote}` : '');
+  check('`validate` of 100 audiences cold start < 300 ms (median)', validate ? validate.wallMs < 300 : undefined, validate ? `${validate.wallMs} ms${emptyNodeNote}` : '');
   return lines.join('\n');
 }

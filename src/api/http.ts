@@ -10,7 +10,7 @@
  * says `ambiguous: true` and the caller decides, e.g. by looking for the audience by name.
  */
 import { readFileSync } from 'node:fs';
-import { Agent } from 'undici';
+import Agent from 'undici/lib/dispatcher/agent.js';
 import { AppError } from '../errors.js';
 import { redact, registerSecret } from '../secrets.js';
 import { ApiError, parseErrorBody, snippet, type ApiErrorInit, type HttpMethod, type ServiceName } from './api-error.js';
@@ -261,16 +261,37 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const apiError = (exchange: Exchange, init: AttemptError & { ambiguous: boolean; attempts: number }) =>
     new ApiError({ service, method: exchange.method, path: exchange.shown, ...init });
 
-  async function send(exchange: Exchange): Promise<Answer> {
-    const response = await agent.request({
-      origin: exchange.url.origin,
-      path: `${exchange.url.pathname}${exchange.url.search}`,
-      method: exchange.method,
-      headers: exchange.headers,
-      body: exchange.body ?? null,
+  /**
+   * One attempt through the agent's `dispatch`, the whole body collected in memory: the
+   * answers are small JSON documents or images, read at once, so no stream is needed.
+   */
+  function send(exchange: Exchange): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      let status = 0;
+      let headers: Answer['headers'] = {};
+      const chunks: Buffer[] = [];
+      agent.dispatch(
+        {
+          origin: exchange.url.origin,
+          path: `${exchange.url.pathname}${exchange.url.search}`,
+          method: exchange.method,
+          headers: exchange.headers,
+          body: exchange.body ?? null,
+        },
+        {
+          onRequestStart: () => undefined,
+          onResponseStart: (_controller, statusCode, responseHeaders) => {
+            status = statusCode;
+            headers = responseHeaders;
+          },
+          onResponseData: (_controller, chunk) => {
+            chunks.push(chunk);
+          },
+          onResponseEnd: () => resolve({ status, headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }),
+          onResponseError: (_controller, error) => reject(error),
+        },
+      );
     });
-    const bytes = new Uint8Array(await response.body.arrayBuffer());
-    return { status: response.statusCode, headers: response.headers, bytes };
   }
 
   /** Runs one exchange with retries; `accept` turns a 2xx into the result. */
