@@ -144,21 +144,23 @@ function typeRules(audience: Record<string, unknown>, at: Path): Finding[] {
     }));
 }
 
+/** The sets of an audience, each with the key that tells two of its values apart. */
+const SETS: ReadonlyArray<readonly [string, (value: unknown) => string | undefined]> = [
+  ['ages', (value) => (typeof value === 'number' || typeof value === 'string' ? String(value) : undefined)],
+  ['genders', text],
+  ['ufoInterests', text],
+  ['ufoBusinessTypes', text],
+  ['adGroups', (value) => (typeof value === 'number' ? String(value) : undefined)],
+  ...REGION_FIELDS.map((field) => [field, (value: unknown) => (isRecord(value) ? text(value['value']) : text(value))] as const),
+  ...TARGETING_FIELDS.map((field) => [field, (value: unknown) => (isRecord(value) ? stableStringify(value as JsonValue) : undefined)] as const),
+];
+
 /** A set lists each value once; a repeat is harmless (the service keeps one) but likely a slip. */
 function repeatedMembers(audience: Record<string, unknown>, at: Path): Finding[] {
   const findings: Finding[] = [];
-  const sets: Array<[string, (value: unknown) => string | undefined]> = [
-    ['ages', (value) => (typeof value === 'number' || typeof value === 'string' ? String(value) : undefined)],
-    ['genders', text],
-    ['ufoInterests', text],
-    ['ufoBusinessTypes', text],
-    ['adGroups', (value) => (typeof value === 'number' ? String(value) : undefined)],
-    ...REGION_FIELDS.map((field): [string, (value: unknown) => string | undefined] => [field, (value) => (isRecord(value) ? text(value['value']) : text(value))]),
-    ...TARGETING_FIELDS.map((field): [string, (value: unknown) => string | undefined] => [field, (value) => (isRecord(value) ? stableStringify(value as JsonValue) : undefined)]),
-  ];
-  for (const [field, keyOf] of sets) {
+  for (const [field, keyOf] of SETS) {
     const list = audience[field];
-    if (!Array.isArray(list)) continue;
+    if (!Array.isArray(list) || list.length < 2) continue;
     const seen = new Map<string, number>();
     for (const [index, value] of list.entries()) {
       const key = keyOf(value);

@@ -3,6 +3,17 @@ import { definition, desiredAudience } from '../../test/helpers/builders.js';
 import { diffDefinition } from './diff.js';
 
 describe('diffDefinition', () => {
+  it('answers the same two definitions again from the first diff, and diffs anew against another live one', () => {
+    const declared = desiredAudience({ name: 'audience', genders: ['F'] }).declared;
+    const same = definition({ genderType: 'NOT_ALL', genders: ['F'] });
+    const other = definition({ genderType: 'NOT_ALL', genders: ['M'] });
+    const first = diffDefinition(declared, other);
+    expect(first.fields.map((change) => change.field)).toEqual(['genders']);
+    expect(diffDefinition(declared, other)).toBe(first);
+    expect(diffDefinition(declared, same).fields).toEqual([]);
+    expect(diffDefinition(declared, other)).toEqual(first);
+  });
+
   it('pairs targeting members so that each declared member finds a live one when possible', () => {
     // First-fit would give the live 30-day member to the member that declares only
     // inclusionType, leave the 30-day declaration unmatched and never converge.

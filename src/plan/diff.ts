@@ -28,11 +28,26 @@ export interface DefinitionDiff {
 type FieldOutcome = { change: FieldChange | null; after: JsonValue };
 
 /**
+ * The last diff of each declared definition, with the live one it was made against. A plan
+ * diffs every audience twice with the same two objects (`linksToRead`, then `planAccount`):
+ * the second time is an answer, not a diff. A diff is never changed once made.
+ */
+const lastDiffs = new WeakMap<DesiredAudience['declared'], { live: AudienceDefinition; diff: DefinitionDiff }>();
+
+/**
  * Compares only what the user declared. Sets compare without order, regions by code,
  * targeting members on the fields the user declared; whatever matches keeps its live form,
  * so server-side names and server-added fields never show up as a change.
  */
 export function diffDefinition(declared: DesiredAudience['declared'], live: AudienceDefinition): DefinitionDiff {
+  const last = lastDiffs.get(declared);
+  if (last?.live === live) return last.diff;
+  const diff = computeDiff(declared, live);
+  lastDiffs.set(declared, { live, diff });
+  return diff;
+}
+
+function computeDiff(declared: DesiredAudience['declared'], live: AudienceDefinition): DefinitionDiff {
   const fields: FieldChange[] = [];
   const after: Record<string, JsonValue> = { ...(live as unknown as Record<string, JsonValue>) };
   for (const field of DEFINITION_FIELDS) {
