@@ -5,7 +5,7 @@ import type { ImageClient } from '../api/imagegen.js';
 import { applyPlan } from '../apply/applier.js';
 import type { ApplyResult, ChangeResult } from '../apply/types.js';
 import { AppError, isAppError } from '../errors.js';
-import type { LiveAudience, LiveAudienceSummary } from '../model/index.js';
+import type { AudienceDefinition, LiveAudience, LiveAudienceSummary } from '../model/index.js';
 import { diffDefinition, linksToRecheck, staleReasons, type AudienceUpdate, type Plan } from '../plan/index.js';
 import type { Style } from '../render/index.js';
 import { businessStaleReasons } from './company.js';
@@ -215,30 +215,41 @@ export async function applyAndVerify(
 ): Promise<AppliedAccount> {
   const audiences = { ...plan, changes: plan.changes.filter((change) => change.kind !== 'image') };
   // The service answers a create or update with the audience as it stored it: reading each one
-  // again would only double the requests of an apply.
-  const answers = new Map<number, LiveAudience>();
-  const keep = (live: LiveAudience): LiveAudience => {
-    answers.set(live.id, live);
+  // again would only double the requests of an apply. Each answer is compared with what was
+  // sent as it arrives, while the other writes are still in flight.
+  const differences = new Map<number, string[]>();
+  const check = (sent: AudienceDefinition, live: LiveAudience): LiveAudience => {
+    differences.set(live.id, differingFields(sent, live));
     return live;
   };
   const recording: AudienceClient = {
     ...client,
-    create: async (definition) => keep(await client.create(definition)),
-    update: async (id, definition) => keep(await client.update(id, definition)),
+    create: async (definition) => check(definition, await client.create(definition)),
+    update: async (id, definition) => check(definition, await client.update(id, definition)),
   };
   const result = await applyPlan(audiences, recording, report);
   // A failed check must not lose what was done (nor stop the images): it is reported instead.
   let remaining: string[] = [];
   let unverified: string | null = null;
   try {
-    remaining = await verifyApplied(audiences, result, client, answers);
+    remaining = await verifyApplied(audiences, result, client, differences);
   } catch (error) {
     unverified = isAppError(error) ? error.summary : error instanceof Error ? error.message : String(error);
   }
   return { plan, result: withImageResults(result, await images(plan, report)), remaining, unverified };
 }
 
-async function verifyApplied(plan: Plan, result: ApplyResult, client: AudienceClient, answers: ReadonlyMap<number, LiveAudience>): Promise<string[]> {
+/** The fields of `sent` that the audience the service holds does not have as sent. */
+function differingFields(sent: AudienceDefinition, live: LiveAudience): string[] {
+  return diffDefinition(sent, live.definition).fields.map((field) => field.field);
+}
+
+/**
+ * What still differs after applying: every audience written is in the account with the
+ * definition sent (`differences`, from the service's answers, by id), every deleted one is
+ * gone, every unlinked ad group no longer uses its audience.
+ */
+async function verifyApplied(plan: Plan, result: ApplyResult, client: AudienceClient, differences: ReadonlyMap<number, string[]>): Promise<string[]> {
   const done = plan.changes.flatMap((change, index) => (result.results[index]?.status === 'ok' ? [{ change, createdId: result.results[index]?.id }] : []));
   if (done.length === 0) return [];
   const present = new Set((await client.list()).map((summary) => summary.id));
@@ -248,8 +259,8 @@ async function verifyApplied(plan: Plan, result: ApplyResult, client: AudienceCl
       case 'update': {
         const id = change.action === 'create' ? createdId : change.id;
         if (id === null || id === undefined || !present.has(id)) return [`audience "${change.name}" is missing after its ${change.action}`];
-        const live = answers.get(id) ?? (await client.read(id));
-        return diffDefinition(change.after, live.definition).fields.map((field) => `audience "${change.name}" (id ${id}): ${field.field} still differs`);
+        const fields = differences.get(id) ?? differingFields(change.after, await client.read(id));
+        return fields.map((field) => `audience "${change.name}" (id ${id}): ${field} still differs`);
       }
       case 'delete':
         return present.has(change.id) ? [`audience "${change.name}" (id ${change.id}) still exists after its delete`] : [];
