@@ -42,32 +42,24 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
     transports.push(http);
     return http;
   };
-  let audienceHttp: HttpClient | undefined;
-  let businessHttp: HttpClient | undefined;
+  /** A service's clients, one per ad account, over one transport made on first use. */
+  const perAccount = <C>(settings: () => Pick<HttpClientOptions, 'service' | 'baseUrl' | 'headers'>, create: (http: HttpClient, adAccountId: number) => C) => {
+    let http: HttpClient | undefined;
+    const clients = new Map<number, C>();
+    return (adAccountId: number): C => {
+      http ??= transport(settings());
+      let client = clients.get(adAccountId);
+      if (client === undefined) clients.set(adAccountId, (client = create(http, adAccountId)));
+      return client;
+    };
+  };
+  const bearer = () => ({ Authorization: `Bearer ${requireSetting(endpoints.accessToken, 'ADS_ACCESS_TOKEN')}` });
+  const audiences = perAccount(() => ({ service: 'audience', baseUrl: endpoints.apiUrl, headers: bearer() }), createAudienceClient);
+  const business = perAccount(() => ({ service: 'business', baseUrl: endpoints.companyUrl, headers: bearer() }), createBusinessClient);
   let images: ImageClient | undefined;
-  const audienceClients = new Map<number, AudienceClient>();
-  const businessClients = new Map<number, BusinessClient>();
   return {
-    audiences(adAccountId) {
-      audienceHttp ??= transport({
-        service: 'audience',
-        baseUrl: endpoints.apiUrl,
-        headers: { Authorization: `Bearer ${requireSetting(endpoints.accessToken, 'ADS_ACCESS_TOKEN')}` },
-      });
-      let client = audienceClients.get(adAccountId);
-      if (!client) audienceClients.set(adAccountId, (client = createAudienceClient(audienceHttp, adAccountId)));
-      return client;
-    },
-    business(adAccountId) {
-      businessHttp ??= transport({
-        service: 'business',
-        baseUrl: endpoints.companyUrl,
-        headers: { Authorization: `Bearer ${requireSetting(endpoints.accessToken, 'ADS_ACCESS_TOKEN')}` },
-      });
-      let client = businessClients.get(adAccountId);
-      if (!client) businessClients.set(adAccountId, (client = createBusinessClient(businessHttp, adAccountId)));
-      return client;
-    },
+    audiences,
+    business,
     images() {
       images ??= createImageClient(
         transport({
