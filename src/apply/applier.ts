@@ -1,4 +1,5 @@
 import type { AudienceClient } from '../api/audiences.js';
+import { startInTurns } from '../api/in-turns.js';
 import { isAppError } from '../errors.js';
 import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Plan } from '../plan/index.js';
 import type { ApplyResult, ChangeResult } from './types.js';
@@ -21,7 +22,7 @@ export async function applyPlan(plan: Plan, client: AudienceClient, report: (res
   };
 
   const unlinks = plan.changes.filter((change): change is AdGroupUnlink => change.action === 'unlink');
-  const unlinkResults = await Promise.all(unlinks.map((change) => attempt(change, () => client.unlink(change.id, change.adGroupId)).then((result) => finish(change, result))));
+  const unlinkResults = await startInTurns(unlinks, (change) => attempt(change, () => client.unlink(change.id, change.adGroupId)).then((result) => finish(change, result)));
   const blocked = new Map<number, string>();
   unlinkResults.forEach((result, index) => {
     const change = unlinks[index];
@@ -29,12 +30,10 @@ export async function applyPlan(plan: Plan, client: AudienceClient, report: (res
   });
 
   const writes = plan.changes.filter((change): change is AudienceCreate | AudienceUpdate => change.action === 'create' || change.action === 'update');
-  await Promise.all(
-    writes.map((change) =>
-      change.action === 'create'
-        ? attempt(change, () => client.create(change.after)).then((result) => finish(change, result))
-        : attempt(change, () => client.update(change.id, change.after)).then((result) => finish(change, result)),
-    ),
+  await startInTurns(writes, (change) =>
+    change.action === 'create'
+      ? attempt(change, () => client.create(change.after)).then((result) => finish(change, result))
+      : attempt(change, () => client.update(change.id, change.after)).then((result) => finish(change, result)),
   );
 
   const deletes = plan.changes.filter((change): change is AudienceDelete => change.action === 'delete');

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { AudienceClient } from '../api/audiences.js';
+import { startInTurns } from '../api/in-turns.js';
 import type { ImageClient } from '../api/imagegen.js';
 import { applyPlan } from '../apply/applier.js';
 import type { ApplyResult, ChangeResult } from '../apply/types.js';
@@ -166,7 +167,7 @@ export async function checkPlanIsFresh(plan: Plan, client: AudienceClient, local
   const audiences = await client.list();
   const present = new Set(audiences.map((summary) => summary.id));
   const ids = linksToRecheck(plan).filter((id) => present.has(id));
-  const links = await Promise.all(ids.map((id) => client.adGroups(id)));
+  const links = await startInTurns(ids, (id) => client.adGroups(id));
   const adGroupIds = Object.fromEntries(ids.map((id, index) => [String(id), (links[index] ?? []).map((link) => link.adGroupId)]));
   const reasons = [
     ...staleReasons(plan, { audiences, adGroupIds }),
@@ -194,7 +195,7 @@ async function updatedSinceRead(plan: Plan, audiences: LiveAudienceSummary[], cl
   const readAt = new Map(plan.fingerprint.audiences.map((entry) => [entry.id, entry.lastModifiedDate]));
   const sameDate = new Map(audiences.filter((summary) => readAt.get(summary.id) === summary.lastModifiedDate).map((summary) => [summary.id, summary]));
   const updates = plan.changes.filter((change): change is AudienceUpdate => change.action === 'update' && sameDate.has(change.id));
-  const reads = await Promise.all(updates.map((change) => client.read(change.id)));
+  const reads = await startInTurns(updates, (change) => client.read(change.id));
   return updates.flatMap((change, index) => {
     const fields = diffDefinition(change.before, (reads[index] as LiveAudience).definition).fields.map((field) => field.field);
     return fields.length === 0 ? [] : [`audience "${change.name}" (id ${change.id}) was modified since the plan read it (${fields.join(', ')} changed)`];

@@ -2,6 +2,7 @@ import { access, rename, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AudienceClient } from '../api/audiences.js';
+import { startInTurns } from '../api/in-turns.js';
 import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig } from '../config/index.js';
 import { AppError } from '../errors.js';
 import { nameMatcher, type LiveAudience, type LiveAudienceSummary } from '../model/index.js';
@@ -34,7 +35,7 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   const matches = request.names.length > 0 ? nameMatcher(request.names) : () => true;
   const listed = (await client.list()).filter((summary) => matches(summary.name)).sort((a, b) => a.id - b.id);
   const { kept, skipped } = firstOfEachName(listed);
-  const audiences: LiveAudience[] = await Promise.all(kept.map((summary) => client.read(summary.id)));
+  const audiences: LiveAudience[] = await startInTurns(kept, (summary) => client.read(summary.id));
   audiences.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
   const schemaFile = fileURLToPath(AUDIENCES_SCHEMA_URL);

@@ -5,6 +5,7 @@ import { cachedReader, detailCachePath } from './detail-cache.js';
 import { validateFiles } from './validate.js';
 import { ConfigError } from '../config/index.js';
 import type { AdGroupLink, Company, DesiredState, ImageState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
+import { startInTurns } from '../api/in-turns.js';
 import { readImageState } from './images.js';
 import { audiencesToRead, linksToRead, planAccount, type Plan, type PlanOptions } from '../plan/index.js';
 import { plainStyle, renderJson, renderMarkdown, renderText, type Style } from '../render/index.js';
@@ -95,7 +96,7 @@ function lookupBusiness(bizNum: string, business: BusinessLookup | undefined): P
 }
 
 async function readAll<T>(ids: number[], read: (id: number) => Promise<T>): Promise<Record<string, T>> {
-  const values = await Promise.all(ids.map(read));
+  const values = await startInTurns(ids, read);
   return Object.fromEntries(ids.map((id, index) => [String(id), values[index] as T]));
 }
 
