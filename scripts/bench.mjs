@@ -7,7 +7,7 @@
  * fixed latency per request, for N managed audiences: plan with no changes, plan with 10%
  * changed, plan with ad groups declared on 10%, a naive sequential client as the baseline,
  * the transport floor (the plan's requests through a bare undici pool, nothing else), apply of
- * 10% updates and apply of N creates. For each: requests (from the emulator's
+ * 10% updates, apply of N creates and its transport floor. For each: requests (from the emulator's
  * request log), wall time, the lower bound (the requests' critical path at the concurrency
  * and latency), their ratio, CPU time and peak memory of the process. Then the cold start of
  * `--help` and `validate`, and planning 10,000 audiences offline. Writes bench/results.json

@@ -3,7 +3,10 @@
  * sorted into a phase; phases depend on one another (the reads need the list, an update its
  * read, a delete its unlinks), requests within a phase are independent. With concurrency C
  * and latency L a phase of k requests takes at least ceil(k / C) · L, and a list, which
- * every later phase waits for, L each.
+ * every later phase waits for, L each. The reads and the link reads are one stage: a plan
+ * reads an audience's ad groups as soon as its read shows a change (or at once, when they
+ * are declared), while other reads are still in flight, so together they take at least
+ * ceil((reads + link reads) / C) · L.
  */
 
 /** Phases in the order a plan and an apply go through them. */
@@ -29,12 +32,15 @@ export function countPhases(requests) {
   return counts;
 }
 
+/** The stages the bound charges, each a set of phases whose requests may be in flight together. */
+const STAGES = [['read', 'linkRead'], ['unlink'], ['write'], ['delete'], ['other']];
+
 /** The critical path of the counted requests at `concurrency` in flight and `latencyMs` each. */
 export function lowerBoundMs(counts, { concurrency, latencyMs }) {
-  let total = 0;
-  for (const phase of PHASES) {
-    const count = counts[phase] ?? 0;
-    total += phase === 'list' ? count * latencyMs : Math.ceil(count / concurrency) * latencyMs;
+  let total = (counts.list ?? 0) * latencyMs;
+  for (const stage of STAGES) {
+    const count = stage.reduce((sum, phase) => sum + (counts[phase] ?? 0), 0);
+    total += Math.ceil(count / concurrency) * latencyMs;
   }
   return total;
 }

@@ -121,7 +121,7 @@ export async function runBench(options) {
         });
 
       const noChange = await plan('plan-no-change', same, { updates: 0, linkReads: 0 });
-      const floor = await networkRun('transport-floor', n, [], (run) => (JSON.parse(run.stdout).read === n ? undefined : `read ${run.stdout.trim()}, expected ${n}`), {
+      const floor = await networkRun('transport-floor', n, ['reads'], (run) => (JSON.parse(run.stdout).read === n ? undefined : `read ${run.stdout.trim()}, expected ${n}`), {
         script: here('floor.mjs'),
       });
       noChange.overFloor = round(noChange.wallMs / floor.wallMs, 2);
@@ -143,11 +143,20 @@ export async function runBench(options) {
           byPhase.write === changedCount ? undefined : `expected ${changedCount} updates, counted ${byPhase.write} writes`,
         );
         await emulator.reset();
-        await networkRun('apply-creates', n, ['apply', '-f', same, '--auto-approve'], async (_run, byPhase) => {
+        const creates = await networkRun('apply-creates', n, ['apply', '-f', same, '--auto-approve'], async (_run, byPhase) => {
           if (byPhase.write !== n) return `expected ${n} creates, counted ${byPhase.write} writes`;
           const count = await emulator.countAudiences();
           return count === n ? undefined : `the account has ${count} audiences after the apply, expected ${n}`;
         });
+        await emulator.reset();
+        const createsFloor = await networkRun(
+          'transport-floor-creates',
+          n,
+          ['creates', String(n)],
+          (run) => (JSON.parse(run.stdout).created === n ? undefined : `listed ${run.stdout.trim()} after creating, expected ${n}`),
+          { script: here('floor.mjs') },
+        );
+        creates.overFloor = round(creates.wallMs / createsFloor.wallMs, 2);
       }
     }
 

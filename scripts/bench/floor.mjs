@@ -1,26 +1,35 @@
 /**
- * The transport's floor: the requests of a plan with no changes (the list, then a read of
- * each audience, `BENCH_CONCURRENCY` in flight) through a bare undici pool, and nothing
- * else: no command line, no file, no checks of the answers, no planning. Like the command,
- * it loads undici's pool by its own module and collects each answer through `dispatch`.
- * Its wall time, from spawn to exit like every run, is about the least this machine and
- * this emulator allow a client for those requests; the distance of `plan-no-change` from it
- * is the tool's own cost. Run as its own process by the bench, with ADS_API_URL,
- * ADS_ACCESS_TOKEN, BENCH_AD_ACCOUNT_ID and BENCH_CONCURRENCY in the environment. Prints how
- * many audiences it read.
+ * The transport's floor: the requests of a run made through a bare undici pool, and nothing
+ * else: no command line, no file, no checks of the answers, no planning. Like the command, it
+ * loads undici's pool by its own module and collects each answer through `dispatch`, with
+ * `BENCH_CONCURRENCY` requests in flight. Its wall time, from spawn to exit like every run, is
+ * about the least this machine and this emulator allow a client for those requests; the
+ * distance of the tool's run from it is the tool's own cost. Two shapes:
+ *
+ *   node floor.mjs reads         the requests of `plan-no-change`: the list, then a read of
+ *                                each audience; prints {"read": count}
+ *   node floor.mjs creates N     the requests of `apply-creates`: the list, N creates (the
+ *                                bench's audiences 0..N-1), the list again; prints
+ *                                {"created": audiences listed at the end}
+ *
+ * Run as its own process by the bench, with ADS_API_URL, ADS_ACCESS_TOKEN,
+ * BENCH_AD_ACCOUNT_ID and BENCH_CONCURRENCY in the environment.
  */
 import Pool from 'undici/lib/dispatcher/pool.js';
+import { createBody } from './fixtures.mjs';
 
+const BASE = '/openapi/v4/targetings';
+const [shape, count] = process.argv.slice(2);
 const concurrency = Number(process.env.BENCH_CONCURRENCY);
 const pool = new Pool(process.env.ADS_API_URL, { connections: concurrency });
 const headers = { authorization: `Bearer ${process.env.ADS_ACCESS_TOKEN}`, adaccountid: process.env.BENCH_AD_ACCOUNT_ID };
 
-function get(path) {
+function call(method, path, body) {
   return new Promise((resolve, reject) => {
     let status = 0;
     const chunks = [];
     pool.dispatch(
-      { method: 'GET', path, headers },
+      body === undefined ? { method, path, headers } : { method, path, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) },
       {
         onRequestStart: () => undefined,
         onResponseStart: (_controller, statusCode) => {
@@ -32,7 +41,7 @@ function get(path) {
         onResponseEnd: () => {
           const text = Buffer.concat(chunks).toString('utf8');
           if (status === 200) resolve(JSON.parse(text));
-          else reject(new Error(`GET ${path}: ${status} ${text}`));
+          else reject(new Error(`${method} ${path}: ${status} ${text}`));
         },
         onResponseError: (_controller, error) => reject(error),
       },
@@ -40,17 +49,33 @@ function get(path) {
   });
 }
 
-const ids = (await get('/openapi/v4/targetings/audiences')).content.map((audience) => audience.id);
-let next = 0;
-let read = 0;
-await Promise.all(
-  Array.from({ length: concurrency }, async () => {
-    while (next < ids.length) {
-      const id = ids[next++];
-      await get(`/openapi/v4/targetings/${id}`);
-      read += 1;
-    }
-  }),
-);
+/** `work(0)` … `work(total - 1)`, `concurrency` at a time. */
+async function inFlight(total, work) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const index = next;
+        next += 1;
+        await work(index);
+      }
+    }),
+  );
+}
+
+const list = async () => (await call('GET', `${BASE}/audiences`)).content;
+
+let outcome;
+if (shape === 'reads') {
+  const ids = (await list()).map((audience) => audience.id);
+  await inFlight(ids.length, (index) => call('GET', `${BASE}/${ids[index]}`));
+  outcome = { read: ids.length };
+} else if (shape === 'creates') {
+  await list();
+  await inFlight(Number(count), (index) => call('POST', BASE, createBody(index)));
+  outcome = { created: (await list()).length };
+} else {
+  throw new Error(`floor.mjs: unknown shape ${shape} (reads or creates N)`);
+}
 await pool.close();
-process.stdout.write(`${JSON.stringify({ read })}\n`);
+process.stdout.write(`${JSON.stringify(outcome)}\n`);

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { watchUnhandledRejections } from '../../test/helpers/unhandled.js';
 import { startInTurns } from './in-turns.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -35,15 +36,9 @@ describe('startInTurns', () => {
   });
 
   describe('when a request fails', () => {
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    afterEach(() => {
-      process.off('unhandledRejection', onUnhandled);
-      unhandled.length = 0;
-    });
+    const unhandled = watchUnhandledRejections();
 
     it('rejects with the first failure, still starts every request, and leaves no rejection unhandled', async () => {
-      process.on('unhandledRejection', onUnhandled);
       const started: number[] = [];
       const outcome = startInTurns(Array.from({ length: 40 }, (_, index) => index), async (item) => {
         started.push(item);

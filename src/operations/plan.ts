@@ -7,7 +7,7 @@ import { ConfigError } from '../config/index.js';
 import type { AdGroupLink, Company, DesiredState, ImageState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
 import { startInTurns } from '../api/in-turns.js';
 import { readImageState } from './images.js';
-import { audiencesToRead, linksToRead, planAccount, type Plan, type PlanOptions } from '../plan/index.js';
+import { planAccount, readsNeeded, type Plan, type PlanOptions } from '../plan/index.js';
 import { plainStyle, renderJson, renderMarkdown, renderText, type Style } from '../render/index.js';
 
 /** What planning reads of an ad account: the list, single reads and ad-group lists. */
@@ -77,8 +77,26 @@ export async function planDesired(desired: DesiredState, options: PlanOptions, r
 
 export async function readLiveState(desired: DesiredState, reader: AccountReader, context: PlanContext = {}): Promise<LiveState> {
   const [audiences, business] = await Promise.all([reader.list(), desired.business ? lookupBusiness(desired.business.registrationNumber, context.business) : undefined]);
-  const details = await readAll(audiencesToRead(desired, audiences), (id) => reader.read(id));
-  const links = await readAll(linksToRead(desired, { audiences, details }), (id) => reader.adGroups(id));
+  const needed = readsNeeded(desired, audiences);
+  const links: Record<string, AdGroupLink[]> = {};
+  const linkReads: Promise<void>[] = [];
+  const readLinks = (id: number): void => {
+    const read = reader.adGroups(id).then((adGroups) => {
+      links[String(id)] = adGroups;
+    });
+    // Awaited below, once every read is in; until then a failure must not count as unhandled.
+    read.catch(() => undefined);
+    linkReads.push(read);
+  };
+  needed.links.forEach(readLinks);
+  // An audience about to change needs its ad groups: they are read as soon as its read shows
+  // the change, while the other reads are still in flight.
+  const details = await readAll(needed.details, async (id) => {
+    const detail = await reader.read(id);
+    if (needed.needsLinks(id, detail)) readLinks(id);
+    return detail;
+  });
+  await Promise.all(linkReads);
   return {
     adAccountId: desired.adAccountId,
     audiences,

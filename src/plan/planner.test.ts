@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { adGroupLink, desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
-import { audiencesToRead, linksToRead, planAccount } from './planner.js';
+import { planAccount, readsNeeded } from './planner.js';
 import type { AudienceUpdate } from './types.js';
 
 const options = { allowMassDelete: false };
@@ -132,8 +132,13 @@ describe('what the plan needs to read', () => {
       [desiredAudience({ name: 'same' }), desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'linked' }, { adGroups: [1] })],
       { prune: true },
     );
-    expect(audiencesToRead(desired, live.audiences).sort()).toEqual([1, 2, 3]);
-    expect(linksToRead(desired, live).sort()).toEqual([2, 3, 4]);
+    const needed = readsNeeded(desired, live.audiences);
+    expect(needed.details.sort()).toEqual([1, 2, 3]);
+    // Known from the list: declared ad groups, and the audience prune deletes.
+    expect(needed.links.sort()).toEqual([3, 4]);
+    // Known from each read: the audience about to change.
+    const withLinksAfterRead = needed.details.filter((id) => !needed.links.includes(id) && needed.needsLinks(id, live.details[String(id)]!));
+    expect(withLinksAfterRead).toEqual([2]);
   });
 });
 

@@ -10,6 +10,7 @@ import {
   type AudienceDefinition,
   type DesiredAudience,
   type DesiredState,
+  type LiveAudience,
   type LiveAudienceSummary,
   type LiveState,
 } from '../model/index.js';
@@ -28,7 +29,7 @@ export interface PlanOptions {
 /**
  * desired + live → plan, as a pure function. `live` holds the account's list, the full
  * reads of the audiences the file manages and the links of those whose links matter
- * (see `audiencesToRead` and `linksToRead`, which tell the caller what to fetch).
+ * (see `readsNeeded`, which tells the caller what to fetch).
  */
 export function planAccount(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
   const identities = matchIdentities(desired, live.audiences);
@@ -132,26 +133,38 @@ function requireLookup<T>(value: T | undefined): T {
   return value;
 }
 
-/** The audiences whose full definition the plan needs: every live audience the file manages. */
-export function audiencesToRead(desired: DesiredState, list: LiveAudienceSummary[]): number[] {
-  return matchIdentities(desired, list).matched.map((pair) => pair.live.id);
+/** What planning reads of an account beyond its list (see readsNeeded). */
+export interface ReadsNeeded {
+  /** The audiences the file manages, each to read in full. */
+  details: number[];
+  /** The audiences whose ad groups are needed whatever their reads say: those with declared `adGroups`, those about to be deleted. */
+  links: number[];
+  /**
+   * Whether the ad groups of `id`, one of `details` and not of `links`, are needed given its
+   * full read: they are when the audience is about to change.
+   */
+  needsLinks(id: number, detail: LiveAudience): boolean;
 }
 
 /**
- * The audiences whose ad groups the plan needs (given the full reads): those with declared
- * `adGroups`, those about to change, and those about to be deleted.
+ * What a plan needs read beyond the account's list. Whether an audience's ad groups are
+ * needed can depend on its full read, so it is asked of each read as it arrives: the link
+ * reads start while the other reads are still in flight, and the diffs that decide it are
+ * made meanwhile (the plan reuses them).
  */
-export function linksToRead(desired: DesiredState, live: Pick<LiveState, 'audiences' | 'details'>): number[] {
-  const identities = matchIdentities(desired, live.audiences);
-  const ids = identities.matched
-    .filter(({ desired: audience, live: summary }) => {
-      if (audience.adGroups) return true;
-      const detail = live.details[String(summary.id)];
-      return detail !== undefined && diffDefinition(audience.declared, detail.definition).fields.length > 0;
-    })
-    .map((pair) => pair.live.id);
-  if (desired.prune) ids.push(...identities.undeclared.map((summary) => summary.id));
-  return ids;
+export function readsNeeded(desired: DesiredState, list: LiveAudienceSummary[]): ReadsNeeded {
+  const identities = matchIdentities(desired, list);
+  const declared = new Map(identities.matched.map((pair) => [pair.live.id, pair.desired]));
+  const links = identities.matched.filter((pair) => pair.desired.adGroups).map((pair) => pair.live.id);
+  if (desired.prune) links.push(...identities.undeclared.map((summary) => summary.id));
+  return {
+    details: identities.matched.map((pair) => pair.live.id),
+    links,
+    needsLinks: (id, detail) => {
+      const audience = declared.get(id);
+      return audience !== undefined && !audience.adGroups && diffDefinition(audience.declared, detail.definition).fields.length > 0;
+    },
+  };
 }
 
 /**

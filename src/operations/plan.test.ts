@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { adGroupLink, desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
+import { watchUnhandledRejections } from '../../test/helpers/unhandled.js';
+import type { AdGroupLink, LiveAudience } from '../model/index.js';
+import { readLiveState, type AccountReader } from './plan.js';
+
+/** Each request settles only when the test says so; `events` records starts and answers in order. */
+function scriptedReader(audiences: LiveAudience[], links: Record<number, AdGroupLink[]> = {}) {
+  const live = liveState(audiences, links);
+  const events: string[] = [];
+  const pending = new Map<string, () => void>();
+  const held = <T>(name: string, value: () => T): Promise<T> => {
+    events.push(`start ${name}`);
+    return new Promise<T>((resolve, reject) => {
+      pending.set(name, () => {
+        events.push(`answer ${name}`);
+        try {
+          resolve(value());
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+  };
+  const reader: AccountReader = {
+    list: async () => live.audiences,
+    read: (id) => held(`read ${id}`, () => live.details[String(id)]!),
+    adGroups: (id) =>
+      held(`links ${id}`, () => {
+        if (id === 666) throw new Error('links of 666 failed');
+        return live.links[String(id)] ?? [];
+      }),
+  };
+  const settle = async (name: string) => {
+    for (let turn = 0; turn < 10 && !pending.has(name); turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    const answer = pending.get(name);
+    if (!answer) throw new Error(`${name} was never requested; requests so far: ${events.join(', ')}`);
+    pending.delete(name);
+    answer();
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { reader, events, settle };
+}
+
+describe('readLiveState', () => {
+  const unhandled = watchUnhandledRejections();
+
+  it("reads an audience's ad groups as soon as its read shows a change, while the other reads are in flight", async () => {
+    const audiences = [liveAudience(1, { name: 'changed' }), liveAudience(2, { name: 'same' }), liveAudience(3, { name: 'linked' }), liveAudience(4, { name: 'gone' })];
+    const desired = desiredState(
+      [desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'same' }), desiredAudience({ name: 'linked' }, { adGroups: [7] })],
+      { prune: true },
+    );
+    const { reader, events, settle } = scriptedReader(audiences, { 1: [adGroupLink(5)], 3: [adGroupLink(7)], 4: [adGroupLink(8)] });
+    const reading = readLiveState(desired, reader);
+    await settle('read 1');
+    // The ad groups of the changed audience are asked for (and answered) while read 2 is still out.
+    await settle('links 1');
+    expect(events).not.toContain('answer read 2');
+    for (const name of ['read 2', 'read 3', 'links 3', 'links 4']) await settle(name);
+    const live = await reading;
+    expect(Object.keys(live.details).sort()).toEqual(['1', '2', '3']);
+    // Known from the list: declared ad groups (3) and the audience prune deletes (4); from its read: the changed one (1).
+    expect(live.links).toEqual({ 1: [adGroupLink(5)], 3: [adGroupLink(7)], 4: [adGroupLink(8)] });
+    expect(events.filter((event) => event.startsWith('start links')).sort()).toEqual(['start links 1', 'start links 3', 'start links 4']);
+  });
+
+  it('fails with a failed link read once the reads are in, and leaves no rejection unhandled', async () => {
+    const desired = desiredState([desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'same' })]);
+    const { reader, settle } = scriptedReader([liveAudience(666, { name: 'changed' }), liveAudience(2, { name: 'same' })]);
+    const reading = readLiveState(desired, reader);
+    reading.catch(() => undefined);
+    await settle('read 666');
+    await settle('links 666');
+    await settle('read 2');
+    await expect(reading).rejects.toThrow('links of 666 failed');
+    expect(unhandled).toEqual([]);
+  });
+});
