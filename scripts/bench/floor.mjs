@@ -20,6 +20,10 @@ import { createBody } from './fixtures.mjs';
 
 const BASE = '/openapi/v4/targetings';
 const [shape, count] = process.argv.slice(2);
+const creates = Number(count);
+if (!(shape === 'reads' || (shape === 'creates' && Number.isInteger(creates) && creates > 0))) {
+  throw new Error(`floor.mjs: expected \`reads\` or \`creates N\`, got ${process.argv.slice(2).join(' ') || 'nothing'}`);
+}
 const concurrency = Number(process.env.BENCH_CONCURRENCY);
 const pool = new Pool(process.env.ADS_API_URL, { connections: concurrency });
 const headers = { authorization: `Bearer ${process.env.ADS_ACCESS_TOKEN}`, adaccountid: process.env.BENCH_AD_ACCOUNT_ID };
@@ -70,12 +74,10 @@ if (shape === 'reads') {
   const ids = (await list()).map((audience) => audience.id);
   await inFlight(ids.length, (index) => call('GET', `${BASE}/${ids[index]}`));
   outcome = { read: ids.length };
-} else if (shape === 'creates') {
-  await list();
-  await inFlight(Number(count), (index) => call('POST', BASE, createBody(index)));
-  outcome = { created: (await list()).length };
 } else {
-  throw new Error(`floor.mjs: unknown shape ${shape} (reads or creates N)`);
+  await list();
+  await inFlight(creates, (index) => call('POST', BASE, createBody(index)));
+  outcome = { created: (await list()).length };
 }
 await pool.close();
 process.stdout.write(`${JSON.stringify(outcome)}\n`);

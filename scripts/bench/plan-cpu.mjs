@@ -15,7 +15,7 @@ import { BENCH_ACCOUNT_ID } from './fixtures.mjs';
 
 const dist = new URL('../../dist/', import.meta.url);
 const load = (path) => import(new URL(path, dist).href);
-const [{ validateConfig }, { audienceFromWire, audienceSummaryFromWire }, { planAccount, readsNeeded }] = await Promise.all([
+const [{ validateConfig }, { audienceFromWire, audienceSummaryFromWire }, { planAccount, neededReads }] = await Promise.all([
   load('config/index.js'),
   load('api/audience-wire.js'),
   load('plan/index.js'),
@@ -46,8 +46,8 @@ const rssAfterCanonicalizeMb = rssMb();
 mark = cpu();
 const desired = config.value;
 // No bench audience that changes is linked: their ad-group reads would answer [].
-const needed = readsNeeded(desired, audiences);
-const linked = [...needed.links, ...needed.details.filter((id) => needed.needsLinks(id, details[String(id)]))];
+const needed = neededReads(desired, audiences);
+const linked = [...needed.linkIds, ...needed.detailIds.filter((id) => needed.needsLinks(id, details[String(id)]))];
 const links = Object.fromEntries(linked.map((id) => [String(id), []]));
 const plan = planAccount(desired, { adAccountId: BENCH_ACCOUNT_ID, audiences, details, links }, { allowMassDelete: false });
 const planCpuMs = cpu() - mark;

@@ -259,6 +259,31 @@ describe('retries of idempotent requests', () => {
     expect(error.hint).toMatch(/quota/);
   });
 
+  it('never retry a request made after the client was closed', async () => {
+    const closed = client();
+    await closed.close();
+    const error = await failure(closed.request({ method: 'GET', path: '/list', response: 'AudienceListResponse' }));
+    expect(error.summary).toContain('the client was closed');
+    expect(error.attempts).toBe(1);
+    expect(delays).toEqual([]);
+    expect(server.seen).toEqual([]);
+  });
+
+  it('stop waiting to try again when the client is closed', async () => {
+    server.answers = [json(503, { code: -503, msg: 'busy' })];
+    // The real timer: a minute of backoff, which the close must cut short.
+    const waiting = client({ sleep: undefined, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 } });
+    const outcome = failure(waiting.request({ method: 'GET', path: '/list', response: 'AudienceListResponse' }));
+    while (!lines.some((line) => line.includes('retrying in'))) await new Promise((resolve) => setTimeout(resolve, 5));
+    const closedAt = Date.now();
+    await waiting.close();
+    const error = await outcome;
+    expect(Date.now() - closedAt).toBeLessThan(1000);
+    expect(error.detail).toContain('the client was closed while it waited to try again');
+    expect(error.attempts).toBe(1);
+    expect(server.seen).toHaveLength(1);
+  });
+
   it('never retry a 4xx other than 429', async () => {
     server.answers = [json(400, { code: -813, msg: 'invalid request', extras: { detailCode: 31001, detailMsg: 'ages is required' } })];
     const error = await failure(client().request({ method: 'PUT', path: '/x', body: {}, response: 'AudienceWriteResponse' }));

@@ -10,6 +10,7 @@
  * says `ambiguous: true` and the caller decides, e.g. by looking for the audience by name.
  */
 import { readFileSync } from 'node:fs';
+import { setTimeout as wait } from 'node:timers/promises';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import { AppError } from '../errors.js';
 import { redact, registerSecret } from '../secrets.js';
@@ -53,7 +54,8 @@ export interface HttpClientOptions {
   /** Log each attempt (method, path, status, duration, attempt) through `log`. */
   verbose?: boolean;
   log?: (line: string) => void;
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits `ms`; with `signal`, ends early (without failing) when it is aborted. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** In [0, 1), for the backoff jitter. */
   random?: () => number;
   /** Wall-clock milliseconds (durations, the retry budget and Retry-After dates). */
@@ -94,7 +96,10 @@ export interface HttpClient {
   download(url: string): Promise<Download>;
   /** The current bound on requests in flight. */
   readonly concurrency: number;
-  /** Closes the kept-alive connections. */
+  /**
+   * Closes the kept-alive connections (once: a second call answers with the first). Requests
+   * made after it, and those waiting to try again, fail at once.
+   */
   close(): Promise<void>;
 }
 
@@ -201,6 +206,11 @@ function classify(error: unknown, timeouts: Timeouts): { failure: Failure; error
       return timeout({ kind: 'lost' }, `the response body stalled for ${String(timeouts.bodyMs)} ms`);
     case 'ENOTFOUND':
       return network({ kind: 'permanent' }, `unknown host (${code})`);
+    // This client was closed (the command is ending, often because another request failed):
+    // nothing can be sent any more, so trying again would only delay the end.
+    case 'UND_ERR_CLOSED':
+    case 'UND_ERR_DESTROYED':
+      return network({ kind: 'permanent' }, `the client was closed before the request could be sent (${code})`);
     default:
       break;
   }
@@ -242,7 +252,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => wait(ms, undefined, { signal }).catch(() => undefined));
   const random = options.random ?? Math.random;
   const log = options.verbose === true && options.log !== undefined ? options.log : undefined;
   const limiter = new ConcurrencyLimiter({
@@ -257,6 +267,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     headersTimeout: timeouts.headersMs,
     bodyTimeout: timeouts.bodyMs,
   });
+
+  let closing: Promise<void> | undefined;
+  const closed = new AbortController();
 
   const apiError = (exchange: Exchange, init: AttemptError & { ambiguous: boolean; attempts: number }) =>
     new ApiError({ service, method: exchange.method, path: exchange.shown, ...init });
@@ -343,7 +356,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         throw fail(`gave up: waiting ${seconds(delay)} more would pass the retry budget of ${seconds(policy.budgetMs)}`);
       }
       note(outcome, `, retrying in ${String(delay)} ms`);
-      await sleep(delay);
+      await sleep(delay, closed.signal);
+      // Closed while waiting: the command is ending (often because another request failed),
+      // and nobody waits for this answer any more.
+      if (closed.signal.aborted) throw fail('gave up: the client was closed while it waited to try again');
     }
   }
 
@@ -415,6 +431,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     get concurrency() {
       return limiter.limit;
     },
-    close: () => agent.close(),
+    close: () => {
+      closed.abort();
+      return (closing ??= agent.close());
+    },
   };
 }

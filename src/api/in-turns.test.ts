@@ -18,6 +18,10 @@ describe('startInTurns', () => {
     expect(started).toEqual(items);
   });
 
+  it('answers an empty list at once', async () => {
+    await expect(startInTurns([], async () => 1)).resolves.toEqual([]);
+  });
+
   it('starts a few per turn of the event loop, so what started first goes out before the rest is prepared', async () => {
     const startedBeforeTurn: number[] = [];
     let started = 0;
@@ -37,19 +41,49 @@ describe('startInTurns', () => {
 
   describe('when a request fails', () => {
     const unhandled = watchUnhandledRejections();
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-    it('rejects with the first failure, still starts every request, and leaves no rejection unhandled', async () => {
+    it('rejects with the first failure, starts nothing after it, and leaves no rejection unhandled', async () => {
       const started: number[] = [];
-      const outcome = startInTurns(Array.from({ length: 40 }, (_, index) => index), async (item) => {
-        started.push(item);
-        if (item === 1 || item === 30) throw new Error(`request ${item} failed`);
-        return item;
-      }, 8);
+      const outcome = startInTurns(
+        Array.from({ length: 40 }, (_, index) => index),
+        async (item) => {
+          started.push(item);
+          if (item === 1 || item === 5) throw new Error(`request ${item} failed`);
+          await sleep(5);
+          return item;
+        },
+        8,
+      );
       await expect(outcome).rejects.toThrow('request 1 failed');
-      await nextTurn();
-      await nextTurn();
-      expect(started).toHaveLength(40);
+      await sleep(20);
+      // The first turn's eight were already started when request 1 failed; no turn came after.
+      expect(started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
       expect(unhandled).toEqual([]);
+    });
+
+    it('rejects with the failure that came first in time, not first in the list', async () => {
+      const outcome = startInTurns([1, 2, 3], async (item) => {
+        if (item === 1) {
+          await sleep(30);
+          throw new Error('request 1 failed');
+        }
+        if (item === 3) throw new Error('request 3 failed');
+        await sleep(10);
+        return item;
+      });
+      await expect(outcome).rejects.toThrow('request 3 failed');
+    });
+
+    it('rejects when starting a request throws, and starts nothing after it', async () => {
+      const started: number[] = [];
+      const outcome = startInTurns([1, 2, 3, 4], (item) => {
+        started.push(item);
+        if (item === 2) throw new Error('could not start 2');
+        return Promise.resolve(item);
+      });
+      await expect(outcome).rejects.toThrow('could not start 2');
+      expect(started).toEqual([1, 2]);
     });
   });
 });

@@ -4,17 +4,39 @@
  * serialized) before the first one leaves, and the transport waits for all of it; started a
  * few per turn, the first ones are on the wire at once and the rest are prepared while they
  * are in flight, with the answers that arrive meanwhile read in between. The results come
- * back in the order of `items`; the first rejection rejects the whole, as with Promise.all,
- * and every request is started all the same.
+ * back in the order of `items`. The first failure (in time) rejects the whole, as with
+ * Promise.all, and no request is started after it: the whole has failed, so the rest would
+ * be asked for nothing. Requests already started run on; their outcomes are dropped.
  */
-export async function startInTurns<T, R>(items: readonly T[], start: (item: T) => Promise<R>, perTurn = 16): Promise<R[]> {
-  const started: Promise<R>[] = [];
-  for (const [index, item] of items.entries()) {
-    if (index > 0 && index % perTurn === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const promise = start(item);
-    // Promise.all takes these over below; until then, a rejection must not count as unhandled.
-    promise.catch(() => undefined);
-    started.push(promise);
-  }
-  return Promise.all(started);
+export function startInTurns<T, R>(items: readonly T[], start: (item: T) => Promise<R>, perTurn = 16): Promise<R[]> {
+  return new Promise<R[]>((resolve, reject) => {
+    const results = new Array<R>(items.length);
+    let unanswered = items.length;
+    let failed = false;
+    const fail = (error: unknown): void => {
+      if (failed) return;
+      failed = true;
+      reject(error);
+    };
+    const startFrom = (first: number): void => {
+      const end = Math.min(items.length, first + perTurn);
+      for (let index = first; index < end && !failed; index += 1) {
+        let started: Promise<R>;
+        try {
+          started = start(items[index] as T);
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        started.then((result) => {
+          results[index] = result;
+          unanswered -= 1;
+          if (unanswered === 0) resolve(results);
+        }, fail);
+      }
+      if (end < items.length && !failed) setImmediate(startFrom, end);
+    };
+    if (items.length === 0) resolve(results);
+    else startFrom(0);
+  });
 }

@@ -24,7 +24,11 @@ function scriptedReader(audiences: LiveAudience[], links: Record<number, AdGroup
   };
   const reader: AccountReader = {
     list: async () => live.audiences,
-    read: (id) => held(`read ${id}`, () => live.details[String(id)]!),
+    read: (id) =>
+      held(`read ${id}`, () => {
+        if (id === 13) throw new Error('read of 13 failed');
+        return live.details[String(id)]!;
+      }),
     adGroups: (id) =>
       held(`links ${id}`, () => {
         if (id === 666) throw new Error('links of 666 failed');
@@ -74,6 +78,20 @@ describe('readLiveState', () => {
     await settle('links 666');
     await settle('read 2');
     await expect(reading).rejects.toThrow('links of 666 failed');
+    expect(unhandled).toEqual([]);
+  });
+
+  it('starts no link read after a read has failed', async () => {
+    const desired = desiredState([desiredAudience({ name: 'broken' }), desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] })]);
+    const { reader, events, settle } = scriptedReader([liveAudience(13, { name: 'broken' }), liveAudience(2, { name: 'changed' })]);
+    const reading = readLiveState(desired, reader);
+    reading.catch(() => undefined);
+    await settle('read 13');
+    await expect(reading).rejects.toThrow('read of 13 failed');
+    // Read 2 answers after the plan failed, and shows a change: its ad groups are not asked for.
+    await settle('read 2');
+    expect(events).toContain('answer read 2');
+    expect(events).not.toContain('start links 2');
     expect(unhandled).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { ConfigError } from '../config/index.js';
 import type { AdGroupLink, Company, DesiredState, ImageState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
 import { startInTurns } from '../api/in-turns.js';
 import { readImageState } from './images.js';
-import { planAccount, readsNeeded, type Plan, type PlanOptions } from '../plan/index.js';
+import { planAccount, neededReads, type Plan, type PlanOptions } from '../plan/index.js';
 import { plainStyle, renderJson, renderMarkdown, renderText, type Style } from '../render/index.js';
 
 /** What planning reads of an ad account: the list, single reads and ad-group lists. */
@@ -77,24 +77,31 @@ export async function planDesired(desired: DesiredState, options: PlanOptions, r
 
 export async function readLiveState(desired: DesiredState, reader: AccountReader, context: PlanContext = {}): Promise<LiveState> {
   const [audiences, business] = await Promise.all([reader.list(), desired.business ? lookupBusiness(desired.business.registrationNumber, context.business) : undefined]);
-  const needed = readsNeeded(desired, audiences);
+  const needed = neededReads(desired, audiences);
   const links: Record<string, AdGroupLink[]> = {};
   const linkReads: Promise<void>[] = [];
+  let failed = false;
   const readLinks = (id: number): void => {
+    if (failed) return;
     const read = reader.adGroups(id).then((adGroups) => {
       links[String(id)] = adGroups;
     });
-    // Awaited below, once every read is in; until then a failure must not count as unhandled.
+    // Awaited below once every read is in (dropped if a read fails); until then a failure
+    // must not count as unhandled.
     read.catch(() => undefined);
     linkReads.push(read);
   };
-  needed.links.forEach(readLinks);
+  needed.linkIds.forEach(readLinks);
   // An audience about to change needs its ad groups: they are read as soon as its read shows
   // the change, while the other reads are still in flight.
-  const details = await readAll(needed.details, async (id) => {
+  const details = await readAll(needed.detailIds, async (id) => {
     const detail = await reader.read(id);
     if (needed.needsLinks(id, detail)) readLinks(id);
     return detail;
+  }).catch((error: unknown) => {
+    // The plan has failed: the reads still in flight start no more link reads.
+    failed = true;
+    throw error;
   });
   await Promise.all(linkReads);
   return {

@@ -29,8 +29,8 @@ type FieldOutcome = { change: FieldChange | null; after: JsonValue };
 
 /**
  * The last diff of each declared definition, with the live one it was made against. A plan
- * diffs every audience twice with the same two objects (as its read arrives, to know whether
- * its ad groups are needed, then in `planAccount`): the second time is an answer, not a diff.
+ * diffs most audiences twice with the same two objects (as the read arrives, to know whether
+ * the ad groups are needed, then in `planAccount`): the second time is an answer, not a diff.
  * A diff is never changed once made.
  */
 const lastDiffs = new WeakMap<DesiredAudience['declared'], { live: AudienceDefinition; diff: DefinitionDiff }>();

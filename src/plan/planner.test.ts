@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { adGroupLink, desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
-import { planAccount, readsNeeded } from './planner.js';
+import { planAccount, neededReads } from './planner.js';
 import type { AudienceUpdate } from './types.js';
 
 const options = { allowMassDelete: false };
@@ -132,12 +132,12 @@ describe('what the plan needs to read', () => {
       [desiredAudience({ name: 'same' }), desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'linked' }, { adGroups: [1] })],
       { prune: true },
     );
-    const needed = readsNeeded(desired, live.audiences);
-    expect(needed.details.sort()).toEqual([1, 2, 3]);
+    const needed = neededReads(desired, live.audiences);
+    expect(needed.detailIds.sort()).toEqual([1, 2, 3]);
     // Known from the list: declared ad groups, and the audience prune deletes.
-    expect(needed.links.sort()).toEqual([3, 4]);
+    expect(needed.linkIds.sort()).toEqual([3, 4]);
     // Known from each read: the audience about to change.
-    const withLinksAfterRead = needed.details.filter((id) => !needed.links.includes(id) && needed.needsLinks(id, live.details[String(id)]!));
+    const withLinksAfterRead = needed.detailIds.filter((id) => !needed.linkIds.includes(id) && needed.needsLinks(id, live.details[String(id)]!));
     expect(withLinksAfterRead).toEqual([2]);
   });
 });

@@ -29,7 +29,7 @@ export interface PlanOptions {
 /**
  * desired + live → plan, as a pure function. `live` holds the account's list, the full
  * reads of the audiences the file manages and the links of those whose links matter
- * (see `readsNeeded`, which tells the caller what to fetch).
+ * (see `neededReads`, which tells the caller what to fetch).
  */
 export function planAccount(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
   const identities = matchIdentities(desired, live.audiences);
@@ -133,14 +133,14 @@ function requireLookup<T>(value: T | undefined): T {
   return value;
 }
 
-/** What planning reads of an account beyond its list (see readsNeeded). */
-export interface ReadsNeeded {
+/** What planning reads of an account beyond its list (see neededReads). */
+export interface NeededReads {
   /** The audiences the file manages, each to read in full. */
-  details: number[];
+  detailIds: number[];
   /** The audiences whose ad groups are needed whatever their reads say: those with declared `adGroups`, those about to be deleted. */
-  links: number[];
+  linkIds: number[];
   /**
-   * Whether the ad groups of `id`, one of `details` and not of `links`, are needed given its
+   * Whether the ad groups of `id`, one of `detailIds` and not of `linkIds`, are needed given its
    * full read: they are when the audience is about to change.
    */
   needsLinks(id: number, detail: LiveAudience): boolean;
@@ -152,14 +152,14 @@ export interface ReadsNeeded {
  * reads start while the other reads are still in flight, and the diffs that decide it are
  * made meanwhile (the plan reuses them).
  */
-export function readsNeeded(desired: DesiredState, list: LiveAudienceSummary[]): ReadsNeeded {
+export function neededReads(desired: DesiredState, list: LiveAudienceSummary[]): NeededReads {
   const identities = matchIdentities(desired, list);
   const declared = new Map(identities.matched.map((pair) => [pair.live.id, pair.desired]));
-  const links = identities.matched.filter((pair) => pair.desired.adGroups).map((pair) => pair.live.id);
-  if (desired.prune) links.push(...identities.undeclared.map((summary) => summary.id));
+  const linkIds = identities.matched.filter((pair) => pair.desired.adGroups).map((pair) => pair.live.id);
+  if (desired.prune) linkIds.push(...identities.undeclared.map((summary) => summary.id));
   return {
-    details: identities.matched.map((pair) => pair.live.id),
-    links,
+    detailIds: identities.matched.map((pair) => pair.live.id),
+    linkIds,
     needsLinks: (id, detail) => {
       const audience = declared.get(id);
       return audience !== undefined && !audience.adGroups && diffDefinition(audience.declared, detail.definition).fields.length > 0;
