@@ -158,7 +158,7 @@ describe('create (operation 3) and the response shapes', () => {
   });
 
   it('reads null as not sent', async () => {
-    const answer = await create({ ageType: 'ALL', ages: null, depth2Locations: null });
+    const answer = await create({ id: null, ageType: 'ALL', ages: null, depth2Locations: null });
     expect(answer.status, answer.text).toBe(200);
   });
 
@@ -228,6 +228,7 @@ describe('the rules of the create body', () => {
     ['an unknown interest code', { ufoInterests: ['KNITTING'] }, 4903],
     ['an unknown business type', { ufoBusinessTypes: [3] }, 4903],
     ['an unknown field inside a member', { cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE', weight: 2 }] }, 4003],
+    ['a member field named like a property of every object', { cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE', toString: 'x' }] }, 4003],
     ['a member without inclusionType', { cohortTargetings: [{ cohortId: 7001 }] }, 4001],
     ['a wrong inclusionType', { cohortTargetings: [{ cohortId: 7001, inclusionType: 'MAYBE' }] }, 4902],
     [
@@ -461,6 +462,8 @@ describe('ad groups, unlink and delete (operations 5 to 8)', () => {
     expect(get.headers.get('allow')).toBe('PUT');
     expectRuleError(await call('PUT', `/openapi/v4/targetings/${created.json.id}/unlink`), 1006);
     expectRuleError(await call('PUT', `/openapi/v4/targetings/${created.json.id}/unlink?adGroupId=x1`), 1006);
+    await link(created.json.id, 101);
+    expectRuleError(await call('PUT', `${path}&adGroupId=101`), 1006);
   });
 
   it('deletes one audience with an empty 200, and refuses one in use with a 400 naming the ad groups', async () => {
@@ -500,6 +503,11 @@ describe('ad groups, unlink and delete (operations 5 to 8)', () => {
       expectRuleError(await call('DELETE', `/openapi/v4/targetings?audienceIds=${encodeURIComponent(list)}`), 5002);
     }
     expectRuleError(await call('DELETE', '/openapi/v4/targetings'), 1006);
+    const a = await create({ name: 'a' });
+    const b = await create({ name: 'b' });
+    expectRuleError(await call('DELETE', `/openapi/v4/targetings?audienceIds=${a.json.id}&audienceIds=${b.json.id}`), 1006);
+    const left = await call('GET', '/openapi/v4/targetings/audiences');
+    expect(left.json.content.map((item: { id: number }) => item.id)).toEqual([a.json.id, b.json.id]);
   });
 });
 

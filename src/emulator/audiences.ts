@@ -373,7 +373,7 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
   const record = expectObject(body);
   for (const key of Object.keys(record)) {
     if (key === 'id') {
-      if (mode === 'create') throw invalid(codes.forbiddenField, "field 'id' must not be sent on create");
+      if (mode === 'create' && record[key] !== null) throw invalid(codes.forbiddenField, "field 'id' must not be sent on create");
     } else if (!bodyFields.has(key)) {
       throw invalid(codes.unknownField, `unknown field '${key}'`);
     }
@@ -521,7 +521,7 @@ function parseMembers(record: Body, key: TargetingKey): Array<Record<string, unk
     const path = `${key}[${index}]`;
     const member = expectObject(element, path);
     for (const field of Object.keys(member)) {
-      if (!(field in fields)) throw invalid(codes.unknownField, `unknown field '${path}.${field}'`);
+      if (!Object.hasOwn(fields, field)) throw invalid(codes.unknownField, `unknown field '${path}.${field}'`);
     }
     const canonical: Record<string, unknown> = {};
     for (const [field, kind] of Object.entries(fields)) {

@@ -152,6 +152,7 @@ describe('company lookup', () => {
     expectError(await send('GET', '/openapi/v1/companies?bizNum=000-00-00000', ads()), 400, 6001);
     expectError(await send('GET', '/openapi/v1/companies?bizNum=120-81-47522', ads()), 400, 6002);
     expectError(await send('GET', '/openapi/v1/companies', ads()), 400, 1006);
+    expectError(await send('GET', '/openapi/v1/companies?bizNum=120-81-47521&bizNum=211-88-12346', ads()), 400, 1006);
     expect(hasValidCheckDigit('2118812346')).toBe(true);
     expectError(await send('GET', '/openapi/v1/companies?bizNum=211-88-12346', ads()), 404, 3002);
   });

@@ -147,6 +147,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     return id;
   };
 
+  /** A query parameter sent at most once: a repeated one is refused, not read by its first value. */
+  const queryParam = (call: Call, name: string): string | null => {
+    const values = call.url.searchParams.getAll(name);
+    if (values.length > 1) throw invalid(codes.badQuery, `query parameter '${name}' is sent ${String(values.length)} times; send it once`);
+    return values[0] ?? null;
+  };
+
   /** Runs a change and answers only once it is on disk. */
   const persisted = async (reply: Reply): Promise<Reply> => {
     await store.persist();
@@ -171,7 +178,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         },
         DELETE: async (call) => {
           const ctx = context(authorizeAds(call.headers));
-          return persisted(ok(deleteAudiences(ctx, call.url.searchParams.get('audienceIds'))));
+          return persisted(ok(deleteAudiences(ctx, queryParam(call, 'audienceIds'))));
         },
       },
     },
@@ -203,7 +210,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       methods: {
         PUT: async (call) => {
           const ctx = context(authorizeAds(call.headers));
-          unlinkAdGroup(ctx, audienceId(call), call.url.searchParams.get('adGroupId'));
+          unlinkAdGroup(ctx, audienceId(call), queryParam(call, 'adGroupId'));
           return persisted({ status: 200 });
         },
       },
@@ -213,7 +220,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       methods: {
         GET: async (call) => {
           authorizeAds(call.headers);
-          return ok(lookupCompany(store.state, call.url.searchParams.get('bizNum')));
+          return ok(lookupCompany(store.state, queryParam(call, 'bizNum')));
         },
       },
     },
