@@ -52,11 +52,13 @@ export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<
   if (request.savedPlan) {
     plans = await readSavedPlans(request.savedPlan, io.cwd);
     for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: io.cwd, business: deps.business?.(plan.adAccountId) });
+    checkImageSettings(plans, deps);
   } else {
     plans = (await planFiles(request.files, { allowMassDelete: request.allowMassDelete }, { cwd: io.cwd, reader: deps.client, business: deps.business })).map((account) => account.plan);
     io.stdout(renderPlans(plans, 'text', deps.style));
     if (plans.some((plan) => plan.errors.length > 0)) return 1;
     if (plans.every((plan) => plan.changes.length === 0)) return 0;
+    checkImageSettings(plans, deps);
     if (!request.autoApprove && !(await confirm(io))) return 1;
   }
 
@@ -68,6 +70,14 @@ export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<
   }
   io.stdout(closingSummary(applied, request.savedPlan !== undefined));
   return applied.every((account) => account.result.summary.failed + account.result.summary.skipped === 0 && account.remaining.length === 0 && account.unverified === null) ? 0 : 1;
+}
+
+/**
+ * Images are generated after the audiences are written: the image service's address and key
+ * are checked before anything is changed, so a missing one cannot stop an apply halfway.
+ */
+function checkImageSettings(plans: Plan[], deps: ApplyDeps): void {
+  if (plans.some((plan) => plan.changes.some((change) => change.kind === 'image' && change.action === 'generate'))) imageClient(deps)();
 }
 
 async function confirm(io: ApplyDeps['io']): Promise<boolean> {

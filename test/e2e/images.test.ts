@@ -213,6 +213,23 @@ ${HERO}`),
     expect(stale.stderr).toContain('assets/hero.webp changed since the plan was made');
   });
 
+  it('checks the image service settings before it changes anything', async () => {
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nimages:\n${HERO}audiences:\n  - name: busan-travellers\n    type: DISPLAY\n    locations: [H]\n` });
+    for (const missing of ['IMAGEGEN_API_KEY', 'IMAGEGEN_API_URL']) {
+      const settings = Object.fromEntries(Object.entries(env).filter(([name]) => name !== missing));
+      const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env: settings });
+      expect(applied.code).toBe(1);
+      expect(applied.stderr).toContain(`${missing} is not set`);
+      expect(applied.stderr).not.toContain('ok ');
+    }
+    expect((await run(cwd, 'plan', '--out', 'saved.plan.json')).code).toBe(0);
+    const withoutKey = Object.fromEntries(Object.entries(env).filter(([name]) => name !== 'IMAGEGEN_API_KEY'));
+    const fromSaved = await runInProcess(['apply', 'saved.plan.json'], { cwd, env: withoutKey });
+    expect(fromSaved.code).toBe(1);
+    expect(fromSaved.stderr).toContain('IMAGEGEN_API_KEY is not set');
+    expect((await requests()).filter((request) => request.method !== 'GET')).toEqual([]);
+  });
+
   it('does not write an image flagged unsafe, and reports it failed', async () => {
     const cwd = await workspace({ 'audiences.yaml': config(HERO.replace('watercolor', 'unsafe scene').replace('    output:', '    nsfw_checker: true\n    output:')) });
     const apply = await run(cwd, 'apply', '--auto-approve');
