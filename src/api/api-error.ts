@@ -45,7 +45,8 @@ const SERVICE_LABEL: Record<ServiceName, string> = {
   imagegen: 'image-generation API',
 };
 
-const URL_VARIABLE: Record<ServiceName, string> = {
+/** The environment variable that holds each service's address. */
+export const URL_VARIABLE: Record<ServiceName, string> = {
   audience: 'ADS_API_URL',
   business: 'ADS_COMPANY_URL',
   imagegen: 'IMAGEGEN_API_URL',

@@ -244,7 +244,7 @@ describe('retries of idempotent requests', () => {
     expect(server.seen).toHaveLength(3);
     expect(error.code).toBe('API_SERVER_ERROR');
     expect(error.attempts).toBe(3);
-    expect(error.detail).toContain('gave up after 3 attempts');
+    expect(error.detail).toBe('tried 3 times');
     expect(error.summary).toContain('<html>oops</html>');
     expect(error.ambiguous).toBe(false);
   });
@@ -289,6 +289,14 @@ describe('retries of idempotent requests', () => {
     const error = await failure(client().request({ method: 'PUT', path: '/x', body: {}, response: 'AudienceWriteResponse' }));
     expect(server.seen).toHaveLength(1);
     expect(error.status).toBe(400);
+  });
+
+  it('never retry a request that cannot be made (a header with a line break)', async () => {
+    const error = await failure(client().request({ method: 'GET', path: '/list', headers: { 'x-note': 'a\nb' }, response: 'AudienceListResponse' }));
+    expect(error.attempts).toBe(1);
+    expect(delays).toEqual([]);
+    expect(server.seen).toHaveLength(0);
+    expect(error.summary).toContain('UND_ERR_INVALID_ARG');
   });
 });
 
@@ -469,7 +477,11 @@ describe('URLs and downloads', () => {
     const make = (baseUrl: string) => () => createHttpClient({ service: 'audience', baseUrl });
     expect(make('http://ads.example.com')).toThrow(expect.objectContaining({ code: 'INSECURE_URL', source: 'user' }));
     expect(make('ftp://ads.example.com')).toThrow(expect.objectContaining({ code: 'INVALID_URL' }));
-    expect(make('not a url')).toThrow(expect.objectContaining({ code: 'INVALID_URL' }));
+    expect(make('not a url')).toThrow(expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not a valid URL: not a url' }));
+    expect(make('https://user:pa55word@[bad')).toThrow(expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not a valid URL: https://…@[bad' }));
+    expect(make('localhost:8080')).toThrow(
+      expect.objectContaining({ code: 'INVALID_URL', summary: "ADS_API_URL: 'localhost:' is not a scheme the service speaks, in localhost:8080" }),
+    );
     expect(() => createHttpClient({ service: 'audience', baseUrl: 'https://a.example.com', concurrency: 0 })).toThrow(
       expect.objectContaining({ code: 'INVALID_OPTION', source: 'user' }),
     );

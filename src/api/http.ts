@@ -14,7 +14,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import { AppError } from '../errors.js';
 import { redact, registerSecret } from '../secrets.js';
-import { ApiError, parseErrorBody, snippet, type ApiErrorInit, type HttpMethod, type ServiceName } from './api-error.js';
+import { ApiError, parseErrorBody, snippet, URL_VARIABLE, type ApiErrorInit, type HttpMethod, type ServiceName } from './api-error.js';
 import type { WireTypes } from './generated/wire.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import { backoffDelay, DEFAULT_RETRY_POLICY, isAmbiguous, isRetryable, parseRetryAfter, type Failure, type RetryPolicy } from './retry.js';
@@ -126,26 +126,42 @@ function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
-/** Parses a service URL, refusing plain http except on loopback: credentials travel with every request. */
-export function parseServiceUrl(text: string): URL {
+/** A URL as the user wrote it, without the user name and password it may carry. */
+function withoutUserInfo(text: string): string {
+  return redact(text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@'));
+}
+
+/**
+ * Parses a service URL, refusing plain http except on loopback: credentials travel with every
+ * request. `setting` names where the URL came from (an environment variable), for messages.
+ */
+export function parseServiceUrl(text: string, setting?: string): URL {
+  const named = (summary: string) => (setting === undefined ? summary : `${setting}: ${summary}`);
   let url: URL;
   try {
     url = new URL(text);
   } catch (error) {
     throw new AppError({
       code: 'INVALID_URL',
-      summary: `not a valid URL: ${redact(text)}`,
+      summary: named(`not a valid URL: ${withoutUserInfo(text)}`),
       hint: 'Give the full address, e.g. https://api.example.com.',
       source: 'user',
       cause: error,
     });
   }
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return url;
-  const shown = `${url.protocol}//${url.host}`;
+  if (url.protocol === 'http:') {
+    throw new AppError({
+      code: 'INSECURE_URL',
+      summary: named(`refusing to send credentials over plain http to ${url.protocol}//${url.host}`),
+      hint: 'Use an https:// URL; plain http:// is accepted only for loopback (localhost, 127.0.0.0/8, ::1).',
+      source: 'user',
+    });
+  }
   throw new AppError({
-    code: url.protocol === 'http:' ? 'INSECURE_URL' : 'INVALID_URL',
-    summary: url.protocol === 'http:' ? `refusing to send credentials over plain http to ${shown}` : `unsupported URL scheme in ${shown}`,
-    hint: 'Use an https:// URL; plain http:// is accepted only for loopback (localhost, 127.0.0.0/8, ::1).',
+    code: 'INVALID_URL',
+    summary: named(`'${url.protocol}' is not a scheme the service speaks, in ${withoutUserInfo(text)}`),
+    hint: 'Give the full address with its scheme, e.g. https://api.example.com (http:// only for loopback).',
     source: 'user',
   });
 }
@@ -211,6 +227,10 @@ function classify(error: unknown, timeouts: Timeouts): { failure: Failure; error
     case 'UND_ERR_CLOSED':
     case 'UND_ERR_DESTROYED':
       return network({ kind: 'permanent' }, `the client was closed before the request could be sent (${code})`);
+    // The request itself cannot be made (a header value with a line break, say): sending it
+    // again would fail the same way.
+    case 'UND_ERR_INVALID_ARG':
+      return network({ kind: 'permanent' }, `the request could not be made: ${message} (${code})`);
     default:
       break;
   }
@@ -245,7 +265,7 @@ function checkLimits(options: HttpClientOptions): void {
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const { service } = options;
   checkLimits(options);
-  const base = parseServiceUrl(options.baseUrl);
+  const base = parseServiceUrl(options.baseUrl, URL_VARIABLE[service]);
   const basePath = base.pathname.replace(/\/+$/, '');
   const defaultHeaders = { ...options.headers };
   registerHeaderSecrets(defaultHeaders);
@@ -350,7 +370,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         return apiError(exchange, { ...error, gaveUp, ambiguous: isAmbiguous(failure, exchange.idempotent), attempts: attempt });
       };
       if (!isRetryable(failure, exchange.idempotent)) throw fail();
-      if (attempt >= policy.maxAttempts) throw fail(attempt > 1 ? `gave up after ${String(attempt)} attempts` : undefined);
+      if (attempt >= policy.maxAttempts) throw fail();
       const delay = retryAfterMs ?? backoffDelay(attempt, policy, random);
       if (now() + delay - startedAt > policy.budgetMs) {
         throw fail(`gave up: waiting ${seconds(delay)} more would pass the retry budget of ${seconds(policy.budgetMs)}`);
@@ -377,7 +397,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         throw invalid(`not JSON: ${snippet(text)}`);
       }
       const result = validateWire(name, parsed);
-      if (!result.ok) throw invalid(`not a ${name}: ${result.issues.join('; ')}`);
+      if (!result.ok) throw invalid(`not ${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}: ${result.issues.join('; ')}`);
       return result.value;
     };
   }

@@ -53,7 +53,7 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
       return client;
     };
   };
-  const bearer = () => ({ Authorization: `Bearer ${requireSetting(endpoints.accessToken, 'ADS_ACCESS_TOKEN')}` });
+  const bearer = () => ({ Authorization: `Bearer ${requireCredential(endpoints.accessToken, 'ADS_ACCESS_TOKEN', 'Bearer')}` });
   const audiences = perAccount(() => ({ service: 'audience', baseUrl: endpoints.apiUrl, headers: bearer() }), createAudienceClient);
   const business = perAccount(() => ({ service: 'business', baseUrl: endpoints.companyUrl, headers: bearer() }), createBusinessClient);
   let images: ImageClient | undefined;
@@ -65,7 +65,7 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
         transport({
           service: 'imagegen',
           baseUrl: requireSetting(endpoints.imageUrl, 'IMAGEGEN_API_URL'),
-          headers: { Authorization: `AppKey ${requireSetting(endpoints.appKey, 'IMAGEGEN_API_KEY')}` },
+          headers: { Authorization: `AppKey ${requireCredential(endpoints.appKey, 'IMAGEGEN_API_KEY', 'AppKey')}` },
         }),
       );
       return images;
@@ -84,5 +84,26 @@ function requireSetting(value: string | undefined, variable: string): string {
     source: 'user',
     summary: `${variable} is not set`,
     hint: `set ${variable} to ${url ? 'the address of' : 'the credential for'} the service, or pass --emulator to use the built-in emulator`,
+  });
+}
+
+/**
+ * A token or key as it goes into the Authorization header: visible ASCII without spaces. A
+ * pasted line break or the scheme word pasted with it is named here, not left to fail (and be
+ * retried) as a network error.
+ */
+function requireCredential(value: string | undefined, variable: string, scheme: string): string {
+  const credential = requireSetting(value, variable);
+  if (/^[\x21-\x7e]+$/.test(credential)) return credential;
+  const withScheme = credential.toLowerCase().startsWith(`${scheme.toLowerCase()} `);
+  throw new AppError({
+    code: 'INVALID_CREDENTIAL',
+    source: 'user',
+    summary: withScheme
+      ? `${variable} starts with the word ${scheme}`
+      : `${variable} has a space, a line break or another character a request header cannot carry`,
+    hint: withScheme
+      ? `set ${variable} to the credential alone: audiences sends "Authorization: ${scheme} <${variable}>" itself`
+      : `copy the credential into ${variable} again, without surrounding spaces or line breaks`,
   });
 }

@@ -63,6 +63,29 @@ describe('createServices', () => {
     }
   });
 
+  it('refuses a credential a header cannot carry, naming it and never showing it, before any request', async () => {
+    await emulatorCall(emulator, 'DELETE', '/_emulator/requests');
+    const cases: Array<[Partial<Endpoints>, () => (services: ReturnType<typeof createServices>) => unknown, string]> = [
+      [{ accessToken: `${emulator.accessToken}\n` }, () => (services) => services.audiences(1234), 'ADS_ACCESS_TOKEN has a space, a line break'],
+      [{ accessToken: `Bearer ${emulator.accessToken}` }, () => (services) => services.business(1234), 'ADS_ACCESS_TOKEN starts with the word Bearer'],
+      [{ appKey: `${emulator.appKey}\u20ac` }, () => (services) => services.images(), 'IMAGEGEN_API_KEY has a space, a line break'],
+      [{ appKey: `appkey ${emulator.appKey}` }, () => (services) => services.images(), 'IMAGEGEN_API_KEY starts with the word AppKey'],
+    ];
+    for (const [broken, use, summary] of cases) {
+      const services = createServices({ ...endpoints, ...broken }, options);
+      try {
+        const error = thrown(() => use()(services));
+        expect(error).toMatchObject({ code: 'INVALID_CREDENTIAL', source: 'user' });
+        expect(error.summary).toContain(summary);
+        expect(`${error.summary}\n${error.hint ?? ''}`).not.toContain(emulator.accessToken);
+        expect(`${error.summary}\n${error.hint ?? ''}`).not.toContain(emulator.appKey);
+      } finally {
+        await services.close();
+      }
+    }
+    expect(((await emulatorCall(emulator, 'GET', '/_emulator/requests')) as { requests: unknown[] }).requests).toEqual([]);
+  });
+
   it('paces request starts with requestsPerSecond', async () => {
     const services = createServices(endpoints, { ...options, requestsPerSecond: 20 });
     try {
