@@ -9,11 +9,11 @@
  * service provably did not act on it (429, or no connection at all). Otherwise the ApiError
  * says `ambiguous: true` and the caller decides, e.g. by looking for the audience by name.
  */
-import { readFileSync } from 'node:fs';
 import { setTimeout as wait } from 'node:timers/promises';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import { AppError } from '../errors.js';
 import { redact, registerSecret } from '../secrets.js';
+import { packageVersion } from '../version.js';
 import { ApiError, parseErrorBody, snippet, URL_VARIABLE, type ApiErrorInit, type HttpMethod, type ServiceName } from './api-error.js';
 import type { WireTypes } from './generated/wire.js';
 import { ConcurrencyLimiter } from './limiter.js';
@@ -166,14 +166,8 @@ export function parseServiceUrl(text: string, setting?: string): URL {
   });
 }
 
-let userAgent: string | undefined;
-
 function readUserAgent(): string {
-  if (userAgent === undefined) {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    userAgent = `audiences/${typeof manifest.version === 'string' ? manifest.version : '0.0.0'}`;
-  }
-  return userAgent;
+  return `audiences/${packageVersion()}`;
 }
 
 function registerHeaderSecrets(headers: Readonly<Record<string, string>>): void {

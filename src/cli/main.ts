@@ -1,4 +1,5 @@
 import yargs, { type Argv } from 'yargs';
+import { packageVersion } from '../version.js';
 import { renderError } from './report-error.js';
 import type { Io } from './io.js';
 import { processIo } from './process-io.js';
@@ -35,7 +36,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       if (!error || error.name === 'YError') throw new UsageError(message || error?.message || 'invalid arguments');
       throw error;
     })
-    .version()
+    .version(packageVersion())
     .help();
   // Commands run after parsing, not as yargs handlers: before it runs a handler, yargs renders
   // the whole help text to keep it, a cost every run would pay for nothing.
