@@ -1,12 +1,15 @@
 import { isAppError } from '../errors.js';
+import { fileSystemError } from '../operations/files.js';
 import { redact } from '../secrets.js';
 
 /**
  * The one place errors become text: `error[CODE]: summary`, the detail, the hint. A stack
- * trace only with --debug; anything that is not an AppError is a bug of ours and says so.
+ * trace only with --debug. An error of the file system is the user's to fix (a path and why);
+ * anything else that is not an AppError is a bug of ours and says so.
  */
-export function renderError(error: unknown, debug: boolean): string {
+export function renderError(thrown: unknown, debug: boolean): string {
   const lines: string[] = [];
+  const error = isAppError(thrown) ? thrown : (fileSystemError(thrown) ?? thrown);
   if (isAppError(error)) {
     lines.push(`error[${error.code}]: ${error.summary}`);
     if (error.detail) lines.push(...error.detail.split('\n').map((line) => `  ${line}`));
@@ -17,6 +20,6 @@ export function renderError(error: unknown, debug: boolean): string {
     lines.push(`error[INTERNAL]: ${message}`);
     lines.push('  this is a bug in audiences; please report it with the output of --debug');
   }
-  if (debug && error instanceof Error && error.stack) lines.push('', error.stack);
+  if (debug && thrown instanceof Error && thrown.stack) lines.push('', thrown.stack);
   return redact(lines.join('\n')) + '\n';
 }

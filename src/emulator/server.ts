@@ -30,6 +30,7 @@ import { EmulatorError, detailCodes as codes, failure, invalid } from './http-er
 import { createImagegen } from './imagegen.js';
 import { seedState } from './seed.js';
 import { openStore } from './store.js';
+export { StateFileError } from './store.js';
 import type { Account } from './store.js';
 
 export interface EmulatorOptions {

@@ -203,24 +203,27 @@ export async function openStore(path: string | undefined, seed: () => EmulatorSt
   return store;
 }
 
+/** The state file cannot be used as it is: its owner repairs or deletes it. */
+export class StateFileError extends Error {
+  override name = 'StateFileError';
+}
+
 async function readState(path: string): Promise<EmulatorState | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`cannot read the emulator state file ${path}: ${(error as Error).message}`, { cause: error });
+    throw new StateFileError(`cannot read the emulator state file ${path}: ${(error as Error).message}`, { cause: error });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new Error(`the emulator state file ${path} is corrupt (not JSON: ${(error as Error).message}); repair or delete it`, {
-      cause: error,
-    });
+    throw new StateFileError(`the emulator state file ${path} is corrupt (not JSON: ${(error as Error).message})`, { cause: error });
   }
   const problem = shapeProblem(parsed);
-  if (problem) throw new Error(`the emulator state file ${path} is corrupt (${problem}); repair or delete it`);
+  if (problem) throw new StateFileError(`the emulator state file ${path} is corrupt (${problem})`);
   return parsed as EmulatorState;
 }
 

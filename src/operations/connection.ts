@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Endpoints } from '../api/services.js';
+import type { EmulatorOptions, RunningEmulator } from '../emulator/server.js';
 import { AppError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
-
 
 export interface Connection {
   endpoints: Endpoints;
@@ -21,9 +21,8 @@ export const EMULATOR_STATE_FILE = join('.audiences', 'emulator-state.json');
  */
 export async function openConnection(options: { emulator: boolean; env: Record<string, string | undefined>; cwd: string }): Promise<Connection> {
   if (options.emulator) {
-    const { startEmulator } = await import('../emulator/server.js');
     await mkdir(join(options.cwd, '.audiences'), { recursive: true });
-    const emulator = await startEmulator({ port: 0, statePath: join(options.cwd, EMULATOR_STATE_FILE) });
+    const emulator = await startLocalEmulator({ port: 0, statePath: join(options.cwd, EMULATOR_STATE_FILE) });
     return {
       endpoints: { apiUrl: emulator.url, companyUrl: emulator.url, imageUrl: emulator.url, accessToken: emulator.accessToken, appKey: emulator.appKey },
       emulated: true,
@@ -53,4 +52,15 @@ export async function openConnection(options: { emulator: boolean; env: Record<s
     emulated: false,
     close: async () => undefined,
   };
+}
+
+/** Starts the built-in emulator; a state file it cannot use is the user's to repair or delete. */
+export async function startLocalEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
+  const { startEmulator, StateFileError } = await import('../emulator/server.js');
+  try {
+    return await startEmulator(options);
+  } catch (error) {
+    if (!(error instanceof StateFileError)) throw error;
+    throw new AppError({ code: 'EMULATOR_STATE', source: 'user', summary: error.message, hint: 'repair the file, or delete it to start again from the seeded state', cause: error });
+  }
 }

@@ -1,6 +1,7 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LiveAudience } from '../model/index.js';
+import { fileWriteError, writeFileAtomically } from './files.js';
 import type { AccountReader } from './plan.js';
 
 /** Where `plan --cache` keeps the full reads of an account, beside the emulator's state. */
@@ -56,10 +57,12 @@ export function cachedReader(reader: AccountReader, path: string): CachedReader 
     async save() {
       const keep = Object.fromEntries(Object.entries({ ...cached, ...fresh }).filter(([id, audience]) => listed.get(Number(id)) === audience.lastModifiedDate));
       const file: CacheFile = { version: 1, audiences: keep };
-      await mkdir(join(path, '..'), { recursive: true });
-      const temporary = `${path}.${process.pid}.tmp`;
-      await writeFile(temporary, JSON.stringify(file));
-      await rename(temporary, path);
+      try {
+        await mkdir(join(path, '..'), { recursive: true });
+      } catch (error) {
+        throw fileWriteError(error, path);
+      }
+      await writeFileAtomically(path, JSON.stringify(file));
     },
   };
 }

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ImageClient } from '../api/imagegen.js';
 import { applyImages, sha256, type ImageStore } from '../apply/images.js';
 import type { ApplyResult, ChangeResult } from '../apply/types.js';
 import { projectPathProblem } from '../config/image-rules.js';
 import { AppError } from '../errors.js';
+import { writeFileAtomically } from './files.js';
 import {
   detectImageFormat,
   IMAGE_INPUT_FIELDS,
@@ -94,7 +94,7 @@ export function createImageStore(dir: string): ImageStore {
       for (const file of files) {
         await mkdir(dirname(await inside(dir, file.path)), { recursive: true });
         // Checked again once the folders exist: a link made in the meantime must not redirect the write.
-        await writeAtomically(await inside(dir, file.path), file.bytes);
+        await writeFileAtomically(await inside(dir, file.path), file.bytes);
       }
     },
     delete: async (paths) => {
@@ -108,7 +108,7 @@ export function createImageStore(dir: string): ImageStore {
         const lock = typeof parsed === 'string' ? emptyLock() : parsed;
         if (entry === null) delete lock.images[name];
         else lock.images[name] = entry;
-        await writeAtomically(lockPath, new TextEncoder().encode(renderLock(lock)));
+        await writeFileAtomically(lockPath, new TextEncoder().encode(renderLock(lock)));
       });
       lockWrites = update.catch(() => undefined);
       return update;
@@ -232,17 +232,6 @@ async function readIfExists(path: string): Promise<Uint8Array | undefined> {
     return await readFile(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
-async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, bytes);
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
     throw error;
   }
 }

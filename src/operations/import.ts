@@ -1,10 +1,11 @@
-import { access, rename, writeFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AudienceClient } from '../api/audiences.js';
 import { startInTurns } from '../api/in-turns.js';
 import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig } from '../config/index.js';
 import { AppError } from '../errors.js';
+import { writeFileAtomically } from './files.js';
 import { nameMatcher, type LiveAudience, type LiveAudienceSummary } from '../model/index.js';
 
 export interface ImportRequest {
@@ -45,11 +46,7 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   if (!check.ok) {
     throw new AppError({ code: 'IMPORT_INVALID', source: 'internal', summary: 'the imported file would not be valid', detail: check.issues.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`).join('\n') });
   }
-  if (target) {
-    const temporary = `${target}.${process.pid}.tmp`;
-    await writeFile(temporary, text);
-    await rename(temporary, target);
-  }
+  if (target) await writeFileAtomically(target, text, request.out);
   return { text, imported: audiences.length, skipped };
 }
 

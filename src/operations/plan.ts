@@ -1,7 +1,7 @@
-import { rename, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ConfigIssue } from '../config/index.js';
 import { cachedReader, detailCachePath } from './detail-cache.js';
+import { writeFileAtomically } from './files.js';
 import { validateFiles } from './validate.js';
 import { ConfigError } from '../config/index.js';
 import type { AdGroupLink, Company, DesiredState, ImageState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
@@ -134,8 +134,5 @@ export function renderPlans(plans: Plan[], format: 'text' | 'json' | 'markdown',
 
 /** Writes a saved plan atomically. A plan never holds a secret: tokens live only in the environment. */
 export async function savePlans(plans: Plan[], out: string, cwd: string): Promise<void> {
-  const path = resolve(cwd, out);
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, renderPlans(plans, 'json', plainStyle));
-  await rename(temporary, path);
+  await writeFileAtomically(resolve(cwd, out), renderPlans(plans, 'json', plainStyle), out);
 }

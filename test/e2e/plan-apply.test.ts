@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
@@ -147,5 +147,39 @@ describe('--emulator', () => {
     await writeFile(join(cwd, 'audiences.yaml'), desired.replace('[20, 25]', '[20, 25, 30]'));
     const changed = await runCli(['plan', '--emulator'], { cwd });
     expect(changed.stdout).toContain('~ update audience "seoul-women-20s"');
+  });
+});
+
+describe('files the commands write and keep', () => {
+  it('say which file cannot be written and why, leave no temporary file, and are no bug', async () => {
+    const cwd = await workspace({ 'audiences.yaml': desired, 'plans/.keep': '' });
+    for (const [args, message] of [
+      [['plan', '--out', 'missing/p.json'], 'error[FILE_WRITE]: cannot write missing/p.json: its folder does not exist'],
+      [['plan', '--out', 'plans'], 'error[FILE_WRITE]: cannot write plans: it is a folder'],
+      [['import', '--ad-account', '1234', '-o', 'missing/x.yaml'], 'error[FILE_WRITE]: cannot write missing/x.yaml: its folder does not exist'],
+    ] as const) {
+      const result = await runInProcess([...args], { cwd, env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(message);
+      expect(result.stderr).toContain('  hint: ');
+      expect(result.stderr).not.toContain('this is a bug');
+    }
+    expect((await readdir(cwd)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(await readdir(join(cwd, 'plans'))).toEqual(['.keep']);
+  });
+
+  it('name the state the emulator cannot use, and a file where its folder should be', async () => {
+    const corrupt = await workspace({ 'audiences.yaml': desired, '.audiences/emulator-state.json': '{"version": 1, "accou' });
+    const fromCorrupt = await runInProcess(['plan', '--emulator'], { cwd: corrupt, env: {} });
+    expect(fromCorrupt.code).toBe(1);
+    expect(fromCorrupt.stderr).toMatch(/^error\[EMULATOR_STATE\]: the emulator state file .*emulator-state\.json is corrupt/);
+    expect(fromCorrupt.stderr).toContain('hint: repair the file, or delete it');
+    expect(await readFile(join(corrupt, '.audiences/emulator-state.json'), 'utf8')).toBe('{"version": 1, "accou');
+
+    const blocked = await workspace({ 'audiences.yaml': desired, '.audiences': 'not a folder' });
+    const fromBlocked = await runInProcess(['plan', '--emulator'], { cwd: blocked, env: {} });
+    expect(fromBlocked.code).toBe(1);
+    expect(fromBlocked.stderr).toMatch(/^error\[FILE_SYSTEM\]: cannot create the folder .*\.audiences: a file is in the way/);
+    for (const result of [fromCorrupt, fromBlocked]) expect(result.stderr).not.toContain('this is a bug');
   });
 });

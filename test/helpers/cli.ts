@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
 import type { Io } from '../../src/cli/io.js';
@@ -48,7 +48,10 @@ export async function runInProcess(args: string[], options: { cwd: string; env: 
 /** A fresh working directory holding the given files. */
 export async function workspace(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'audiences-test-'));
-  for (const [name, content] of Object.entries(files)) await writeFile(join(dir, name), content);
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, name)), { recursive: true });
+    await writeFile(join(dir, name), content);
+  }
   return dir;
 }
 

@@ -32,8 +32,8 @@ export const emulatorCommand: CommandDefinition = {
       io.stderr(`error[USAGE]: ${problem}\n`);
       return 1;
     }
-    const { startEmulator } = await import('../../emulator/server.js');
-    const emulator = await startEmulator({
+    const { startLocalEmulator } = await import('../../operations/connection.js');
+    const emulator = await startLocalEmulator({
       port: Number(args['port']),
       statePath: typeof args['state'] === 'string' ? args['state'] : undefined,
       latencyMs: Number(args['latency']),
