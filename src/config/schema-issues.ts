@@ -25,12 +25,23 @@ export function findingsFromSchemaErrors(errors: readonly ErrorObject[]): Findin
     const choice = alternatives.find((anyOf) => within(error.instancePath, anyOf.instancePath));
     const finding = choice ? fromAlternative(error, choice) : fromError(error);
     if (!finding) continue;
+    finding.hint ??= describedHint(error, finding.path);
     const key = `${finding.path.join('/')}\u0000${finding.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
     findings.push(finding);
   }
   return findings;
+}
+
+/** The schema's own description of the value, as the hint of a finding that has none. */
+function describedHint(error: ErrorObject, path: Path): string | undefined {
+  if (error.keyword === 'required' || error.keyword === 'additionalProperties') return undefined;
+  const description = error.parentSchema?.['description'];
+  if (typeof description !== 'string') return undefined;
+  const text = description.replace(/\.$/, '');
+  const field = path.findLast((part) => typeof part === 'string');
+  return field === undefined ? text : `${field}: ${/^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text}`;
 }
 
 function within(path: string, parent: string): boolean {
@@ -97,7 +108,13 @@ function fromError(error: ErrorObject): Finding | undefined {
     case 'minimum':
       return { path, target: 'value', message: `must be at least ${String(params['limit'])}, got ${describe(value)}` };
     case 'maximum':
-      return { path, target: 'value', message: `must be at most ${String(params['limit'])}, got ${describe(value)}` };
+      return {
+        path,
+        target: 'value',
+        message: `must be at most ${String(params['limit'])}, got ${describe(value)}`,
+        // Numbers are read as doubles: a larger id would silently become another one.
+        ...(params['limit'] === Number.MAX_SAFE_INTEGER ? { hint: 'an id this large cannot be read exactly: check it against the ad manager' } : {}),
+      };
     default:
       return { path, target: 'value', message: typeof custom === 'string' ? custom : (error.message ?? `fails ${error.keyword}`) };
   }

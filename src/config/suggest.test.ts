@@ -15,6 +15,15 @@ describe('suggest', () => {
     expect(suggest('gendrs', fields)).toBe('genders');
   });
 
+  it('counts two neighbouring letters swapped as one edit', () => {
+    expect(suggest('tpye', ['type', 'name', 'ages'])).toBe('type');
+    expect(suggest('aegs', fields)).toBe('ages');
+    expect(suggest('widht', ['width', 'height'])).toBe('width');
+    expect(suggest('nmae', ['name', 'registrationNumber'])).toBe('name');
+    expect(suggest('prnue', ['prune', 'ignore'])).toBe('prune');
+    expect(suggest('tpey', ['type'])).toBeUndefined();
+  });
+
   it('suggests nothing when no word is close', () => {
     expect(suggest('banner', ['DISPLAY', 'MESSAGE'])).toBeUndefined();
     expect(suggest('X', ['A', 'B'])).toBeUndefined();

@@ -227,9 +227,40 @@ describe('validateConfig: rules of the file', () => {
   it('bounds retentionDays and refuses an unknown inclusionType with a suggestion', () => {
     const found = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 181, inclusionType: INCLUD}]'));
     expect(found.map((issue) => [issue.message, issue.hint])).toEqual([
-      ['audiences[0].trackerTargetings[0].retentionDays: must be at most 180, got 181', undefined],
+      ['audiences[0].trackerTargetings[0].retentionDays: must be at most 180, got 181', 'retentionDays: days a visitor stays in the audience, 1 to 180'],
       ['audiences[0].trackerTargetings[0].inclusionType: unknown value "INCLUD"', 'did you mean INCLUDE?'],
     ]);
+  });
+
+  it('gives every problem of the schema a hint, from the field it is about when nothing more specific fits', () => {
+    const found = issues(
+      [
+        'adAccountId: "x"',
+        'prune: 1',
+        'audiences:',
+        '  - name: ""',
+        '    type: DISPLAY',
+        '    protect: "true"',
+        '    adGroups: ["x", -1]',
+        '  - just-a-string',
+        'business: 120-81-47521',
+        '',
+      ].join('\n'),
+    );
+    expect(found).toHaveLength(8);
+    expect(found.filter((issue) => issue.hint === undefined)).toEqual([]);
+    expect(found.map((issue) => issue.hint)).toContain('adAccountId: the ad account this file describes (one account per file)');
+    expect(found.map((issue) => issue.hint)).toContain('adGroups: an ad group id: a whole number from 1');
+  });
+
+  it('refuses ids too large to be read exactly, rather than send another one', () => {
+    const found = issues('adAccountId: 9007199254740993\naudiences:\n  - {name: a, type: DISPLAY, id: 123456789012345678901, adGroups: [9007199254740992]}\n');
+    expect(found.map((issue) => issue.message)).toEqual([
+      'adAccountId: must be at most 9007199254740991, got 9007199254740992',
+      'audiences[0].id: must be at most 9007199254740991, got 123456789012345680000',
+      'audiences[0].adGroups[0]: must be at most 9007199254740991, got 9007199254740992',
+    ]);
+    expect(new Set(found.map((issue) => issue.hint))).toEqual(new Set(['an id this large cannot be read exactly: check it against the ad manager']));
   });
 
   it('checks the business registration number form', () => {
@@ -374,6 +405,15 @@ describe('validateConfig: hostile and broken input', () => {
   it('YAML syntax errors, each with its position', () => {
     const found = issues('adAccountId: 1\naudiences:\n\t- name: a\n');
     expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([[3, 1, 'YAML: tabs are not allowed as indentation', 'indent with spaces']]);
+  });
+
+  it('YAML syntax errors, each with a hint that points at the likely cause', () => {
+    const [unclosed] = issues('adAccountId: 1\naudiences:\n  - name: "unclosed\n    type: DISPLAY\n');
+    expect(unclosed?.message).toBe('YAML: missing closing "quote');
+    expect(unclosed?.hint).toContain('the mistake may be on an earlier line');
+    const misaligned = issues('adAccountId: 1\naudiences:\n  - name: a\n     type: DISPLAY\n');
+    expect(misaligned.length).toBeGreaterThan(0);
+    for (const issue of misaligned) expect(issue.hint).toMatch(/indentation|column/);
   });
 
   it('deep nesting: one clear problem, no stack overflow', () => {

@@ -122,7 +122,7 @@ function syntaxIssues(errors: readonly YAMLError[], text: string, issueAt: (offs
       exhausted = true;
       continue;
     }
-    issues.push(issueAt(error.pos[0], yamlMessage(error, text), SYNTAX_HINTS[error.code]));
+    issues.push(issueAt(error.pos[0], yamlMessage(error, text), SYNTAX_HINTS[error.code] ?? 'check the indentation and the quotes here and on the lines before'));
   }
   return issues;
 }
@@ -131,6 +131,13 @@ const SYNTAX_HINTS: Partial<Record<string, string>> = {
   DUPLICATE_KEY: 'a key may appear once in a map: merge the two entries',
   MULTIPLE_DOCS: 'one file describes one ad account: put each account in its own file and pass each with -f',
   TAB_AS_INDENT: 'indent with spaces',
+  MISSING_CHAR: 'a quote, bracket or brace opened earlier is not closed: the mistake may be on an earlier line',
+  BAD_INDENT: 'indent each level by the same number of spaces, every item of a list or map alike',
+  UNEXPECTED_TOKEN: 'check the indentation and the punctuation (":", "- ", [ ], { }) here and on the line before',
+  BLOCK_AS_IMPLICIT_KEY: 'check the indentation: the keys of one map start in the same column, and a key ends with ": " on its line',
+  MULTILINE_IMPLICIT_KEY: 'check the indentation: the keys of one map start in the same column, and a key ends with ": " on its line',
+  BAD_SCALAR_START: 'quote a value that starts with a special character (@, `, %, |, >)',
+  BAD_DQ_ESCAPE: 'in double quotes write a backslash as \\\\, or use single quotes',
 };
 
 function yamlMessage(error: YAMLError, text: string): string {
