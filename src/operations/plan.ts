@@ -1,9 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ConfigIssue } from '../config/index.js';
 import { cachedReader, detailCachePath } from './detail-cache.js';
 import { writeFileAtomically } from './files.js';
 import { validateFiles } from './validate.js';
 import { ConfigError } from '../config/index.js';
+import { AppError } from '../errors.js';
 import type { AdGroupLink, Company, DesiredState, ImageState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
 import { startInTurns } from '../api/in-turns.js';
 import { readImageState } from './images.js';
@@ -130,6 +132,37 @@ export function renderPlans(plans: Plan[], format: 'text' | 'json' | 'markdown',
   if (format === 'json') return plans.length === 1 ? renderJson(plans[0] as Plan) : `${JSON.stringify(plans, null, 2)}\n`;
   const render = format === 'markdown' ? (plan: Plan) => renderMarkdown(plan) : (plan: Plan) => renderText(plan, style);
   return plans.map(render).join('\n');
+}
+
+/**
+ * Refuses, before anything is read, to save a plan over a file that is not a saved plan (the
+ * desired-state file, say): `--out` replaces only an earlier plan.
+ */
+export async function checkPlanTarget(out: string, cwd: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, out), 'utf8');
+  } catch {
+    return;
+  }
+  if (!isSavedPlan(text)) {
+    throw new AppError({
+      code: 'FILE_EXISTS',
+      source: 'user',
+      summary: `${out} already exists and is not a saved plan`,
+      hint: 'choose another file name: --out replaces only a plan saved before',
+    });
+  }
+}
+
+function isSavedPlan(text: string): boolean {
+  try {
+    const data: unknown = JSON.parse(text);
+    const hasVersion = (value: unknown) => typeof value === 'object' && value !== null && 'formatVersion' in value;
+    return Array.isArray(data) ? data.length > 0 && data.every(hasVersion) : hasVersion(data);
+  } catch {
+    return false;
+  }
 }
 
 /** Writes a saved plan atomically. A plan never holds a secret: tokens live only in the environment. */

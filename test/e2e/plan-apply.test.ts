@@ -168,6 +168,21 @@ describe('files the commands write and keep', () => {
     expect(await readdir(join(cwd, 'plans'))).toEqual(['.keep']);
   });
 
+  it('plan --out replaces a plan saved before, and refuses any other file before reading the account', async () => {
+    const cwd = await workspace({ 'audiences.yaml': desired, 'notes.json': '{"mine": true}' });
+    expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
+    expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+    for (const target of ['audiences.yaml', 'notes.json']) {
+      const before = await readFile(join(cwd, target), 'utf8');
+      const refused = await runInProcess(['plan', '--out', target], { cwd, env });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`error[FILE_EXISTS]: ${target} already exists and is not a saved plan`);
+      expect(await readFile(join(cwd, target), 'utf8')).toBe(before);
+    }
+    expect(((await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: unknown[] }).requests).toEqual([]);
+  });
+
   it('name the state the emulator cannot use, and a file where its folder should be', async () => {
     const corrupt = await workspace({ 'audiences.yaml': desired, '.audiences/emulator-state.json': '{"version": 1, "accou' });
     const fromCorrupt = await runInProcess(['plan', '--emulator'], { cwd: corrupt, env: {} });

@@ -23,7 +23,8 @@ export const planCommand: CommandDefinition = {
     const files = Array.isArray(args['file']) ? args['file'].map(String) : [];
     const format = args['format'] as PlanFormat;
     const out = typeof args['out'] === 'string' ? args['out'] : undefined;
-    const [style, { planFiles, renderPlans, savePlans }] = await Promise.all([outputStyle(args, io), import('../../operations/plan.js'), loadServices()]);
+    const [style, { checkPlanTarget, planFiles, renderPlans, savePlans }] = await Promise.all([outputStyle(args, io), import('../../operations/plan.js'), loadServices()]);
+    if (out) await checkPlanTarget(out, io.cwd);
     const planned = await withServices(args, io, (services) =>
       planFiles(files, { allowMassDelete: args['allowMassDelete'] === true }, {
         cwd: io.cwd,
