@@ -23,3 +23,15 @@ export interface CommandDefinition {
   builder: (argv: Argv<GlobalOptions>) => Argv<any>;
   run: (args: ArgumentsCamelCase<GlobalOptions> & Record<string, unknown>, io: Io) => Promise<number>;
 }
+
+/** A mistake on the command line: `error[USAGE]` with a hint (by default, the help). */
+export class UsageError extends Error {
+  override name = 'UsageError';
+
+  constructor(
+    message: string,
+    readonly hint = 'run `audiences --help` for the commands and options',
+  ) {
+    super(message);
+  }
+}

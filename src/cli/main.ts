@@ -3,7 +3,7 @@ import { packageVersion } from '../version.js';
 import { renderError } from './report-error.js';
 import type { Io } from './io.js';
 import { processIo } from './process-io.js';
-import type { CommandDefinition, GlobalOptions } from './command.js';
+import { UsageError, type CommandDefinition, type GlobalOptions } from './command.js';
 import { applyCommand } from './commands/apply.js';
 import { companyCommand } from './commands/company.js';
 import { importCommand } from './commands/import.js';
@@ -20,8 +20,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .scriptName('audiences')
     .usage('$0 <command> [options]\n\nAudiences as code: declare the audiences of an ad account in YAML, then plan and apply.')
     .option('emulator', { type: 'boolean', default: false, describe: 'Run against the built-in emulator (state under .audiences/)' })
-    .option('concurrency', { type: 'number', default: 8, describe: 'Requests in flight at once' })
-    .option('requests-per-second', { type: 'number', describe: 'Most requests started per second, per service (to stay under a quota)' })
+    .option('concurrency', { type: 'number', default: 8, requiresArg: true, describe: 'Requests in flight at once' })
+    .option('requests-per-second', { type: 'number', requiresArg: true, describe: 'Most requests started per second, per service (to stay under a quota)' })
     .option('color', { type: 'boolean', default: true, describe: 'Colour on a terminal (--no-color or NO_COLOR turns it off)' })
     .option('verbose', { type: 'boolean', default: false, describe: 'Log each request to stderr' })
     .option('debug', { type: 'boolean', default: false, describe: 'Show stack traces' })
@@ -51,12 +51,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       return 0;
     }
     debug = args.debug;
+    checkGlobalOptions(args);
     const command = commands.find((candidate) => candidate.name.split(' ')[0] === args._[0]);
     if (command === undefined) throw new UsageError(`unknown command ${String(args._[0])}`);
     return await command.run(args as Parameters<CommandDefinition['run']>[0], io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`error[USAGE]: ${error.message}\n  hint: run \`audiences --help\` for the commands and options\n`);
+      // getOptions() is public in yargs (the options of the command parsed last) but not typed.
+      const known = (parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
+      const usage = UNKNOWN_ARGUMENTS.test(error.message) ? await unknownOptions(error, argv, Object.keys(known)) : error;
+      io.stderr(`error[USAGE]: ${usage.message}\n  hint: ${usage.hint}\n`);
       return 1;
     }
     io.stderr(renderError(error, debug));
@@ -64,4 +68,33 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
 }
 
-class UsageError extends Error {}
+function checkGlobalOptions(args: GlobalOptions): void {
+  if (!Number.isInteger(args.concurrency) || args.concurrency < 1) {
+    throw new UsageError('--concurrency takes a whole number of at least 1', 'e.g. --concurrency 8 (the default); fewer when the service often answers 429');
+  }
+  const rate = args.requestsPerSecond;
+  if (rate !== undefined && !(Number.isFinite(rate) && rate > 0)) {
+    throw new UsageError('--requests-per-second takes a number above 0', 'e.g. --requests-per-second 10, or leave it out for no pacing');
+  }
+}
+
+const UNKNOWN_ARGUMENTS = /^Unknown arguments?: /;
+
+/**
+ * yargs names an unknown option twice (`auto-aprove, autoAprove`) and suggests nothing: name
+ * each once, as typed, with the nearest known option.
+ */
+async function unknownOptions(error: UsageError, argv: string[], known: string[]): Promise<UsageError> {
+  const names = error.message.replace(UNKNOWN_ARGUMENTS, '').split(', ');
+  const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  const typed = names.filter((name) => !(/[A-Z]/.test(name) && names.includes(kebab(name))));
+  const asTyped = (name: string) => argv.map((arg) => arg.split('=')[0] ?? arg).find((arg) => arg === `--${name}` || arg === `--no-${name}`) ?? name;
+  const shown = typed.map(asTyped);
+  const { suggest } = await import('../config/suggest.js');
+  const options = known.filter((name) => name.length > 1 && !/[A-Z]/.test(name));
+  const nearest = typed.map((name) => suggest(name, options)).find((match) => match !== undefined);
+  return new UsageError(
+    `unknown ${shown.length === 1 ? 'argument' : 'arguments'} ${shown.join(', ')}`,
+    nearest === undefined ? error.hint : `did you mean --${nearest}? (run \`audiences --help\` for the options)`,
+  );
+}

@@ -60,4 +60,31 @@ describe('usage errors', () => {
       expect(result.stderr).not.toMatch(/\n\s+at /);
     }
   });
+
+  it('names an unknown option once, as typed, with the nearest known one', async () => {
+    for (const [args, expected] of [
+      [['apply', '--auto-aprove'], 'error[USAGE]: unknown argument --auto-aprove\n  hint: did you mean --auto-approve?'],
+      [['plan', '--detailed-exit-code'], 'error[USAGE]: unknown argument --detailed-exit-code\n  hint: did you mean --detailed-exitcode?'],
+      [['validate', '--no-colr'], 'error[USAGE]: unknown argument --no-colr\n  hint: did you mean --color?'],
+      [['plan', '--bogus-thing'], 'error[USAGE]: unknown argument --bogus-thing\n  hint: run `audiences --help`'],
+    ] as const) {
+      const result = await audiences(...args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(expected);
+    }
+  });
+
+  it('checks option values before anything else, each with a hint', async () => {
+    for (const [args, expected] of [
+      [['plan', '--concurrency', 'abc'], 'error[USAGE]: --concurrency takes a whole number of at least 1\n  hint: e.g. --concurrency 8'],
+      [['plan', '--concurrency'], 'error[USAGE]: Not enough arguments following: concurrency'],
+      [['plan', '--requests-per-second', '0'], 'error[USAGE]: --requests-per-second takes a number above 0\n  hint: '],
+      [['import', '--ad-account', 'abc'], 'error[USAGE]: --ad-account takes one positive whole number\n  hint: e.g. --ad-account 1234'],
+      [['emulator', '--port', '99999'], 'error[USAGE]: --port must be an integer from 0 to 65535\n  hint: '],
+    ] as const) {
+      const result = await audiences(...args);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(expected);
+    }
+  });
 });

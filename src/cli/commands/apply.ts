@@ -1,4 +1,4 @@
-import type { CommandDefinition } from '../command.js';
+import { UsageError, type CommandDefinition } from '../command.js';
 import { outputStyle } from '../output.js';
 import { loadServices, withServices } from '../services.js';
 
@@ -18,10 +18,7 @@ export const applyCommand: CommandDefinition = {
   run: async (args, io) => {
     const savedPlan = typeof args['plan'] === 'string' ? args['plan'] : undefined;
     const files = Array.isArray(args['file']) ? args['file'].map(String) : [];
-    if (savedPlan && files.length > 0) {
-      io.stderr('error[USAGE]: give either a saved plan or -f files, not both\n  hint: a saved plan already says what to change\n');
-      return 1;
-    }
+    if (savedPlan && files.length > 0) throw new UsageError('give either a saved plan or -f files, not both', 'a saved plan already says what to change');
     const [style, { runApply }] = await Promise.all([outputStyle(args, io), import('../../operations/apply.js'), loadServices()]);
     return withServices(args, io, (services) =>
       runApply(

@@ -1,4 +1,4 @@
-import type { CommandDefinition } from '../command.js';
+import { UsageError, type CommandDefinition } from '../command.js';
 import { withServices } from '../services.js';
 
 /**
@@ -19,8 +19,7 @@ export const companyCommand: CommandDefinition = {
     const bizNum = String(args['bizNum']);
     const explicit = args['adAccount'] === undefined ? undefined : Number(args['adAccount']);
     if (explicit !== undefined && (!Number.isSafeInteger(explicit) || explicit <= 0)) {
-      io.stderr('error[USAGE]: --ad-account takes a positive whole number\n');
-      return 1;
+      throw new UsageError('--ad-account takes one positive whole number', "e.g. --ad-account 1234, or leave it out to use the file's adAccountId");
     }
     const [{ checkBizNum, lookupCompany, resolveAdAccount }, { renderCompany }] = await Promise.all([import('../../operations/company.js'), import('../../render/index.js')]);
     // Offline first: a mistyped number needs neither a service nor an ad account.

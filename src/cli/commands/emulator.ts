@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.js';
-import type { CommandDefinition } from '../command.js';
+import { UsageError, type CommandDefinition } from '../command.js';
 
 /**
  * `audiences emulator`: serves the local emulator of the three services until SIGINT/SIGTERM
@@ -23,15 +23,9 @@ export const emulatorCommand: CommandDefinition = {
   run: async (args, io) => {
     const kinds = String(args['faultKinds']).split(',').map((kind) => kind.trim()).filter(Boolean);
     const unknown = kinds.filter((kind) => kind !== '5xx' && kind !== '429' && kind !== 'reset');
-    if (unknown.length > 0) {
-      io.stderr(`error[USAGE]: unknown fault kinds: ${unknown.join(', ')} (use 5xx, 429, reset)\n`);
-      return 1;
-    }
+    if (unknown.length > 0) throw new UsageError(`unknown fault kinds: ${unknown.join(', ')}`, 'use 5xx, 429 and reset, e.g. --fault-kinds 5xx,429');
     const problem = numberProblem(args);
-    if (problem) {
-      io.stderr(`error[USAGE]: ${problem}\n`);
-      return 1;
-    }
+    if (problem) throw new UsageError(problem, 'see `audiences emulator --help` for each option and its default');
     const { startLocalEmulator } = await import('../../operations/connection.js');
     const emulator = await startLocalEmulator({
       port: Number(args['port']),

@@ -1,4 +1,4 @@
-import type { CommandDefinition } from '../command.js';
+import { UsageError, type CommandDefinition } from '../command.js';
 import { withServices } from '../services.js';
 
 /** `audiences import`: the live audiences of an account as a desired-state file that plans to no changes. */
@@ -13,10 +13,7 @@ export const importCommand: CommandDefinition = {
       .option('name', { type: 'string', array: true, requiresArg: true, describe: 'Only audiences whose name matches this glob (repeatable)' }),
   run: async (args, io) => {
     const adAccountId = Number(args['adAccount']);
-    if (!Number.isSafeInteger(adAccountId) || adAccountId <= 0) {
-      io.stderr('error[USAGE]: --ad-account takes a positive whole number\n');
-      return 1;
-    }
+    if (!Number.isSafeInteger(adAccountId) || adAccountId <= 0) throw new UsageError('--ad-account takes one positive whole number', 'e.g. --ad-account 1234, the id the ad manager shows');
     const out = typeof args['out'] === 'string' ? args['out'] : undefined;
     const { importAccount } = await import('../../operations/import.js');
     const result = await withServices(args, io, (services) =>

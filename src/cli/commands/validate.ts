@@ -1,4 +1,4 @@
-import type { CommandDefinition } from '../command.js';
+import { UsageError, type CommandDefinition } from '../command.js';
 
 /**
  * `audiences validate [-f FILE]…`: offline checks of the desired-state files. Problems go to
@@ -17,10 +17,7 @@ export const validateCommand: CommandDefinition = {
     }),
   run: async (args, io) => {
     const named = args['file'];
-    if (Array.isArray(named) && named.length === 0) {
-      io.stderr('error[USAGE]: -f needs a file name\n  hint: audiences validate -f audiences.yaml\n');
-      return 1;
-    }
+    if (Array.isArray(named) && named.length === 0) throw new UsageError('-f needs a file name', 'audiences validate -f audiences.yaml');
     const files = Array.isArray(named) ? named.map(String) : [];
     const { validateFiles, formatIssues } = await import('../../operations/validate.js');
     const results = await validateFiles(files, { cwd: io.cwd });
