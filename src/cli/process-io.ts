@@ -1,20 +1,32 @@
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import type { Io } from './io.js';
 
 /** The real process's streams and environment. */
 export function processIo(): Io {
-  let lines: AsyncIterator<string> | undefined;
   return {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     isTTY: process.stdout.isTTY === true,
     stdinIsTTY: process.stdin.isTTY === true,
-    readLine: async () => {
-      lines ??= createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-      const next = await lines.next();
-      return next.done ? null : next.value;
-    },
+    readLine: () => readLineFrom(process.stdin),
     env: process.env,
     cwd: process.cwd(),
   };
+}
+
+/**
+ * One line of `input`, or null at its end. The reader is closed once the line is in, so a
+ * terminal's stdin does not keep the process alive after the answer.
+ */
+export function readLineFrom(input: Readable): Promise<string | null> {
+  return new Promise((resolve) => {
+    const reader = createInterface({ input });
+    let answer: string | null = null;
+    reader.once('line', (line) => {
+      answer = line;
+      reader.close();
+    });
+    reader.once('close', () => resolve(answer));
+  });
 }
