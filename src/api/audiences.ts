@@ -16,7 +16,12 @@ export interface AudienceClient {
   readonly adAccountId: number;
   list(): Promise<LiveAudienceSummary[]>;
   read(id: number): Promise<LiveAudience>;
-  create(definition: AudienceDefinition): Promise<LiveAudience>;
+  /**
+   * Creates an audience. `existing` are ids that were there before (the account as planned):
+   * when the outcome is unknown, an audience of the name is taken as the one made only when it
+   * is none of them.
+   */
+  create(definition: AudienceDefinition, existing?: ReadonlySet<number>): Promise<LiveAudience>;
   update(id: number, definition: AudienceDefinition): Promise<LiveAudience>;
   delete(id: number): Promise<void>;
   /** One batch delete: the service answers 200 even when some fail, so the outcome is data. */
@@ -57,17 +62,17 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       const body = await http.request({ method: 'GET', path: `${BASE}/${id}`, headers, response: 'AudienceDetail' });
       return audienceFromWire(body as unknown as Record<string, unknown>);
     },
-    create: async (definition) => {
+    create: async (definition, existing = new Set()) => {
       // A create is never repeated blindly: when its outcome is unknown (a timeout, a reset
       // or a 5xx after it was sent), the account is listed and an audience of that name that
-      // appeared is the one this create made.
+      // appeared (none of the `existing` ones) is the one this create made.
       for (let attempt = 1; ; attempt += 1) {
         try {
           const body = await http.request({ method: 'POST', path: BASE, headers, body: audienceToWire(adAccountId, definition), response: 'AudienceWriteResponse' });
           return audienceFromWire(body as unknown as Record<string, unknown>);
         } catch (error) {
           if (!isApiError(error) || !error.ambiguous || attempt >= RECONCILE_ATTEMPTS) throw error;
-          const made = (await client.list()).filter((summary) => summary.name === definition.name);
+          const made = (await client.list()).filter((summary) => summary.name === definition.name && !existing.has(summary.id));
           if (made.length === 1 && made[0]) return client.read(made[0].id);
           if (made.length > 1) throw error;
         }

@@ -1,7 +1,7 @@
 import type { AudienceClient } from '../api/audiences.js';
 import { startInTurns } from '../api/in-turns.js';
 import { isAppError } from '../errors.js';
-import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Plan } from '../plan/index.js';
+import { knownAudienceIds, type AdGroupUnlink, type AudienceCreate, type AudienceDelete, type AudienceUpdate, type Change, type Plan } from '../plan/index.js';
 import type { ApplyResult, ChangeResult } from './types.js';
 
 /** The batch delete takes ids in the query string; keep each request's URL short. */
@@ -30,9 +30,10 @@ export async function applyPlan(plan: Plan, client: AudienceClient, report: (res
   });
 
   const writes = plan.changes.filter((change): change is AudienceCreate | AudienceUpdate => change.action === 'create' || change.action === 'update');
+  const existing = knownAudienceIds(plan);
   await startInTurns(writes, (change) =>
     change.action === 'create'
-      ? attempt(change, () => client.create(change.after)).then((result) => finish(change, result))
+      ? attempt(change, () => client.create(change.after, existing)).then((result) => finish(change, result))
       : attempt(change, () => client.update(change.id, change.after)).then((result) => finish(change, result)),
   );
 

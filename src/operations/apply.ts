@@ -235,7 +235,7 @@ export async function applyAndVerify(
   };
   const recording: AudienceClient = {
     ...client,
-    create: async (definition) => check(definition, await client.create(definition)),
+    create: async (definition, existing) => check(definition, await client.create(definition, existing)),
     update: async (id, definition) => check(definition, await client.update(id, definition)),
   };
   const result = await applyPlan(audiences, recording, report);

@@ -8,6 +8,15 @@ export interface CurrentAccount {
   adGroupIds: Record<string, number[]>;
 }
 
+/**
+ * The audiences the plan knew of when it was made: those it read or touches, and with prune
+ * every one of the account. A name it creates may be held by one of them (an audience the plan
+ * renames away from it), but never by a newcomer; and none of them is the one a create made.
+ */
+export function knownAudienceIds(plan: Plan): Set<number> {
+  return new Set([...plan.fingerprint.audiences.map((entry) => entry.id), ...(plan.fingerprint.accountAudienceIds ?? [])]);
+}
+
 /** The audiences whose links must be read again to check a saved plan. */
 export function linksToRecheck(plan: Plan): number[] {
   return plan.fingerprint.audiences.filter((entry) => entry.adGroupIds !== null).map((entry) => entry.id);
@@ -35,9 +44,10 @@ export function staleReasons(plan: Plan, current: CurrentAccount): string[] {
       reasons.push(`the ad groups using audience "${now.name}" (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${[...links].sort((a, b) => a - b).join(', ') || 'none'} now`);
     }
   }
+  const known = knownAudienceIds(plan);
   for (const change of plan.changes) {
     if (change.action !== 'create') continue;
-    const taken = current.audiences.find((summary) => summary.name === change.name);
+    const taken = current.audiences.find((summary) => summary.name === change.name && !known.has(summary.id));
     if (taken) reasons.push(`an audience named "${change.name}" now exists (id ${taken.id}), which the plan would create again`);
   }
   if (plan.fingerprint.accountAudienceIds) {

@@ -5,7 +5,7 @@
 export { planAccount, neededReads, type PlanOptions, type NeededReads } from './planner.js';
 export { DEFAULT_MASS_DELETE, type MassDeleteThreshold } from './safety.js';
 export type * from './types.js';
-export { linksToRecheck, staleReasons, type CurrentAccount } from './fingerprint.js';
+export { knownAudienceIds, linksToRecheck, staleReasons, type CurrentAccount } from './fingerprint.js';
 export { diffDefinition } from './diff.js';
 export { planBusiness } from './business.js';
 export { planImages, type ImagePlan } from './images.js';

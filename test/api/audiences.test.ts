@@ -229,6 +229,18 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
     expect(posts()).toHaveLength(2);
   });
 
+  it.each([
+    ['500-before', 2],
+    ['500-after', 1],
+  ] as const)('create: %s never takes an audience that was there before for the one made', async (action, sent) => {
+    const before = await client.create(seoulWomen);
+    actions.push([/^POST /, action]);
+    const created = await createAudienceClient(proxied, ACCOUNT).create(seoulWomen, new Set([before.id]));
+    expect(created.id).not.toBe(before.id);
+    expect((await storedAudiences(emulator, ACCOUNT)).map((audience) => audience.id)).toEqual([before.id, created.id]);
+    expect(posts()).toHaveLength(sent);
+  });
+
   it('create: two audiences of that name after a lost answer is not guessed at', async () => {
     await client.create(seoulWomen);
     actions.push([/^POST /, '500-after']);

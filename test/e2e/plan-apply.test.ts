@@ -93,6 +93,17 @@ describe('validate, plan and apply through the real CLI', () => {
     expect(list).toBeNull();
   });
 
+  it('applies a saved plan that renames an audience and creates another under its old name', async () => {
+    const id = await createDirectly('spring');
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: spring-2025\n    id: ${id}\n    type: DISPLAY\n  - name: spring\n    type: DISPLAY\n` });
+    expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
+    const applied = await runInProcess(['apply', 'plan.json'], { cwd, env });
+    expect(applied.stderr).toContain(`ok      update audience "spring-2025" (id ${id})`);
+    expect(applied.stderr).toMatch(/ok {6}create audience "spring" \(id \d+\)/);
+    expect(applied.code).toBe(0);
+    expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+  });
+
   it('asks before applying on a terminal: only `yes` proceeds', async () => {
     const cwd = await workspace({ 'audiences.yaml': desired });
     const refused = await runInProcess(['apply'], { cwd, env, tty: true, answers: ['y'] });
