@@ -31,11 +31,21 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
   const matched: MatchedAudience[] = [];
   const missing: DesiredAudience[] = [];
   const errors: PlanProblem[] = [];
+  const isIgnored = nameMatcher(desired.ignore);
 
   for (const audience of desired.audiences) {
     if (audience.id === undefined) continue;
     const found = byId.get(audience.id);
-    if (found) {
+    if (found && isIgnored(found.name)) {
+      // `ignore` means never touched: a pinned id does not reach past it (a rename would).
+      claimed.add(found.id);
+      errors.push({
+        code: 'PINNED_ID_IGNORED',
+        name: audience.key,
+        message: `audience "${audience.key}" pins id ${audience.id}, which is "${found.name}" in the ad account: a name the ignore patterns cover`,
+        hint: `to manage it, narrow the ignore patterns so they leave "${found.name}" out; otherwise remove the \`id:\` line`,
+      });
+    } else if (found) {
       claimed.add(found.id);
       matched.push({ desired: audience, live: found });
     } else {
@@ -68,7 +78,6 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
     }
   }
 
-  const isIgnored = nameMatcher(desired.ignore);
   const undeclared = live.filter((audience) => !claimed.has(audience.id) && !isIgnored(audience.name));
   const managedCount = live.filter((audience) => claimed.has(audience.id) || !isIgnored(audience.name)).length;
   return { matched, missing, undeclared, managedCount, errors };

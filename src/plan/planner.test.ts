@@ -48,6 +48,14 @@ describe('planAccount', () => {
     expect(plan.changes).toEqual([]);
   });
 
+  it('never reaches an ignored audience through a pinned id, even with prune', () => {
+    const live = liveState([liveAudience(7, { name: 'legacy-old' })]);
+    const plan = planAccount(desiredState([desiredAudience({ name: 'renamed' }, { id: 7 })], { ignore: ['legacy-*'], prune: true }), live, options);
+    expect(plan.errors.map((error) => [error.code, error.name])).toEqual([['PINNED_ID_IGNORED', 'renamed']]);
+    expect(plan.errors[0]?.message).toContain('"legacy-old"');
+    expect(plan.changes).toEqual([]);
+  });
+
   it('refuses duplicate live names, naming the ids, unless the file pins one', () => {
     const live = liveState([liveAudience(1, { name: 'dup' }), liveAudience(2, { name: 'dup' })]);
     const plan = planAccount(desiredState([desiredAudience({ name: 'dup' })]), live, options);
