@@ -218,7 +218,13 @@ describe('retries of idempotent requests', () => {
 
   it('honour Retry-After in seconds', async () => {
     server.answers = [json(429, { code: -429, msg: 'slow down' }, { 'retry-after': '3' }), json(200, { content: [] })];
-    await client().request({ method: 'GET', path: '/list', response: 'AudienceListResponse' });
+    let clock = 0;
+    const sleep = (ms: number) => {
+      delays.push(ms);
+      clock += ms;
+      return Promise.resolve();
+    };
+    await client({ now: () => clock, sleep }).request({ method: 'GET', path: '/list', response: 'AudienceListResponse' });
     expect(delays).toEqual([3000]);
   });
 
@@ -444,6 +450,61 @@ describe('concurrency', () => {
     await Promise.all(Array.from({ length: 10 }, () => http.request({ method: 'GET', path: '/list', response: 'AudienceListResponse' })));
     expect(server.seen).toHaveLength(10);
     expect(server.maxInFlight).toBe(3);
+  });
+
+  it('holds every start while the service asks to wait (Retry-After), not only the request it refused', async () => {
+    let clock = 0;
+    const waits: number[] = [];
+    const throttled = json(429, { code: -429, msg: 'rate' }, { 'retry-after': '2' });
+    server.answers = [throttled, json(200, { content: [] })];
+    const http = client({
+      concurrency: 1,
+      now: () => clock,
+      // Time passes once the other requests have had their turn, as it would.
+      sleep: async (ms) => {
+        waits.push(ms);
+        await new Promise((resolve) => setImmediate(resolve));
+        clock += ms;
+      },
+    });
+    await Promise.all(['/list/a', '/list/b'].map((path) => http.request({ method: 'GET', path, response: 'AudienceListResponse' })));
+    expect(server.seen.map((seen) => seen.url)).toEqual(['/base/list/a', '/base/list/b', '/base/list/a']);
+    expect(waits).toEqual([2000, 2000]);
+  });
+
+  it('lets any number of requests wait to try again without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const firstTry = new Set<string>();
+      server.answers = [
+        (req, res, body) => {
+          const throttled = !firstTry.has(req.url ?? '');
+          firstTry.add(req.url ?? '');
+          (throttled ? json(429, { code: -429, msg: 'rate' }, { 'retry-after': '1' }) : json(200, { content: [] }))(req, res, body);
+        },
+      ];
+      const http = client({ concurrency: 16, sleep: undefined });
+      await Promise.all(Array.from({ length: 16 }, (_, i) => http.request({ method: 'GET', path: `/list/${String(i)}`, response: 'AudienceListResponse' })));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(server.seen).toHaveLength(32);
+    expect(warnings).toEqual([]);
+  });
+
+  it('tries a 429 again for as long as the time budget allows, past the attempt count', async () => {
+    const throttled = json(429, { code: -429, msg: 'rate' }, { 'retry-after': '0' });
+    server.answers = [throttled, throttled, throttled, throttled, throttled, throttled, json(200, { content: [] })];
+    await client().request({ method: 'GET', path: '/list', response: 'AudienceListResponse' });
+    expect(server.seen).toHaveLength(7);
+    server.seen = [];
+    server.answers = [throttled];
+    const error = await failure(client({ retry: { budgetMs: 5_000 }, sleep: () => new Promise((resolve) => setTimeout(resolve, 400)) }).request({ method: 'GET', path: '/list', response: 'AudienceListResponse' }));
+    expect(error.status).toBe(429);
+    expect(error.detail).toContain('gave up');
   });
 
   it('lowers the bound on 429s and recovers it slowly', async () => {

@@ -9,6 +9,7 @@
  * service provably did not act on it (429, or no connection at all). Otherwise the ApiError
  * says `ambiguous: true` and the caller decides, e.g. by looking for the audience by name.
  */
+import { setMaxListeners } from 'node:events';
 import { setTimeout as wait } from 'node:timers/promises';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import { AppError } from '../errors.js';
@@ -284,6 +285,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   let closing: Promise<void> | undefined;
   const closed = new AbortController();
+  // Every request waiting to try again listens for the close: there may be hundreds at once.
+  setMaxListeners(0, closed.signal);
 
   const apiError = (exchange: Exchange, init: AttemptError & { ambiguous: boolean; attempts: number }) =>
     new ApiError({ service, method: exchange.method, path: exchange.shown, ...init });
@@ -354,6 +357,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         failure = { kind: 'status', status: answer.status };
         error = { kind: 'http', status: answer.status, ...parseErrorBody(decoder.decode(answer.bytes)) };
         retryAfterMs = parseRetryAfter(header(answer.headers, 'retry-after'), now());
+        // The service asked everyone to wait, not only this request.
+        if (answer.status === 429 && retryAfterMs !== undefined) limiter.pauseUntil(now() + retryAfterMs);
       } else {
         permit.release('failed');
         ({ failure, error } = classify(thrown, timeouts));
@@ -364,7 +369,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         return apiError(exchange, { ...error, gaveUp, ambiguous: isAmbiguous(failure, exchange.idempotent), attempts: attempt });
       };
       if (!isRetryable(failure, exchange.idempotent)) throw fail();
-      if (attempt >= policy.maxAttempts) throw fail();
+      // A 429 was refused before any work: it is tried again for as long as the time budget
+      // allows, not a number of times (a busy account answers many of them in a row).
+      if (attempt >= policy.maxAttempts && !(failure.kind === 'status' && failure.status === 429)) throw fail();
       const delay = retryAfterMs ?? backoffDelay(attempt, policy, random);
       if (now() + delay - startedAt > policy.budgetMs) {
         throw fail(`gave up: waiting ${seconds(delay)} more would pass the retry budget of ${seconds(policy.budgetMs)}`);

@@ -2,7 +2,9 @@
  * Bounds the requests in flight and adapts the bound to the service: halve it when the
  * service says 429 (multiplicative decrease), then win it back one slot per window of
  * successes (additive increase), never above the configured maximum. An optional
- * requests-per-second limit spaces request starts evenly to stay under a known quota.
+ * requests-per-second limit spaces request starts evenly to stay under a known quota, and a
+ * pause (the service's Retry-After) holds every start until it ends: when the answers are
+ * fast, fewer requests in flight alone would not lower the rate.
  */
 
 export type AttemptOutcome = 'ok' | 'throttled' | 'failed';
@@ -30,6 +32,7 @@ export class ConcurrencyLimiter {
   #epoch = 0;
   #successes = 0;
   #nextStartAt = Number.NEGATIVE_INFINITY;
+  #pausedUntil = Number.NEGATIVE_INFINITY;
   readonly #interval: number;
   readonly #waiters: (() => void)[] = [];
   readonly #now: () => number;
@@ -64,6 +67,8 @@ export class ConcurrencyLimiter {
       this.#inFlight += 1;
     }
     const epoch = this.#epoch;
+    const pausedFor = this.#pausedUntil - this.#now();
+    if (pausedFor > 0) await this.#sleep(pausedFor);
     if (this.#interval > 0) {
       const now = this.#now();
       const startAt = Math.max(now, this.#nextStartAt);
@@ -78,6 +83,11 @@ export class ConcurrencyLimiter {
         this.#settle(outcome, epoch);
       },
     };
+  }
+
+  /** Holds every request start until `until` (a time of `now`), as the service asked. */
+  pauseUntil(until: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, until);
   }
 
   #settle(outcome: AttemptOutcome, epoch: number): void {

@@ -125,12 +125,12 @@ describe('a canary credential', () => {
 });
 
 describe('--requests-per-second', () => {
-  it('reaches the transport: a bad value is refused there', async () => {
+  it('is checked on the command line, and a good value is used', async () => {
     const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences: []\n' });
     const env = { ADS_API_URL: emulator.url, ADS_ACCESS_TOKEN: emulator.accessToken };
     const refused = await runInProcess(['plan', '--requests-per-second', '0'], { cwd, env });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('requests per second must be above 0');
+    expect(refused.stderr).toContain('error[USAGE]: --requests-per-second takes a number above 0');
     const paced = await runInProcess(['plan', '--requests-per-second', '20'], { cwd, env });
     expect(paced.stderr).toBe('');
     expect(paced.code).toBe(0);

@@ -68,6 +68,17 @@ function storedDiffers(declared: DesiredAudience['declared'], stored: StoredAudi
 }
 
 describe('apply through a flaky service', () => {
+  it('finishes under a per-account rate limit: every start waits out the Retry-After, and no change is given up', async () => {
+    await setFaults(emulator, { rateLimitPerSecond: 10 });
+    const names = Array.from({ length: 25 }, (_, index) => `rate-${String(index).padStart(2, '0')}`);
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}` });
+    const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(applied.stderr).not.toContain('FAILED');
+    expect(applied.stdout).toContain('Apply complete for ad account 1234: 25 done, 0 failed, 0 skipped.');
+    expect(applied.code).toBe(0);
+    expect((await storedAudiences(emulator, 1234)).map((audience) => audience.name).sort()).toEqual(names);
+  });
+
   it('converges on 200 changes with 30% of requests failing: every audience once, as declared, nothing left over', async () => {
     // The account before: 100 audiences, 20 of them in use by an ad group.
     const existing = Array.from({ length: 100 }, (_, index) => `existing-${String(index).padStart(3, '0')}`);
