@@ -35,3 +35,11 @@ export class UsageError extends Error {
     super(message);
   }
 }
+
+/** The desired-state files named with -f (none: the default file); an empty name is a mistake. */
+export function fileArgs(args: Record<string, unknown>, example: string): string[] {
+  const named = args['file'];
+  const files = Array.isArray(named) ? named.map(String) : [];
+  if (Array.isArray(named) && (files.length === 0 || files.some((file) => file.trim() === ''))) throw new UsageError('-f needs a file name', example);
+  return files;
+}

@@ -168,6 +168,8 @@ function typeFinding(path: Path, expected: string, value: unknown): Finding {
   const finding: Finding = { path, target: 'value', message: `expected ${noun}, got ${describe(value)}` };
   if ((expected === 'integer' || expected === 'number') && typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) {
     finding.hint = 'write the number without quotes';
+  } else if (expected === 'string' && path.at(-1) === 'registrationNumber') {
+    finding.hint = 'write it with its hyphens, as on the certificate: NNN-NN-NNNNN, e.g. 120-81-47521';
   } else if (expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
     finding.hint = `YAML reads ${String(value)} as a ${typeof value}: quote it, "${String(value)}"`;
   } else if (expected === 'boolean' && typeof value === 'string' && /^(yes|no|on|off|y|n)$/i.test(value)) {

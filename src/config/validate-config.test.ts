@@ -266,6 +266,7 @@ describe('validateConfig: rules of the file', () => {
   it('checks the business registration number form', () => {
     const [issue] = issues('adAccountId: 1\nbusiness:\n  registrationNumber: 1208147521\naudiences: []\n');
     expect(issue).toMatchObject({ line: 3, column: 23, message: 'business.registrationNumber: expected text, got 1208147521' });
+    expect(issue?.hint).toBe('write it with its hyphens, as on the certificate: NNN-NN-NNNNN, e.g. 120-81-47521');
     const [malformed] = issues('adAccountId: 1\nbusiness:\n  registrationNumber: "12-345"\naudiences: []\n');
     expect(malformed?.message).toBe('business.registrationNumber: "12-345" must be a business registration number NNN-NN-NNNNN, e.g. 120-81-47521');
   });
@@ -405,6 +406,20 @@ describe('validateConfig: hostile and broken input', () => {
   it('YAML syntax errors, each with its position', () => {
     const found = issues('adAccountId: 1\naudiences:\n\t- name: a\n');
     expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([[3, 1, 'YAML: tabs are not allowed as indentation', 'indent with spaces']]);
+  });
+
+  it('a key that is a list is an unknown field, with no warning of its own on stderr', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      expect(problems('adAccountId: 1234\n? [a, b]\n: 1\naudiences: []\n')).toEqual(['1:1: [ a, b ]: unknown field']);
+      // Node delivers warnings on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
   });
 
   it('YAML syntax errors, each with a hint that points at the likely cause', () => {

@@ -61,7 +61,9 @@ export function validateConfig(text: string, file: string): ConfigResult {
     ...(hint === undefined ? {} : { hint }),
   });
 
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true });
+  // logLevel 'error': yaml's warnings (a key that is a list, say) become issues here, never
+  // lines of their own on stderr.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true, logLevel: 'error' });
   const warnings = doc.warnings.map((warning) => issueAt(warning.pos[0], yamlMessage(warning, text)));
   if (doc.errors.length > 0) return { ok: false, issues: sortIssues(syntaxIssues(doc.errors, text, issueAt)) };
   if (doc.contents === null) {

@@ -42,7 +42,7 @@ export function imageBlock(change: ImageGenerate | ImageRemove): Block {
 }
 
 function inputText(input: RecordedInput): string {
-  const hash = input.sha256 === null ? 'generated first' : `sha256 ${input.sha256.slice(0, 12)}`;
+  const hash = input.sha256 === null ? 'generated first' : input.sha256 === '' ? 'missing' : `sha256 ${input.sha256.slice(0, 12)}`;
   return 'from' in input ? `${input.file} from image "${input.from}" (${hash})` : `${input.file} (${hash})`;
 }
 

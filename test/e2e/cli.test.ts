@@ -78,6 +78,8 @@ describe('usage errors', () => {
     for (const [args, expected] of [
       [['plan', '--concurrency', 'abc'], 'error[USAGE]: --concurrency takes a whole number of at least 1\n  hint: e.g. --concurrency 8'],
       [['plan', '--concurrency'], 'error[USAGE]: Not enough arguments following: concurrency'],
+      [['validate', '-f', ''], 'error[USAGE]: -f needs a file name\n  hint: audiences validate -f audiences.yaml'],
+      [['plan', '-f', 'a.yaml', '-f', ' '], 'error[USAGE]: -f needs a file name\n  hint: audiences plan -f audiences.yaml'],
       [['plan', '--requests-per-second', '0'], 'error[USAGE]: --requests-per-second takes a number above 0\n  hint: '],
       [['import', '--ad-account', 'abc'], 'error[USAGE]: --ad-account takes one positive whole number\n  hint: e.g. --ad-account 1234'],
       [['emulator', '--port', '99999'], 'error[USAGE]: --port must be an integer from 0 to 65535\n  hint: '],

@@ -278,6 +278,7 @@ ${HERO}`),
     expect(plan.code).toBe(1);
     expect(plan.stdout).toContain('Error [IMAGE_INPUT] image "a": image not-an-image.png is not an image the service reads (by its content)');
     expect(plan.stdout).toContain('Error [IMAGE_INPUT] image "b": image missing.png does not exist');
+    expect(plan.stdout).toContain('image: missing.png (missing)');
     expect(plan.stdout).toContain('Error [IMAGE_INPUT] image "c": image big.png is 1100×64 pixels; inpainting takes at most 1024 a side');
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(1);
     expect(await imageRequests()).toEqual([]);

@@ -1,4 +1,4 @@
-import { UsageError, type CommandDefinition } from '../command.js';
+import { fileArgs, UsageError, type CommandDefinition } from '../command.js';
 import { outputStyle } from '../output.js';
 import { loadServices, withServices } from '../services.js';
 
@@ -17,7 +17,7 @@ export const applyCommand: CommandDefinition = {
       .option('allow-mass-delete', { type: 'boolean', default: false, describe: 'Allow a plan that deletes more than 30% of the managed audiences' }),
   run: async (args, io) => {
     const savedPlan = typeof args['plan'] === 'string' ? args['plan'] : undefined;
-    const files = Array.isArray(args['file']) ? args['file'].map(String) : [];
+    const files = fileArgs(args, 'audiences apply -f audiences.yaml');
     if (savedPlan && files.length > 0) throw new UsageError('give either a saved plan or -f files, not both', 'a saved plan already says what to change');
     const [style, { runApply }] = await Promise.all([outputStyle(args, io), import('../../operations/apply.js'), loadServices()]);
     return withServices(args, io, (services) =>

@@ -1,4 +1,4 @@
-import type { CommandDefinition } from '../command.js';
+import { fileArgs, type CommandDefinition } from '../command.js';
 import { outputStyle } from '../output.js';
 import { loadServices, withServices } from '../services.js';
 
@@ -20,7 +20,7 @@ export const planCommand: CommandDefinition = {
       .option('allow-mass-delete', { type: 'boolean', default: false, describe: 'Allow a plan that deletes more than 30% of the managed audiences' })
       .option('cache', { type: 'boolean', default: false, describe: 'Reuse single reads of unchanged audiences (kept under .audiences/cache/)' }),
   run: async (args, io) => {
-    const files = Array.isArray(args['file']) ? args['file'].map(String) : [];
+    const files = fileArgs(args, 'audiences plan -f audiences.yaml');
     const format = args['format'] as PlanFormat;
     const out = typeof args['out'] === 'string' ? args['out'] : undefined;
     const [style, { checkPlanTarget, planFiles, renderPlans, savePlans }] = await Promise.all([outputStyle(args, io), import('../../operations/plan.js'), loadServices()]);

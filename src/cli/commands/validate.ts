@@ -1,4 +1,4 @@
-import { UsageError, type CommandDefinition } from '../command.js';
+import { fileArgs, type CommandDefinition } from '../command.js';
 
 /**
  * `audiences validate [-f FILE]…`: offline checks of the desired-state files. Problems go to
@@ -16,9 +16,7 @@ export const validateCommand: CommandDefinition = {
       describe: 'A desired-state file (repeat for several; default: audiences.yaml)',
     }),
   run: async (args, io) => {
-    const named = args['file'];
-    if (Array.isArray(named) && named.length === 0) throw new UsageError('-f needs a file name', 'audiences validate -f audiences.yaml');
-    const files = Array.isArray(named) ? named.map(String) : [];
+    const files = fileArgs(args, 'audiences validate -f audiences.yaml');
     const { validateFiles, formatIssues } = await import('../../operations/validate.js');
     const results = await validateFiles(files, { cwd: io.cwd });
     for (const result of results) {
