@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emulatorCommand } from '../cli/commands/emulator.js';
 import type { Io } from '../cli/io.js';
+import { main } from '../cli/main.js';
 
 /** `audiences emulator`: serves, prints the environment, stops cleanly on a signal. */
 function captureIo(): Io & { out: string[]; err: string[] } {
@@ -87,15 +88,15 @@ describe('audiences emulator', () => {
     process.emit('SIGINT', 'SIGINT');
     expect(await running).toBe(0);
 
-    const bad = captureIo();
-    expect(await emulatorCommand.run({ ...defaults, faultKinds: '5xx,timeout' }, bad)).toBe(1);
-    expect(bad.err.join('')).toContain('timeout');
-    const badRate = captureIo();
-    expect(await emulatorCommand.run({ ...defaults, faultRate: 1.5 }, badRate)).toBe(1);
-    expect(badRate.err.join('')).toContain('--fault-rate');
-    const badPort = captureIo();
-    expect(await emulatorCommand.run({ ...defaults, port: Number.NaN }, badPort)).toBe(1);
-    expect(badPort.err.join('')).toContain('--port');
+    for (const [args, expected] of [
+      [['--fault-kinds', '5xx,timeout'], 'error[USAGE]: unknown fault kinds: timeout\n  hint: use 5xx, 429 and reset'],
+      [['--fault-rate', '1.5'], 'error[USAGE]: --fault-rate must be a number from 0 to 1\n  hint: '],
+      [['--port', 'x'], 'error[USAGE]: --port must be an integer from 0 to 65535\n  hint: '],
+    ] as const) {
+      const bad = captureIo();
+      expect(await main(['emulator', ...args], bad)).toBe(1);
+      expect(bad.err.join('')).toContain(expected);
+    }
   });
 });
 
