@@ -127,9 +127,13 @@ function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
-/** A URL as the user wrote it, without the user name and password it may carry. */
+/**
+ * A URL as the user wrote it, without the user name and password it may carry: everything
+ * before an @ of the authority, with or without a scheme in front (`user:pw@host` parses as
+ * the scheme `user:`).
+ */
 function withoutUserInfo(text: string): string {
-  return redact(text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@'));
+  return redact(text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1…@'));
 }
 
 /**
@@ -161,7 +165,7 @@ export function parseServiceUrl(text: string, setting?: string): URL {
   }
   throw new AppError({
     code: 'INVALID_URL',
-    summary: named(`'${url.protocol}' is not a scheme the service speaks, in ${withoutUserInfo(text)}`),
+    summary: named(`not an https:// URL: ${withoutUserInfo(text)}`),
     hint: 'Give the full address with its scheme, e.g. https://api.example.com (http:// only for loopback).',
     source: 'user',
   });
@@ -270,11 +274,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => wait(ms, undefined, { signal }).catch(() => undefined));
   const random = options.random ?? Math.random;
   const log = options.verbose === true && options.log !== undefined ? options.log : undefined;
+  const closed = new AbortController();
+  // Every request waiting to try again listens for the close: there may be hundreds at once.
+  setMaxListeners(0, closed.signal);
   const limiter = new ConcurrencyLimiter({
     maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     requestsPerSecond: options.requestsPerSecond,
     now,
-    sleep,
+    // Pauses and pacing end when the client closes: the command is ending, nothing may hold its exit.
+    sleep: (ms) => sleep(ms, closed.signal),
   });
   const agent = new Agent({
     connections: limiter.maxConcurrency,
@@ -284,9 +292,6 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   });
 
   let closing: Promise<void> | undefined;
-  const closed = new AbortController();
-  // Every request waiting to try again listens for the close: there may be hundreds at once.
-  setMaxListeners(0, closed.signal);
 
   const apiError = (exchange: Exchange, init: AttemptError & { ambiguous: boolean; attempts: number }) =>
     new ApiError({ service, method: exchange.method, path: exchange.shown, ...init });
@@ -357,8 +362,6 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         failure = { kind: 'status', status: answer.status };
         error = { kind: 'http', status: answer.status, ...parseErrorBody(decoder.decode(answer.bytes)) };
         retryAfterMs = parseRetryAfter(header(answer.headers, 'retry-after'), now());
-        // The service asked everyone to wait, not only this request.
-        if (answer.status === 429 && retryAfterMs !== undefined) limiter.pauseUntil(now() + retryAfterMs);
       } else {
         permit.release('failed');
         ({ failure, error } = classify(thrown, timeouts));
@@ -372,11 +375,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       // A 429 was refused before any work: it is tried again for as long as the time budget
       // allows, not a number of times (a busy account answers many of them in a row).
       if (attempt >= policy.maxAttempts && !(failure.kind === 'status' && failure.status === 429)) throw fail();
-      const delay = retryAfterMs ?? backoffDelay(attempt, policy, random);
+      const throttled = failure.kind === 'status' && failure.status === 429;
+      // A 429 waits at least the backoff too: a Retry-After of 0 must not make a tight loop.
+      const delay = throttled ? Math.max(retryAfterMs ?? 0, backoffDelay(attempt, policy, random)) : (retryAfterMs ?? backoffDelay(attempt, policy, random));
       if (now() + delay - startedAt > policy.budgetMs) {
         throw fail(`gave up: waiting ${seconds(delay)} more would pass the retry budget of ${seconds(policy.budgetMs)}`);
       }
       note(outcome, `, retrying in ${String(delay)} ms`);
+      // The service asked everyone to wait, not only this request.
+      if (throttled && retryAfterMs !== undefined) limiter.pauseUntil(now() + retryAfterMs);
       await sleep(delay, closed.signal);
       // Closed while waiting: the command is ending (often because another request failed),
       // and nobody waits for this answer any more.

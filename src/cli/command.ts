@@ -43,3 +43,11 @@ export function fileArgs(args: Record<string, unknown>, example: string): string
   if (Array.isArray(named) && (files.length === 0 || files.some((file) => file.trim() === ''))) throw new UsageError('-f needs a file name', example);
   return files;
 }
+
+/** A file named by an option (`--out`, `-o`), or undefined when not given; an empty name is a mistake. */
+export function fileOption(args: Record<string, unknown>, key: string, flag: string, example: string): string | undefined {
+  const value = args[key];
+  if (typeof value !== 'string') return undefined;
+  if (value.trim() === '') throw new UsageError(`${flag} needs a file name`, example);
+  return value;
+}

@@ -88,13 +88,18 @@ async function unknownOptions(error: UsageError, argv: string[], known: string[]
   const names = error.message.replace(UNKNOWN_ARGUMENTS, '').split(', ');
   const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
   const typed = names.filter((name) => !(/[A-Z]/.test(name) && names.includes(kebab(name))));
-  const asTyped = (name: string) => argv.map((arg) => arg.split('=')[0] ?? arg).find((arg) => arg === `--${name}` || arg === `--no-${name}`) ?? name;
+  const asTyped = (name: string) => argv.map((arg) => arg.split('=')[0] ?? arg).find((arg) => [`--${name}`, `--no-${name}`, `-${name}`].includes(arg)) ?? name;
   const shown = typed.map(asTyped);
   const { suggest } = await import('../config/suggest.js');
   const options = known.filter((name) => name.length > 1 && !/[A-Z]/.test(name));
-  const nearest = typed.map((name) => suggest(name, options)).find((match) => match !== undefined);
+  const nearest = typed
+    .map((name, index) => {
+      const match = suggest(name, options);
+      return match === undefined ? undefined : `${shown[index]?.startsWith('--no-') ? '--no-' : '--'}${match}`;
+    })
+    .find((match) => match !== undefined);
   return new UsageError(
     `unknown ${shown.length === 1 ? 'argument' : 'arguments'} ${shown.join(', ')}`,
-    nearest === undefined ? error.hint : `did you mean --${nearest}? (run \`audiences --help\` for the options)`,
+    nearest === undefined ? error.hint : `did you mean ${nearest}? (run \`audiences --help\` for the options)`,
   );
 }

@@ -18,6 +18,7 @@ describe('readLineFrom', () => {
     const answer = readLineFrom(input);
     input.end();
     expect(await answer).toBeNull();
+    expect(await readLineFrom(input)).toBeNull();
   });
 
   it('reads again for a second question', async () => {

@@ -20,6 +20,7 @@ export function processIo(): Io {
  * terminal's stdin does not keep the process alive after the answer.
  */
 export function readLineFrom(input: Readable): Promise<string | null> {
+  if (input.readableEnded) return Promise.resolve(null);
   return new Promise((resolve) => {
     const reader = createInterface({ input });
     let answer: string | null = null;

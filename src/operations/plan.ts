@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ConfigIssue } from '../config/index.js';
 import { cachedReader, detailCachePath } from './detail-cache.js';
-import { writeFileAtomically } from './files.js';
+import { fileWriteError, writeFileAtomically } from './files.js';
 import { validateFiles } from './validate.js';
 import { ConfigError } from '../config/index.js';
 import { AppError } from '../errors.js';
@@ -136,16 +136,18 @@ export function renderPlans(plans: Plan[], format: 'text' | 'json' | 'markdown',
 
 /**
  * Refuses, before anything is read, to save a plan over a file that is not a saved plan (the
- * desired-state file, say): `--out` replaces only an earlier plan.
+ * desired-state file, say) or over a folder: `--out` replaces only an earlier plan, or an
+ * empty file (one made with mktemp).
  */
 export async function checkPlanTarget(out: string, cwd: string): Promise<void> {
   let text: string;
   try {
     text = await readFile(resolve(cwd, out), 'utf8');
-  } catch {
-    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw fileWriteError(error, out);
   }
-  if (!isSavedPlan(text)) {
+  if (text.trim() !== '' && !isSavedPlan(text)) {
     throw new AppError({
       code: 'FILE_EXISTS',
       source: 'user',

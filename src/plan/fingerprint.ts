@@ -10,8 +10,7 @@ export interface CurrentAccount {
 
 /**
  * The audiences the plan knew of when it was made: those it read or touches, and with prune
- * every one of the account. A name it creates may be held by one of them (an audience the plan
- * renames away from it), but never by a newcomer; and none of them is the one a create made.
+ * every one of the account. None of them is the audience a create made.
  */
 export function knownAudienceIds(plan: Plan): Set<number> {
   return new Set([...plan.fingerprint.audiences.map((entry) => entry.id), ...(plan.fingerprint.accountAudienceIds ?? [])]);
@@ -44,10 +43,12 @@ export function staleReasons(plan: Plan, current: CurrentAccount): string[] {
       reasons.push(`the ad groups using audience "${now.name}" (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${[...links].sort((a, b) => a - b).join(', ') || 'none'} now`);
     }
   }
-  const known = knownAudienceIds(plan);
+  // A name the plan creates may still be held by an audience it read (one it renames away
+  // from that name: any edit of it since shows in its date), never by any other.
+  const read = new Set(plan.fingerprint.audiences.map((entry) => entry.id));
   for (const change of plan.changes) {
     if (change.action !== 'create') continue;
-    const taken = current.audiences.find((summary) => summary.name === change.name && !known.has(summary.id));
+    const taken = current.audiences.find((summary) => summary.name === change.name && !read.has(summary.id));
     if (taken) reasons.push(`an audience named "${change.name}" now exists (id ${taken.id}), which the plan would create again`);
   }
   if (plan.fingerprint.accountAudienceIds) {

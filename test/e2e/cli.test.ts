@@ -65,7 +65,8 @@ describe('usage errors', () => {
     for (const [args, expected] of [
       [['apply', '--auto-aprove'], 'error[USAGE]: unknown argument --auto-aprove\n  hint: did you mean --auto-approve?'],
       [['plan', '--detailed-exit-code'], 'error[USAGE]: unknown argument --detailed-exit-code\n  hint: did you mean --detailed-exitcode?'],
-      [['validate', '--no-colr'], 'error[USAGE]: unknown argument --no-colr\n  hint: did you mean --color?'],
+      [['validate', '--no-colr'], 'error[USAGE]: unknown argument --no-colr\n  hint: did you mean --no-color?'],
+      [['plan', '-x'], 'error[USAGE]: unknown argument -x\n  hint: run `audiences --help`'],
       [['plan', '--bogus-thing'], 'error[USAGE]: unknown argument --bogus-thing\n  hint: run `audiences --help`'],
     ] as const) {
       const result = await audiences(...args);
@@ -80,6 +81,9 @@ describe('usage errors', () => {
       [['plan', '--concurrency'], 'error[USAGE]: Not enough arguments following: concurrency'],
       [['validate', '-f', ''], 'error[USAGE]: -f needs a file name\n  hint: audiences validate -f audiences.yaml'],
       [['plan', '-f', 'a.yaml', '-f', ' '], 'error[USAGE]: -f needs a file name\n  hint: audiences plan -f audiences.yaml'],
+      [['plan', '--out', ''], 'error[USAGE]: --out needs a file name\n  hint: audiences plan --out plan.json'],
+      [['import', '--ad-account', '1234', '-o', ''], 'error[USAGE]: -o needs a file name'],
+      [['company', '120-81-47521', '-f', ''], 'error[USAGE]: -f needs a file name'],
       [['plan', '--requests-per-second', '0'], 'error[USAGE]: --requests-per-second takes a number above 0\n  hint: '],
       [['import', '--ad-account', 'abc'], 'error[USAGE]: --ad-account takes one positive whole number\n  hint: e.g. --ad-account 1234'],
       [['emulator', '--port', '99999'], 'error[USAGE]: --port must be an integer from 0 to 65535\n  hint: '],

@@ -180,7 +180,9 @@ describe('files the commands write and keep', () => {
   });
 
   it('plan --out replaces a plan saved before, and refuses any other file before reading the account', async () => {
-    const cwd = await workspace({ 'audiences.yaml': desired, 'notes.json': '{"mine": true}' });
+    const cwd = await workspace({ 'audiences.yaml': desired, 'notes.json': '{"mine": true}', 'made-by-mktemp': '', 'plans/.keep': '' });
+    expect((await runInProcess(['plan', '--out', 'made-by-mktemp'], { cwd, env })).code).toBe(0);
+    expect(JSON.parse(await readFile(join(cwd, 'made-by-mktemp'), 'utf8'))).toMatchObject({ formatVersion: 1 });
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
     await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
@@ -191,6 +193,8 @@ describe('files the commands write and keep', () => {
       expect(refused.stderr).toContain(`error[FILE_EXISTS]: ${target} already exists and is not a saved plan`);
       expect(await readFile(join(cwd, target), 'utf8')).toBe(before);
     }
+    const folder = await runInProcess(['plan', '--out', 'plans'], { cwd, env });
+    expect(folder.stderr).toContain('error[FILE_WRITE]: cannot write plans: it is a folder');
     expect(((await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: unknown[] }).requests).toEqual([]);
   });
 

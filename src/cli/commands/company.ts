@@ -1,4 +1,4 @@
-import { UsageError, type CommandDefinition } from '../command.js';
+import { fileOption, UsageError, type CommandDefinition } from '../command.js';
 import { withServices } from '../services.js';
 
 /**
@@ -24,7 +24,7 @@ export const companyCommand: CommandDefinition = {
     const [{ checkBizNum, lookupCompany, resolveAdAccount }, { renderCompany }] = await Promise.all([import('../../operations/company.js'), import('../../render/index.js')]);
     // Offline first: a mistyped number needs neither a service nor an ad account.
     checkBizNum(bizNum);
-    const file = typeof args['file'] === 'string' ? args['file'] : 'audiences.yaml';
+    const file = fileOption(args, 'file', '-f', 'audiences company 120-81-47521 -f audiences.yaml') ?? 'audiences.yaml';
     const adAccountId = await resolveAdAccount(explicit, file, io.cwd);
     const company = await withServices(args, io, (services) => lookupCompany(bizNum, services.business(adAccountId)));
     io.stdout(args['json'] === true ? `${JSON.stringify(company, null, 2)}\n` : renderCompany(company));

@@ -1,4 +1,4 @@
-import { UsageError, type CommandDefinition } from '../command.js';
+import { fileOption, UsageError, type CommandDefinition } from '../command.js';
 import { withServices } from '../services.js';
 
 /** `audiences import`: the live audiences of an account as a desired-state file that plans to no changes. */
@@ -14,7 +14,7 @@ export const importCommand: CommandDefinition = {
   run: async (args, io) => {
     const adAccountId = Number(args['adAccount']);
     if (!Number.isSafeInteger(adAccountId) || adAccountId <= 0) throw new UsageError('--ad-account takes one positive whole number', 'e.g. --ad-account 1234, the id the ad manager shows');
-    const out = typeof args['out'] === 'string' ? args['out'] : undefined;
+    const out = fileOption(args, 'out', '-o', 'audiences import --ad-account 1234 -o audiences.yaml');
     const { importAccount } = await import('../../operations/import.js');
     const result = await withServices(args, io, (services) =>
       importAccount(

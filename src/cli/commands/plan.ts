@@ -1,4 +1,4 @@
-import { fileArgs, type CommandDefinition } from '../command.js';
+import { fileArgs, fileOption, type CommandDefinition } from '../command.js';
 import { outputStyle } from '../output.js';
 import { loadServices, withServices } from '../services.js';
 
@@ -22,7 +22,7 @@ export const planCommand: CommandDefinition = {
   run: async (args, io) => {
     const files = fileArgs(args, 'audiences plan -f audiences.yaml');
     const format = args['format'] as PlanFormat;
-    const out = typeof args['out'] === 'string' ? args['out'] : undefined;
+    const out = fileOption(args, 'out', '--out', 'audiences plan --out plan.json');
     const [style, { checkPlanTarget, planFiles, renderPlans, savePlans }] = await Promise.all([outputStyle(args, io), import('../../operations/plan.js'), loadServices()]);
     if (out) await checkPlanTarget(out, io.cwd);
     const planned = await withServices(args, io, (services) =>
