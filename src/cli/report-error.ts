@@ -1,5 +1,6 @@
 import { isAppError } from '../errors.js';
-import { fileSystemError } from '../operations/files.js';
+// Not ./files.js: its imports (crypto) would load on every start, for an error path.
+import { fileSystemError } from '../operations/file-errors.js';
 import { redact } from '../secrets.js';
 
 /**

@@ -1,7 +1,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LiveAudience } from '../model/index.js';
-import { fileWriteError, writeFileAtomically } from './files.js';
+import { fileWriteError } from './file-errors.js';
+import { writeFileAtomically } from './files.js';
 import type { AccountReader } from './plan.js';
 
 /** Where `plan --cache` keeps the full reads of an account, beside the emulator's state. */
