@@ -171,10 +171,6 @@ export function parseServiceUrl(text: string, setting?: string): URL {
   });
 }
 
-function readUserAgent(): string {
-  return `audiences/${packageVersion()}`;
-}
-
 function registerHeaderSecrets(headers: Readonly<Record<string, string>>): void {
   for (const [name, value] of Object.entries(headers)) {
     if (/^authorization$/i.test(name)) {
@@ -267,6 +263,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const base = parseServiceUrl(options.baseUrl, URL_VARIABLE[service]);
   const basePath = base.pathname.replace(/\/+$/, '');
   const defaultHeaders = { ...options.headers };
+  const userAgent = `audiences/${packageVersion()}`;
   registerHeaderSecrets(defaultHeaders);
   const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -372,10 +369,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         return apiError(exchange, { ...error, gaveUp, ambiguous: isAmbiguous(failure, exchange.idempotent), attempts: attempt });
       };
       if (!isRetryable(failure, exchange.idempotent)) throw fail();
+      const throttled = failure.kind === 'status' && failure.status === 429;
       // A 429 was refused before any work: it is tried again for as long as the time budget
       // allows, not a number of times (a busy account answers many of them in a row).
-      if (attempt >= policy.maxAttempts && !(failure.kind === 'status' && failure.status === 429)) throw fail();
-      const throttled = failure.kind === 'status' && failure.status === 429;
+      if (attempt >= policy.maxAttempts && !throttled) throw fail();
       // A 429 waits at least the backoff too: a Retry-After of 0 must not make a tight loop.
       const delay = throttled ? Math.max(retryAfterMs ?? 0, backoffDelay(attempt, policy, random)) : (retryAfterMs ?? backoffDelay(attempt, policy, random));
       if (now() + delay - startedAt > policy.budgetMs) {
@@ -421,7 +418,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       url,
       shown: `${path}${query}`,
       headers: {
-        'user-agent': readUserAgent(),
+        'user-agent': userAgent,
         accept: 'application/json',
         ...defaultHeaders,
         ...request.headers,
@@ -441,7 +438,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       url,
       shown: sameOrigin ? `${url.pathname}${url.search}` : url.href,
       // The service's credentials stay with the service: a file on another host gets none.
-      headers: { 'user-agent': readUserAgent(), accept: '*/*', ...(sameOrigin ? defaultHeaders : {}) },
+      headers: { 'user-agent': userAgent, accept: '*/*', ...(sameOrigin ? defaultHeaders : {}) },
       body: undefined,
       idempotent: true,
     };
