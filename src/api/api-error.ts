@@ -6,6 +6,7 @@
 import { AppError } from '../errors.js';
 import { redact } from '../secrets.js';
 import type { ErrorBody } from './generated/wire.js';
+import { isQuotaAnswer } from './retry.js';
 
 export type ServiceName = 'audience' | 'business' | 'imagegen';
 
@@ -70,10 +71,10 @@ function errorCode(init: ApiErrorInit): string {
       break;
   }
   const status = init.status ?? 0;
+  if (isQuotaAnswer(status, init.serviceCode)) return 'API_RATE_LIMITED';
   if (status === 401) return 'API_UNAUTHORIZED';
   if (status === 403) return 'API_FORBIDDEN';
   if (status === 404) return 'API_NOT_FOUND';
-  if (status === 429) return 'API_RATE_LIMITED';
   if (status >= 500) return 'API_SERVER_ERROR';
   return 'API_REJECTED';
 }
@@ -89,6 +90,9 @@ function hintFor(init: ApiErrorInit): string | undefined {
   if (init.kind === 'invalid-response') {
     return `Check that ${URL_VARIABLE[init.service]} points at the ${label} itself, not at a proxy or another service.`;
   }
+  if (isQuotaAnswer(init.status ?? 0, init.serviceCode)) {
+    return 'The request quota of the service is used up: wait a little, lower --concurrency, or set a requests-per-second limit.';
+  }
   switch (init.status) {
     case 401:
       return `Check the credential in ${CREDENTIAL_VARIABLE[init.service]}: it is missing, malformed or expired.`;
@@ -96,8 +100,6 @@ function hintFor(init: ApiErrorInit): string | undefined {
       return init.service === 'imagegen'
         ? `Check that the key in ${CREDENTIAL_VARIABLE[init.service]} may use the image-generation API.`
         : `Check the token in ${CREDENTIAL_VARIABLE[init.service]} and that it may act on this ad account (adAccountId).`;
-    case 429:
-      return 'The request quota of the service is used up: wait a little, lower --concurrency, or set a requests-per-second limit.';
     default:
       return (init.status ?? 0) >= 500 ? `The ${label} failed on its side: try again later.` : undefined;
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { definition } from '../../test/helpers/builders.js';
 import { audienceFromWire, audienceToWire } from './audience-wire.js';
 
 const base = {
@@ -28,5 +29,46 @@ describe('audienceFromWire', () => {
     const live = audienceFromWire({ ...base, cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'Viewers' }] });
     expect(live.definition.cohortTargetings).toEqual([{ cohortId: 5, cohortName: 'Viewers', inclusionType: 'INCLUDE' }]);
     expect(audienceToWire(1234, live.definition, 7)['cohortTargetings']).toEqual([{ cohortId: 5, inclusionType: 'INCLUDE' }]);
+  });
+
+  it('reads fields it only shows in any type, and member ids as numbers or text, as answered', () => {
+    const live = audienceFromWire({
+      ...base,
+      audienceStatus: 3,
+      createdDate: null,
+      lastModifiedDate: 20260102,
+      populationScore: '1200',
+      ageType: undefined,
+      ages: ['20'],
+      talkChannelTargetings: [{ profileId: 501, inclusionType: 'INCLUDE' }],
+      cohortTargetings: [{ cohortId: '7001', inclusionType: 'EXCLUDE' }],
+    });
+    expect(live).toMatchObject({ audienceStatus: '3', createdDate: '', lastModifiedDate: '20260102', populationScore: 1200 });
+    expect(live.definition).toMatchObject({ ageType: 'NOT_ALL', talkChannelTargetings: [{ profileId: 501 }], cohortTargetings: [{ cohortId: '7001' }] });
+    expect(audienceFromWire({ ...base, populationScore: 'about 10k' }).populationScore).toBeNull();
+  });
+});
+
+describe('audienceToWire', () => {
+  it('sends the definition as the file writes it: a region with its names, a code alone, ids in their own type', () => {
+    const body = audienceToWire(
+      1234,
+      definition({
+        locations: [{ value: 'I', description: '서울특별시', depth1Name: '서울특별시' }, { value: 'K' }],
+        talkChannelTargetings: [{ profileId: 501, inclusionType: 'INCLUDE' }],
+        customerFileTargetings: [{ customerFileId: '5001', inclusionType: 'EXCLUDE' }],
+      }),
+    );
+    expect(body).toEqual({
+      adAccountId: 1234,
+      name: 'audience',
+      type: 'DISPLAY',
+      ageType: 'ALL',
+      genderType: 'ALL',
+      locationType: 'AREA',
+      locations: [{ value: 'I', description: '서울특별시', depth1Name: '서울특별시' }, { value: 'K' }],
+      customerFileTargetings: [{ customerFileId: '5001', inclusionType: 'EXCLUDE' }],
+      talkChannelTargetings: [{ profileId: 501, inclusionType: 'INCLUDE' }],
+    });
   });
 });

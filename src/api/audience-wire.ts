@@ -9,7 +9,6 @@ import {
   type AgeBand,
   type AllOrNotAll,
   type AudienceDefinition,
-  type AudienceStatus,
   type AudienceType,
   type Gender,
   type JsonObject,
@@ -23,7 +22,9 @@ import {
 /**
  * The one place where the audience service's wire shapes become the model and back.
  * Reading is tolerant (the quirks of the spec's examples, null or missing sets, extra
- * fields); writing is exact (only the fields a request accepts).
+ * fields, any value in a field the tool only shows; the wire schemas check the fields it
+ * needs); writing is exact: the definition as the file writes it, only the fields a request
+ * accepts.
  */
 type Wire = Record<string, unknown>;
 
@@ -31,11 +32,23 @@ export function audienceSummaryFromWire(wire: Wire): LiveAudienceSummary {
   return {
     id: wire.id as number,
     name: wire.name as string,
-    audienceStatus: wire.audienceStatus as AudienceStatus,
+    audienceStatus: textOf(wire.audienceStatus),
     type: wire.type as AudienceType,
-    createdDate: wire.createdDate as string,
-    lastModifiedDate: wire.lastModifiedDate as string,
+    createdDate: textOf(wire.createdDate),
+    lastModifiedDate: textOf(wire.lastModifiedDate),
   };
+}
+
+/** A value the tool only shows or compares for equality, as text ('' when absent). */
+function textOf(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** The service's estimate of the audience's size; anything that is not a number is unknown. */
+function populationOf(value: unknown): number | null {
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof number === 'number' && Number.isFinite(number) ? number : null;
 }
 
 /** A single read (or a create/update response) as a live audience. */
@@ -62,7 +75,7 @@ export function audienceFromWire(wire: Wire): LiveAudience {
   };
   return {
     ...audienceSummaryFromWire(wire),
-    populationScore: typeof wire.populationScore === 'number' ? wire.populationScore : null,
+    populationScore: populationOf(wire.populationScore),
     definition: canonicalizeDefinition(definition),
   };
 }
@@ -107,10 +120,12 @@ export function audienceToWire(adAccountId: number, definition: AudienceDefiniti
   return body;
 }
 
+/** A region as the file writes it: a code alone, or with the names the file gives. */
 function regionToWire(region: Region): Wire {
-  return { value: region.value };
+  return { ...region };
 }
 
+/** A member as the file writes it (an id stays a number or a text), only the fields a request takes. */
 function memberToWire(field: TargetingField, member: TargetingMember): JsonObject {
   return Object.fromEntries(TARGETING_REQUEST_FIELDS[field].filter((key) => key in member).map((key) => [key, member[key] ?? null]));
 }

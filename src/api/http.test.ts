@@ -191,7 +191,7 @@ describe('answers that are not the documented shape', () => {
   it('a body that breaks the schema names the problem', async () => {
     server.answers = [json(200, { content: [{ name: 'no id' }] })];
     const error = await failure(client().request({ method: 'GET', path: '/list', response: 'AudienceListResponse' }));
-    expect(error.summary).toContain("/content/0 must have required property 'id'");
+    expect(error.summary).toContain("content[0] must have required property 'id'");
   });
 
   it('after a POST, an unusable answer is ambiguous: the create may have happened', async () => {
@@ -560,6 +560,91 @@ describe('concurrency', () => {
       await http.request({ method: 'GET', path: '/list/0', response: 'AudienceListResponse' });
     }
     expect(http.concurrency).toBe(8);
+  });
+});
+
+describe('quota answers: 429 with any body, or 400 with service code -10', () => {
+  const quota400 = (headers: Record<string, string> = {}) =>
+    json(400, { code: -10, msg: 'allowed request count exceeded', extras: { detailCode: 8001, detailMsg: 'quota' } }, headers);
+  const quota429 = (headers: Record<string, string> = {}) => json(429, { code: -813, msg: 'too many requests' }, headers);
+  const list = (http: HttpClient, path = '/list') => http.request({ method: 'GET', path, response: 'AudienceListResponse' });
+  const created = json(200, { id: 9, name: 'x', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL' });
+
+  it.each([
+    ['429 with code -813', quota429],
+    ['400 with code -10', quota400],
+  ])('%s without Retry-After: retried with the exponential backoff until it succeeds', async (_title, quota) => {
+    server.answers = [quota(), quota(), json(200, { content: [] })];
+    expect((await list(client())).content).toEqual([]);
+    expect(server.seen).toHaveLength(3);
+    // random() = 0.5: half of 250, then half of 500.
+    expect(delays).toEqual([125, 250]);
+  });
+
+  it('400 with code -10 is retried for a POST too: the service refused it before any work', async () => {
+    server.answers = [quota400(), created];
+    const answer = await client().request({ method: 'POST', path: '/openapi/v4/targetings', body: { name: 'x' }, response: 'AudienceWriteResponse' });
+    expect(answer.id).toBe(9);
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('400 with code -10 and Retry-After: the pause is honoured, and holds every other start too', async () => {
+    let clock = 0;
+    const waits: number[] = [];
+    server.answers = [quota400({ 'retry-after': '3' }), json(200, { content: [] })];
+    const http = client({
+      concurrency: 1,
+      now: () => clock,
+      sleep: async (ms) => {
+        waits.push(ms);
+        await new Promise((resolve) => setImmediate(resolve));
+        clock += ms;
+      },
+    });
+    await Promise.all(['/list/a', '/list/b'].map((path) => list(http, path)));
+    expect(server.seen.map((seen) => seen.url)).toEqual(['/base/list/a', '/base/list/b', '/base/list/a']);
+    expect(waits).toEqual([3000, 3000]);
+  });
+
+  it('400 with code -10 lowers the bound on requests in flight, as a 429 does', async () => {
+    const firstTry = new Set<string>();
+    server.answers = [
+      (req, res, body) => {
+        const throttled = !firstTry.has(req.url ?? '');
+        firstTry.add(req.url ?? '');
+        later(20, throttled ? quota400() : json(200, { content: [] }))(req, res, body);
+      },
+    ];
+    const http = client({ concurrency: 8 });
+    await Promise.all(Array.from({ length: 8 }, (_, i) => list(http, `/list/${String(i)}`)));
+    expect(http.concurrency).toBeLessThan(8);
+  });
+
+  it('any other 400 is a rejection: not retried, not rate limited', async () => {
+    server.answers = [json(400, { code: -400, msg: 'invalid request', extras: { detailCode: 4007, detailMsg: 'bad name' } })];
+    const error = await failure(client().request({ method: 'PUT', path: '/x', body: {}, response: 'AudienceWriteResponse' }));
+    expect(server.seen).toHaveLength(1);
+    expect(delays).toEqual([]);
+    expect(error.code).toBe('API_REJECTED');
+    expect(error.hint).toBeUndefined();
+  });
+
+  it('past the retry budget the error is API_RATE_LIMITED with the quota hint, in either spelling', async () => {
+    for (const quota of [quota400(), quota429()]) {
+      server.seen = [];
+      server.answers = [quota];
+      let clock = 0;
+      const sleep = (ms: number) => {
+        clock += ms;
+        return Promise.resolve();
+      };
+      const error = await failure(list(client({ now: () => clock, sleep, retry: { budgetMs: 5_000 } })));
+      expect(server.seen.length).toBeGreaterThan(5);
+      expect(error.code).toBe('API_RATE_LIMITED');
+      expect(error.hint).toMatch(/quota/);
+      expect(error.detail).toContain('retry budget');
+      expect(error.ambiguous).toBe(false);
+    }
   });
 });
 

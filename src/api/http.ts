@@ -6,7 +6,8 @@
  * request but never a secret.
  *
  * Creates are never retried blindly: a non-idempotent request is tried again only when the
- * service provably did not act on it (429, or no connection at all). Otherwise the ApiError
+ * service provably did not act on it (a quota answer, 429 or 400 with code -10, or no
+ * connection at all). Otherwise the ApiError
  * says `ambiguous: true` and the caller decides, e.g. by looking for the audience by name.
  */
 import { setMaxListeners } from 'node:events';
@@ -18,7 +19,7 @@ import { packageVersion } from '../version.js';
 import { ApiError, parseErrorBody, snippet, URL_VARIABLE, type ApiErrorInit, type HttpMethod, type ServiceName } from './api-error.js';
 import type { WireTypes } from './generated/wire.js';
 import { ConcurrencyLimiter } from './limiter.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY, isAmbiguous, isRetryable, parseRetryAfter, type Failure, type RetryPolicy } from './retry.js';
+import { answerFailure, backoffDelay, DEFAULT_RETRY_POLICY, isAmbiguous, isRetryable, parseRetryAfter, type Failure, type RetryPolicy } from './retry.js';
 import { validateWire, type WireTypeName } from './wire-schemas.js';
 
 export type { HttpMethod, ServiceName } from './api-error.js';
@@ -46,7 +47,7 @@ export interface HttpClientOptions {
    * or secret, is registered as a secret so it is masked everywhere.
    */
   headers?: Readonly<Record<string, string>>;
-  /** Most requests in flight at once (default 8); lowered on 429s and won back slowly. */
+  /** Most requests in flight at once (default 8); lowered on quota answers and won back slowly. */
   concurrency?: number;
   /** Spaces request starts to stay under a known quota. */
   requestsPerSecond?: number;
@@ -355,9 +356,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       let error: AttemptError;
       let retryAfterMs: number | undefined;
       if (answer !== undefined) {
-        permit.release(answer.status === 429 ? 'throttled' : 'failed');
-        failure = { kind: 'status', status: answer.status };
-        error = { kind: 'http', status: answer.status, ...parseErrorBody(decoder.decode(answer.bytes)) };
+        const body = parseErrorBody(decoder.decode(answer.bytes));
+        failure = answerFailure(answer.status, body.serviceCode);
+        permit.release(failure.kind === 'throttled' ? 'throttled' : 'failed');
+        error = { kind: 'http', status: answer.status, ...body };
         retryAfterMs = parseRetryAfter(header(answer.headers, 'retry-after'), now());
       } else {
         permit.release('failed');
@@ -369,11 +371,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         return apiError(exchange, { ...error, gaveUp, ambiguous: isAmbiguous(failure, exchange.idempotent), attempts: attempt });
       };
       if (!isRetryable(failure, exchange.idempotent)) throw fail();
-      const throttled = failure.kind === 'status' && failure.status === 429;
-      // A 429 was refused before any work: it is tried again for as long as the time budget
-      // allows, not a number of times (a busy account answers many of them in a row).
+      const throttled = failure.kind === 'throttled';
+      // A quota answer was refused before any work: it is tried again for as long as the time
+      // budget allows, not a number of times (a busy account answers many of them in a row).
       if (attempt >= policy.maxAttempts && !throttled) throw fail();
-      // A 429 waits at least the backoff too: a Retry-After of 0 must not make a tight loop.
+      // A quota answer waits at least the backoff too: a Retry-After of 0 must not make a tight loop.
       const delay = throttled ? Math.max(retryAfterMs ?? 0, backoffDelay(attempt, policy, random)) : (retryAfterMs ?? backoffDelay(attempt, policy, random));
       if (now() + delay - startedAt > policy.budgetMs) {
         throw fail(`gave up: waiting ${seconds(delay)} more would pass the retry budget of ${seconds(policy.budgetMs)}`);

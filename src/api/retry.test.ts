@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, DEFAULT_RETRY_POLICY, isAmbiguous, isRetryable, parseRetryAfter, type Failure } from './retry.js';
+import { answerFailure, backoffDelay, DEFAULT_RETRY_POLICY, isAmbiguous, isQuotaAnswer, isRetryable, parseRetryAfter, type Failure } from './retry.js';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2025-01-01T00:00:00Z');
@@ -39,8 +39,8 @@ describe('isRetryable and isAmbiguous', () => {
     [{ kind: 'status', status: 503 }, true, true, false],
     [{ kind: 'status', status: 503 }, false, false, true],
     [{ kind: 'status', status: 500 }, false, false, true],
-    [{ kind: 'status', status: 429 }, true, true, false],
-    [{ kind: 'status', status: 429 }, false, true, false],
+    [{ kind: 'throttled' }, true, true, false],
+    [{ kind: 'throttled' }, false, true, false],
     [{ kind: 'status', status: 400 }, true, false, false],
     [{ kind: 'status', status: 404 }, false, false, false],
     [{ kind: 'lost' }, true, true, false],
@@ -51,5 +51,24 @@ describe('isRetryable and isAmbiguous', () => {
   it.each(cases)('%j idempotent=%s → retry %s, ambiguous %s', (failure, idempotent, retryable, ambiguous) => {
     expect(isRetryable(failure, idempotent)).toBe(retryable);
     expect(isAmbiguous(failure, idempotent)).toBe(ambiguous);
+  });
+});
+
+describe('isQuotaAnswer and answerFailure', () => {
+  const cases: [number, number | undefined, boolean][] = [
+    // status, service code, a quota answer
+    [429, undefined, true],
+    [429, -813, true],
+    [429, -400, true],
+    [400, -10, true],
+    [400, -400, false],
+    [400, -813, false],
+    [400, undefined, false],
+    [403, -10, false],
+    [500, -10, false],
+  ];
+  it.each(cases)('status %s with service code %s → quota %s', (status, serviceCode, quota) => {
+    expect(isQuotaAnswer(status, serviceCode)).toBe(quota);
+    expect(answerFailure(status, serviceCode)).toEqual(quota ? { kind: 'throttled' } : { kind: 'status', status });
   });
 });

@@ -23,28 +23,48 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 
 /**
  * How one attempt failed, as far as retrying is concerned.
- * - `status`: an answer with this status;
+ * - `throttled`: the service refused the request for its quota, before doing any work;
+ * - `status`: any other answer with this status;
  * - `unsent`: no connection was ever made (refused, connect timeout), so the service cannot
  *   have seen the request;
  * - `lost`: the connection broke or went silent after the request may have been sent;
  * - `permanent`: retrying cannot help (unknown host, certificate problems).
  */
 export type Failure =
+  | { kind: 'throttled' }
   | { kind: 'status'; status: number }
   | { kind: 'unsent' }
   | { kind: 'lost' }
   | { kind: 'permanent' };
 
+/** The service code of a quota excess answered as 400 ("allowed request count exceeded"). */
+const QUOTA_SERVICE_CODE = -10;
+
 /**
- * Idempotent requests are retried on 429, 5xx and any transient network failure. A
- * non-idempotent one (a create) only when the service provably did not act on it: a 429
- * (rejected before processing) or a connection that was never made. Everything else is
- * left to the caller, which can look at the live state first.
+ * The service answers a quota excess in two spellings: 429 (whatever the body), or 400 whose
+ * error body has the service code -10. Any other 400 is a rejection of the request itself.
+ */
+export function isQuotaAnswer(status: number, serviceCode: number | undefined): boolean {
+  return status === 429 || (status === 400 && serviceCode === QUOTA_SERVICE_CODE);
+}
+
+/** The failure of an answer with a non-2xx status and the service code of its error body. */
+export function answerFailure(status: number, serviceCode: number | undefined): Failure {
+  return isQuotaAnswer(status, serviceCode) ? { kind: 'throttled' } : { kind: 'status', status };
+}
+
+/**
+ * Idempotent requests are retried when throttled, on 5xx and on any transient network
+ * failure. A non-idempotent one (a create) only when the service provably did not act on it:
+ * throttled (refused before processing) or a connection that was never made. Everything else
+ * is left to the caller, which can look at the live state first.
  */
 export function isRetryable(failure: Failure, idempotent: boolean): boolean {
   switch (failure.kind) {
+    case 'throttled':
+      return true;
     case 'status':
-      return failure.status === 429 || (idempotent && failure.status >= 500);
+      return idempotent && failure.status >= 500;
     case 'unsent':
       return true;
     case 'lost':

@@ -19,17 +19,44 @@ const byTitle: Readonly<Record<string, CompiledValidator | undefined>> = validat
 /** Enough issues to locate a problem without flooding the message. */
 const MAX_ISSUES = 5;
 
-function formatIssue(error: ErrorObject): string {
-  const where = error.instancePath === '' ? 'body' : error.instancePath;
-  const extra = error.keyword === 'additionalProperties' ? ` (${String(error.params['additionalProperty'])})` : '';
-  return `${where} ${error.message ?? 'is invalid'}${extra}`;
+/** `/ages/0/value` as people name a field: `ages[0].value`. */
+function fieldName(instancePath: string): string {
+  if (instancePath === '') return 'body';
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : `${index === 0 ? '' : '.'}${part.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    .join('');
+}
+
+/**
+ * One line per problem, the types a field may have said once ("must be integer or string"):
+ * an anyOf's own summary adds nothing to them.
+ */
+function formatIssues(errors: ErrorObject[]): string[] {
+  const lines: string[] = [];
+  const typesAt = new Map<string, { line: number; types: string[] }>();
+  for (const error of errors) {
+    const where = fieldName(error.instancePath);
+    const types = typesAt.get(where);
+    if (error.keyword === 'type') {
+      const entry = types ?? { line: lines.length, types: [] };
+      entry.types.push(String(error.params['type']));
+      typesAt.set(where, entry);
+      lines[entry.line] = `${where} must be ${entry.types.join(' or ')}`;
+    } else if (!(error.keyword === 'anyOf' && types)) {
+      const extra = error.keyword === 'additionalProperties' ? ` (${String(error.params['additionalProperty'])})` : '';
+      lines.push(`${where} ${error.message ?? 'is invalid'}${extra}`);
+    }
+  }
+  return lines;
 }
 
 export function validateWire<K extends WireTypeName>(name: K, value: unknown): WireValidation<WireTypes[K]> {
   const validate = byTitle[name];
   if (validate === undefined) throw new Error(`no wire schema titled ${name} in schemas/api (run npm run generate)`);
   if (validate(value)) return { ok: true, value: value as WireTypes[K] };
-  const issues = (validate.errors ?? []).slice(0, MAX_ISSUES).map(formatIssue);
+  const issues = formatIssues(validate.errors ?? []).slice(0, MAX_ISSUES);
   return { ok: false, issues: issues.length > 0 ? issues : ['body is invalid'] };
 }
 

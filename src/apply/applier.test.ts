@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AudienceClient, DeleteManyResult } from '../api/audiences.js';
 import type { AdGroupUnlink, AudienceDelete, Change, Plan } from '../plan/index.js';
+import { definition } from '../../test/helpers/builders.js';
 import { applyPlan } from './applier.js';
 
 /**
@@ -39,7 +40,7 @@ function account(options: { audiences: number[]; deleteMany?: (ids: number[]) =>
 }
 
 function deletion(id: number): AudienceDelete {
-  return { action: 'delete', kind: 'audience', name: `audience ${id}`, id, before: { name: `audience ${id}`, type: 'DISPLAY' }, after: null, display: { impact: [] } };
+  return { action: 'delete', kind: 'audience', name: `audience ${id}`, id, before: definition({ name: `audience ${id}` }), after: null, display: { impact: [] } };
 }
 
 function unlinking(id: number, adGroupId: number): AdGroupUnlink {

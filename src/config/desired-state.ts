@@ -1,10 +1,12 @@
 import {
-  DEFINITION_FIELDS,
+  CRITERIA_BY_TYPE,
+  emptyDefinition,
   REGION_FIELDS,
   TARGETING_FIELDS,
   canonicalizeDefinition,
   type AgeBand,
   type AudienceDefinition,
+  type DefinitionField,
   type DesiredAudience,
   type DesiredState,
   type Region,
@@ -14,10 +16,11 @@ import { toDesiredBusiness, toDesiredImage } from './desired-images.js';
 import type { Audience, AudiencesFile } from './generated/audiences.js';
 
 /**
- * The desired state of a valid file: every shorthand expanded, so plans show the same
- * fields the service takes. A *Type left out follows from its list (present: NOT_ALL or
- * AREA; absent: ALL); ALL means empty lists; ages become strings; a region becomes
- * `{value}` (with its description, if the file gives one).
+ * The desired state of a valid file: every audience as its whole definition, shorthands
+ * expanded so plans show the same fields the service takes. A field left out is its empty
+ * value. A *Type left out follows from its list (a list: NOT_ALL; a region list that is not
+ * empty: AREA; otherwise ALL); ages become strings; a region written as a code becomes
+ * `{value}`, one written in full is kept as written, and so is every targeting member.
  */
 export function toDesiredState(file: AudiencesFile, source: DesiredState['source']): DesiredState {
   return {
@@ -31,32 +34,37 @@ export function toDesiredState(file: AudiencesFile, source: DesiredState['source
   };
 }
 
+/**
+ * The sets the audience could hold but the file leaves out, so they are empty: the ones a
+ * plan names when it empties them. A region list counts when the audience lists regions (with
+ * none, every region is meant); a criterion only where the audience's type allows it.
+ */
+function omittedSets(audience: Audience, definition: AudienceDefinition): DefinitionField[] {
+  const regions = definition.locationType === 'AREA' ? REGION_FIELDS : [];
+  const criteria = CRITERIA_BY_TYPE[definition.type].filter((field) => !(REGION_FIELDS as readonly string[]).includes(field));
+  return [...regions, ...criteria].filter((field) => audience[field as keyof Audience] === undefined);
+}
+
 function toDesiredAudience(audience: Audience): DesiredAudience {
-  const declared: DesiredAudience['declared'] = { name: audience.name, type: audience.type };
+  const definition: AudienceDefinition = emptyDefinition(audience.name, audience.type);
 
-  declared.ageType = audience.ageType ?? (audience.ages ? 'NOT_ALL' : 'ALL');
-  declared.ages = declared.ageType === 'ALL' ? [] : (audience.ages ?? []).map((band) => String(band) as AgeBand);
-  declared.genderType = audience.genderType ?? (audience.genders ? 'NOT_ALL' : 'ALL');
-  declared.genders = declared.genderType === 'ALL' ? [] : [...(audience.genders ?? [])];
+  definition.ageType = audience.ageType ?? (audience.ages ? 'NOT_ALL' : 'ALL');
+  if (definition.ageType === 'NOT_ALL') definition.ages = (audience.ages ?? []).map((band) => String(band) as AgeBand);
+  definition.genderType = audience.genderType ?? (audience.genders ? 'NOT_ALL' : 'ALL');
+  if (definition.genderType === 'NOT_ALL') definition.genders = [...(audience.genders ?? [])];
 
-  const anyRegion = REGION_FIELDS.some((field) => audience[field] !== undefined);
-  declared.locationType = audience.locationType ?? (anyRegion ? 'AREA' : 'ALL');
-  for (const field of REGION_FIELDS) {
-    const regions = audience[field];
-    if (declared.locationType === 'ALL') declared[field] = [];
-    else if (regions) declared[field] = regions.map(toRegion);
-  }
+  const anyRegion = REGION_FIELDS.some((field) => (audience[field]?.length ?? 0) > 0);
+  definition.locationType = audience.locationType ?? (anyRegion ? 'AREA' : 'ALL');
+  if (definition.locationType === 'AREA') for (const field of REGION_FIELDS) definition[field] = (audience[field] ?? []).map(toRegion);
 
-  if (audience.ufoInterests) declared.ufoInterests = [...audience.ufoInterests];
-  if (audience.ufoBusinessTypes) declared.ufoBusinessTypes = [...audience.ufoBusinessTypes];
-  for (const field of TARGETING_FIELDS) {
-    const members = audience[field];
-    if (members) declared[field] = members.map((member) => ({ ...member }) as TargetingMember);
-  }
+  definition.ufoInterests = [...(audience.ufoInterests ?? [])];
+  definition.ufoBusinessTypes = [...(audience.ufoBusinessTypes ?? [])];
+  for (const field of TARGETING_FIELDS) definition[field] = (audience[field] ?? []).map((member) => ({ ...member }) as TargetingMember);
 
   const desired: DesiredAudience = {
     key: audience.name,
-    declared: inDefinitionOrder(canonicalizeDefinition(declared)),
+    definition: canonicalizeDefinition(definition),
+    omitted: omittedSets(audience, definition),
     protect: audience.protect ?? false,
   };
   if (audience.id !== undefined) desired.id = audience.id;
@@ -64,16 +72,7 @@ function toDesiredAudience(audience: Audience): DesiredAudience {
   return desired;
 }
 
-function toRegion(region: string | { value: string; description?: string }): Region {
-  if (typeof region === 'string') return { value: region };
-  return region.description === undefined ? { value: region.value } : { value: region.value, description: region.description };
-}
-
-/** The same key order for every audience, so JSON output and hashes of it are stable. */
-function inDefinitionOrder(declared: DesiredAudience['declared']): DesiredAudience['declared'] {
-  const ordered: Partial<AudienceDefinition> = {};
-  for (const field of DEFINITION_FIELDS) {
-    if (declared[field] !== undefined) (ordered as Record<string, unknown>)[field] = declared[field];
-  }
-  return ordered as DesiredAudience['declared'];
+/** A region as written: a code is `{value}`; an object keeps every name it gives, to be sent as written. */
+function toRegion(region: string | Region): Region {
+  return typeof region === 'string' ? { value: region } : { ...region };
 }

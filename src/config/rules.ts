@@ -99,10 +99,11 @@ function selectionRules(audience: Record<string, unknown>, at: Path): Finding[] 
   return findings;
 }
 
-/** Rules 4 and 5: ALL sends no region; AREA needs at least one. */
+/** Rules 4 and 5: ALL sends no region; AREA needs at least one (an empty list names none). */
 function locationRules(audience: Record<string, unknown>, at: Path): Finding[] {
   const locationType = audience['locationType'];
   const present = REGION_FIELDS.filter((field) => field in audience);
+  const listed = REGION_FIELDS.filter((field) => Array.isArray(audience[field]) && (audience[field] as unknown[]).length > 0);
   if (locationType === 'ALL') {
     return present.map((field) => ({
       path: [...at, field],
@@ -111,7 +112,7 @@ function locationRules(audience: Record<string, unknown>, at: Path): Finding[] {
       hint: 'remove it to target everywhere, or remove locationType: ALL (it follows from the region lists)',
     }));
   }
-  if (locationType === 'AREA' && present.length === 0) {
+  if (locationType === 'AREA' && listed.length === 0) {
     return [
       {
         path: [...at, 'locationType'],

@@ -49,11 +49,14 @@ function within(path: string, parent: string): boolean {
 }
 
 /**
- * A value that may take one of two forms (a region code or a region object): report the
- * errors of the form its type chose, or one message when it fits neither.
+ * A value that may take one of two forms: a member id (a number or a text) is one message
+ * whatever it is; a region (a code or an object) reports the errors of the form its type
+ * chose, or one message when it fits neither.
  */
 function fromAlternative(error: ErrorObject, anyOf: ErrorObject): Finding | undefined {
   const value = anyOf.data;
+  const custom = anyOf.parentSchema?.['errorMessage'];
+  if (typeof custom === 'string') return error === anyOf ? { path: pathOf(error), target: 'value', message: `${describe(value)} ${custom}` } : undefined;
   const atChoice = error.instancePath === anyOf.instancePath;
   if (isPlainObject(value)) {
     return atChoice && ['enum', 'pattern', 'type', 'const', 'anyOf'].includes(error.keyword) ? undefined : fromError(error);
@@ -127,14 +130,19 @@ const REQUIRED_HINTS: Readonly<Record<string, string>> = {
   type: 'type: DISPLAY or type: MESSAGE',
   value: "a region's value is its code, e.g. value: I",
   registrationNumber: 'the business registration number, e.g. registrationNumber: 120-81-47521',
+  inclusionType: 'a member is sent whole: inclusionType: INCLUDE to target these people, EXCLUDE to leave them out',
+  eventCode: 'a member is sent whole: the tracker event, e.g. eventCode: purchase',
+  retentionDays: 'a member is sent whole: days a visitor stays in the audience, 1 to 180, e.g. retentionDays: 30',
+  customerFileId: 'the id of the customer file, as the ad manager shows it',
+  trackId: 'the id of the pixel or SDK, as the ad manager shows it',
+  cohortId: 'the id of the ad-response cohort, as the ad manager shows it',
+  profileId: 'the id of the channel or app, as the ad manager shows it',
+  groupId: 'the id of the friend group, as the ad manager shows it',
 };
 
 const EMPTY_LIST_HINTS: Readonly<Record<string, string>> = {
   ages: 'to target every age, leave out ages (and ageType)',
   genders: 'to target every gender, leave out genders (and genderType)',
-  locations: 'to target everywhere, leave out the region lists (and locationType)',
-  depth2Locations: 'leave out an empty region list',
-  depth3Locations: 'leave out an empty region list',
 };
 
 function multipleHint(value: unknown, step: number): { hint?: string } {

@@ -25,9 +25,9 @@ const ruleBreakers: Record<string, string> = {
   'rule 2, NOT_ALL without genders': audience('type: DISPLAY, genderType: NOT_ALL'),
   'rule 4, ALL with regions': audience('type: DISPLAY, locationType: ALL, depth2Locations: [I01]'),
   'rule 5, AREA without regions': audience('type: DISPLAY, locationType: AREA'),
-  'rule 8, MESSAGE with customer files': audience('type: MESSAGE, customerFileTargetings: [{customerFileId: 1}]'),
-  'rule 8, MESSAGE with trackers': audience('type: MESSAGE, trackerTargetings: [{trackId: t, eventCode: e}]'),
-  'rule 8, DISPLAY with friend groups': audience('type: DISPLAY, talkChannelGroupTargetings: [{groupId: 1}]'),
+  'rule 8, MESSAGE with customer files': audience('type: MESSAGE, customerFileTargetings: [{customerFileId: 1, inclusionType: INCLUDE}]'),
+  'rule 8, MESSAGE with trackers': audience('type: MESSAGE, trackerTargetings: [{trackId: t, eventCode: e, retentionDays: 7, inclusionType: INCLUDE}]'),
+  'rule 8, DISPLAY with friend groups': audience('type: DISPLAY, talkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}]'),
 };
 
 /** Each uses a shorthand or an explicit form the spec allows. */
@@ -35,7 +35,9 @@ const valid: Record<string, string> = {
   'inferred types': audience('type: DISPLAY, ages: [20, "25"], genders: [M], locations: [I]'),
   'explicit types': audience('type: MESSAGE, ageType: NOT_ALL, ages: [65], genderType: ALL, locationType: AREA, depth3Locations: [{value: I0101}]'),
   'all three region lists': audience('type: DISPLAY, locations: [I], depth2Locations: [B01], depth3Locations: [C0101]'),
-  'per-type criteria': audience('type: MESSAGE, talkChannelGroupTargetings: [{groupId: 1}], cohortTargetings: [{cohortId: 2}]'),
+  'per-type criteria': audience('type: MESSAGE, talkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}], cohortTargetings: [{cohortId: 2, inclusionType: EXCLUDE}]'),
+  'a province list emptied beside a district': audience('type: DISPLAY, locations: [], depth2Locations: [H01]'),
+  'member ids as numbers and as text': audience('type: DISPLAY, talkChannelTargetings: [{profileId: 501, inclusionType: INCLUDE}], customerFileTargetings: [{customerFileId: "5001", inclusionType: EXCLUDE}]'),
   'the example file': readFileSync(new URL('../../test/fixtures/config/valid.yaml', import.meta.url), 'utf8'),
 };
 

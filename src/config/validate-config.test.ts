@@ -54,7 +54,7 @@ describe('validateConfig: a valid file', () => {
       {
         key: 'seoul-women-20s',
         id: 77,
-        declared: {
+        definition: {
           name: 'seoul-women-20s',
           type: 'DISPLAY',
           ageType: 'NOT_ALL',
@@ -62,17 +62,38 @@ describe('validateConfig: a valid file', () => {
           genderType: 'NOT_ALL',
           genders: ['F'],
           locationType: 'AREA',
-          locations: [{ value: 'B', description: 'Gyeonggi-do' }, { value: 'I' }],
+          locations: [{ value: 'B', description: 'Gyeonggi-do', depth1Name: 'Gyeonggi' }, { value: 'I' }],
+          depth2Locations: [],
+          depth3Locations: [],
+          ufoInterests: [],
+          ufoBusinessTypes: [],
+          customerFileTargetings: [],
+          trackerTargetings: [],
+          cohortTargetings: [],
+          talkChannelTargetings: [],
+          syncAppTargetings: [],
+          talkChannelGroupTargetings: [],
         },
+        omitted: [
+          'depth2Locations',
+          'depth3Locations',
+          'ufoInterests',
+          'ufoBusinessTypes',
+          'customerFileTargetings',
+          'trackerTargetings',
+          'cohortTargetings',
+          'talkChannelTargetings',
+          'syncAppTargetings',
+        ],
         adGroups: [101, 102],
         protect: true,
       },
     ]);
   });
 
-  it('reads an absent ageType, genderType and locationType as ALL with empty lists', () => {
+  it('reads an audience that gives only its name and type as its whole definition: everyone, no criteria', () => {
     const [audience] = desired(oneAudience('type: MESSAGE')).audiences;
-    expect(audience?.declared).toEqual({
+    expect(audience?.definition).toEqual({
       name: 'a',
       type: 'MESSAGE',
       ageType: 'ALL',
@@ -83,34 +104,55 @@ describe('validateConfig: a valid file', () => {
       locations: [],
       depth2Locations: [],
       depth3Locations: [],
+      ufoInterests: [],
+      ufoBusinessTypes: [],
+      customerFileTargetings: [],
+      trackerTargetings: [],
+      cohortTargetings: [],
+      talkChannelTargetings: [],
+      syncAppTargetings: [],
+      talkChannelGroupTargetings: [],
     });
     expect(audience?.protect).toBe(false);
     expect(audience?.adGroups).toBeUndefined();
     expect(audience?.id).toBeUndefined();
   });
 
-  it('keeps an explicit ALL, and with AREA only the region lists the file declares', () => {
+  it('keeps an explicit ALL, and with AREA the region lists the file gives, the others empty', () => {
     const [audience] = desired(oneAudience('type: DISPLAY\nageType: ALL\ngenderType: ALL\nlocationType: AREA\ndepth2Locations: [I01]\ndepth3Locations: [{value: B0101}]')).audiences;
-    expect(audience?.declared).toMatchObject({ ageType: 'ALL', ages: [], genderType: 'ALL', genders: [], locationType: 'AREA' });
-    expect(audience?.declared.depth2Locations).toEqual([{ value: 'I01' }]);
-    expect(audience?.declared.depth3Locations).toEqual([{ value: 'B0101' }]);
-    expect(audience?.declared).not.toHaveProperty('locations');
+    expect(audience?.definition).toMatchObject({ ageType: 'ALL', ages: [], genderType: 'ALL', genders: [], locationType: 'AREA', locations: [] });
+    expect(audience?.definition.depth2Locations).toEqual([{ value: 'I01' }]);
+    expect(audience?.definition.depth3Locations).toEqual([{ value: 'B0101' }]);
   });
 
-  it('passes declared sets through canonicalised, and leaves undeclared sets out', () => {
+  it('narrows with an empty region list: AREA follows from the list that is not empty', () => {
+    const [audience] = desired(oneAudience('type: DISPLAY\nlocations: []\ndepth2Locations: [H01]')).audiences;
+    expect(audience?.definition).toMatchObject({ locationType: 'AREA', locations: [], depth2Locations: [{ value: 'H01' }], depth3Locations: [] });
+    expect(desired(oneAudience('type: DISPLAY\nlocations: []')).audiences[0]?.definition).toMatchObject({ locationType: 'ALL', locations: [] });
+    expect(issues(oneAudience('type: DISPLAY\nlocationType: AREA\nlocations: []')).map((issue) => issue.message)).toEqual([
+      'audiences[0].locationType: AREA needs locations, depth2Locations or depth3Locations',
+    ]);
+  });
+
+  it('passes sets through canonicalised, members as written (an id a number or a text), and names the sets left out', () => {
     const [audience] = desired(
       oneAudience(`
         type: DISPLAY
         ufoInterests: [TRAVEL, FOOD, TRAVEL]
-        cohortTargetings: [{cohortId: 9, inclusionType: EXCLUDE}, {cohortId: 2}]
-        trackerTargetings: [{trackId: t1, eventCode: buy, retentionDays: 30}]
+        cohortTargetings: [{cohortId: 9, inclusionType: EXCLUDE}, {cohortId: "2", inclusionType: INCLUDE}]
+        trackerTargetings: [{trackId: 7, eventCode: buy, retentionDays: 30, inclusionType: INCLUDE}]
       `),
     ).audiences;
-    expect(audience?.declared.ufoInterests).toEqual(['FOOD', 'TRAVEL']);
-    expect(audience?.declared.cohortTargetings).toEqual([{ cohortId: 2 }, { cohortId: 9, inclusionType: 'EXCLUDE' }]);
-    expect(audience?.declared.trackerTargetings).toEqual([{ eventCode: 'buy', retentionDays: 30, trackId: 't1' }]);
-    expect(audience?.declared).not.toHaveProperty('ufoBusinessTypes');
-    expect(audience?.declared).not.toHaveProperty('customerFileTargetings');
+    expect(audience?.definition.ufoInterests).toEqual(['FOOD', 'TRAVEL']);
+    expect(audience?.definition.cohortTargetings).toEqual([
+      { cohortId: '2', inclusionType: 'INCLUDE' },
+      { cohortId: 9, inclusionType: 'EXCLUDE' },
+    ]);
+    expect(audience?.definition.trackerTargetings).toEqual([{ eventCode: 'buy', inclusionType: 'INCLUDE', retentionDays: 30, trackId: 7 }]);
+    expect(audience?.definition.ufoBusinessTypes).toEqual([]);
+    expect(audience?.definition.customerFileTargetings).toEqual([]);
+    // No region is listed (every region is meant), and friend groups are not for DISPLAY audiences: neither counts as left out.
+    expect(audience?.omitted).toEqual(['ufoBusinessTypes', 'customerFileTargetings', 'talkChannelTargetings', 'syncAppTargetings']);
   });
 
   it('defaults prune to false and ignore to [], and names the source with the hash of its text', () => {
@@ -122,7 +164,7 @@ describe('validateConfig: a valid file', () => {
 
   it('follows anchors and merge keys', () => {
     const state = desired('adAccountId: 1\naudiences:\n  - &base {name: a, type: DISPLAY, genders: [M]}\n  - {<<: *base, name: b}\n');
-    expect(state.audiences.map((audience) => [audience.key, audience.declared.genders])).toEqual([
+    expect(state.audiences.map((audience) => [audience.key, audience.definition.genders])).toEqual([
       ['a', ['M']],
       ['b', ['M']],
     ]);
@@ -171,22 +213,23 @@ describe('validateConfig: the spec rules that need no server', () => {
   });
 
   it('rule 8: criteria outside the per-type table', () => {
-    expect(problems(oneAudience('type: MESSAGE\ncustomerFileTargetings: [{customerFileId: 1}]\ntrackerTargetings: [{trackId: t, eventCode: e}]'))).toEqual([
+    expect(problems(oneAudience('type: MESSAGE\ncustomerFileTargetings: [{customerFileId: 1, inclusionType: INCLUDE}]\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 7, inclusionType: INCLUDE}]'))).toEqual([
       '5:5: audiences[0].customerFileTargetings: not allowed for a MESSAGE audience',
       '6:5: audiences[0].trackerTargetings: not allowed for a MESSAGE audience',
     ]);
-    expect(problems(oneAudience('type: DISPLAY\ntalkChannelGroupTargetings: [{groupId: 1}]'))).toEqual([
+    expect(problems(oneAudience('type: DISPLAY\ntalkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}]'))).toEqual([
       '5:5: audiences[0].talkChannelGroupTargetings: not allowed for a DISPLAY audience',
     ]);
   });
 
   it('rule 8 allows what the table allows for each type', () => {
-    expect(problems(oneAudience('type: MESSAGE\ntalkChannelGroupTargetings: [{groupId: 1}]\ncohortTargetings: [{cohortId: 1}]\nsyncAppTargetings: [{profileId: p}]'))).toEqual([]);
-    expect(problems(oneAudience('type: DISPLAY\ncustomerFileTargetings: [{customerFileId: 1}]\ntalkChannelTargetings: [{profileId: p}]'))).toEqual([]);
+    const member = 'inclusionType: INCLUDE';
+    expect(problems(oneAudience(`type: MESSAGE\ntalkChannelGroupTargetings: [{groupId: 1, ${member}}]\ncohortTargetings: [{cohortId: 1, ${member}}]\nsyncAppTargetings: [{profileId: p, ${member}}]`))).toEqual([]);
+    expect(problems(oneAudience(`type: DISPLAY\ncustomerFileTargetings: [{customerFileId: 1, ${member}}]\ntalkChannelTargetings: [{profileId: p, ${member}}]`))).toEqual([]);
   });
 
   it('leaves rule 3 (adult targeting) and rules 6 and 7 (campaigns) to the plan', () => {
-    expect(problems(oneAudience('type: MESSAGE\nages: [15]\nlocations: [Z]\ntalkChannelGroupTargetings: [{groupId: 1}]'))).toEqual([]);
+    expect(problems(oneAudience('type: MESSAGE\nages: [15]\nlocations: [Z]\ntalkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}]'))).toEqual([]);
   });
 });
 
@@ -217,11 +260,45 @@ describe('validateConfig: rules of the file', () => {
     expect(problems('adAccountId: 1\naudiences:\n  - ages: [20]\n')).toEqual(['3:5: audiences[0]: missing required field name', '3:5: audiences[0]: missing required field type']);
   });
 
-  it('requires the identifying fields of a targeting member, and allows leaving the others out', () => {
-    expect(problems(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, inclusionType: INCLUDE}]'))).toEqual([
+  it('requires every field of a targeting member, since a member is sent whole, with a hint for each', () => {
+    const found = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t}]\ncohortTargetings: [{cohortId: 7}]'));
+    expect(found.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`)).toEqual([
       '5:25: audiences[0].trackerTargetings[0]: missing required field eventCode',
+      '5:25: audiences[0].trackerTargetings[0]: missing required field retentionDays',
+      '5:25: audiences[0].trackerTargetings[0]: missing required field inclusionType',
+      '6:24: audiences[0].cohortTargetings[0]: missing required field inclusionType',
     ]);
-    expect(problems(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e}]'))).toEqual([]);
+    expect(found.map((issue) => issue.hint)).toEqual([
+      'a member is sent whole: the tracker event, e.g. eventCode: purchase',
+      'a member is sent whole: days a visitor stays in the audience, 1 to 180, e.g. retentionDays: 30',
+      'a member is sent whole: inclusionType: INCLUDE to target these people, EXCLUDE to leave them out',
+      'a member is sent whole: inclusionType: INCLUDE to target these people, EXCLUDE to leave them out',
+    ]);
+  });
+
+  it('takes a member id as a number or a text, and refuses anything else', () => {
+    const ids = 'customerFileTargetings: [{customerFileId: 5001, inclusionType: INCLUDE}, {customerFileId: "5002", inclusionType: INCLUDE}]';
+    expect(problems(oneAudience(`type: DISPLAY\n${ids}\ntalkChannelTargetings: [{profileId: 501, inclusionType: EXCLUDE}]`))).toEqual([]);
+    const found = issues(oneAudience('type: DISPLAY\ncohortTargetings: [{cohortId: "", inclusionType: INCLUDE}, {cohortId: 0, inclusionType: INCLUDE}, {cohortId: [1], inclusionType: INCLUDE}]'));
+    expect(found.map((issue) => issue.message)).toEqual([
+      'audiences[0].cohortTargetings[0].cohortId: "" must be an id: a whole number from 1 or a text that is not empty',
+      'audiences[0].cohortTargetings[1].cohortId: 0 must be an id: a whole number from 1 or a text that is not empty',
+      'audiences[0].cohortTargetings[2].cohortId: a list must be an id: a whole number from 1 or a text that is not empty',
+    ]);
+    expect(found.every((issue) => issue.hint !== undefined)).toBe(true);
+  });
+
+  it('refuses, as the service does, a name that is blank, too long or holds a control character', () => {
+    const named = (name: string) => issues(`adAccountId: 1\naudiences:\n  - name: ${JSON.stringify(name)}\n    type: DISPLAY\n`);
+    for (const name of ['   ', 'a\u001b[31mb', 'a\u0000b', 'line\nbreak', 'a\u009bb']) {
+      expect(named(name).map((issue) => `${issue.line}:${issue.column}: ${issue.message}`)).toEqual([
+        `3:11: audiences[0].name: ${JSON.stringify(name)} must be 1 to 255 characters, not blank, without control characters (tabs, line breaks, escapes)`,
+      ]);
+    }
+    expect(named('x'.repeat(256)).map((issue) => issue.message)).toEqual(['audiences[0].name: is 256 characters long, more than the 255 allowed']);
+    expect(named('x'.repeat(255))).toEqual([]);
+    expect(named('서울 여성 20대')).toEqual([]);
+    expect(named('')[0]?.hint).toContain('1 to 255 characters');
   });
 
   it('bounds retentionDays and refuses an unknown inclusionType with a suggestion', () => {
@@ -284,7 +361,7 @@ describe('validateConfig: rules of the file', () => {
 
 describe('validateConfig: shorthands and the values they take', () => {
   it('takes ages as numbers or strings, and explains a value that is not a band', () => {
-    expect(desired(oneAudience('type: DISPLAY\nages: [20, "65", 15]')).audiences[0]?.declared.ages).toEqual(['15', '20', '65']);
+    expect(desired(oneAudience('type: DISPLAY\nages: [20, "65", 15]')).audiences[0]?.definition.ages).toEqual(['15', '20', '65']);
     const [issue] = issues(oneAudience('type: DISPLAY\nages: [18]'));
     expect(issue).toMatchObject({ line: 5, column: 12, message: 'audiences[0].ages[0]: 18 is not an age band' });
     expect(issue?.hint).toContain('18 is in the band 15 (15 to 19)');
@@ -292,7 +369,7 @@ describe('validateConfig: shorthands and the values they take', () => {
   });
 
   it('takes a province code for a location and suggests the code for a province name', () => {
-    expect(desired(oneAudience('type: DISPLAY\nlocations: [I]')).audiences[0]?.declared.locations).toEqual([{ value: 'I' }]);
+    expect(desired(oneAudience('type: DISPLAY\nlocations: [I]')).audiences[0]?.definition.locations).toEqual([{ value: 'I' }]);
     const found = issues(oneAudience('type: DISPLAY\nlocations: [Seoul, i, I01, I0101, X]'));
     expect(found.map((issue) => [issue.column, issue.message, issue.hint])).toEqual([
       [17, 'audiences[0].locations[0]: "Seoul" is not a province code', 'did you mean I (Seoul)?'],

@@ -195,6 +195,12 @@ describe('the rules of the create body', () => {
     ['a blank name', { name: '  ' }, 4007],
     ['a name that is not a string', { name: 12 }, 4004],
     ['a name longer than 255', { name: 'x'.repeat(256) }, 4007],
+    ['a name with NUL', { name: 'ab\u0000c' }, 4007],
+    ['a name with ESC', { name: 'abcd\u001B[31m' }, 4007],
+    ['a name with a tab inside', { name: 'a\tb' }, 4007],
+    ['a name with DEL', { name: 'a\u007F' }, 4007],
+    ['a name with a C1 control (NEL)', { name: 'a\u0085b' }, 4007],
+    ['a name with the last C1 control', { name: '\u009F' }, 4007],
     ['an unknown type', { type: 'VIDEO' }, 4005],
     ['an unknown ageType', { ageType: 'SOME' }, 4005],
     ['an unknown genderType', { genderType: 'BOTH' }, 4005],
@@ -231,6 +237,16 @@ describe('the rules of the create body', () => {
     ['a member field named like a property of every object', { cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE', toString: 'x' }] }, 4003],
     ['a member without inclusionType', { cohortTargetings: [{ cohortId: 7001 }] }, 4001],
     ['a wrong inclusionType', { cohortTargetings: [{ cohortId: 7001, inclusionType: 'MAYBE' }] }, 4902],
+    ['a member id of zero', { cohortTargetings: [{ cohortId: 0, inclusionType: 'INCLUDE' }] }, 4902],
+    ['a negative member id', { customerFileTargetings: [{ customerFileId: -5001, inclusionType: 'INCLUDE' }] }, 4902],
+    ['a fractional member id', { customerFileTargetings: [{ customerFileId: 5001.5, inclusionType: 'INCLUDE' }] }, 4902],
+    ['a member id beyond the safe integers', { customerFileTargetings: [{ customerFileId: 2 ** 53, inclusionType: 'INCLUDE' }] }, 4902],
+    ['an empty member id', { talkChannelTargetings: [{ profileId: '', inclusionType: 'INCLUDE' }] }, 4902],
+    ['a member id that is a boolean', { syncAppTargetings: [{ profileId: true, inclusionType: 'INCLUDE' }] }, 4902],
+    ['a member id that is an object', { trackerTargetings: [{ trackId: { id: 1 }, eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4902],
+    ['an empty event code', { trackerTargetings: [{ trackId: 'trk-web', eventCode: '', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4902],
+    ['an event code that is a number', { trackerTargetings: [{ trackId: 'trk-web', eventCode: 1, retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4902],
+    ['retentionDays as a string', { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: '7', inclusionType: 'INCLUDE' }] }, 4902],
     [
       'retentionDays out of 1..180',
       { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 181, inclusionType: 'INCLUDE' }] },
@@ -245,6 +261,14 @@ describe('the rules of the create body', () => {
     ],
     ['rule 7: friend groups on a DISPLAY audience', { talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }] }, 4701],
     ['rule 9: a customer file of another account', { customerFileTargetings: [{ customerFileId: 5101, inclusionType: 'INCLUDE' }] }, 4901],
+    ['rule 9: a customer file of another account, id as text', { customerFileTargetings: [{ customerFileId: '5101', inclusionType: 'INCLUDE' }] }, 4901],
+    ['rule 9: a customer file id with a leading zero (ids match as text)', { customerFileTargetings: [{ customerFileId: '05001', inclusionType: 'INCLUDE' }] }, 4901],
+    ['rule 9: an unknown cohort, id as text', { cohortTargetings: [{ cohortId: '7101', inclusionType: 'INCLUDE' }] }, 4901],
+    ['rule 9: an unknown tracker, id as a number', { trackerTargetings: [{ trackId: 123, eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4901],
+    ['rule 9: the numeric channel of another account', { talkChannelTargetings: [{ profileId: 601, inclusionType: 'INCLUDE' }] }, 4901],
+    ['rule 9: the numeric channel of another account, id as text', { talkChannelTargetings: [{ profileId: '601', inclusionType: 'INCLUDE' }] }, 4901],
+    ['rule 9: an unknown sync app, id as a number', { syncAppTargetings: [{ profileId: 999, inclusionType: 'INCLUDE' }] }, 4901],
+    ['rule 9: an unknown friend group, id as text', { type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: '9101', inclusionType: 'INCLUDE' }] }, 4901],
     ['rule 9: an unknown tracker', { trackerTargetings: [{ trackId: 'trk-nope', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4901],
     [
       'rule 9: an event code the tracker does not track',
@@ -552,5 +576,206 @@ describe('status and population score', () => {
     expect(narrow.json.populationScore).toBeLessThan(wide.json.populationScore);
     const all = await create({ ageType: 'ALL', ages: undefined, genderType: 'ALL', genders: undefined, locationType: 'ALL', locations: undefined });
     expect(all.json.populationScore).toBeGreaterThan(wide.json.populationScore);
+  });
+});
+
+describe('names', () => {
+  it('refuses a control character, naming its code point and its position (in characters, from 0)', async () => {
+    const cases: Array<[string, string]> = [
+      ['ab\u0000c', 'U+0000 at position 2'],
+      ['abcd\u001B[0m', 'U+001B at position 4'],
+      ['\u{1F600}\u0007', 'U+0007 at position 1'],
+      ['x\u009F', 'U+009F at position 1'],
+    ];
+    for (const [name, where] of cases) {
+      const answer = await create({ name });
+      expectRuleError(answer, 4007);
+      expect(answer.json.extras.detailMsg).toBe(`field 'name' must not contain control characters (${where})`);
+    }
+  });
+
+  it('accepts the characters next to the control ranges and keeps the name as sent', async () => {
+    for (const name of ['space and tilde~', 'no\u00A0break', 'é ü 한글 \u{1F600}']) {
+      const answer = await create({ name });
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.json.name).toBe(name);
+    }
+  });
+});
+
+describe('update replaces the whole definition (the body has the fields of create)', () => {
+  it('clears every set the body leaves out, and ALL empties ages and genders', async () => {
+    const created = await create({
+      depth2Locations: [{ value: 'I04' }],
+      depth3Locations: [{ value: 'I0401' }],
+      ufoInterests: ['TRAVEL', 'FOOD'],
+      ufoBusinessTypes: ['RETAIL'],
+      customerFileTargetings: [{ customerFileId: 5001, inclusionType: 'INCLUDE' }],
+      trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }],
+      cohortTargetings: [{ cohortId: 7001, inclusionType: 'EXCLUDE' }],
+      talkChannelTargetings: [{ profileId: '_brand', inclusionType: 'INCLUDE' }],
+      syncAppTargetings: [{ profileId: 'app-main', inclusionType: 'INCLUDE' }],
+    });
+    expect(created.status, created.text).toBe(200);
+    const id = created.json.id as number;
+    const body = audience({ id, ageType: 'ALL', ages: undefined, genderType: 'ALL', genders: undefined, locations: [{ value: 'B' }] });
+    const cleared = {
+      ageType: 'ALL',
+      ages: [],
+      genderType: 'ALL',
+      genders: [],
+      locations: [{ value: 'B', description: 'Gyeonggi', depth1Name: 'Gyeonggi' }],
+      depth2Locations: [],
+      depth3Locations: [],
+      ufoInterests: [],
+      ufoBusinessTypes: [],
+      customerFileTargetings: [],
+      trackerTargetings: [],
+      cohortTargetings: [],
+      talkChannelTargetings: [],
+      syncAppTargetings: [],
+    };
+    const updated = await call('PUT', '/openapi/v4/targetings', { body });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.json).toMatchObject(cleared);
+    expect((await call('GET', `/openapi/v4/targetings/${id}`)).json).toMatchObject(cleared);
+
+    const everywhere = await call('PUT', '/openapi/v4/targetings', { body: { ...body, locationType: 'ALL', locations: undefined } });
+    expect(everywhere.json).toMatchObject({ locations: [], depth2Locations: [], depth3Locations: [] });
+    expect(everywhere.json.populationScore).toBeGreaterThan(updated.json.populationScore);
+  });
+});
+
+describe('member ids are opaque scalars, matched as text (wire decision §2)', () => {
+  const setMemberIds = async (memberIds: string) => {
+    const response = await fetch(`${emulator.url}/_emulator/faults`, { method: 'PUT', body: JSON.stringify({ memberIds }) });
+    expect(response.status).toBe(200);
+  };
+
+  const kinds: Array<[string, 'DISPLAY' | 'MESSAGE', string, string, number]> = [
+    // set, audience type, id field, display-name key, an item id made of digits
+    ['customerFileTargetings', 'DISPLAY', 'customerFileId', 'customerFileName', 5001],
+    ['cohortTargetings', 'DISPLAY', 'cohortId', 'cohortName', 7001],
+    ['talkChannelTargetings', 'DISPLAY', 'profileId', 'profileName', 501],
+    ['syncAppTargetings', 'MESSAGE', 'profileId', 'profileName', 502],
+    ['talkChannelGroupTargetings', 'MESSAGE', 'groupId', 'groupName', 9001],
+  ];
+  it.each(kinds)('%s: the id as a JSON number and as text is the same item', async (key, type, idField, nameKey, id) => {
+    const answers: unknown[] = [];
+    for (const spelled of [id, String(id)]) {
+      const answer = await create({ type, [key]: [{ [idField]: spelled, inclusionType: 'INCLUDE' }] });
+      expect(answer.status, answer.text).toBe(200);
+      answers.push(answer.json[key]);
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[0]).toEqual([expect.objectContaining({ [nameKey]: expect.stringMatching(/\S/) })]);
+  });
+
+  it('merges members that are the same as text, whatever their spelling', async () => {
+    const answer = await create({
+      customerFileTargetings: [
+        { customerFileId: 5001, inclusionType: 'INCLUDE' },
+        { customerFileId: '5001', inclusionType: 'INCLUDE' },
+        { customerFileId: '5001', inclusionType: 'EXCLUDE' },
+      ],
+      talkChannelTargetings: [
+        { profileId: '501', inclusionType: 'INCLUDE' },
+        { profileId: 501, inclusionType: 'INCLUDE' },
+      ],
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json.customerFileTargetings).toEqual([
+      { customerFileId: 5001, inclusionType: 'INCLUDE', customerFileName: 'VIP customers' },
+      { customerFileId: 5001, inclusionType: 'EXCLUDE', customerFileName: 'VIP customers' },
+    ]);
+    expect(answer.json.talkChannelTargetings).toEqual([{ profileId: '501', inclusionType: 'INCLUDE', profileName: 'Numeric channel' }]);
+  });
+
+  /** Every id that can be a number sent as one, or every id sent as text. */
+  const display = (asNumbers: boolean) => {
+    const id = (value: number) => (asNumbers ? value : String(value));
+    return {
+      customerFileTargetings: [{ customerFileId: id(5001), inclusionType: 'INCLUDE' }],
+      trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }],
+      cohortTargetings: [{ cohortId: id(7001), inclusionType: 'INCLUDE' }],
+      talkChannelTargetings: [
+        { profileId: id(501), inclusionType: 'INCLUDE' },
+        { profileId: '_brand', inclusionType: 'EXCLUDE' },
+      ],
+      syncAppTargetings: [
+        { profileId: id(502), inclusionType: 'INCLUDE' },
+        { profileId: 'app-main', inclusionType: 'EXCLUDE' },
+      ],
+    };
+  };
+  const message = (asNumbers: boolean) => ({
+    type: 'MESSAGE',
+    talkChannelGroupTargetings: [{ groupId: asNumbers ? 9001 : '9001', inclusionType: 'INCLUDE' }],
+  });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const idsOf = (body: any) => ({
+    customerFiles: body.customerFileTargetings.map((member: { customerFileId: unknown }) => member.customerFileId),
+    trackers: body.trackerTargetings.map((member: { trackId: unknown }) => member.trackId),
+    cohorts: body.cohortTargetings.map((member: { cohortId: unknown }) => member.cohortId),
+    channels: body.talkChannelTargetings.map((member: { profileId: unknown }) => member.profileId),
+    apps: body.syncAppTargetings.map((member: { profileId: unknown }) => member.profileId),
+    groups: body.talkChannelGroupTargetings.map((member: { groupId: unknown }) => member.groupId),
+  });
+  const none = { customerFiles: [], trackers: [], cohorts: [], channels: [], apps: [] };
+  const expected: Record<string, { display: ReturnType<typeof idsOf>; groups: unknown[] }> = {
+    catalog: { display: { customerFiles: [5001], trackers: ['trk-web'], cohorts: [7001], channels: ['501', '_brand'], apps: ['502', 'app-main'], groups: [] }, groups: [9001] },
+    number: { display: { customerFiles: [5001], trackers: ['trk-web'], cohorts: [7001], channels: [501, '_brand'], apps: [502, 'app-main'], groups: [] }, groups: [9001] },
+    text: { display: { customerFiles: ['5001'], trackers: ['trk-web'], cohorts: ['7001'], channels: ['501', '_brand'], apps: ['502', 'app-main'], groups: [] }, groups: ['9001'] },
+  };
+
+  it.each(Object.keys(expected))('memberIds %s: create, update and read answers spell the ids so, however the request spelled them', async (mode) => {
+    await setMemberIds(mode);
+    const want = expected[mode]!;
+    for (const asNumbers of [true, false]) {
+      const created = await create(display(asNumbers));
+      expect(created.status, created.text).toBe(200);
+      expect(idsOf(created.json)).toEqual(want.display);
+      const updated = await call('PUT', '/openapi/v4/targetings', { body: audience({ id: created.json.id, ...display(!asNumbers) }) });
+      expect(idsOf(updated.json)).toEqual(want.display);
+      expect(idsOf((await call('GET', `/openapi/v4/targetings/${created.json.id}`)).json)).toEqual(want.display);
+
+      const friends = await create(message(asNumbers));
+      expect(friends.status, friends.text).toBe(200);
+      expect(idsOf(friends.json)).toEqual({ ...none, groups: want.groups });
+      expect(idsOf((await call('GET', `/openapi/v4/targetings/${friends.json.id}`)).json)).toEqual({ ...none, groups: want.groups });
+    }
+  });
+
+  it('stores the catalogue item’s own id, so a later memberIds setting changes only the answers', async () => {
+    const created = await create(display(false));
+    const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { audiences: Array<{ id: number }> };
+    const stored = state.audiences.find((candidate) => candidate.id === created.json.id);
+    expect(idsOf({ ...stored, talkChannelGroupTargetings: [] })).toEqual(expected['catalog']!.display);
+    const read = async () => idsOf((await call('GET', `/openapi/v4/targetings/${created.json.id}`)).json);
+    await setMemberIds('number');
+    expect(await read()).toEqual(expected['number']!.display);
+    await setMemberIds('text');
+    expect(await read()).toEqual(expected['text']!.display);
+  });
+
+  it('the numeric channel and sync app of every account are its own, with digit-only ids', async () => {
+    for (const [account, channel, app] of [
+      [1234, '501', '502'],
+      [5678, '601', '602'],
+      [4321, '701', '702'],
+    ] as const) {
+      const answer = await create(
+        {
+          ageType: 'ALL',
+          ages: undefined,
+          talkChannelTargetings: [{ profileId: channel, inclusionType: 'INCLUDE' }],
+          syncAppTargetings: [{ profileId: app, inclusionType: 'INCLUDE' }],
+        },
+        account,
+      );
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.json.talkChannelTargetings[0].profileName).toBe('Numeric channel');
+      expect(answer.json.syncAppTargetings[0].profileName).toBe('Numeric app');
+    }
   });
 });

@@ -21,7 +21,17 @@ export interface AudienceContext {
   account: Account;
   now: Date;
   quirks: boolean;
+  /** Absent = 'catalog': callers that build a context themselves (the benchmark's offline fixtures) predate it. */
+  memberIds?: MemberIdSpelling;
 }
+
+/**
+ * How answers spell the ids of targeting members (wire decision §2): `catalog` as the
+ * catalogue item's own id (what a service that coerces to its own types answers), `number`
+ * every id of digits only as a JSON number, `text` every id as a JSON string.
+ */
+export const memberIdSpellings = ['catalog', 'number', 'text'] as const;
+export type MemberIdSpelling = (typeof memberIdSpellings)[number];
 
 /** A new or updated audience answers STANDBY this long, then its final status. */
 export const PROCESSING_MS = 5000;
@@ -67,15 +77,16 @@ const allowedTypes: Record<Exclude<TargetingKey, 'talkChannelGroupTargetings'>, 
   syncAppTargetings: ['DISPLAY', 'MESSAGE'],
 };
 
-type FieldKind = 'integer' | 'string' | 'retentionDays' | 'inclusionType';
+/** `id`: a member id, an opaque scalar (a positive integer or a non-empty string, wire decision §2). */
+type FieldKind = 'id' | 'string' | 'retentionDays' | 'inclusionType';
 /** Request shape of each targeting member (wire decision §2); every field is required. */
 const memberFields: Record<TargetingKey, Record<string, FieldKind>> = {
-  customerFileTargetings: { customerFileId: 'integer', inclusionType: 'inclusionType' },
-  trackerTargetings: { trackId: 'string', eventCode: 'string', retentionDays: 'retentionDays', inclusionType: 'inclusionType' },
-  cohortTargetings: { cohortId: 'integer', inclusionType: 'inclusionType' },
-  talkChannelTargetings: { profileId: 'string', inclusionType: 'inclusionType' },
-  syncAppTargetings: { profileId: 'string', inclusionType: 'inclusionType' },
-  talkChannelGroupTargetings: { groupId: 'integer', inclusionType: 'inclusionType' },
+  customerFileTargetings: { customerFileId: 'id', inclusionType: 'inclusionType' },
+  trackerTargetings: { trackId: 'id', eventCode: 'string', retentionDays: 'retentionDays', inclusionType: 'inclusionType' },
+  cohortTargetings: { cohortId: 'id', inclusionType: 'inclusionType' },
+  talkChannelTargetings: { profileId: 'id', inclusionType: 'inclusionType' },
+  syncAppTargetings: { profileId: 'id', inclusionType: 'inclusionType' },
+  talkChannelGroupTargetings: { groupId: 'id', inclusionType: 'inclusionType' },
 };
 
 interface Item {
@@ -83,37 +94,37 @@ interface Item {
   name: string;
   size: number;
   broken?: boolean;
+  eventCodes?: string[];
 }
 
-/** Rule 9: the targetable item a member refers to, within its account; and the display-name key of responses. */
-const itemLookup: Record<
-  TargetingKey,
-  { find: (t: Targetables, accountId: number, member: Record<string, unknown>) => Item | undefined; nameKey: string }
-> = {
-  customerFileTargetings: {
-    find: (t, a, m) => t.customerFiles.find((i) => i.adAccountId === a && i.id === m['customerFileId']),
-    nameKey: 'customerFileName',
-  },
-  trackerTargetings: {
-    find: (t, a, m) => t.trackers.find((i) => i.adAccountId === a && i.trackId === m['trackId']),
-    nameKey: 'trackName',
-  },
-  cohortTargetings: {
-    find: (t, a, m) => t.cohorts.find((i) => i.adAccountId === a && i.id === m['cohortId']),
-    nameKey: 'cohortName',
-  },
-  talkChannelTargetings: {
-    find: (t, a, m) => t.talkChannels.find((i) => i.adAccountId === a && i.profileId === m['profileId']),
-    nameKey: 'profileName',
-  },
-  syncAppTargetings: {
-    find: (t, a, m) => t.syncApps.find((i) => i.adAccountId === a && i.profileId === m['profileId']),
-    nameKey: 'profileName',
-  },
-  talkChannelGroupTargetings: {
-    find: (t, a, m) => t.friendGroups.find((i) => i.adAccountId === a && i.id === m['groupId']),
-    nameKey: 'groupName',
-  },
+type MemberId = number | string;
+
+/** Rule 9 for one kind of member: the member field naming the item, the item, and the display-name key of answers. */
+interface TargetingKind {
+  idField: string;
+  nameKey: string;
+  /** The account's item whose id reads as `idText`: ids match as text, so 5001 and "5001" are one item. */
+  find: (t: Targetables, accountId: number, idText: string) => { item: Item; ownId: MemberId } | undefined;
+}
+
+function targetingKind<T extends Item>(idField: string, nameKey: string, items: (t: Targetables) => T[], ownId: (item: T) => MemberId): TargetingKind {
+  return {
+    idField,
+    nameKey,
+    find: (t, accountId, idText) => {
+      const item = items(t).find((candidate) => candidate.adAccountId === accountId && String(ownId(candidate)) === idText);
+      return item && { item, ownId: ownId(item) };
+    },
+  };
+}
+
+const targetingKinds: Record<TargetingKey, TargetingKind> = {
+  customerFileTargetings: targetingKind('customerFileId', 'customerFileName', (t) => t.customerFiles, (item) => item.id),
+  trackerTargetings: targetingKind('trackId', 'trackName', (t) => t.trackers, (item) => item.trackId),
+  cohortTargetings: targetingKind('cohortId', 'cohortName', (t) => t.cohorts, (item) => item.id),
+  talkChannelTargetings: targetingKind('profileId', 'profileName', (t) => t.talkChannels, (item) => item.profileId),
+  syncAppTargetings: targetingKind('profileId', 'profileName', (t) => t.syncApps, (item) => item.profileId),
+  talkChannelGroupTargetings: targetingKind('groupId', 'groupName', (t) => t.friendGroups, (item) => item.id),
 };
 
 type Definition = Omit<StoredAudience, 'id' | 'adAccountId' | 'createdAt' | 'lastModifiedAt' | 'statusOverride'>;
@@ -304,12 +315,34 @@ export function populationScore(state: EmulatorState, audience: StoredAudience):
 }
 
 function members(state: EmulatorState, audience: StoredAudience): Array<{ member: Record<string, unknown>; item: Item | undefined }> {
-  return targetingKeys.flatMap((key) =>
-    (audience[key] as unknown as Array<Record<string, unknown>>).map((member) => ({
-      member,
-      item: itemLookup[key].find(state.targetables, audience.adAccountId, member),
-    })),
-  );
+  return targetingKeys.flatMap((key) => storedMembers(audience, key).map((member) => ({ member, item: storedItem(state, audience, key, member) })));
+}
+
+function storedMembers(audience: StoredAudience, key: TargetingKey): Array<Record<string, unknown>> {
+  return audience[key] as unknown as Array<Record<string, unknown>>;
+}
+
+function storedItem(state: EmulatorState, audience: StoredAudience, key: TargetingKey, member: Record<string, unknown>): Item | undefined {
+  const kind = targetingKinds[key];
+  return kind.find(state.targetables, audience.adAccountId, String(member[kind.idField]))?.item;
+}
+
+/** A stored member id (the catalogue item's own id) as the memberIds setting spells it in answers. */
+function spellMemberId(stored: MemberId, spelling: MemberIdSpelling): MemberId {
+  const text = String(stored);
+  switch (spelling) {
+    case 'catalog':
+      return stored;
+    case 'text':
+      return text;
+    case 'number':
+      return isDecimalInteger(text) ? Number(text) : text;
+  }
+}
+
+/** Digits only, written as JSON would write the number (no leading zero) and exact as a JSON number. */
+function isDecimalInteger(text: string): boolean {
+  return /^(0|[1-9][0-9]*)$/.test(text) && Number.isSafeInteger(Number(text));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -352,9 +385,11 @@ function detailed(ctx: AudienceContext, audience: StoredAudience, variant: 'read
     ufoBusinessTypes: [...audience.ufoBusinessTypes],
   };
   for (const key of targetingKeys) {
-    body[key] = (audience[key] as unknown as Array<Record<string, unknown>>).map((member) => ({
+    const { idField, nameKey } = targetingKinds[key];
+    body[key] = storedMembers(audience, key).map((member) => ({
       ...member,
-      [itemLookup[key].nameKey]: itemLookup[key].find(ctx.state.targetables, audience.adAccountId, member)?.name ?? '',
+      [idField]: spellMemberId(member[idField] as MemberId, ctx.memberIds ?? 'catalog'),
+      [nameKey]: storedItem(ctx.state, audience, key, member)?.name ?? '',
     }));
   }
   if (variant === 'write') body['adAccountId'] = audience.adAccountId;
@@ -393,6 +428,10 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
   if (typeof name !== 'string') throw invalid(codes.wrongType, "field 'name' must be a string");
   if (name.trim() === '' || name.length > MAX_NAME_LENGTH) {
     throw invalid(codes.badName, `field 'name' must be 1 to ${MAX_NAME_LENGTH} characters and not blank`);
+  }
+  const control = firstControlCharacter(name);
+  if (control) {
+    throw invalid(codes.badName, `field 'name' must not contain control characters (${control.codePoint} at position ${control.position})`);
   }
   const type = expectEnum(record, 'type', ['DISPLAY', 'MESSAGE']);
   const ageType = expectEnum(record, 'ageType', ['ALL', 'NOT_ALL']);
@@ -438,7 +477,7 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
     throw invalid(codes.rule7Type, 'talkChannelGroupTargetings may only be used with MESSAGE audiences (rule 7)');
   }
   for (const key of targetingKeys) {
-    targetings[key].forEach((member, index) => checkTargetable(ctx, key, index, member));
+    targetings[key] = targetings[key].map((member, index) => targetedMember(ctx, key, index, member));
   }
 
   return {
@@ -513,6 +552,7 @@ function parseCodes(record: Body, key: string, allowed: readonly string[]): stri
   return [...new Set(values as string[])];
 }
 
+/** The members as sent (fields in the table's order); duplicates, ids compared as text, merged. */
 function parseMembers(record: Body, key: TargetingKey): Array<Record<string, unknown>> {
   if (!sent(record, key)) return [];
   const fields = memberFields[key];
@@ -523,22 +563,25 @@ function parseMembers(record: Body, key: TargetingKey): Array<Record<string, unk
     for (const field of Object.keys(member)) {
       if (!Object.hasOwn(fields, field)) throw invalid(codes.unknownField, `unknown field '${path}.${field}'`);
     }
-    const canonical: Record<string, unknown> = {};
+    const ordered: Record<string, unknown> = {};
+    const asText: Record<string, unknown> = {};
     for (const [field, kind] of Object.entries(fields)) {
       const value = member[field];
       if (value === undefined || value === null) throw invalid(codes.required, `field '${path}.${field}' is required`);
       if (!fieldOk(kind, value)) throw invalid(codes.badMember, `field '${path}.${field}' ${fieldRule(kind)}`);
-      canonical[field] = value;
+      ordered[field] = value;
+      asText[field] = kind === 'id' ? String(value) : value;
     }
-    seen.set(JSON.stringify(canonical), canonical);
+    const identity = JSON.stringify(asText);
+    if (!seen.has(identity)) seen.set(identity, ordered);
   });
   return [...seen.values()];
 }
 
 function fieldOk(kind: FieldKind, value: unknown): boolean {
   switch (kind) {
-    case 'integer':
-      return isId(value);
+    case 'id':
+      return isId(value) || (typeof value === 'string' && value.length > 0);
     case 'string':
       return typeof value === 'string' && value.length > 0;
     case 'retentionDays':
@@ -550,8 +593,8 @@ function fieldOk(kind: FieldKind, value: unknown): boolean {
 
 function fieldRule(kind: FieldKind): string {
   switch (kind) {
-    case 'integer':
-      return 'must be a positive integer';
+    case 'id':
+      return 'must be a positive integer or a non-empty string';
     case 'string':
       return 'must be a non-empty string';
     case 'retentionDays':
@@ -561,17 +604,22 @@ function fieldRule(kind: FieldKind): string {
   }
 }
 
-/** Rule 9, including the tracker's event code. */
-function checkTargetable(ctx: AudienceContext, key: TargetingKey, index: number, member: Record<string, unknown>): void {
-  const item = itemLookup[key].find(ctx.state.targetables, ctx.account.id, member);
+/**
+ * Rule 9, including the tracker's event code. Answers the member as stored: its id is the
+ * item's own id, so what is stored (and answered) never depends on how the request spelled it.
+ */
+function targetedMember(ctx: AudienceContext, key: TargetingKey, index: number, member: Record<string, unknown>): Record<string, unknown> {
+  const { idField, find } = targetingKinds[key];
+  const found = find(ctx.state.targetables, ctx.account.id, String(member[idField]));
   const reference = Object.entries(member)
     .filter(([field]) => field !== 'inclusionType')
     .map(([field, value]) => `${field} ${JSON.stringify(value)}`)
     .join(', ');
-  if (!item) throw invalid(codes.rule9, `${key}[${index}]: ${reference} is not a targetable item of ad account ${ctx.account.id} (rule 9)`);
-  if (key === 'trackerTargetings' && !(item as { eventCodes?: string[] }).eventCodes?.includes(member['eventCode'] as string)) {
+  if (!found) throw invalid(codes.rule9, `${key}[${index}]: ${reference} is not a targetable item of ad account ${ctx.account.id} (rule 9)`);
+  if (key === 'trackerTargetings' && !found.item.eventCodes?.includes(member['eventCode'] as string)) {
     throw invalid(codes.rule9, `${key}[${index}]: event code ${JSON.stringify(member['eventCode'])} is not tracked by ${String(member['trackId'])} (rule 9)`);
   }
+  return { ...member, [idField]: found.ownId };
 }
 
 /** Rules 6 and 7 against the campaigns whose ad groups use (or are about to use) the audience. */
@@ -661,6 +709,19 @@ function expectEnum<T extends string>(record: Body, key: string, allowed: readon
     throw invalid(codes.badEnum, `field '${key}' must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
   }
   return value as T;
+}
+
+/** The first control character (U+0000–U+001F, U+007F–U+009F) and its position in code points, from 0. */
+function firstControlCharacter(text: string): { codePoint: string; position: number } | undefined {
+  let position = 0;
+  for (const character of text) {
+    const code = character.codePointAt(0) ?? 0;
+    if (code <= 0x1f || (code >= 0x7f && code <= 0x9f)) {
+      return { codePoint: `U+${code.toString(16).toUpperCase().padStart(4, '0')}`, position };
+    }
+    position += 1;
+  }
+  return undefined;
 }
 
 function sameSet(values: readonly string[], expected: readonly string[]): boolean {

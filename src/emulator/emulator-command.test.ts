@@ -38,6 +38,9 @@ const defaults = {
   faultKinds: '5xx,429,reset',
   faultSeed: 1,
   rateLimit: 0,
+  quotaStatus: 429,
+  quotaRetryAfter: true,
+  memberIds: 'catalog',
   quirks: false,
 };
 
@@ -96,6 +99,37 @@ describe('audiences emulator', () => {
       const bad = captureIo();
       expect(await main(['emulator', ...args], bad)).toBe(1);
       expect(bad.err.join('')).toContain(expected);
+    }
+  });
+});
+
+describe('audiences emulator: quota spelling and member ids', () => {
+  it('takes --quota-status, --no-quota-retry-after and --member-ids from the command line', async () => {
+    const io = captureIo();
+    const args = ['emulator', '--fault-rate', '1', '--fault-kinds', '429', '--quota-status', '400', '--no-quota-retry-after', '--member-ids', 'number'];
+    const running = main(args, io);
+    const url = await waitFor(() => /ADS_API_URL=(\S+)/.exec(io.out.join(''))?.[1]);
+    const settings = await (await fetch(`${url}/_emulator/faults`)).json();
+    expect(settings).toMatchObject({ quotaStatus: 400, quotaRetryAfter: false, memberIds: 'number' });
+    const response = await fetch(`${url}/openapi/v4/targetings/audiences`, {
+      headers: { authorization: 'Bearer emulator-access-token', adAccountId: '1234' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.has('retry-after')).toBe(false);
+    expect(await response.json()).toMatchObject({ code: -10, msg: 'allowed request count exceeded' });
+    process.emit('SIGINT', 'SIGINT');
+    expect(await running).toBe(0);
+  });
+
+  it('refuses a quota status or a member-id spelling it does not know', async () => {
+    for (const [args, named] of [
+      [['--quota-status', '401'], 'quota-status'],
+      [['--member-ids', 'hex'], 'member-ids'],
+    ] as const) {
+      const bad = captureIo();
+      expect(await main(['emulator', ...args], bad)).toBe(1);
+      expect(bad.err.join('')).toMatch(/^error\[USAGE\]: /);
+      expect(bad.err.join('')).toContain(named);
     }
   });
 });

@@ -118,7 +118,7 @@ describe('injected faults over HTTP', () => {
     const response = await fetch(`${emulator.url}/openapi/v4/targetings`, { method: 'POST', headers: headers(emulator), body });
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('7');
-    expect(await response.json()).toMatchObject({ code: -429, extras: { detailCode: 8001 } });
+    expect(await response.json()).toEqual({ code: -813, msg: 'too many requests', extras: { detailCode: 8001, detailMsg: 'injected fault: too many requests' } });
     await sequential(5, () => tryCreate(emulator));
     expect(await audienceCount(emulator)).toBe(0);
   });
@@ -189,5 +189,62 @@ describe('latency and rate limits', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await tryList(emulator, '5678')).toBe(200);
     expect((await faultLog(emulator)).filter((fault) => fault === 'rate-limit')).toHaveLength(1);
+  });
+});
+
+describe('quota answers in both spellings of the service', () => {
+  const listing = (emulator: RunningEmulator) => fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: headers(emulator) });
+  const put = (emulator: RunningEmulator, settings: unknown) => fetch(`${emulator.url}/_emulator/faults`, { method: 'PUT', body: JSON.stringify(settings) });
+  const asQuota400 = { code: -10, msg: 'allowed request count exceeded', extras: { detailCode: 8001, detailMsg: expect.any(String) } };
+
+  it('answers 400 with code -10 when quotaStatus is 400, for the rate limit and the injected 429 alike', async () => {
+    const limited = await start({ rateLimitPerSecond: 1, quotaStatus: 400 });
+    expect(await tryList(limited)).toBe(200);
+    const refused = await listing(limited);
+    expect(refused.status).toBe(400);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toEqual(asQuota400);
+
+    const injected = await start({ faultRate: 1, faultKinds: ['429'], retryAfterSeconds: 4, quotaStatus: 400 });
+    const answer = await listing(injected);
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('retry-after')).toBe('4');
+    expect(await answer.json()).toEqual(asQuota400);
+  });
+
+  it('leaves Retry-After out when quotaRetryAfter is false, in either spelling', async () => {
+    const emulator = await start({ faultRate: 1, faultKinds: ['429'], quotaRetryAfter: false });
+    const spelled429 = await listing(emulator);
+    expect(spelled429.status).toBe(429);
+    expect(spelled429.headers.has('retry-after')).toBe(false);
+    expect(await spelled429.json()).toMatchObject({ code: -813, extras: { detailCode: 8001 } });
+    await put(emulator, { quotaStatus: 400 });
+    const spelled400 = await listing(emulator);
+    expect(spelled400.status).toBe(400);
+    expect(spelled400.headers.has('retry-after')).toBe(false);
+
+    const limited = await start({ rateLimitPerSecond: 1, quotaRetryAfter: false });
+    await tryList(limited);
+    const refused = await listing(limited);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.has('retry-after')).toBe(false);
+  });
+
+  it('changes the spelling at run time, reads it back, refuses bad values and resets to the start options', async () => {
+    const emulator = await start({ faultRate: 1, faultKinds: ['429'] });
+    const changed = await put(emulator, { quotaStatus: 400, quotaRetryAfter: false, memberIds: 'text' });
+    expect(await changed.json()).toMatchObject({ quotaStatus: 400, quotaRetryAfter: false, memberIds: 'text' });
+    expect(await (await fetch(`${emulator.url}/_emulator/faults`)).json()).toMatchObject({ quotaStatus: 400, quotaRetryAfter: false, memberIds: 'text' });
+    expect((await listing(emulator)).status).toBe(400);
+    for (const bad of [{ quotaStatus: 401 }, { quotaStatus: '429' }, { quotaRetryAfter: 'no' }, { memberIds: 'hex' }]) {
+      const refused = await put(emulator, bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+      expect(((await refused.json()) as { extras: { detailMsg: string } }).extras.detailMsg).toContain(Object.keys(bad)[0]);
+    }
+    await fetch(`${emulator.url}/_emulator/reset`, { method: 'POST' });
+    expect(await (await fetch(`${emulator.url}/_emulator/faults`)).json()).toMatchObject({ quotaStatus: 429, quotaRetryAfter: true, memberIds: 'catalog' });
+    const after = await listing(emulator);
+    expect(after.status).toBe(429);
+    expect(after.headers.get('retry-after')).toBe('1');
   });
 });

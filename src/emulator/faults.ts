@@ -1,8 +1,14 @@
 /**
- * Latency, injected faults and the per-account rate limit. Every random choice comes from a
- * seeded PRNG, so a given seed and request order always give the same fault sequence; jitter
- * has its own stream so changing the latency does not change which requests fail.
+ * Latency, injected faults, the per-account rate limit and the other settings a test may
+ * change at run time (how quota answers and member ids are spelled). Every random choice comes
+ * from a seeded PRNG, so a given seed and request order always give the same fault sequence;
+ * jitter has its own stream so changing the latency does not change which requests fail.
  */
+import { memberIdSpellings } from './audiences.js';
+import type { MemberIdSpelling } from './audiences.js';
+import { quotaStatuses } from './http-error.js';
+import type { QuotaStatus } from './http-error.js';
+
 export type FaultKind = '5xx' | '429' | 'reset';
 
 export interface FaultSettings {
@@ -14,6 +20,12 @@ export interface FaultSettings {
   retryAfterSeconds: number;
   /** Requests per second per ad account; 0 = unlimited. */
   rateLimitPerSecond: number;
+  /** The status of a rate-limited or injected-429 answer: the real service uses both spellings. */
+  quotaStatus: QuotaStatus;
+  /** Whether that answer carries Retry-After (the real service does not always send it). */
+  quotaRetryAfter: boolean;
+  /** How answers spell the ids of targeting members (wire decision §2). */
+  memberIds: MemberIdSpelling;
 }
 
 /**
@@ -35,6 +47,9 @@ export const defaultFaultSettings: FaultSettings = {
   seed: 1,
   retryAfterSeconds: 1,
   rateLimitPerSecond: 0,
+  quotaStatus: 429,
+  quotaRetryAfter: true,
+  memberIds: 'catalog',
 };
 
 /** mulberry32: small, fast and good enough to spread faults; the same seed gives the same stream. */
@@ -126,6 +141,18 @@ export function parseFaultPatch(body: unknown): Partial<FaultSettings> | string 
           return 'faultKinds must be an array of "5xx", "429", "reset"';
         }
         patch.faultKinds = value as FaultKind[];
+        break;
+      case 'quotaStatus':
+        if (!quotaStatuses.includes(value as QuotaStatus)) return `quotaStatus must be one of ${quotaStatuses.join(', ')}`;
+        patch.quotaStatus = value as QuotaStatus;
+        break;
+      case 'quotaRetryAfter':
+        if (typeof value !== 'boolean') return 'quotaRetryAfter must be true or false';
+        patch.quotaRetryAfter = value;
+        break;
+      case 'memberIds':
+        if (!memberIdSpellings.includes(value as MemberIdSpelling)) return `memberIds must be one of ${memberIdSpellings.map((v) => `"${v}"`).join(', ')}`;
+        patch.memberIds = value as MemberIdSpelling;
         break;
       default:
         return `unknown field '${key}'`;

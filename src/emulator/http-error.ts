@@ -98,3 +98,17 @@ const statusMessages: Record<number, string> = {
 export function failure(status: number, detailCode: number, detailMsg: string): EmulatorError {
   return new EmulatorError(status, { code: -status, msg: statusMessages[status] ?? 'error', extras: { detailCode, detailMsg } });
 }
+
+/** The two statuses the real service answers a quota excess with. */
+export const quotaStatuses = [429, 400] as const;
+export type QuotaStatus = (typeof quotaStatuses)[number];
+
+/**
+ * A quota excess (rate limit or injected 429) as the real service spells it: 429 with code
+ * -813, or 400 with code -10 "allowed request count exceeded" (wire decision §1). Both carry
+ * detail code 8001, so a test can tell them from any other 400.
+ */
+export function quotaExceeded(status: QuotaStatus, detailMsg: string): EmulatorError {
+  const head = status === 429 ? { code: -813, msg: 'too many requests' } : { code: -10, msg: 'allowed request count exceeded' };
+  return new EmulatorError(status, { ...head, extras: { detailCode: detailCodes.rateLimited, detailMsg } });
+}

@@ -59,7 +59,9 @@ export function seedState(): EmulatorState {
 /**
  * The same catalogue for every account, with ids offset per account (offset 0 for the demo
  * account: customer files 5001–5003, cohorts 7001–7002, friend groups 9001–9002, …), so an
- * item of one account is not targetable from another (rule 9).
+ * item of one account is not targetable from another (rule 9). One channel and one sync app
+ * have profile ids of digits only (501, 502), offset like the numeric ids, so that answers
+ * spelling every digit-only id as a number (memberIds "number") can be tried end to end.
  *
  * Items under 1,000 people (Pilot list, New landing pixel, Video completers, New friends this
  * week) make an audience SEED_NOT_ENOUGH when INCLUDEd; broken ones (Expired upload, Retired
@@ -86,8 +88,12 @@ function targetablesFor(adAccountId: number, offset: number): Targetables {
     talkChannels: [
       { adAccountId, profileId: `_brand${suffix}`, name: 'Brand channel', size: 1_500_000 },
       { adAccountId, profileId: `_shop${suffix}`, name: 'Shop channel', size: 60_000 },
+      { adAccountId, profileId: String(n(500, 1)), name: 'Numeric channel', size: 25_000 },
     ],
-    syncApps: [{ adAccountId, profileId: `app-main${suffix}`, name: 'Shopping app', size: 300_000 }],
+    syncApps: [
+      { adAccountId, profileId: `app-main${suffix}`, name: 'Shopping app', size: 300_000 },
+      { adAccountId, profileId: String(n(500, 2)), name: 'Numeric app', size: 80_000 },
+    ],
     friendGroups: [
       { adAccountId, id: n(9000, 1), name: 'Channel VIP friends', size: 40_000 },
       { adAccountId, id: n(9000, 2), name: 'New friends this week', size: 150 },

@@ -22,11 +22,12 @@ import {
   unlinkAdGroup,
   updateAudience,
 } from './audiences.js';
-import type { AudienceContext } from './audiences.js';
+import type { AudienceContext, MemberIdSpelling } from './audiences.js';
 import { lookupCompany } from './company.js';
 import { createFaults, defaultFaultSettings, parseFaultPatch } from './faults.js';
 import type { FaultDecision, FaultKind, FaultSettings } from './faults.js';
-import { EmulatorError, detailCodes as codes, failure, invalid } from './http-error.js';
+import { EmulatorError, detailCodes as codes, failure, invalid, quotaExceeded } from './http-error.js';
+import type { QuotaStatus } from './http-error.js';
 import { createImagegen } from './imagegen.js';
 import { seedState } from './seed.js';
 import { openStore } from './store.js';
@@ -46,8 +47,14 @@ export interface EmulatorOptions {
   faultKinds?: FaultKind[];
   faultSeed?: number;
   retryAfterSeconds?: number;
-  /** Per ad account; 429 with Retry-After beyond it. */
+  /** Per ad account; a quota answer beyond it. */
   rateLimitPerSecond?: number;
+  /** A quota answer is 429 (code -813) or 400 (code -10). */
+  quotaStatus?: QuotaStatus;
+  /** Whether a quota answer carries Retry-After. */
+  quotaRetryAfter?: boolean;
+  /** How answers spell targeting member ids (wire decision §2). */
+  memberIds?: MemberIdSpelling;
   /** Answer with the spec examples' quirks (wire decision §5). */
   quirks?: boolean;
   /** Injectable clock: dates, URL expiry, audience status. */
@@ -116,6 +123,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     seed: options.faultSeed ?? defaultFaultSettings.seed,
     retryAfterSeconds: options.retryAfterSeconds ?? defaultFaultSettings.retryAfterSeconds,
     rateLimitPerSecond: options.rateLimitPerSecond ?? defaultFaultSettings.rateLimitPerSecond,
+    quotaStatus: options.quotaStatus ?? defaultFaultSettings.quotaStatus,
+    quotaRetryAfter: options.quotaRetryAfter ?? defaultFaultSettings.quotaRetryAfter,
+    memberIds: options.memberIds ?? defaultFaultSettings.memberIds,
   };
   const store = await openStore(options.statePath, seedState);
   let faults = createFaults(initialFaults);
@@ -124,7 +134,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   let url = '';
   const imagegen = createImagegen({ baseUrl: () => url, now: () => now().getTime() });
 
-  const context = (account: Account): AudienceContext => ({ state: store.state, account, now: now(), quirks });
+  const context = (account: Account): AudienceContext => ({
+    state: store.state,
+    account,
+    now: now(),
+    quirks,
+    memberIds: faults.settings.memberIds,
+  });
 
   const authorizeAds = (headers: IncomingHttpHeaders): Account => {
     const token = credential(headers, 'Bearer');
@@ -326,11 +342,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const wait = faults.admit(rateKey(call.headers), performance.now());
     if (wait !== undefined) {
       faultName = 'rate-limit';
-      reply = retryLater(wait, 'the request rate limit of this ad account is exceeded');
+      reply = quotaReply(faults.settings, wait, 'the request rate limit of this ad account is exceeded');
     } else {
       const fault = faults.decide();
       faultName = describeFault(fault);
-      if (fault.kind === '429') reply = retryLater(faults.settings.retryAfterSeconds, 'injected fault: too many requests');
+      if (fault.kind === '429') reply = quotaReply(faults.settings, faults.settings.retryAfterSeconds, 'injected fault: too many requests');
       else if (fault.kind !== 'none' && fault.when === 'before') reply = faultReply(fault);
       else {
         reply = await serve(call);
@@ -404,8 +420,10 @@ function errorReply(error: unknown): Reply {
   return { status: 500, json: failure(500, codes.internal, `emulator failure: ${message}`).body };
 }
 
-function retryLater(seconds: number, message: string): Reply {
-  return { ...errorReply(failure(429, codes.rateLimited, message)), headers: { 'Retry-After': String(seconds) } };
+/** A quota excess, spelled as the settings say; Retry-After only when they ask for it. */
+function quotaReply(settings: Pick<FaultSettings, 'quotaStatus' | 'quotaRetryAfter'>, seconds: number, message: string): Reply {
+  const reply = errorReply(quotaExceeded(settings.quotaStatus, message));
+  return settings.quotaRetryAfter ? { ...reply, headers: { 'Retry-After': String(seconds) } } : reply;
 }
 
 function faultReply(fault: Exclude<FaultDecision, { kind: 'none' } | { kind: '429' }>): Reply {

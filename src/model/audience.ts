@@ -40,7 +40,7 @@ export const PROVINCES: Readonly<Record<string, string>> = {
 };
 export const OVERSEAS_PROVINCE = 'Z';
 
-/** A region: compared by its `value` code only; the names are for display. */
+/** A region: compared by its `value` code only; the names are sent as written and shown, never compared. */
 export interface Region {
   value: string;
   description?: string;
@@ -49,7 +49,11 @@ export interface Region {
   depth3Name?: string;
 }
 
-/** A member of a targeting set, with the service's field names (e.g. `{cohortId, inclusionType}`). */
+/**
+ * A member of a targeting set, with the service's field names (e.g. `{cohortId, inclusionType}`).
+ * Its id is opaque: the spec does not show its type, so a number and a text are both taken and
+ * compared as text (see `memberMatches`).
+ */
 export type TargetingMember = JsonObject;
 
 export const REGION_FIELDS = ['locations', 'depth2Locations', 'depth3Locations'] as const;
@@ -153,7 +157,7 @@ export const CRITERIA_BY_TYPE: Readonly<Record<AudienceType, readonly Definition
   MESSAGE: ['ufoInterests', 'ufoBusinessTypes', ...REGION_FIELDS, 'talkChannelGroupTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings'],
 };
 
-/** The fields that identify a member of each targeting set (used to show and match members). */
+/** The fields that identify a member of each targeting set (used to show, order and match members). */
 export const TARGETING_MEMBER_KEYS: Readonly<Record<TargetingField, readonly string[]>> = {
   customerFileTargetings: ['customerFileId'],
   trackerTargetings: ['trackId', 'eventCode'],
@@ -163,7 +167,10 @@ export const TARGETING_MEMBER_KEYS: Readonly<Record<TargetingField, readonly str
   talkChannelGroupTargetings: ['groupId'],
 };
 
-/** The fields a request accepts in each targeting member; the service adds display names (e.g. `cohortName`) in answers. */
+/**
+ * The fields of each targeting member: what a file must declare, a request sends and a plan
+ * compares. The service adds display names (e.g. `cohortName`) in answers, never compared.
+ */
 export const TARGETING_REQUEST_FIELDS: Readonly<Record<TargetingField, readonly string[]>> = {
   customerFileTargetings: ['customerFileId', 'inclusionType'],
   trackerTargetings: ['trackId', 'eventCode', 'retentionDays', 'inclusionType'],

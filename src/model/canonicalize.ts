@@ -3,18 +3,20 @@ import {
   REGION_FIELDS,
   TARGETING_FIELDS,
   TARGETING_MEMBER_KEYS,
+  TARGETING_REQUEST_FIELDS,
   type AudienceDefinition,
   type LocationType,
   type Region,
   type TargetingField,
   type TargetingMember,
 } from './audience.js';
-import { jsonEqual, stableStringify, type JsonValue } from './json.js';
+import { stableStringify, type JsonValue } from './json.js';
 
 /**
  * The one shape both sides reduce to before they are compared: sets sorted and without
  * duplicates (the service stores sets), regions ordered and deduplicated by code, members
- * ordered by their identifying fields. Canonicalising twice changes nothing.
+ * ordered by their identifying fields and deduplicated as text. Canonicalising twice changes
+ * nothing; the values keep the types they were written in (what is sent is what was written).
  */
 export function canonicalizeDefinition<T extends Partial<AudienceDefinition>>(definition: T): T {
   const out: Partial<AudienceDefinition> = { ...definition };
@@ -44,15 +46,36 @@ export function canonicalizeMembers(field: TargetingField, members: TargetingMem
   const unique = new Map<string, TargetingMember>();
   for (const member of members) {
     const sorted = sortKeys(member);
-    unique.set(stableStringify(sorted), sorted);
+    unique.set(memberText(sorted), sorted);
   }
-  const sortKey = (member: TargetingMember): string => stableStringify(keys.map((key) => member[key] ?? null)) + stableStringify(member);
+  const sortKey = (member: TargetingMember): string => JSON.stringify(keys.map((key) => fieldText(member[key]) ?? '')) + memberText(member);
   return [...unique.values()].sort((a, b) => compareText(sortKey(a), sortKey(b)));
 }
 
-/** A declared member matches a live one when every field the user declared is equal. */
-export function memberMatches(declared: TargetingMember, live: TargetingMember): boolean {
-  return Object.entries(declared).every(([field, value]) => field in live && jsonEqual(value, live[field] as JsonValue));
+/**
+ * A desired member is a live one when their identifying fields are equal as text (ids are
+ * opaque: 5001 and "5001" are one id), and so is every other field a request sends that the
+ * answer shows: the spec does not show the members' fields, and one the service leaves out
+ * of its answers cannot be compared. Display names the service adds are never compared.
+ */
+export function memberMatches(field: TargetingField, desired: TargetingMember, live: TargetingMember): boolean {
+  const keys = TARGETING_MEMBER_KEYS[field];
+  return TARGETING_REQUEST_FIELDS[field].every((name) => {
+    const want = fieldText(desired[name]);
+    const have = fieldText(live[name]);
+    return have === undefined ? !keys.includes(name) : want === have;
+  });
+}
+
+/** A member's field as text, the form it compares in; undefined when absent or null. */
+function fieldText(value: JsonValue | undefined): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'object' ? stableStringify(value) : String(value);
+}
+
+/** A member as text, each field compared as text: two spellings of one member are one. */
+function memberText(member: TargetingMember): string {
+  return stableStringify(Object.fromEntries(Object.entries(member).map(([key, value]) => [key, fieldText(value) ?? null])));
 }
 
 /** The service does not return locationType: a live audience with any region is AREA. */

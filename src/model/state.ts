@@ -1,16 +1,21 @@
-import type { AudienceDefinition, AudienceStatus, AudienceType } from './audience.js';
+import type { AudienceDefinition, AudienceType, DefinitionField } from './audience.js';
 import type { DesiredBusiness } from './business.js';
 import type { Company } from './company.js';
 import type { DesiredImage, ImageState } from './images.js';
 
-/** One audience as the user declared it: only the declared fields take part in a plan. */
+/**
+ * One audience as the user declared it. Its definition is whole: a field the file leaves out
+ * is its empty value, and every field takes part in the plan.
+ */
 export interface DesiredAudience {
   /** Our identity: the name, unique in the file. */
   key: string;
   /** The service's id, when the file pins it (a pinned id with a new name is a rename). */
   id?: number;
-  /** The declared fields, shorthands expanded (e.g. `ageType: ALL` implies `ages: []`). */
-  declared: Partial<AudienceDefinition> & Pick<AudienceDefinition, 'name' | 'type'>;
+  /** The whole definition, shorthands expanded (`ages: [20]` implies `ageType: NOT_ALL`), sent as written. */
+  definition: AudienceDefinition;
+  /** The sets the file leaves out (so they are empty): a plan that empties one says why. */
+  omitted: DefinitionField[];
   /** The exact set of ad groups allowed to use the audience, when declared. */
   adGroups?: number[];
   /** Never deleted or unlinked. */
@@ -36,7 +41,8 @@ export interface DesiredState {
 export interface LiveAudienceSummary {
   id: number;
   name: string;
-  audienceStatus: AudienceStatus;
+  /** One of AUDIENCE_STATUSES, or whatever else the service answers (only shown and warned about). */
+  audienceStatus: string;
   type: AudienceType;
   createdDate: string;
   lastModifiedDate: string;
@@ -71,6 +77,11 @@ export interface LiveState {
   details: Record<string, LiveAudience>;
   /** Ad groups using an audience, by audience id, for the audiences whose links were read. */
   links: Record<string, AdGroupLink[]>;
+  /**
+   * Audiences whose full read had a field the plan needs in a shape it cannot use, by id:
+   * what was wrong. They are planned as errors; the other audiences are planned as usual.
+   */
+  unreadable?: Record<string, string>;
   /** The business the lookup found for the declared number (null: none), when the file declares one. */
   business?: Company | null;
   /** The local images and their lock, when the file declares images or a lock exists. */

@@ -207,7 +207,7 @@ async function updatedSinceRead(plan: Plan, audiences: LiveAudienceSummary[], cl
   const updates = plan.changes.filter((change): change is AudienceUpdate => change.action === 'update' && sameDate.has(change.id));
   const reads = await startInTurns(updates, (change) => client.read(change.id));
   return updates.flatMap((change, index) => {
-    const fields = diffDefinition(change.before, (reads[index] as LiveAudience).definition).fields.map((field) => field.field);
+    const fields = diffDefinition(change.before, (reads[index] as LiveAudience).definition).map((field) => field.field);
     return fields.length === 0 ? [] : [`audience "${change.name}" (id ${change.id}) was modified since the plan read it (${fields.join(', ')} changed)`];
   });
 }
@@ -252,7 +252,7 @@ export async function applyAndVerify(
 
 /** The fields of `sent` that the audience the service holds does not have as sent. */
 function differingFields(sent: AudienceDefinition, live: LiveAudience): string[] {
-  return diffDefinition(sent, live.definition).fields.map((field) => field.field);
+  return diffDefinition(sent, live.definition).map((field) => field.field);
 }
 
 /**

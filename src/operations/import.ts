@@ -3,7 +3,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AudienceClient } from '../api/audiences.js';
 import { startInTurns } from '../api/in-turns.js';
-import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig } from '../config/index.js';
+import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig, type ConfigIssue } from '../config/index.js';
 import { AppError } from '../errors.js';
 import { writeFileAtomically } from './files.js';
 import { nameMatcher, type LiveAudience, type LiveAudienceSummary } from '../model/index.js';
@@ -20,8 +20,16 @@ export interface ImportRequest {
 export interface ImportResult {
   text: string;
   imported: number;
-  /** Audiences left out because another audience has their name (a file's names are unique). */
-  skipped: LiveAudienceSummary[];
+  /**
+   * Audiences left out, and why: another audience has their name (a file's names are unique),
+   * or a file cannot hold their entry (a name with a control character, say).
+   */
+  skipped: SkippedAudience[];
+}
+
+export interface SkippedAudience {
+  audience: LiveAudienceSummary;
+  reason: string;
 }
 
 /**
@@ -36,13 +44,25 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   const matches = request.names.length > 0 ? nameMatcher(request.names) : () => true;
   const listed = (await client.list()).filter((summary) => matches(summary.name)).sort((a, b) => a.id - b.id);
   const { kept, skipped } = firstOfEachName(listed);
-  const audiences: LiveAudience[] = await startInTurns(kept, (summary) => client.read(summary.id));
-  audiences.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const read: LiveAudience[] = await startInTurns(kept, (summary) => client.read(summary.id));
+  read.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
-  const schemaFile = fileURLToPath(AUDIENCES_SCHEMA_URL);
-  const notes = skipped.map((summary) => `Not imported: "${summary.name}" (id ${summary.id}) has the name of another audience; rename it in the ad manager to manage it.`);
-  const text = renderDesiredFile({ adAccountId: request.adAccountId, audiences, schemaRef: relative(target ? dirname(target) : cwd, schemaFile), notes });
-  const check = validateConfig(text, request.out ?? '(import)');
+  const schemaRef = relative(target ? dirname(target) : cwd, fileURLToPath(AUDIENCES_SCHEMA_URL));
+  const render = (audiences: LiveAudience[], left: SkippedAudience[]) => {
+    const notes = left.map(({ audience, reason }) => `Not imported: ${JSON.stringify(audience.name)} (id ${audience.id}): ${reason}; rename it in the ad manager to manage it.`);
+    const text = renderDesiredFile({ adAccountId: request.adAccountId, audiences, schemaRef, notes });
+    return { text, check: validateConfig(text, request.out ?? '(import)') };
+  };
+  // The service may hold what a file cannot (a name with a line break, say): such an audience
+  // is left out with a note, like a repeated name, rather than failing the whole import.
+  let audiences = read;
+  let { text, check } = render(audiences, skipped);
+  if (!check.ok) {
+    const unfit = unfitEntries(check.issues);
+    skipped.push(...audiences.flatMap((audience, index) => (unfit.has(index) ? [{ audience, reason: `a file cannot hold it (${unfit.get(index)})` }] : [])));
+    audiences = audiences.filter((_, index) => !unfit.has(index));
+    ({ text, check } = render(audiences, skipped));
+  }
   if (!check.ok) {
     throw new AppError({ code: 'IMPORT_INVALID', source: 'internal', summary: 'the imported file would not be valid', detail: check.issues.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`).join('\n') });
   }
@@ -50,12 +70,23 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   return { text, imported: audiences.length, skipped };
 }
 
-function firstOfEachName(summaries: LiveAudienceSummary[]): { kept: LiveAudienceSummary[]; skipped: LiveAudienceSummary[] } {
+/** The audiences of a rendered file that have problems, by index: the first problem of each, without its place. */
+function unfitEntries(issues: ConfigIssue[]): Map<number, string> {
+  const unfit = new Map<number, string>();
+  for (const issue of issues) {
+    const index = /^\/audiences\/(\d+)(\/|$)/.exec(issue.pointer)?.[1];
+    if (index !== undefined && !unfit.has(Number(index))) unfit.set(Number(index), issue.message.replace(/^audiences\[\d+\]\.?/, '').replace(/^: /, ''));
+  }
+  return unfit;
+}
+
+function firstOfEachName(summaries: LiveAudienceSummary[]): { kept: LiveAudienceSummary[]; skipped: SkippedAudience[] } {
   const seen = new Set<string>();
   const kept: LiveAudienceSummary[] = [];
-  const skipped: LiveAudienceSummary[] = [];
+  const skipped: SkippedAudience[] = [];
   for (const summary of summaries) {
-    (seen.has(summary.name) ? skipped : kept).push(summary);
+    if (seen.has(summary.name)) skipped.push({ audience: summary, reason: 'another audience has its name' });
+    else kept.push(summary);
     seen.add(summary.name);
   }
   return { kept, skipped };

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { adGroupLink, desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
 import { watchUnhandledRejections } from '../../test/helpers/unhandled.js';
+import { ApiError } from '../api/api-error.js';
 import type { AdGroupLink, LiveAudience } from '../model/index.js';
 import { readLiveState, type AccountReader } from './plan.js';
+
+/** What the transport throws for a 2xx whose body lacks what the client needs. */
+function unusableAnswer(id: number): ApiError {
+  return new ApiError({ service: 'audience', method: 'GET', path: `/openapi/v4/targetings/${id}`, kind: 'invalid-response', status: 200, reason: 'not an AudienceDetail: ages[0] must be equal to one of the allowed values', ambiguous: false, attempts: 1 });
+}
 
 /** Each request settles only when the test says so; `events` records starts and answers in order. */
 function scriptedReader(audiences: LiveAudience[], links: Record<number, AdGroupLink[]> = {}) {
@@ -27,6 +33,7 @@ function scriptedReader(audiences: LiveAudience[], links: Record<number, AdGroup
     read: (id) =>
       held(`read ${id}`, () => {
         if (id === 13) throw new Error('read of 13 failed');
+        if (id === 77) throw unusableAnswer(id);
         return live.details[String(id)]!;
       }),
     adGroups: (id) =>
@@ -61,9 +68,10 @@ describe('readLiveState', () => {
     // The ad groups of the changed audience are asked for (and answered) while read 2 is still out.
     await settle('links 1');
     expect(events).not.toContain('answer read 2');
-    for (const name of ['read 2', 'read 3', 'links 3', 'links 4']) await settle(name);
+    for (const name of ['read 2', 'read 3', 'read 4', 'links 3', 'links 4']) await settle(name);
     const live = await reading;
-    expect(Object.keys(live.details).sort()).toEqual(['1', '2', '3']);
+    // The audience prune deletes is read too: the plan shows its whole definition.
+    expect(Object.keys(live.details).sort()).toEqual(['1', '2', '3', '4']);
     // Known from the list: declared ad groups (3) and the audience prune deletes (4); from its read: the changed one (1).
     expect(live.links).toEqual({ 1: [adGroupLink(5)], 3: [adGroupLink(7)], 4: [adGroupLink(8)] });
     expect(events.filter((event) => event.startsWith('start links')).sort()).toEqual(['start links 1', 'start links 3', 'start links 4']);
@@ -79,6 +87,19 @@ describe('readLiveState', () => {
     await settle('read 2');
     await expect(reading).rejects.toThrow('links of 666 failed');
     expect(unhandled).toEqual([]);
+  });
+
+  it("keeps an answer in a shape the plan cannot use as that audience's problem, and reads the others", async () => {
+    const desired = desiredState([desiredAudience({ name: 'odd', genders: ['F'] }), desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] })]);
+    const { reader, events, settle } = scriptedReader([liveAudience(77, { name: 'odd' }), liveAudience(2, { name: 'changed' })]);
+    const reading = readLiveState(desired, reader);
+    await settle('read 77');
+    await settle('read 2');
+    await settle('links 2');
+    const live = await reading;
+    expect(Object.keys(live.details)).toEqual(['2']);
+    expect(live.unreadable).toEqual({ 77: unusableAnswer(77).summary });
+    expect(events).not.toContain('start links 77');
   });
 
   it('starts no link read after a read has failed', async () => {

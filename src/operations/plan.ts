@@ -8,6 +8,7 @@ import { validateFiles } from './validate.js';
 import { ConfigError } from '../config/index.js';
 import { AppError } from '../errors.js';
 import type { AdGroupLink, Company, DesiredState, ImageState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
+import { isApiError } from '../api/api-error.js';
 import { startInTurns } from '../api/in-turns.js';
 import { readImageState } from './images.js';
 import { planAccount, neededReads, type Plan, type PlanOptions } from '../plan/index.js';
@@ -97,21 +98,31 @@ export async function readLiveState(desired: DesiredState, reader: AccountReader
   needed.linkIds.forEach(readLinks);
   // An audience about to change needs its ad groups: they are read as soon as its read shows
   // the change, while the other reads are still in flight.
-  const details = await readAll(needed.detailIds, async (id) => {
-    const detail = await reader.read(id);
-    if (needed.needsLinks(id, detail)) readLinks(id);
-    return detail;
+  const unreadable: Record<string, string> = {};
+  const reads = await startInTurns(needed.detailIds, async (id) => {
+    try {
+      const detail = await reader.read(id);
+      if (needed.needsLinks(id, detail)) readLinks(id);
+      return detail;
+    } catch (error) {
+      // One audience answered in a shape the plan cannot use stops only its own plan.
+      if (!isApiError(error) || error.kind !== 'invalid-response') throw error;
+      unreadable[String(id)] = error.summary;
+      return undefined;
+    }
   }).catch((error: unknown) => {
     // The plan has failed: the reads still in flight start no more link reads.
     failed = true;
     throw error;
   });
   await Promise.all(linkReads);
+  const details = Object.fromEntries(needed.detailIds.flatMap((id, index) => (reads[index] ? [[String(id), reads[index]]] : [])));
   return {
     adAccountId: desired.adAccountId,
     audiences,
     details,
     links,
+    ...(Object.keys(unreadable).length > 0 ? { unreadable } : {}),
     ...(business === undefined ? {} : { business }),
     ...(context.images ? { images: context.images } : {}),
   };
@@ -121,11 +132,6 @@ export async function readLiveState(desired: DesiredState, reader: AccountReader
 function lookupBusiness(bizNum: string, business: BusinessLookup | undefined): Promise<Company | null> {
   if (!business) throw new Error('readLiveState: the file declares a business, but no business lookup was given');
   return business.lookup(bizNum);
-}
-
-async function readAll<T>(ids: number[], read: (id: number) => Promise<T>): Promise<Record<string, T>> {
-  const values = await startInTurns(ids, read);
-  return Object.fromEntries(ids.map((id, index) => [String(id), values[index] as T]));
 }
 
 /** One plan as itself; several (one per file) as an array, in every format. */

@@ -1,66 +1,98 @@
 import { describe, expect, it } from 'vitest';
-import { definition, desiredAudience } from '../../test/helpers/builders.js';
+import { definition } from '../../test/helpers/builders.js';
 import { diffDefinition } from './diff.js';
+
+const fieldsOf = (desired: ReturnType<typeof definition>, live: ReturnType<typeof definition>) => diffDefinition(desired, live).map((change) => change.field);
 
 describe('diffDefinition', () => {
   it('answers the same two definitions again from the first diff, and diffs anew against another live one', () => {
-    const declared = desiredAudience({ name: 'audience', genders: ['F'] }).declared;
-    const same = definition({ genderType: 'NOT_ALL', genders: ['F'] });
-    const other = definition({ genderType: 'NOT_ALL', genders: ['M'] });
-    const first = diffDefinition(declared, other);
-    expect(first.fields.map((change) => change.field)).toEqual(['genders']);
-    expect(diffDefinition(declared, other)).toBe(first);
-    expect(diffDefinition(declared, same).fields).toEqual([]);
-    expect(diffDefinition(declared, other)).toEqual(first);
+    const desired = definition({ genders: ['F'] });
+    const same = definition({ genders: ['F'] });
+    const other = definition({ genders: ['M'] });
+    const first = diffDefinition(desired, other);
+    expect(first.map((change) => change.field)).toEqual(['genders']);
+    expect(diffDefinition(desired, other)).toBe(first);
+    expect(diffDefinition(desired, same)).toEqual([]);
+    expect(diffDefinition(desired, other)).toEqual(first);
   });
 
-  it('pairs targeting members so that each declared member finds a live one when possible', () => {
-    // First-fit would give the live 30-day member to the member that declares only
-    // inclusionType, leave the 30-day declaration unmatched and never converge.
+  it('compares every field: a set the desired definition leaves empty is removed from the live audience', () => {
+    const customerFile = { customerFileId: 41, inclusionType: 'INCLUDE', customerFileName: 'Members' };
+    const live = definition({ ages: ['20'], ufoInterests: ['MUSIC'], customerFileTargetings: [customerFile] });
+    expect(diffDefinition(definition({ ages: ['20'] }), live)).toEqual([
+      { field: 'ufoInterests', before: ['MUSIC'], after: [], added: [], removed: ['MUSIC'] },
+      { field: 'customerFileTargetings', before: [customerFile], after: [], added: [], removed: [customerFile] },
+    ]);
+  });
+
+  it('narrows from provinces to a district in one diff: the location lists of every depth count', () => {
+    const live = definition({ locations: [{ value: 'C', description: 'South Gyeongsang' }, { value: 'H', description: 'Busan' }] });
+    const changes = diffDefinition(definition({ depth2Locations: [{ value: 'H01' }] }), live);
+    expect(changes.map((change) => [change.field, change.added, change.removed])).toEqual([
+      ['locations', [], [{ value: 'C', description: 'South Gyeongsang' }, { value: 'H', description: 'Busan' }]],
+      ['depth2Locations', [{ value: 'H01' }], []],
+    ]);
+  });
+
+  it('compares regions by code: the names the service answers never differ', () => {
+    const live = definition({ locations: [{ value: 'I', description: 'Seoul', depth1Name: 'Seoul' }] });
+    expect(diffDefinition(definition({ locations: [{ value: 'I', description: '서울특별시' }] }), live)).toEqual([]);
+  });
+
+  it('compares member ids as text and ignores the display names the service adds', () => {
+    const live = definition({ talkChannelTargetings: [{ profileId: 501, inclusionType: 'INCLUDE', profileName: 'Shop' }] });
+    expect(diffDefinition(definition({ talkChannelTargetings: [{ profileId: '501', inclusionType: 'INCLUDE' }] }), live)).toEqual([]);
+    expect(fieldsOf(definition({ talkChannelTargetings: [{ profileId: '501', inclusionType: 'EXCLUDE' }] }), live)).toEqual(['talkChannelTargetings']);
+    expect(fieldsOf(definition({ talkChannelTargetings: [{ profileId: '502', inclusionType: 'INCLUDE' }] }), live)).toEqual(['talkChannelTargetings']);
+  });
+
+  it('does not compare a member field the answer leaves out, but needs the id', () => {
+    const live = definition({ trackerTargetings: [{ trackId: 't1', eventCode: 'e1', inclusionType: 'INCLUDE' }] });
+    expect(diffDefinition(definition({ trackerTargetings: [{ trackId: 't1', eventCode: 'e1', retentionDays: 30, inclusionType: 'INCLUDE' }] }), live)).toEqual([]);
+    const noId = definition({ cohortTargetings: [{ inclusionType: 'INCLUDE' }] });
+    expect(fieldsOf(definition({ cohortTargetings: [{ cohortId: 7, inclusionType: 'INCLUDE' }] }), noId)).toEqual(['cohortTargetings']);
+  });
+
+  it('pairs targeting members so that each desired member finds a live one when possible', () => {
+    // The first live member leaves retentionDays out of its answer, so it matches both desired
+    // members: first-fit would give it to the 30-day one, leave the 7-day one unmatched and
+    // never converge.
     const live = definition({
+      trackerTargetings: [
+        { trackId: 't1', eventCode: 'e1', inclusionType: 'INCLUDE' },
+        { trackId: 't1', eventCode: 'e1', retentionDays: 30, inclusionType: 'INCLUDE' },
+      ],
+    });
+    const desired = definition({
       trackerTargetings: [
         { trackId: 't1', eventCode: 'e1', retentionDays: 30, inclusionType: 'INCLUDE' },
         { trackId: 't1', eventCode: 'e1', retentionDays: 7, inclusionType: 'INCLUDE' },
       ],
     });
-    const declared = desiredAudience({
-      name: 'audience',
-      trackerTargetings: [
-        { trackId: 't1', eventCode: 'e1', retentionDays: 30 },
-        { trackId: 't1', eventCode: 'e1', inclusionType: 'INCLUDE' },
-      ],
-    }).declared;
-    expect(diffDefinition(declared, live).fields).toEqual([]);
+    expect(diffDefinition(desired, live)).toEqual([]);
   });
 
   it('shows the members after a change in canonical order, kept members in their live form', () => {
     const live = definition({ cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'Five' }] });
-    const declared = desiredAudience({
-      name: 'audience',
+    const desired = definition({
       cohortTargetings: [
         { cohortId: 5, inclusionType: 'INCLUDE' },
         { cohortId: 3, inclusionType: 'INCLUDE' },
       ],
-    }).declared;
-    const [change] = diffDefinition(declared, live).fields;
+    });
+    const [change] = diffDefinition(desired, live);
     expect(change?.after).toEqual([
       { cohortId: 3, inclusionType: 'INCLUDE' },
       { cohortId: 5, cohortName: 'Five', inclusionType: 'INCLUDE' },
     ]);
   });
 
-  it('clears the criteria the new type does not allow when the type changes, and shows them removed', () => {
+  it('changes the type and removes the criteria the file leaves out with it', () => {
     const customerFile = { customerFileId: 41, inclusionType: 'INCLUDE', customerFileName: 'Members' };
-    const live = definition({ type: 'DISPLAY', ufoInterests: ['MUSIC'], customerFileTargetings: [customerFile] });
-    const { fields, after } = diffDefinition(desiredAudience({ name: 'audience', type: 'MESSAGE' }).declared, live);
-    expect(fields).toEqual([
+    const live = definition({ type: 'DISPLAY', customerFileTargetings: [customerFile] });
+    expect(diffDefinition(definition({ type: 'MESSAGE' }), live)).toEqual([
       { field: 'type', before: 'DISPLAY', after: 'MESSAGE' },
       { field: 'customerFileTargetings', before: [customerFile], after: [], added: [], removed: [customerFile] },
     ]);
-    expect(after).toMatchObject({ type: 'MESSAGE', ufoInterests: ['MUSIC'], customerFileTargetings: [] });
-    expect(diffDefinition(desiredAudience({ name: 'audience', type: 'MESSAGE' }).declared, after).fields).toEqual([]);
-
-    const message = definition({ type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: 7, inclusionType: 'INCLUDE' }] });
-    expect(diffDefinition(desiredAudience({ name: 'audience', type: 'DISPLAY' }).declared, message).after.talkChannelGroupTargetings).toEqual([]);
   });
 });

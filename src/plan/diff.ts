@@ -1,8 +1,5 @@
 import {
-  canonicalizeDefinition,
-  canonicalizeMembers,
   CODE_SET_FIELDS,
-  CRITERIA_BY_TYPE,
   DEFINITION_FIELDS,
   jsonEqual,
   memberMatches,
@@ -10,7 +7,6 @@ import {
   TARGETING_FIELDS,
   type AudienceDefinition,
   type DefinitionField,
-  type DesiredAudience,
   type JsonValue,
   type Region,
   type TargetingField,
@@ -18,142 +14,92 @@ import {
 } from '../model/index.js';
 import type { FieldChange } from './types.js';
 
-export interface DefinitionDiff {
-  /** The declared fields that differ, in the order plans show them. */
-  fields: FieldChange[];
-  /** The live definition with the declared fields applied: the full body an update sends. */
-  after: AudienceDefinition;
-}
-
-type FieldOutcome = { change: FieldChange | null; after: JsonValue };
-
 /**
- * The last diff of each declared definition, with the live one it was made against. A plan
+ * The last diff of each desired definition, with the live one it was made against. A plan
  * diffs most audiences twice with the same two objects (as the read arrives, to know whether
  * the ad groups are needed, then in `planAccount`): the second time is an answer, not a diff.
  * A diff is never changed once made.
  */
-const lastDiffs = new WeakMap<DesiredAudience['declared'], { live: AudienceDefinition; diff: DefinitionDiff }>();
+const lastDiffs = new WeakMap<AudienceDefinition, { live: AudienceDefinition; fields: FieldChange[] }>();
 
 /**
- * Compares only what the user declared. Sets compare without order, regions by code,
- * targeting members on the fields the user declared; whatever matches keeps its live form,
- * so server-side names and server-added fields never show up as a change.
+ * The fields of a whole desired definition that the live one does not have, in the order
+ * plans show them: every field counts, a set the file left out is empty. Sets compare without
+ * order, regions by code, targeting members on the fields a request sends (as text); the
+ * names the service adds never cause a change. A set's change lists each member added and
+ * removed, and shows the members both sides have in their live form, with the service's names.
  */
-export function diffDefinition(declared: DesiredAudience['declared'], live: AudienceDefinition): DefinitionDiff {
-  const last = lastDiffs.get(declared);
-  if (last?.live === live) return last.diff;
-  const diff = computeDiff(declared, live);
-  lastDiffs.set(declared, { live, diff });
-  return diff;
+export function diffDefinition(desired: AudienceDefinition, live: AudienceDefinition): FieldChange[] {
+  const last = lastDiffs.get(desired);
+  if (last?.live === live) return last.fields;
+  const fields = DEFINITION_FIELDS.flatMap((field) => {
+    const change = diffField(field, desired[field] as JsonValue, live[field] as JsonValue);
+    return change ? [change] : [];
+  });
+  lastDiffs.set(desired, { live, fields });
+  return fields;
 }
 
-function computeDiff(declared: DesiredAudience['declared'], live: AudienceDefinition): DefinitionDiff {
-  const fields: FieldChange[] = [];
-  const after: Record<string, JsonValue> = { ...(live as unknown as Record<string, JsonValue>) };
-  for (const field of DEFINITION_FIELDS) {
-    const want = declared[field];
-    if (want === undefined) continue;
-    const outcome = diffField(field, want as JsonValue, live[field] as unknown as JsonValue);
-    after[field] = outcome.after;
-    if (outcome.change) fields.push(outcome.change);
-  }
-  fields.push(...clearForbiddenCriteria(declared, after));
-  // Nothing differs: every declared field kept its live form, so the live definition (already
-  // canonical) is the body, and most audiences of a plan skip canonicalising it again.
-  if (fields.length === 0) return { fields, after: live };
-  return { fields: inFieldOrder(fields), after: canonicalizeDefinition(after as unknown as AudienceDefinition) };
-}
-
-/** Every criterion of the spec's per-type table. */
-const ALL_CRITERIA: readonly DefinitionField[] = [...new Set([...CRITERIA_BY_TYPE.DISPLAY, ...CRITERIA_BY_TYPE.MESSAGE])];
-
-/**
- * When the declared type changes, the live audience may still hold criteria the new type
- * does not allow (e.g. customer files on an audience that becomes MESSAGE). The file cannot
- * declare them (the config rejects it), and an update that kept them would be refused by the
- * service (rule 8): they are cleared, and shown as removed.
- */
-function clearForbiddenCriteria(declared: DesiredAudience['declared'], after: Record<string, JsonValue>): FieldChange[] {
-  const allowed = CRITERIA_BY_TYPE[declared.type];
-  const changes: FieldChange[] = [];
-  for (const field of ALL_CRITERIA) {
-    const have = after[field];
-    if (allowed.includes(field) || declared[field] !== undefined || !Array.isArray(have) || have.length === 0) continue;
-    changes.push({ field, before: have, after: [], added: [], removed: have });
-    after[field] = [];
-  }
-  return changes;
-}
-
-function inFieldOrder(fields: FieldChange[]): FieldChange[] {
-  const rank = (change: FieldChange): number => (DEFINITION_FIELDS as readonly string[]).indexOf(change.field);
-  return [...fields].sort((a, b) => rank(a) - rank(b));
-}
-
-function diffField(field: DefinitionField, want: JsonValue, have: JsonValue): FieldOutcome {
+function diffField(field: DefinitionField, want: JsonValue, have: JsonValue): FieldChange | null {
   if ((REGION_FIELDS as readonly string[]).includes(field)) return diffRegions(field, want as unknown as Region[], have as unknown as Region[]);
   if ((TARGETING_FIELDS as readonly string[]).includes(field)) return diffMembers(field as TargetingField, want as TargetingMember[], have as TargetingMember[]);
   if ((CODE_SET_FIELDS as readonly string[]).includes(field)) return diffCodes(field, want as string[], have as string[]);
-  return { change: jsonEqual(want, have) ? null : { field, before: have, after: want }, after: want };
+  return jsonEqual(want, have) ? null : { field, before: have, after: want };
 }
 
-function diffCodes(field: string, want: string[], have: string[]): FieldOutcome {
+function diffCodes(field: string, want: string[], have: string[]): FieldChange | null {
   const added = want.filter((code) => !have.includes(code));
   const removed = have.filter((code) => !want.includes(code));
-  const change = added.length + removed.length === 0 ? null : { field, before: have, after: want, added, removed };
-  return { change, after: want };
+  return added.length + removed.length === 0 ? null : { field, before: have, after: want, added, removed };
 }
 
-function diffRegions(field: string, want: Region[], have: Region[]): FieldOutcome {
+function diffRegions(field: string, want: Region[], have: Region[]): FieldChange | null {
   const liveByCode = new Map(have.map((region) => [region.value, region]));
   const wantCodes = new Set(want.map((region) => region.value));
-  const kept = want.map((region) => liveByCode.get(region.value) ?? region);
   const added = want.filter((region) => !liveByCode.has(region.value));
   const removed = have.filter((region) => !wantCodes.has(region.value));
+  if (added.length + removed.length === 0) return null;
+  const shown = want.map((region) => liveByCode.get(region.value) ?? region);
   const asJson = (regions: Region[]): JsonValue[] => regions as unknown as JsonValue[];
-  const change =
-    added.length + removed.length === 0 ? null : { field, before: asJson(have), after: asJson(kept), added: asJson(added), removed: asJson(removed) };
-  return { change, after: asJson(kept) };
+  return { field, before: asJson(have), after: asJson(shown), added: asJson(added), removed: asJson(removed) };
 }
 
-function diffMembers(field: TargetingField, want: TargetingMember[], have: TargetingMember[]): FieldOutcome {
-  const matchOf = matchMembers(want, have);
-  const kept = want.flatMap((_, index) => {
-    const match = matchOf[index];
-    return match === undefined ? [] : [have[match] as TargetingMember];
-  });
+function diffMembers(field: TargetingField, want: TargetingMember[], have: TargetingMember[]): FieldChange | null {
+  const matchOf = matchMembers(field, want, have);
   const added = want.filter((_, index) => matchOf[index] === undefined);
   const used = new Set(matchOf);
   const removed = have.filter((_, index) => !used.has(index));
-  const after = canonicalizeMembers(field, [...kept, ...added]);
-  const change = added.length + removed.length === 0 ? null : { field, before: have, after, added, removed };
-  return { change, after };
+  if (added.length + removed.length === 0) return null;
+  const shown = want.map((member, index) => {
+    const match = matchOf[index];
+    return match === undefined ? member : (have[match] as TargetingMember);
+  });
+  return { field, before: have, after: shown, added, removed };
 }
 
 /**
- * Pairs each declared member with a distinct live member it matches, as many pairs as
- * possible (augmenting paths). A first-fit pairing is not enough: a member that declares
- * fewer fields can take the live member a more specific one needs, and then the plan would
- * never converge. Returns, for each declared member, the index of its live member.
+ * Pairs each desired member with a distinct live member it matches, as many pairs as
+ * possible (augmenting paths): a live member that leaves a field out of its answer can match
+ * more than one desired member, and a first-fit pairing could give it to the wrong one and
+ * never converge. Returns, for each desired member, the index of its live member.
  */
-function matchMembers(want: TargetingMember[], have: TargetingMember[]): Array<number | undefined> {
-  const candidates = want.map((member) => have.flatMap((live, index) => (memberMatches(member, live) ? [index] : [])));
+function matchMembers(field: TargetingField, want: TargetingMember[], have: TargetingMember[]): Array<number | undefined> {
+  const candidates = want.map((member) => have.flatMap((live, index) => (memberMatches(field, member, live) ? [index] : [])));
   const ownerOf = new Map<number, number>();
-  const tryAssign = (declared: number, seen: Set<number>): boolean => {
-    for (const live of candidates[declared] ?? []) {
+  const tryAssign = (desired: number, seen: Set<number>): boolean => {
+    for (const live of candidates[desired] ?? []) {
       if (seen.has(live)) continue;
       seen.add(live);
       const owner = ownerOf.get(live);
       if (owner === undefined || tryAssign(owner, seen)) {
-        ownerOf.set(live, declared);
+        ownerOf.set(live, desired);
         return true;
       }
     }
     return false;
   };
-  for (let declared = 0; declared < want.length; declared += 1) tryAssign(declared, new Set());
+  for (let desired = 0; desired < want.length; desired += 1) tryAssign(desired, new Set());
   const matchOf: Array<number | undefined> = want.map(() => undefined);
-  for (const [live, declared] of ownerOf) matchOf[declared] = live;
+  for (const [live, desired] of ownerOf) matchOf[desired] = live;
   return matchOf;
 }

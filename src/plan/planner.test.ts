@@ -12,22 +12,51 @@ describe('planAccount', () => {
     expect(plan.changes[0]).toMatchObject({ action: 'create', name: 'new', id: null, after: { ages: ['20', '25'], genderType: 'ALL', locations: [] } });
   });
 
-  it('sees no change when only undeclared or server-side fields differ', () => {
-    const live = liveAudience(1, { name: 'a', ufoInterests: ['TRAVEL'], locationType: 'AREA', locations: [{ value: 'I', description: 'Seoul' }] });
-    const plan = planAccount(desiredState([desiredAudience({ name: 'a', locationType: 'AREA', locations: [{ value: 'I' }] })]), liveState([live]), options);
+  it('sees no change when only server-side fields differ', () => {
+    const live = liveAudience(1, { name: 'a', locationType: 'AREA', locations: [{ value: 'I', description: 'Seoul' }], cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'Five' }] });
+    const desired = desiredAudience({ name: 'a', locationType: 'AREA', locations: [{ value: 'I' }], cohortTargetings: [{ cohortId: '5', inclusionType: 'INCLUDE' }] });
+    const plan = planAccount(desiredState([desired]), liveState([live]), options);
     expect(plan.changes).toEqual([]);
+    expect(plan.warnings).toEqual([]);
   });
 
-  it('updates only the declared fields that differ and keeps the rest of the live definition', () => {
+  it('updates to the whole desired definition: a set the file leaves out is removed, and the update sends the file as written', () => {
     const live = liveAudience(7, { name: 'a', ageType: 'NOT_ALL', ages: ['20', '25'], ufoInterests: ['TRAVEL'] });
-    const plan = planAccount(desiredState([desiredAudience({ name: 'a', ageType: 'NOT_ALL', ages: ['25', '30'] })]), liveState([live]), options);
+    const desired = desiredAudience({ name: 'a', ageType: 'NOT_ALL', ages: ['25', '30'] }, { omitted: ['ufoInterests'] });
+    const plan = planAccount(desiredState([desired]), liveState([live]), options);
     const update = plan.changes[0] as AudienceUpdate;
     expect(update.action).toBe('update');
-    expect(update.display.fields).toEqual([{ field: 'ages', before: ['20', '25'], after: ['25', '30'], added: ['30'], removed: ['20'] }]);
-    expect(update.after.ufoInterests).toEqual(['TRAVEL']);
+    expect(update.display.fields).toEqual([
+      { field: 'ages', before: ['20', '25'], after: ['25', '30'], added: ['30'], removed: ['20'] },
+      { field: 'ufoInterests', before: ['TRAVEL'], after: [], added: [], removed: ['TRAVEL'] },
+    ]);
+    expect(update.after).toBe(desired.definition);
+    expect(plan.warnings).toMatchObject([{ code: 'OMITTED_FIELDS', name: 'a', message: expect.stringContaining('leaves out ufoInterests') }]);
   });
 
-  it('matches targeting members on the declared fields and keeps server-added fields', () => {
+  it('says nothing of left-out sets that are already empty, or that the file gives', () => {
+    const live = liveAudience(7, { name: 'a', ufoInterests: ['TRAVEL'] });
+    const plan = planAccount(desiredState([desiredAudience({ name: 'a', genders: ['F'] }, { omitted: ['cohortTargetings'] })]), liveState([live]), options);
+    expect(plan.summary.update).toBe(1);
+    expect(plan.warnings).toEqual([]);
+  });
+
+  it('plans a read that the service answered in an unusable shape as an error of that audience only', () => {
+    const live = liveState([liveAudience(1, { name: 'odd' }), liveAudience(2, { name: 'fine' })]);
+    delete live.details['1'];
+    live.unreadable = { '1': 'the answer had customerFileTargetings[0].customerFileId as a list' };
+    const plan = planAccount(desiredState([desiredAudience({ name: 'odd' }), desiredAudience({ name: 'fine', genders: ['M'] })]), live, options);
+    expect(plan.errors).toMatchObject([{ code: 'LIVE_UNREADABLE', name: 'odd', message: 'audience "odd" (id 1) cannot be planned: the answer had customerFileTargetings[0].customerFileId as a list' }]);
+    expect(plan.changes.map((change) => [change.action, change.name])).toEqual([['update', 'fine']]);
+  });
+
+  it('deletes with the whole live definition, so the plan shows what goes', () => {
+    const gone = liveAudience(4, { name: 'gone', ages: ['30'], cohortTargetings: [{ cohortId: 7, inclusionType: 'EXCLUDE', cohortName: 'Seven' }] });
+    const plan = planAccount(desiredState([], { prune: true }), liveState([gone]), options);
+    expect(plan.changes).toMatchObject([{ action: 'delete', id: 4, before: gone.definition, after: null }]);
+  });
+
+  it('matches targeting members on the fields a request sends, never on the names the service adds', () => {
     const member = { cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'Cart abandoners' };
     const live = liveAudience(3, { name: 'a', cohortTargetings: [member] });
     const same = planAccount(desiredState([desiredAudience({ name: 'a', cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE' }] })]), liveState([live]), options);
@@ -133,7 +162,7 @@ describe('planAccount', () => {
 });
 
 describe('what the plan needs to read', () => {
-  it('reads the detail of managed audiences only, and links only where they matter', () => {
+  it('reads the detail of managed and deleted audiences only, and links only where they matter', () => {
     const audiences = [liveAudience(1, { name: 'same' }), liveAudience(2, { name: 'changed' }), liveAudience(3, { name: 'linked' }), liveAudience(4, { name: 'gone' })];
     const live = liveState(audiences);
     const desired = desiredState(
@@ -141,12 +170,14 @@ describe('what the plan needs to read', () => {
       { prune: true },
     );
     const needed = neededReads(desired, live.audiences);
-    expect(needed.detailIds.sort()).toEqual([1, 2, 3]);
+    // With prune, the audience deleted is read too: the plan shows its whole definition.
+    expect(needed.detailIds.sort()).toEqual([1, 2, 3, 4]);
     // Known from the list: declared ad groups, and the audience prune deletes.
     expect(needed.linkIds.sort()).toEqual([3, 4]);
     // Known from each read: the audience about to change.
     const withLinksAfterRead = needed.detailIds.filter((id) => !needed.linkIds.includes(id) && needed.needsLinks(id, live.details[String(id)]!));
     expect(withLinksAfterRead).toEqual([2]);
+    expect(neededReads({ ...desired, prune: false }, live.audiences).detailIds.sort()).toEqual([1, 2, 3]);
   });
 });
 
@@ -166,17 +197,5 @@ describe('plan data order', () => {
     const plan = planAccount(desiredState([desiredAudience({ name: 'new', type: 'MESSAGE' })]), liveState([]), options);
     const created = plan.changes[0];
     expect(created?.action === 'create' && Object.keys(created.after).slice(0, 3)).toEqual(['name', 'type', 'ageType']);
-  });
-});
-
-describe('members the plan must send', () => {
-  it('refuses to add a member without the fields the service needs, but matches existing ones on fewer fields', () => {
-    const created = planAccount(desiredState([desiredAudience({ name: 'new', cohortTargetings: [{ cohortId: 5 }] })]), liveState([]), options);
-    expect(created.errors).toMatchObject([{ code: 'INCOMPLETE_MEMBER', name: 'new', message: expect.stringContaining('inclusionType') }]);
-
-    const live = liveAudience(1, { name: 'a', cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'x' }] });
-    const matched = planAccount(desiredState([desiredAudience({ name: 'a', ages: ['20'], ageType: 'NOT_ALL', cohortTargetings: [{ cohortId: 5 }] })]), liveState([live]), options);
-    expect(matched.errors).toEqual([]);
-    expect(matched.summary.update).toBe(1);
   });
 });

@@ -1,13 +1,11 @@
 import {
   BUSINESS_BOARD_CAMPAIGN_TYPE,
   compareText,
-  emptyDefinition,
   isMessagingChannelReach,
   OVERSEAS_PROVINCE,
-  TARGETING_FIELDS,
-  TARGETING_REQUEST_FIELDS,
   type AdGroupLink,
   type AudienceDefinition,
+  type DefinitionField,
   type DesiredAudience,
   type DesiredState,
   type LiveAudience,
@@ -19,7 +17,7 @@ import { diffDefinition } from './diff.js';
 import { planImages } from './images.js';
 import { matchIdentities, type Identities } from './identity.js';
 import { checkMassDelete, DEFAULT_MASS_DELETE, type MassDeleteThreshold } from './safety.js';
-import type { AdGroupRef, AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Fingerprint, Plan, PlanProblem, PlanSummary } from './types.js';
+import type { AdGroupRef, AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, FieldChange, Fingerprint, Plan, PlanProblem, PlanSummary } from './types.js';
 
 export interface PlanOptions {
   allowMassDelete: boolean;
@@ -38,18 +36,20 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   const changes: AudienceChange[] = [];
 
   for (const audience of identities.missing) {
-    const after = definitionForCreate(audience);
-    errors.push(...incompleteMembers(audience.key, after));
-    changes.push({ action: 'create', kind: 'audience', name: audience.key, id: null, before: null, after });
+    changes.push({ action: 'create', kind: 'audience', name: audience.key, id: null, before: null, after: audience.definition });
     if (audience.adGroups && audience.adGroups.length > 0) warnings.push(linkMissing(audience, audience.adGroups));
   }
 
   for (const { desired: audience, live: summary } of identities.matched) {
-    const detail = live.details[String(summary.id)];
-    if (!detail) throw new Error(`planAccount: the full read of audience ${summary.id} is missing`);
     warnings.push(...statusWarnings(summary));
+    const detail = readDetail(live, summary);
+    if ('unreadable' in detail) {
+      errors.push(detail.unreadable);
+      continue;
+    }
     const links = sortedLinks(live.links[String(summary.id)]);
-    const { fields, after } = diffDefinition(audience.declared, detail.definition);
+    const fields = diffDefinition(audience.definition, detail.definition);
+    const after = audience.definition;
     const remaining = links ? [...links] : [];
 
     if (audience.adGroups && links) {
@@ -74,7 +74,8 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
 
     if (fields.length > 0) {
       if (!links) throw new Error(`planAccount: the links of audience ${summary.id}, which changes, are missing`);
-      errors.push(...campaignRuleErrors(audience.key, after, remaining), ...incompleteMembers(audience.key, after));
+      errors.push(...campaignRuleErrors(audience.key, after, remaining));
+      warnings.push(...omittedFieldWarnings(audience, fields));
       changes.push({
         action: 'update',
         kind: 'audience',
@@ -89,6 +90,11 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
 
   if (desired.prune) {
     for (const summary of identities.undeclared) {
+      const detail = readDetail(live, summary);
+      if ('unreadable' in detail) {
+        errors.push(detail.unreadable);
+        continue;
+      }
       const links = sortedLinks(live.links[String(summary.id)]);
       if (!links) throw new Error(`planAccount: the links of audience ${summary.id} are missing`);
       for (const link of links) changes.push(unlink(summary.name, summary.id, link, 'audience-deleted'));
@@ -97,7 +103,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
         kind: 'audience',
         name: summary.name,
         id: summary.id,
-        before: { name: summary.name, type: summary.type },
+        before: detail.definition,
         after: null,
         display: { impact: links.map(adGroupRef) },
       });
@@ -135,7 +141,7 @@ function requireLookup<T>(value: T | undefined): T {
 
 /** What planning reads of an account beyond its list (see neededReads). */
 export interface NeededReads {
-  /** The audiences the file manages, each to read in full. */
+  /** The audiences the file manages, and with prune those it deletes (a plan shows what it destroys), each to read in full. */
   detailIds: number[];
   /** The audiences whose ad groups are needed whatever their reads say: those with declared `adGroups`, those about to be deleted. */
   linkIds: number[];
@@ -158,42 +164,51 @@ export function neededReads(desired: DesiredState, list: LiveAudienceSummary[]):
   const linkIds = identities.matched.filter((pair) => pair.desired.adGroups).map((pair) => pair.live.id);
   if (desired.prune) linkIds.push(...identities.undeclared.map((summary) => summary.id));
   return {
-    detailIds: identities.matched.map((pair) => pair.live.id),
+    detailIds: [...identities.matched.map((pair) => pair.live.id), ...(desired.prune ? identities.undeclared.map((summary) => summary.id) : [])],
     linkIds,
     needsLinks: (id, detail) => {
       const audience = declared.get(id);
-      return audience !== undefined && !audience.adGroups && diffDefinition(audience.declared, detail.definition).fields.length > 0;
+      return audience !== undefined && !audience.adGroups && diffDefinition(audience.definition, detail.definition).length > 0;
     },
   };
 }
 
 /**
- * A new audience: the *Type fields were inferred by the config, the sets not declared are
- * empty. Keys follow the definition order (name and type first), as in every other plan entry.
+ * The full read of a live audience the plan needs, or the plan error when the service's
+ * answer had a field the plan needs in a shape it cannot use (the other audiences are planned).
  */
-function definitionForCreate(audience: DesiredAudience): AudienceDefinition {
-  return { ...emptyDefinition(audience.declared.name, audience.declared.type), ...audience.declared };
+function readDetail(live: LiveState, summary: LiveAudienceSummary): LiveAudience | { unreadable: PlanProblem } {
+  const reason = live.unreadable?.[String(summary.id)];
+  if (reason !== undefined) {
+    return {
+      unreadable: {
+        code: 'LIVE_UNREADABLE',
+        name: summary.name,
+        message: `audience "${summary.name}" (id ${summary.id}) cannot be planned: ${reason}`,
+        hint: 'nothing is planned for this audience; check that ADS_API_URL is the audience API itself, and if it is, report the answer: the service uses a shape the tool does not know yet',
+      },
+    };
+  }
+  const detail = live.details[String(summary.id)];
+  if (!detail) throw new Error(`planAccount: the full read of audience ${summary.id} is missing`);
+  return detail;
 }
 
 /**
- * A member matches live ones on the fields the file declares, but one the service does not
- * have yet is sent as declared, and a request needs all its fields.
+ * A file written before whole definitions managed only the sets it named. When an update
+ * empties a set the file leaves out, say so: the reviewer may have meant to keep it.
  */
-function incompleteMembers(name: string, definition: AudienceDefinition): PlanProblem[] {
-  return TARGETING_FIELDS.flatMap((field) =>
-    definition[field].flatMap((member) => {
-      const missing = TARGETING_REQUEST_FIELDS[field].filter((key) => !(key in member));
-      if (missing.length === 0) return [];
-      return [
-        {
-          code: 'INCOMPLETE_MEMBER' as const,
-          name,
-          message: `audience "${name}" adds a member to ${field} without ${missing.join(', ')}, which the service needs to create it: ${JSON.stringify(member)}`,
-          hint: `declare ${missing.join(' and ')} for the member (only members that already exist may be matched on fewer fields)`,
-        },
-      ];
-    }),
-  );
+function omittedFieldWarnings(audience: DesiredAudience, fields: FieldChange[]): PlanProblem[] {
+  const emptied = fields.filter((change) => audience.omitted.includes(change.field as DefinitionField)).map((change) => change.field);
+  if (emptied.length === 0) return [];
+  return [
+    {
+      code: 'OMITTED_FIELDS',
+      name: audience.key,
+      message: `audience "${audience.key}" leaves out ${emptied.join(', ')}, so the update removes ${emptied.length === 1 ? 'it' : 'them'}: a declared audience is its whole definition`,
+      hint: `to keep ${emptied.length === 1 ? 'it' : 'them'}, add ${emptied.join(' and ')} to the audience in the file (a file written before whole definitions managed only the fields it named)`,
+    },
+  ];
 }
 
 /** Rules 6 and 7 of the spec depend on the campaigns of the ad groups that use the audience. */

@@ -42,7 +42,7 @@ export interface AudienceUpdate {
   kind: 'audience';
   name: string;
   id: number;
-  /** The live definition, and the full definition an update sends. */
+  /** The live definition, and the desired one: the whole definition the update sends, as the file writes it. */
   before: AudienceDefinition;
   after: AudienceDefinition;
   display: { fields: FieldChange[]; impact: AdGroupRef[] };
@@ -53,7 +53,8 @@ export interface AudienceDelete {
   kind: 'audience';
   name: string;
   id: number;
-  before: Pick<AudienceDefinition, 'name' | 'type'>;
+  /** The whole live definition deleted: what a reviewer sees go, and what restores it. */
+  before: AudienceDefinition;
   after: null;
   display: { impact: AdGroupRef[] };
 }
@@ -126,7 +127,8 @@ export type ProblemCode =
   | 'PROTECTED'
   | 'MASS_DELETE'
   | 'CAMPAIGN_RULE'
-  | 'INCOMPLETE_MEMBER'
+  | 'OMITTED_FIELDS'
+  | 'LIVE_UNREADABLE'
   | 'BUSINESS_NOT_FOUND'
   | 'BUSINESS_MISMATCH'
   | 'IMAGE_INPUT'

@@ -35,7 +35,8 @@ function diffLines(block: Block): string[] {
   const lines = [`${block.symbol === '~' ? '!' : block.symbol} ${block.title}`];
   for (const line of block.lines) {
     const mark = line.kind === 'added' ? '+' : line.kind === 'removed' ? '-' : ' ';
-    lines.push(line.kind === 'field' ? `      ${line.label}: ${line.text}` : `${mark}       ${line.label}: ${line.text}`);
+    if (line.kind === 'field') lines.push(`${line.removed ? '-' : ' '}     ${line.label}: ${line.text}`);
+    else lines.push(`${mark}       ${line.label}: ${line.text}`);
   }
   return lines;
 }

@@ -29,8 +29,9 @@ describe('renderText and renderMarkdown', () => {
     expect(renderText(clean, plainStyle)).toContain('No changes: ad account 1234 matches the desired state.');
   });
 
-  it('shows a delete after its unlinks without listing the ad groups as still using it', () => {
-    const live = liveState([liveAudience(1, { name: 'gone' })], { 1: [adGroupLink(102, { adGroupName: 'Banner', campaignName: 'Spring' }), adGroupLink(101)] });
+  it('shows a delete after its unlinks, every field of its definition removed, without listing the ad groups as still using it', () => {
+    const gone = liveAudience(1, { name: 'gone', ages: ['20'], locations: [{ value: 'I', description: 'Seoul' }], cohortTargetings: [{ cohortId: 7, inclusionType: 'EXCLUDE', cohortName: 'Seven' }] });
+    const live = liveState([gone], { 1: [adGroupLink(102, { adGroupName: 'Banner', campaignName: 'Spring' }), adGroupLink(101)] });
     const text = renderText(planAccount(desiredState([], { prune: true }), live, options), plainStyle);
     expect(text).toContain(
       [
@@ -39,15 +40,24 @@ describe('renderText and renderMarkdown', () => {
         '      reason: the audience is deleted',
         '',
         '  - delete audience "gone" (id 1)',
+        '      - type: DISPLAY',
+        '      - ageType: NOT_ALL',
+        '      - ages: 20',
+        '      - genderType: ALL',
+        '      - locationType: AREA',
+        '      - locations: I (Seoul)',
+        '      - cohortTargetings: cohortId=7 inclusionType=EXCLUDE "Seven"',
         '      after unlinking: ad groups 101, 102',
       ].join('\n'),
     );
     expect(text).not.toContain('used by');
+    const markdown = renderMarkdown(planAccount(desiredState([], { prune: true }), live, options));
+    expect(markdown).toContain('-     cohortTargetings: cohortId=7 inclusionType=EXCLUDE "Seven"\n');
   });
 
-  it('says why a set the file did not touch is emptied when the type changes', () => {
+  it('shows the criteria a type change removes as removed, like any other edit', () => {
     const live = liveState([liveAudience(1, { name: 'a', type: 'DISPLAY', customerFileTargetings: [{ customerFileId: 41, inclusionType: 'INCLUDE' }] })]);
     const text = renderText(planAccount(desiredState([desiredAudience({ name: 'a', type: 'MESSAGE' })]), live, options), plainStyle);
-    expect(text).toContain('      customerFileTargetings (not allowed for MESSAGE audiences):\n        - customerFileId=41 inclusionType=INCLUDE\n');
+    expect(text).toContain('      type: DISPLAY → MESSAGE\n      customerFileTargetings:\n        - customerFileId=41 inclusionType=INCLUDE\n');
   });
 });

@@ -1,5 +1,5 @@
 import { diffArrays } from 'diff';
-import { CRITERIA_BY_TYPE, DEFINITION_FIELDS, PROVINCES, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceType, type JsonValue, type TargetingField } from '../model/index.js';
+import { DEFINITION_FIELDS, PROVINCES, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceDefinition, type JsonValue, type TargetingField } from '../model/index.js';
 import type { AdGroupRef, Change, FieldChange, Plan } from '../plan/index.js';
 import { imageBlock } from './image-rows.js';
 
@@ -15,9 +15,12 @@ export interface Block {
   lines: Line[];
 }
 
-/** A line under a block: a field with its value, or one member of a set added, removed or kept. */
+/**
+ * A line under a block: a field with its value (`removed` when the field goes with its
+ * audience), or one member of a set added, removed or kept.
+ */
 export type Line =
-  | { kind: 'field'; label: string; text: string }
+  | { kind: 'field'; label: string; text: string; removed?: true }
   | { kind: 'added' | 'removed' | 'kept'; label: string; text: string };
 
 export function buildBlocks(plan: Plan): Block[] {
@@ -27,27 +30,21 @@ export function buildBlocks(plan: Plan): Block[] {
 function blockOf(change: Change): Block {
   switch (change.action) {
     case 'create':
-      return {
-        symbol: '+',
-        title: `create audience "${change.name}"`,
-        lines: DEFINITION_FIELDS.filter((field) => field !== 'name' && !isEmpty(change.after[field] as JsonValue)).map((field) => ({
-          kind: 'field' as const,
-          label: field,
-          text: formatValue(field, change.after[field] as JsonValue),
-        })),
-      };
+      return { symbol: '+', title: `create audience "${change.name}"`, lines: definitionLines(change.after) };
     case 'update':
       return {
         symbol: '~',
         title: `update audience "${change.name}" (id ${change.id})`,
-        lines: [...change.display.fields.flatMap((field) => fieldLines(field, setLabel(field, change.after.type))), ...impactLines(change.display.impact)],
+        lines: [...change.display.fields.flatMap(fieldLines), ...impactLines(change.display.impact)],
       };
     case 'delete': {
-      // The unlinks are their own blocks just above: repeating them as "used by" would read as
-      // if the audience were deleted from under live ad groups.
+      // The whole definition goes, each field shown removed: what a reviewer sees destroyed,
+      // and what restores it. The unlinks are their own blocks just above: repeating them as
+      // "used by" would read as if the audience were deleted from under live ad groups.
       const ids = change.display.impact.map((ref) => ref.adGroupId);
-      const lines: Line[] = ids.length === 0 ? [] : [{ kind: 'field', label: 'after unlinking', text: `ad group${ids.length === 1 ? '' : 's'} ${ids.join(', ')}` }];
-      return { symbol: '-', title: `delete audience "${change.name}" (id ${change.id})`, lines };
+      const removed = definitionLines(change.before).map((line) => ({ ...line, removed: true as const }));
+      const unlinked: Line[] = ids.length === 0 ? [] : [{ kind: 'field', label: 'after unlinking', text: `ad group${ids.length === 1 ? '' : 's'} ${ids.join(', ')}` }];
+      return { symbol: '-', title: `delete audience "${change.name}" (id ${change.id})`, lines: [...removed, ...unlinked] };
     }
     case 'generate':
     case 'remove':
@@ -64,19 +61,8 @@ function blockOf(change: Change): Block {
   }
 }
 
-/**
- * A set the file did not touch can still be emptied: when the type changes, the criteria the
- * new type does not allow go. Say so, or the reviewer looks for the line that removed them.
- */
-function setLabel(change: FieldChange, type: AudienceType): string {
-  const emptied = Array.isArray(change.after) && change.after.length === 0;
-  const forbidden = (CRITERION_FIELDS as readonly string[]).includes(change.field) && !(CRITERIA_BY_TYPE[type] as readonly string[]).includes(change.field);
-  return emptied && forbidden ? `${change.field} (not allowed for ${type} audiences)` : change.field;
-}
-
-const CRITERION_FIELDS = [...new Set([...CRITERIA_BY_TYPE.DISPLAY, ...CRITERIA_BY_TYPE.MESSAGE])];
-
-function fieldLines(change: FieldChange, label: string): Line[] {
+function fieldLines(change: FieldChange): Line[] {
+  const label = change.field;
   if (!change.added && !change.removed) {
     return [{ kind: 'field', label, text: `${formatValue(change.field, change.before)} → ${formatValue(change.field, change.after)}` }];
   }
@@ -92,6 +78,15 @@ function fieldLines(change: FieldChange, label: string): Line[] {
 }
 
 const MAX_KEPT_RUN = 3;
+
+/** A whole definition, a line per field that is not an empty set (the name is in the title). */
+function definitionLines(definition: AudienceDefinition): Array<Line & { kind: 'field' }> {
+  return DEFINITION_FIELDS.filter((field) => field !== 'name' && !isEmpty(definition[field] as JsonValue)).map((field) => ({
+    kind: 'field' as const,
+    label: field,
+    text: formatValue(field, definition[field] as JsonValue),
+  }));
+}
 
 function impactLines(impact: AdGroupRef[]): Line[] {
   return impact.map((ref) => ({ kind: 'field', label: 'used by', text: adGroupText(ref) }));

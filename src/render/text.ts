@@ -31,7 +31,7 @@ function blockLines(block: Block, style: Style): string[] {
   let previousLabel: string | undefined;
   for (const line of block.lines) {
     if (line.kind === 'field') {
-      lines.push(`      ${line.label}: ${line.text}`);
+      lines.push(line.removed ? `      ${style.remove(`- ${line.label}: ${line.text}`)}` : `      ${line.label}: ${line.text}`);
       previousLabel = undefined;
       continue;
     }

@@ -14,7 +14,7 @@ import { main } from '../../src/cli/main.js';
 import type { Audience, AudiencesFile } from '../../src/config/generated/audiences.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { StoredAudience } from '../../src/emulator/store.js';
-import { REGION_FIELDS, stableStringify, TARGETING_FIELDS, type DesiredAudience, type JsonValue } from '../../src/model/index.js';
+import { REGION_FIELDS, stableStringify, TARGETING_FIELDS, type AudienceDefinition, type JsonValue } from '../../src/model/index.js';
 import { applyAndVerify, runApply } from '../../src/operations/apply.js';
 import { planDesired } from '../../src/operations/plan.js';
 import { plainStyle } from '../../src/render/index.js';
@@ -41,29 +41,20 @@ function entries(names: string[], seed: number): Audience[] {
   return names.map((name, index) => fc.sample(audienceEntry(name), { seed: seed + index, numRuns: 1 })[0] as Audience);
 }
 
-/** What the emulator stores for a declared audience must be what the file declares, field by field. */
-function storedDiffers(declared: DesiredAudience['declared'], stored: StoredAudience): string[] {
+/** What the emulator stores for a declared audience must be its whole definition, field by field (member ids as text). */
+function storedDiffers(desired: AudienceDefinition, stored: StoredAudience): string[] {
   const problems: string[] = [];
+  const asText = (value: unknown) => stableStringify((value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([key, field]) => [key, String(field)])) : String(value)) as JsonValue);
   const same = (field: string, want: unknown[], have: unknown[]) => {
-    const key = (values: unknown[]) => values.map((value) => stableStringify(value as JsonValue)).sort();
+    const key = (values: unknown[]) => values.map(asText).sort();
     if (JSON.stringify(key(want)) !== JSON.stringify(key(have))) problems.push(`${stored.name}: ${field} is ${JSON.stringify(have)}, declared ${JSON.stringify(want)}`);
   };
-  if (declared.type !== stored.type) problems.push(`${stored.name}: type`);
-  for (const field of ['ageType', 'genderType', 'locationType'] as const) {
-    if (declared[field] !== undefined && declared[field] !== stored[field]) problems.push(`${stored.name}: ${field}`);
+  for (const field of ['type', 'ageType', 'genderType', 'locationType'] as const) {
+    if (desired[field] !== stored[field]) problems.push(`${stored.name}: ${field} is ${stored[field]}, declared ${desired[field]}`);
   }
-  for (const field of ['ages', 'genders', 'ufoInterests', 'ufoBusinessTypes'] as const) {
-    const want = declared[field];
-    if (want) same(field, want, stored[field]);
-  }
-  for (const field of REGION_FIELDS) {
-    const want = declared[field];
-    if (want) same(field, want.map((region) => region.value), stored[field]);
-  }
-  for (const field of TARGETING_FIELDS) {
-    const want = declared[field];
-    if (want) same(field, want, stored[field]);
-  }
+  for (const field of ['ages', 'genders', 'ufoInterests', 'ufoBusinessTypes'] as const) same(field, desired[field], stored[field]);
+  for (const field of REGION_FIELDS) same(field, desired[field].map((region) => region.value), stored[field]);
+  for (const field of TARGETING_FIELDS) same(field, desired[field], stored[field]);
   return problems;
 }
 
@@ -127,7 +118,7 @@ describe('apply through a flaky service', () => {
     expect(new Set(names).size, 'no audience twice').toBe(names.length);
     expect([...names].sort()).toEqual(file.audiences.map((audience) => audience.name).sort());
     const byName = new Map(stored.map((audience) => [audience.name, audience]));
-    expect(desired.audiences.flatMap((audience) => storedDiffers(audience.declared, byName.get(audience.key) as StoredAudience))).toEqual([]);
+    expect(desired.audiences.flatMap((audience) => storedDiffers(audience.definition, byName.get(audience.key) as StoredAudience))).toEqual([]);
     const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { links: Array<{ audienceId: number }> };
     expect(state.links).toEqual([]);
   }, 60_000);

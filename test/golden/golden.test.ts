@@ -3,7 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/api-error.js';
 import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire } from '../../src/api/audience-wire.js';
+import { validateWire } from '../../src/api/wire-schemas.js';
 import { validateConfig } from '../../src/config/index.js';
 import { planDesired, type AccountReader } from '../../src/operations/plan.js';
 import { plainStyle, renderJson, renderMarkdown, renderText } from '../../src/render/index.js';
@@ -51,7 +53,11 @@ describe('golden plans', () => {
   });
 });
 
-/** The account of a fixture, read through the same wire conversion as the real client; each read is recorded. */
+/**
+ * The account of a fixture, read through the same wire checks and conversion as the real
+ * client (an answer without what the client needs is the transport's error); each read is
+ * recorded.
+ */
 function fixtureReader(live: LiveFixture, reads: string[]): AccountReader {
   const byId = new Map(live.audiences.map((wire) => [wire.id as number, wire]));
   return {
@@ -60,9 +66,15 @@ function fixtureReader(live: LiveFixture, reads: string[]): AccountReader {
       return live.audiences.map(audienceSummaryFromWire);
     },
     read: async (id) => {
-      reads.push(`GET /openapi/v4/targetings/${id}`);
+      const path = `/openapi/v4/targetings/${id}`;
+      reads.push(`GET ${path}`);
       const wire = byId.get(id);
       if (!wire) throw new Error(`no audience ${id} in the fixture`);
+      const checked = validateWire('AudienceDetail', wire);
+      if (!checked.ok) {
+        const reason = `not an AudienceDetail: ${checked.issues.join('; ')}`;
+        throw new ApiError({ service: 'audience', method: 'GET', path, kind: 'invalid-response', status: 200, reason, ambiguous: false, attempts: 1 });
+      }
       return audienceFromWire(wire);
     },
     adGroups: async (id) => {

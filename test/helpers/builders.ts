@@ -1,5 +1,6 @@
 import {
   canonicalizeDefinition,
+  REGION_FIELDS,
   emptyDefinition,
   type AdGroupLink,
   type AudienceDefinition,
@@ -9,9 +10,17 @@ import {
   type LiveState,
 } from '../../src/model/index.js';
 
-/** A full audience definition: all ages, genders and regions unless overridden. */
+/**
+ * A full audience definition: all ages, genders and regions unless overridden. A *Type not
+ * given follows from its list, as in a file (ages given: NOT_ALL; a region given: AREA).
+ */
 export function definition(overrides: Partial<AudienceDefinition> = {}): AudienceDefinition {
-  return canonicalizeDefinition({ ...emptyDefinition('audience', 'DISPLAY'), ...overrides });
+  const inferred: Partial<AudienceDefinition> = {
+    ...((overrides.ages?.length ?? 0) > 0 ? { ageType: 'NOT_ALL' } : {}),
+    ...((overrides.genders?.length ?? 0) > 0 ? { genderType: 'NOT_ALL' } : {}),
+    ...(REGION_FIELDS.some((field) => (overrides[field]?.length ?? 0) > 0) ? { locationType: 'AREA' } : {}),
+  };
+  return canonicalizeDefinition({ ...emptyDefinition('audience', 'DISPLAY'), ...inferred, ...overrides });
 }
 
 /** A live audience, fully read. */
@@ -29,14 +38,9 @@ export function liveAudience(id: number, overrides: Partial<AudienceDefinition> 
   };
 }
 
-/** A declared audience: everything given counts as declared. */
-export function desiredAudience(declared: Partial<AudienceDefinition> & { name: string }, extra: Partial<Omit<DesiredAudience, 'declared'>> = {}): DesiredAudience {
-  return {
-    key: declared.name,
-    protect: false,
-    ...extra,
-    declared: canonicalizeDefinition({ type: 'DISPLAY', ...declared }),
-  };
+/** A declared audience: its whole definition, the fields not given empty (as a file that leaves them out). */
+export function desiredAudience(fields: Partial<AudienceDefinition> & { name: string }, extra: Partial<Omit<DesiredAudience, 'definition'>> = {}): DesiredAudience {
+  return { key: fields.name, protect: false, omitted: [], ...extra, definition: definition(fields) };
 }
 
 export function desiredState(audiences: DesiredAudience[], overrides: Partial<Omit<DesiredState, 'audiences'>> = {}): DesiredState {

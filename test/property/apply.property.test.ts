@@ -9,7 +9,19 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Audience, AudiencesFile } from '../../src/config/generated/audiences.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import type { DesiredState } from '../../src/model/index.js';
+import {
+  DEFINITION_FIELDS,
+  REGION_FIELDS,
+  stableStringify,
+  TARGETING_FIELDS,
+  TARGETING_REQUEST_FIELDS,
+  type AudienceDefinition,
+  type DesiredState,
+  type JsonObject,
+  type JsonValue,
+  type Region,
+  type TargetingField,
+} from '../../src/model/index.js';
 import { validateConfig } from '../../src/config/index.js';
 import { applyAndVerify } from '../../src/operations/apply.js';
 import { importAccount } from '../../src/operations/import.js';
@@ -17,7 +29,7 @@ import { planDesired } from '../../src/operations/plan.js';
 import type { Plan } from '../../src/plan/index.js';
 import { definition } from '../helpers/builders.js';
 import { audienceEntry, desiredFile } from '../helpers/emulator-arbitraries.js';
-import { connectClient, desiredFromFile, linkAdGroup, resetEmulator, storedAudiences, type LiveClient } from '../helpers/live-account.js';
+import { connectClient, desiredFromFile, linkAdGroup, resetEmulator, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
 
 let emulator: RunningEmulator;
 let live: LiveClient;
@@ -51,9 +63,9 @@ async function expectNoChanges(desired: DesiredState): Promise<void> {
 
 /** The full definition an entry stands for, as someone editing the audience elsewhere would send it. */
 function fullDefinition(entry: Audience) {
-  const [declared] = desiredFromFile({ adAccountId: 1234, audiences: [entry] }).audiences;
-  if (!declared) throw new Error('unreachable: one audience in, one out');
-  return definition(declared.declared);
+  const [desired] = desiredFromFile({ adAccountId: 1234, audiences: [entry] }).audiences;
+  if (!desired) throw new Error('unreachable: one audience in, one out');
+  return desired.definition;
 }
 
 interface Drift {
@@ -107,7 +119,53 @@ async function expectStoredState(file: AudiencesFile, change: Drift | null): Pro
   expect(names).toEqual(expected);
 }
 
+/**
+ * What the service holds of a definition, in the terms a plan compares: regions by code,
+ * members on the fields a request sends with ids as text (the service spells ids its own way
+ * and adds display names).
+ */
+function held(full: AudienceDefinition): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  for (const field of DEFINITION_FIELDS) {
+    const value = full[field] as JsonValue;
+    if ((REGION_FIELDS as readonly string[]).includes(field)) out[field] = (value as unknown as Region[]).map((region) => region.value).sort();
+    else if ((TARGETING_FIELDS as readonly string[]).includes(field)) {
+      const keys = TARGETING_REQUEST_FIELDS[field as TargetingField];
+      out[field] = (value as JsonObject[]).map((member) => stableStringify(Object.fromEntries(keys.map((key) => [key, String(member[key])])))).sort();
+    } else out[field] = Array.isArray(value) ? [...value].map(String).sort() : value;
+  }
+  return out;
+}
+
+/** An entry with some fields deleted; the *Type fields go too, so that they follow from the lists that are left. */
+function withoutFields(entry: Audience, deleted: string[]): Audience {
+  const kept = Object.entries(entry).filter(([field]) => field === 'name' || field === 'type' || !(deleted.includes(field) || ['ageType', 'genderType', 'locationType'].includes(field)));
+  return Object.fromEntries(kept) as unknown as Audience;
+}
+
 describe('apply against the emulator', () => {
+  it('a declared audience is its whole definition: whatever the live audience held, apply leaves exactly the file, and the next plan is empty', async () => {
+    const spellings = fc.constantFrom('catalog', 'number', 'text');
+    // The desired definition is another one, or (the edit people make most) the live one with
+    // some of its fields deleted from the file.
+    const scenario = audienceEntry('the-audience').chain((liveEntry) =>
+      fc.tuple(fc.constant(liveEntry), fc.oneof(audienceEntry('the-audience'), fc.subarray(Object.keys(liveEntry)).map((deleted) => withoutFields(liveEntry, deleted)))),
+    );
+    await fc.assert(
+      fc.asyncProperty(scenario, spellings, async ([liveEntry, desiredEntry], memberIds) => {
+        await resetEmulator(emulator);
+        await setFaults(emulator, { memberIds });
+        const made = await live.client.create(fullDefinition(liveEntry));
+        const desired = desiredFromFile({ adAccountId: 1234, audiences: [desiredEntry] });
+        await planAndApply(desired);
+        const read = await live.client.read(made.id);
+        expect(held(read.definition)).toEqual(held((desired.audiences[0] as DesiredState['audiences'][number]).definition));
+        await expectNoChanges(desired);
+      }),
+      { numRuns: 100 },
+    );
+  }, 60_000);
+
   it('applying any valid file, then planning again, shows no changes; a drift is repaired the same way', async () => {
     await fc.assert(
       fc.asyncProperty(desiredFile(5), drift, async (file, change) => {

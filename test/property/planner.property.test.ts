@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, type AudienceDefinition, type DefinitionField } from '../../src/model/index.js';
+import { DEFINITION_FIELDS, REGION_FIELDS, stableStringify, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceDefinition, type JsonValue } from '../../src/model/index.js';
 import { planAccount } from '../../src/plan/index.js';
 import { audienceDefinition, audienceDefinitions, audienceName, shuffled } from '../helpers/arbitraries.js';
 import { desiredAudience, desiredState, liveAudience, liveState } from '../helpers/builders.js';
@@ -9,23 +9,52 @@ import { planSchemaValidator } from '../helpers/plan-schema.js';
 const options = { allowMassDelete: true };
 const RUNS = { numRuns: 200 };
 
-/** A desired state that declares, of each definition, its type and the fields `keep` selects (the file always has a type). */
-function declare(definitions: AudienceDefinition[], keep: (field: DefinitionField) => boolean = () => true) {
-  return desiredState(
-    definitions.map((full) =>
-      desiredAudience({ name: full.name, type: full.type, ...Object.fromEntries(DEFINITION_FIELDS.filter(keep).map((field) => [field, full[field]])) }),
-    ),
-  );
+/** A desired state that declares each definition whole. */
+function declare(definitions: AudienceDefinition[]) {
+  return desiredState(definitions.map((full) => desiredAudience(full)));
+}
+
+/**
+ * The same definition as the service may answer it: region names of its own, a display name
+ * added to each member, and member ids in the other spelling (the spec does not show their type).
+ */
+function asAnswered(full: AudienceDefinition): fc.Arbitrary<AudienceDefinition> {
+  const respell = (value: JsonValue): JsonValue => (typeof value === 'number' ? String(value) : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
+  return fc.record({ respellIds: fc.boolean(), regionName: fc.string({ maxLength: 8 }) }).map(({ respellIds, regionName }) => {
+    const copy: Record<string, unknown> = { ...full };
+    for (const field of REGION_FIELDS) copy[field] = full[field].map((region) => ({ ...region, description: regionName, depth1Name: regionName }));
+    for (const field of TARGETING_FIELDS) {
+      copy[field] = full[field].map((member) => ({
+        ...Object.fromEntries(Object.entries(member).map(([key, value]) => [key, respellIds && key.endsWith('Id') ? respell(value) : value])),
+        displayName: `name of ${String(member[TARGETING_MEMBER_KEYS[field][0] ?? ''])}`,
+      }));
+    }
+    return copy as unknown as AudienceDefinition;
+  });
 }
 
 describe('planner properties', () => {
-  it('planning a state against itself is empty', () => {
+  it('planning a state against itself is empty, whatever names and id spellings the service answers with', () => {
+    const scenario = audienceDefinitions(6).chain((definitions) => fc.tuple(fc.constant(definitions), fc.tuple(...definitions.map(asAnswered))));
     fc.assert(
-      fc.property(audienceDefinitions(6), fc.subarray([...DEFINITION_FIELDS]), (definitions, declaredFields) => {
-        const live = liveState(definitions.map((full, index) => liveAudience(index + 1, full)));
-        const plan = planAccount(declare(definitions, (field) => declaredFields.includes(field)), live, options);
+      fc.property(scenario, ([definitions, answered]) => {
+        const live = liveState(answered.map((full, index) => liveAudience(index + 1, full)));
+        const plan = planAccount(declare(definitions), live, options);
         expect(plan.changes).toEqual([]);
         expect(plan.errors).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it('every field counts: a definition that differs from the live one in any field plans an update of that field', () => {
+    const scenario = fc.tuple(audienceDefinition(fc.constant('a')), audienceDefinition(fc.constant('a')));
+    fc.assert(
+      fc.property(scenario, ([wanted, existing]) => {
+        const plan = planAccount(declare([wanted]), liveState([liveAudience(1, existing)]), options);
+        const differing = DEFINITION_FIELDS.filter((field) => stableStringify(wanted[field] as JsonValue) !== stableStringify(existing[field] as JsonValue));
+        const update = plan.changes.find((change) => change.action === 'update');
+        expect(update?.action === 'update' ? update.display.fields.map((change) => change.field) : []).toEqual(differing);
       }),
       RUNS,
     );

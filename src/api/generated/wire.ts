@@ -21,12 +21,12 @@ export type AgeBand = ("15" | "20" | "25" | "30" | "35" | "40" | "45" | "50" | "
 
 export type Gender = ("F" | "M")
 
-export type InclusionType = ("INCLUDE" | "EXCLUDE")
-
 /**
  * Request only: ALL (everywhere) or AREA (the listed regions).
  */
 export type LocationType = ("ALL" | "AREA")
+
+export type InclusionType = ("INCLUDE" | "EXCLUDE")
 
 export interface AudienceListResponse {
   content: (AudienceListItem[] | null)
@@ -39,18 +39,29 @@ export interface AudienceListItem {
   id: number
   name: string
   /**
-   * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any text is accepted.
+   * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any value is read.
    */
-  audienceStatus?: string
-  type?: AudienceType
+  audienceStatus?: {
+    [k: string]: unknown | undefined
+  }
   /**
-   * yyyy-MM-ddTHH:mm:ss
+   * DISPLAY or MESSAGE; the plan takes the type from the single read.
    */
-  createdDate?: string
+  type?: {
+    [k: string]: unknown | undefined
+  }
   /**
-   * yyyy-MM-ddTHH:mm:ss
+   * yyyy-MM-ddTHH:mm:ss; only shown, so any value is read.
    */
-  lastModifiedDate?: string
+  createdDate?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * yyyy-MM-ddTHH:mm:ss; only compared for equality (saved plans, the read cache), so any value is read as text.
+   */
+  lastModifiedDate?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**
@@ -60,22 +71,33 @@ export interface AudienceDetail {
   id: number
   name: string
   /**
-   * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any text is accepted.
+   * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any value is read.
    */
-  audienceStatus?: string
+  audienceStatus?: {
+    [k: string]: unknown | undefined
+  }
   type: AudienceType
   /**
-   * yyyy-MM-ddTHH:mm:ss
+   * yyyy-MM-ddTHH:mm:ss; only shown, so any value is read.
    */
-  createdDate?: string
+  createdDate?: {
+    [k: string]: unknown | undefined
+  }
   /**
-   * yyyy-MM-ddTHH:mm:ss
+   * yyyy-MM-ddTHH:mm:ss; only compared for equality (saved plans, the read cache), so any value is read as text.
    */
-  lastModifiedDate?: string
-  populationScore?: (number | null)
-  ageType: SelectionType
+  lastModifiedDate?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Estimated size; only shown, so a value that is not a number is read as unknown.
+   */
+  populationScore?: {
+    [k: string]: unknown | undefined
+  }
+  ageType?: SelectionType
   ages?: (AgeBand[] | null)
-  genderType: SelectionType
+  genderType?: SelectionType
   genders?: (Gender[] | null)
   locations?: (Location[] | null)
   depth2Locations?: (Location[] | null)
@@ -99,12 +121,24 @@ export interface AudienceDetail {
  */
 export interface Location {
   value: string
-  description?: string
+  /**
+   * Shown only: a value that is not text is left out.
+   */
+  description?: {
+    [k: string]: unknown | undefined
+  }
   /**
    * Misspelling used by the spec's examples; any other key starting with "desc" is read too.
    */
-  descripton?: string
-  depth1Name?: string
+  descripton?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Shown only.
+   */
+  depth1Name?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**
@@ -112,70 +146,180 @@ export interface Location {
  */
 export interface Depth3Location {
   value: string
-  description?: string
+  /**
+   * Shown only: a value that is not text is left out.
+   */
+  description?: {
+    [k: string]: unknown | undefined
+  }
   /**
    * Misspelling used by the spec's examples; any other key starting with "desc" is read too.
    */
-  descripton?: string
-  depth1Name?: string
-  depth2Name?: string
-  depth3Name?: string
+  descripton?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Shown only.
+   */
+  depth1Name?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Shown only.
+   */
+  depth2Name?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Shown only.
+   */
+  depth3Name?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**
- * Customer-file targeting member. As answered: adds the server-only display name customerFileName.
+ * Customer-file targeting member. As answered: only the id is required (a field the answer leaves out is not compared); adds the server-only display name customerFileName.
  */
 export interface CustomerFileTargeting {
-  customerFileId: number
-  inclusionType: InclusionType
-  customerFileName?: (string | null)
+  /**
+   * Opaque: the spec does not show its type; a number or a text, compared as text.
+   */
+  customerFileId: (number | string)
+  /**
+   * INCLUDE or EXCLUDE; compared as text.
+   */
+  inclusionType?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Server-only display name, never compared.
+   */
+  customerFileName?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**
- * Pixel and SDK targeting member. As answered: adds the server-only display name trackName.
+ * Pixel and SDK targeting member. As answered: only the id is required (a field the answer leaves out is not compared); adds the server-only display name trackName.
  */
 export interface TrackerTargeting {
-  trackId: string
-  eventCode?: string
-  retentionDays?: number
-  inclusionType: InclusionType
-  trackName?: (string | null)
+  /**
+   * Opaque: the spec does not show its type; a number or a text, compared as text.
+   */
+  trackId: (number | string)
+  /**
+   * Compared as text when answered.
+   */
+  eventCode?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Compared as text when answered.
+   */
+  retentionDays?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * INCLUDE or EXCLUDE; compared as text.
+   */
+  inclusionType?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Server-only display name, never compared.
+   */
+  trackName?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**
- * Ad-response targeting member. As answered: adds the server-only display name cohortName.
+ * Ad-response targeting member. As answered: only the id is required (a field the answer leaves out is not compared); adds the server-only display name cohortName.
  */
 export interface CohortTargeting {
-  cohortId: number
-  inclusionType: InclusionType
-  cohortName?: (string | null)
+  /**
+   * Opaque: the spec does not show its type; a number or a text, compared as text.
+   */
+  cohortId: (number | string)
+  /**
+   * INCLUDE or EXCLUDE; compared as text.
+   */
+  inclusionType?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Server-only display name, never compared.
+   */
+  cohortName?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**
- * Messaging-channel friends targeting member. As answered: adds the server-only display name profileName.
+ * Messaging-channel friends targeting member. As answered: only the id is required (a field the answer leaves out is not compared); adds the server-only display name profileName.
  */
 export interface TalkChannelTargeting {
-  profileId: string
-  inclusionType: InclusionType
-  profileName?: (string | null)
+  /**
+   * Opaque: the spec does not show its type; a number or a text, compared as text.
+   */
+  profileId: (number | string)
+  /**
+   * INCLUDE or EXCLUDE; compared as text.
+   */
+  inclusionType?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Server-only display name, never compared.
+   */
+  profileName?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**
- * Login-user targeting member. As answered: adds the server-only display name profileName.
+ * Login-user targeting member. As answered: only the id is required (a field the answer leaves out is not compared); adds the server-only display name profileName.
  */
 export interface SyncAppTargeting {
-  profileId: string
-  inclusionType: InclusionType
-  profileName?: (string | null)
+  /**
+   * Opaque: the spec does not show its type; a number or a text, compared as text.
+   */
+  profileId: (number | string)
+  /**
+   * INCLUDE or EXCLUDE; compared as text.
+   */
+  inclusionType?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Server-only display name, never compared.
+   */
+  profileName?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**
- * Friend-group targeting member. As answered: adds the server-only display name groupName.
+ * Friend-group targeting member. As answered: only the id is required (a field the answer leaves out is not compared); adds the server-only display name groupName.
  */
 export interface TalkChannelGroupTargeting {
-  groupId: number
-  inclusionType: InclusionType
-  groupName?: (string | null)
+  /**
+   * Opaque: the spec does not show its type; a number or a text, compared as text.
+   */
+  groupId: (number | string)
+  /**
+   * INCLUDE or EXCLUDE; compared as text.
+   */
+  inclusionType?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Server-only display name, never compared.
+   */
+  groupName?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**
@@ -224,7 +368,10 @@ export interface RegionInput {
  * Customer-file targeting member. As sent in a create or update body.
  */
 export interface CustomerFileTargetingInput {
-  customerFileId: number
+  /**
+   * Opaque: sent as the file writes it, a number or a text.
+   */
+  customerFileId: (number | string)
   inclusionType: InclusionType
 }
 
@@ -232,9 +379,12 @@ export interface CustomerFileTargetingInput {
  * Pixel and SDK targeting member. As sent in a create or update body.
  */
 export interface TrackerTargetingInput {
-  trackId: string
-  eventCode?: string
-  retentionDays?: number
+  /**
+   * Opaque: sent as the file writes it, a number or a text.
+   */
+  trackId: (number | string)
+  eventCode: string
+  retentionDays: number
   inclusionType: InclusionType
 }
 
@@ -242,7 +392,10 @@ export interface TrackerTargetingInput {
  * Ad-response targeting member. As sent in a create or update body.
  */
 export interface CohortTargetingInput {
-  cohortId: number
+  /**
+   * Opaque: sent as the file writes it, a number or a text.
+   */
+  cohortId: (number | string)
   inclusionType: InclusionType
 }
 
@@ -250,7 +403,10 @@ export interface CohortTargetingInput {
  * Messaging-channel friends targeting member. As sent in a create or update body.
  */
 export interface TalkChannelTargetingInput {
-  profileId: string
+  /**
+   * Opaque: sent as the file writes it, a number or a text.
+   */
+  profileId: (number | string)
   inclusionType: InclusionType
 }
 
@@ -258,7 +414,10 @@ export interface TalkChannelTargetingInput {
  * Login-user targeting member. As sent in a create or update body.
  */
 export interface SyncAppTargetingInput {
-  profileId: string
+  /**
+   * Opaque: sent as the file writes it, a number or a text.
+   */
+  profileId: (number | string)
   inclusionType: InclusionType
 }
 
@@ -266,7 +425,10 @@ export interface SyncAppTargetingInput {
  * Friend-group targeting member. As sent in a create or update body.
  */
 export interface TalkChannelGroupTargetingInput {
-  groupId: number
+  /**
+   * Opaque: sent as the file writes it, a number or a text.
+   */
+  groupId: (number | string)
   inclusionType: InclusionType
 }
 
@@ -309,22 +471,33 @@ export interface AudienceWriteResponse {
   id: number
   name: string
   /**
-   * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any text is accepted.
+   * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any value is read.
    */
-  audienceStatus?: string
+  audienceStatus?: {
+    [k: string]: unknown | undefined
+  }
   type: AudienceType
   /**
-   * yyyy-MM-ddTHH:mm:ss
+   * yyyy-MM-ddTHH:mm:ss; only shown, so any value is read.
    */
-  createdDate?: string
+  createdDate?: {
+    [k: string]: unknown | undefined
+  }
   /**
-   * yyyy-MM-ddTHH:mm:ss
+   * yyyy-MM-ddTHH:mm:ss; only compared for equality (saved plans, the read cache), so any value is read as text.
    */
-  lastModifiedDate?: string
-  populationScore?: (number | null)
-  ageType: SelectionType
+  lastModifiedDate?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Estimated size; only shown, so a value that is not a number is read as unknown.
+   */
+  populationScore?: {
+    [k: string]: unknown | undefined
+  }
+  ageType?: SelectionType
   ages?: (AgeBand[] | null)
-  genderType: SelectionType
+  genderType?: SelectionType
   genders?: (Gender[] | null)
   locations?: (Location[] | null)
   depth2Locations?: (Depth2Location[] | null)
@@ -341,7 +514,12 @@ export interface AudienceWriteResponse {
   talkChannelTargetings?: (TalkChannelTargeting[] | null)
   syncAppTargetings?: (SyncAppTargeting[] | null)
   talkChannelGroupTargetings?: (TalkChannelGroupTargeting[] | null)
-  adAccountId?: number
+  /**
+   * Not used by the client.
+   */
+  adAccountId?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**
@@ -349,13 +527,30 @@ export interface AudienceWriteResponse {
  */
 export interface Depth2Location {
   value: string
-  description?: string
+  /**
+   * Shown only: a value that is not text is left out.
+   */
+  description?: {
+    [k: string]: unknown | undefined
+  }
   /**
    * Misspelling used by the spec's examples; any other key starting with "desc" is read too.
    */
-  descripton?: string
-  depth1Name?: string
-  depth2Name?: string
+  descripton?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Shown only.
+   */
+  depth1Name?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Shown only.
+   */
+  depth2Name?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 /**

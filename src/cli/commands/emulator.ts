@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js';
 import { UsageError, type CommandDefinition } from '../command.js';
+import type { MemberIdSpelling } from '../../emulator/audiences.js';
 
 /**
  * `audiences emulator`: serves the local emulator of the three services until SIGINT/SIGTERM
@@ -19,6 +20,18 @@ export const emulatorCommand: CommandDefinition = {
       .option('fault-kinds', { type: 'string', default: '5xx,429,reset', describe: 'Faults to inject, comma-separated' })
       .option('fault-seed', { type: 'number', default: 1, describe: 'Seed of the fault sequence' })
       .option('rate-limit', { type: 'number', default: 0, describe: 'Requests per second per ad account (0 = unlimited)' })
+      .option('quota-status', {
+        type: 'number',
+        choices: [429, 400],
+        default: 429,
+        describe: 'Status of a rate-limited or injected-429 answer: 429 (code -813) or 400 (code -10)',
+      })
+      .option('quota-retry-after', { type: 'boolean', default: true, describe: 'Send Retry-After with those answers (--no-quota-retry-after: never)' })
+      .option('member-ids', {
+        choices: ['catalog', 'number', 'text'] as const,
+        default: 'catalog' as const,
+        describe: "How answers spell targeting member ids: as the item's own id, digit-only ids as numbers, or all as text",
+      })
       .option('quirks', { type: 'boolean', default: false, describe: "Answer with the spec examples' quirks" }),
   run: async (args, io) => {
     const kinds = String(args['faultKinds']).split(',').map((kind) => kind.trim()).filter(Boolean);
@@ -36,6 +49,9 @@ export const emulatorCommand: CommandDefinition = {
       faultKinds: kinds as Array<'5xx' | '429' | 'reset'>,
       faultSeed: Number(args['faultSeed']),
       rateLimitPerSecond: Number(args['rateLimit']),
+      quotaStatus: args['quotaStatus'] === 400 ? 400 : 429,
+      quotaRetryAfter: args['quotaRetryAfter'] !== false,
+      memberIds: args['memberIds'] as MemberIdSpelling | undefined,
       quirks: args['quirks'] === true,
     }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;

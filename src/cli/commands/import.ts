@@ -25,8 +25,8 @@ export const importCommand: CommandDefinition = {
     );
     if (out) io.stderr(`Imported ${result.imported} audience${result.imported === 1 ? '' : 's'} of ad account ${adAccountId} into ${out}.\n`);
     else io.stdout(result.text);
-    for (const summary of result.skipped) {
-      io.stderr(`warning: "${summary.name}" (id ${summary.id}) was not imported: another audience has its name; rename it in the ad manager to manage it\n`);
+    for (const { audience, reason } of result.skipped) {
+      io.stderr(`warning: ${JSON.stringify(audience.name)} (id ${audience.id}) was not imported: ${reason}; rename it in the ad manager to manage it\n`);
     }
     return 0;
   },

@@ -71,11 +71,11 @@ export type LocationType = ("ALL" | "AREA")
 export type Province = (ProvinceCode | {
   value: ProvinceCode
   /**
-   * The region's name, for readers; the service answers with its own names and only `value` is compared.
+   * The region's name, sent as written; the service answers with its own names and only `value` is compared.
    */
   description?: string
   /**
-   * Name shown by the service; ignored when comparing.
+   * Sent as written; the service answers with its own names, so it is never compared.
    */
   depth1Name?: string
 })
@@ -97,15 +97,15 @@ export type ProvinceCode = ("A" | "B" | "C" | "D" | "E" | "F" | "G" | "H" | "I" 
 export type District = (DistrictCode | {
   value: DistrictCode
   /**
-   * The region's name, for readers; the service answers with its own names and only `value` is compared.
+   * The region's name, sent as written; the service answers with its own names and only `value` is compared.
    */
   description?: string
   /**
-   * Name shown by the service; ignored when comparing.
+   * Sent as written; the service answers with its own names, so it is never compared.
    */
   depth1Name?: string
   /**
-   * Name shown by the service; ignored when comparing.
+   * Sent as written; the service answers with its own names, so it is never compared.
    */
   depth2Name?: string
 })
@@ -127,19 +127,19 @@ export type DistrictCode = string
 export type Town = (TownCode | {
   value: TownCode
   /**
-   * The region's name, for readers; the service answers with its own names and only `value` is compared.
+   * The region's name, sent as written; the service answers with its own names and only `value` is compared.
    */
   description?: string
   /**
-   * Name shown by the service; ignored when comparing.
+   * Sent as written; the service answers with its own names, so it is never compared.
    */
   depth1Name?: string
   /**
-   * Name shown by the service; ignored when comparing.
+   * Sent as written; the service answers with its own names, so it is never compared.
    */
   depth2Name?: string
   /**
-   * Name shown by the service; ignored when comparing.
+   * Sent as written; the service answers with its own names, so it is never compared.
    */
   depth3Name?: string
 })
@@ -339,14 +339,14 @@ export interface FaceRefiner {
 }
 
 /**
- * One audience, in the API's field names. ageType, genderType and locationType may be left out: they follow from whether ages, genders and region lists are present.
+ * One audience, in the API's field names. It is the audience's whole definition: a field left out means its empty value (every age, gender and region; no criteria). ageType, genderType and locationType may be left out: they follow from whether ages, genders and region lists are given.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
  * via the `definition` "Audience".
  */
 export interface Audience {
   /**
-   * The audience's name: its identity, unique in the file.
+   * The audience's name: its identity, unique in the file. 1 to 255 characters, not blank, no control characters (as the service requires).
    */
   name: string
   /**
@@ -370,21 +370,15 @@ export interface Audience {
   genders?: Gender[]
   locationType?: LocationType
   /**
-   * Provinces: a code such as I (Seoul), or {value, description, depth1Name}. Any region list present: locationType AREA.
-   *
-   * @minItems 1
+   * Provinces: a code such as I (Seoul), or {value, description, depth1Name}, sent as written. A region list that is not empty: locationType AREA; an empty or absent one targets no region of its depth.
    */
   locations?: Province[]
   /**
-   * Cities, counties and districts: a code such as I01, or {value, description, depth1Name, depth2Name}.
-   *
-   * @minItems 1
+   * Cities, counties and districts: a code such as I01, or {value, description, depth1Name, depth2Name}, sent as written.
    */
   depth2Locations?: District[]
   /**
-   * Towns, townships and neighbourhoods: a code such as I0101, or {value, description, depth1Name, depth2Name, depth3Name}.
-   *
-   * @minItems 1
+   * Towns, townships and neighbourhoods: a code such as I0101, or {value, description, depth1Name, depth2Name, depth3Name}, sent as written.
    */
   depth3Locations?: Town[]
   /**
@@ -430,72 +424,90 @@ export interface Audience {
 }
 
 /**
- * A customer file. Only the fields you declare are compared with the live member; the identifying ones are required.
+ * A customer file: the whole member, as sent. Every field is required: the service needs each of them.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
  * via the `definition` "CustomerFileTargeting".
  */
 export interface CustomerFileTargeting {
-  customerFileId: number
-  inclusionType?: InclusionType
+  /**
+   * Opaque: a number or a text, as the service's list of targetable items shows it. Compared as text (5001 and "5001" are the same), sent as written.
+   */
+  customerFileId: (number | string)
+  inclusionType: InclusionType
 }
 
 /**
- * A pixel or SDK event. Only the fields you declare are compared with the live member; the identifying ones are required.
+ * A pixel or SDK event: the whole member, as sent. Every field is required: the service needs each of them.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
  * via the `definition` "TrackerTargeting".
  */
 export interface TrackerTargeting {
-  trackId: string
+  /**
+   * Opaque: a number or a text, as the service's list of targetable items shows it. Compared as text (5001 and "5001" are the same), sent as written.
+   */
+  trackId: (number | string)
   eventCode: string
   /**
    * Days a visitor stays in the audience, 1 to 180.
    */
-  retentionDays?: number
-  inclusionType?: InclusionType
+  retentionDays: number
+  inclusionType: InclusionType
 }
 
 /**
- * An ad-response cohort. Only the fields you declare are compared with the live member; the identifying ones are required.
+ * An ad-response cohort: the whole member, as sent. Every field is required: the service needs each of them.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
  * via the `definition` "CohortTargeting".
  */
 export interface CohortTargeting {
-  cohortId: number
-  inclusionType?: InclusionType
+  /**
+   * Opaque: a number or a text, as the service's list of targetable items shows it. Compared as text (5001 and "5001" are the same), sent as written.
+   */
+  cohortId: (number | string)
+  inclusionType: InclusionType
 }
 
 /**
- * A messaging channel's friends. Only the fields you declare are compared with the live member; the identifying ones are required.
+ * A messaging channel's friends: the whole member, as sent. Every field is required: the service needs each of them.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
  * via the `definition` "TalkChannelTargeting".
  */
 export interface TalkChannelTargeting {
-  profileId: string
-  inclusionType?: InclusionType
+  /**
+   * Opaque: a number or a text, as the service's list of targetable items shows it. Compared as text (5001 and "5001" are the same), sent as written.
+   */
+  profileId: (number | string)
+  inclusionType: InclusionType
 }
 
 /**
- * A login app's users. Only the fields you declare are compared with the live member; the identifying ones are required.
+ * A login app's users: the whole member, as sent. Every field is required: the service needs each of them.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
  * via the `definition` "SyncAppTargeting".
  */
 export interface SyncAppTargeting {
-  profileId: string
-  inclusionType?: InclusionType
+  /**
+   * Opaque: a number or a text, as the service's list of targetable items shows it. Compared as text (5001 and "5001" are the same), sent as written.
+   */
+  profileId: (number | string)
+  inclusionType: InclusionType
 }
 
 /**
- * A friend group. Only the fields you declare are compared with the live member; the identifying ones are required.
+ * A friend group: the whole member, as sent. Every field is required: the service needs each of them.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
  * via the `definition` "TalkChannelGroupTargeting".
  */
 export interface TalkChannelGroupTargeting {
-  groupId: number
-  inclusionType?: InclusionType
+  /**
+   * Opaque: a number or a text, as the service's list of targetable items shows it. Compared as text (5001 and "5001" are the same), sent as written.
+   */
+  groupId: (number | string)
+  inclusionType: InclusionType
 }
