@@ -59,8 +59,12 @@ function storedDiffers(desired: AudienceDefinition, stored: StoredAudience): str
 }
 
 describe('apply through a flaky service', () => {
-  it('finishes under a per-account rate limit: every start waits out the Retry-After, and no change is given up', async () => {
-    await setFaults(emulator, { rateLimitPerSecond: 10 });
+  it.each([
+    { quotaStatus: 429, quotaRetryAfter: true },
+    { quotaStatus: 429, quotaRetryAfter: false },
+    { quotaStatus: 400, quotaRetryAfter: false },
+  ])('finishes under a per-account rate limit answered as $quotaStatus (Retry-After: $quotaRetryAfter), and no change is given up', async (quota) => {
+    await setFaults(emulator, { rateLimitPerSecond: 10, ...quota });
     const names = Array.from({ length: 25 }, (_, index) => `rate-${String(index).padStart(2, '0')}`);
     const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}` });
     const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
