@@ -8,7 +8,7 @@ import type { ApplyResult, ChangeResult } from '../apply/types.js';
 import { AppError, isAppError } from '../errors.js';
 import type { AudienceDefinition, LiveAudience, LiveAudienceSummary } from '../model/index.js';
 import { diffDefinition, linksToRecheck, staleReasons, type AudienceUpdate, type Plan } from '../plan/index.js';
-import type { Style } from '../render/index.js';
+import { noChangesText, type Style } from '../render/index.js';
 import { businessStaleReasons } from './company.js';
 import { applyPlanImages, IMAGE_CONCURRENCY, imageClient, imageStaleReasons, unavailableImages, withImageResults } from './images.js';
 import { planFiles, renderPlans, type BusinessLookup } from './plan.js';
@@ -52,6 +52,10 @@ export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<
   if (request.savedPlan) {
     plans = await readSavedPlans(request.savedPlan, io.cwd);
     for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: io.cwd, business: deps.business?.(plan.adAccountId) });
+    if (plans.every((plan) => plan.changes.length === 0)) {
+      io.stdout(plans.map((plan) => `${noChangesText(plan)}\n`).join(''));
+      return 0;
+    }
     checkImageSettings(plans, deps);
   } else {
     plans = (await planFiles(request.files, { allowMassDelete: request.allowMassDelete }, { cwd: io.cwd, reader: deps.client, business: deps.business })).map((account) => account.plan);

@@ -6,4 +6,5 @@ export { renderJson } from './json.js';
 export { MARKDOWN_LIMIT, renderMarkdown } from './markdown.js';
 export { ansiStyle, plainStyle, type Style } from './style.js';
 export { renderText } from './text.js';
+export { noChangesText } from './summary.js';
 export { businessLine, renderCompany } from './business.js';

@@ -264,6 +264,16 @@ describe('a saved plan that went stale is refused, and nothing is changed', () =
   });
 });
 
+describe('a saved plan with nothing to do', () => {
+  it('says there are no changes, changes nothing and exits 0', async () => {
+    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences: []\n' });
+    expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
+    const applied = await runInProcess(['apply', 'plan.json'], { cwd, env, tty: false });
+    expect(applied.stdout).toBe('No changes: ad account 1234 matches the desired state.\n');
+    expect(applied.code).toBe(0);
+  });
+});
+
 describe('the confirmation prompt', () => {
   it.each([
     ['no', 'no'],
