@@ -166,6 +166,10 @@ describe('answers tolerate extra fields and the documented quirks', () => {
     accepts('AudienceListResponse', { content: [{ id: 1, name: 'a', audienceStatus: null, type: 7, createdDate: [], lastModifiedDate: 20240302 }] });
     rejects('AudienceDetail', { ...quirkyDetail, customerFileTargetings: [{ customerFileId: { id: 7 }, inclusionType: 'INCLUDE' }] }, /customerFileTargetings\[0\]\.customerFileId must be integer or string/);
     rejects('AudienceDetail', { ...quirkyDetail, cohortTargetings: [{ inclusionType: 'INCLUDE' }] }, /must have required property 'cohortId'/);
+    rejects('AudienceDetail', { ...quirkyDetail, cohortTargetings: [{ cohortId: 7, inclusionType: { value: 'INCLUDE' } }] }, /cohortTargetings\[0\]\.inclusionType must be string or number or null/);
+    accepts('AudienceAdGroupListResponse', {
+      content: [{ campaignId: 5, campaignName: null, campaignTypeGoal: null, adGroupId: 101, adGroupName: null, adGroupStatus: 'LIVE', adGroupType: 3 }],
+    });
   });
 
   it('error bodies with, without, empty and null extras', () => {

@@ -84,11 +84,11 @@ export function adGroupLinkFromWire(wire: Wire): AdGroupLink {
   const goal = (wire.campaignTypeGoal ?? {}) as Wire;
   return {
     adGroupId: wire.adGroupId as number,
-    adGroupName: (wire.adGroupName as string | undefined) ?? '',
-    adGroupType: (wire.adGroupType as string | undefined) ?? '',
+    adGroupName: textOf(wire.adGroupName),
+    adGroupType: textOf(wire.adGroupType),
     adGroupStatus: Array.isArray(wire.adGroupStatus) ? wire.adGroupStatus.map(String) : [],
     campaignId: wire.campaignId as number,
-    campaignName: (wire.campaignName as string | undefined) ?? '',
+    campaignName: textOf(wire.campaignName),
     campaignType: (goal.campaignType as string | undefined) ?? '',
     campaignGoal: (goal.goal as string | undefined) ?? '',
   };

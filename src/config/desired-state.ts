@@ -1,5 +1,6 @@
 import {
   CRITERIA_BY_TYPE,
+  DEFINITION_FIELDS,
   emptyDefinition,
   REGION_FIELDS,
   TARGETING_FIELDS,
@@ -36,13 +37,19 @@ export function toDesiredState(file: AudiencesFile, source: DesiredState['source
 
 /**
  * The sets the audience could hold but the file leaves out, so they are empty: the ones a
- * plan names when it empties them. A region list counts when the audience lists regions (with
- * none, every region is meant); a criterion only where the audience's type allows it.
+ * plan names when it empties them. A set whose *Type the file spells out (`ageType: ALL`,
+ * `locationType: ALL`) is not left out but declared empty; a criterion counts only where the
+ * audience's type allows it.
  */
 function omittedSets(audience: Audience, definition: AudienceDefinition): DefinitionField[] {
-  const regions = definition.locationType === 'AREA' ? REGION_FIELDS : [];
+  const selections: DefinitionField[] = [
+    ...(audience.ageType === undefined ? (['ages'] as const) : []),
+    ...(audience.genderType === undefined ? (['genders'] as const) : []),
+    ...(audience.locationType === 'ALL' ? [] : REGION_FIELDS),
+  ];
   const criteria = CRITERIA_BY_TYPE[definition.type].filter((field) => !(REGION_FIELDS as readonly string[]).includes(field));
-  return [...regions, ...criteria].filter((field) => audience[field as keyof Audience] === undefined);
+  const omittable = new Set([...selections, ...criteria]);
+  return DEFINITION_FIELDS.filter((field) => omittable.has(field) && audience[field as keyof Audience] === undefined);
 }
 
 function toDesiredAudience(audience: Audience): DesiredAudience {

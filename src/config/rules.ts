@@ -2,6 +2,9 @@ import { nameMatcher, REGION_FIELDS, stableStringify, TARGETING_FIELDS, type Jso
 import type { Finding } from './issues.js';
 import { toLabel, type Path } from './positions.js';
 
+/** The longest name the service takes, in UTF-16 code units. */
+const MAX_NAME_LENGTH = 255;
+
 /** Where a path was written, to say "also at line N". */
 export type LineOf = (path: Path) => number;
 
@@ -31,6 +34,15 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
     warnings.push(...repeatedMembers(audience, at));
 
     const name = audience['name'];
+    if (typeof name === 'string' && name.length > MAX_NAME_LENGTH) {
+      // Counted as the service counts (UTF-16 code units, as Java's String does): an emoji is two.
+      errors.push({
+        path: [...at, 'name'],
+        target: 'value',
+        message: `is ${name.length} characters long as the service counts them, more than the ${MAX_NAME_LENGTH} allowed`,
+        hint: 'shorten the name: the service takes at most 255 characters, and counts an emoji or another character outside the basic plane as two',
+      });
+    }
     if (typeof name === 'string' && name !== '') {
       const first = names.get(name);
       if (first) {

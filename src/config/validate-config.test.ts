@@ -125,6 +125,30 @@ describe('validateConfig: a valid file', () => {
     expect(audience?.definition.depth3Locations).toEqual([{ value: 'B0101' }]);
   });
 
+  it('names as left out every set the file does not give, unless its *Type says ALL', () => {
+    expect(desired(oneAudience('type: DISPLAY\nages: [20]')).audiences[0]?.omitted).toEqual([
+      'genders',
+      'locations',
+      'depth2Locations',
+      'depth3Locations',
+      'ufoInterests',
+      'ufoBusinessTypes',
+      'customerFileTargetings',
+      'trackerTargetings',
+      'cohortTargetings',
+      'talkChannelTargetings',
+      'syncAppTargetings',
+    ]);
+    expect(desired(oneAudience('type: MESSAGE\ngenderType: ALL\nlocationType: ALL\nufoInterests: []')).audiences[0]?.omitted).toEqual([
+      'ages',
+      'ufoBusinessTypes',
+      'cohortTargetings',
+      'talkChannelTargetings',
+      'syncAppTargetings',
+      'talkChannelGroupTargetings',
+    ]);
+  });
+
   it('narrows with an empty region list: AREA follows from the list that is not empty', () => {
     const [audience] = desired(oneAudience('type: DISPLAY\nlocations: []\ndepth2Locations: [H01]')).audiences;
     expect(audience?.definition).toMatchObject({ locationType: 'AREA', locations: [], depth2Locations: [{ value: 'H01' }], depth3Locations: [] });
@@ -151,8 +175,8 @@ describe('validateConfig: a valid file', () => {
     expect(audience?.definition.trackerTargetings).toEqual([{ eventCode: 'buy', inclusionType: 'INCLUDE', retentionDays: 30, trackId: 7 }]);
     expect(audience?.definition.ufoBusinessTypes).toEqual([]);
     expect(audience?.definition.customerFileTargetings).toEqual([]);
-    // No region is listed (every region is meant), and friend groups are not for DISPLAY audiences: neither counts as left out.
-    expect(audience?.omitted).toEqual(['ufoBusinessTypes', 'customerFileTargetings', 'talkChannelTargetings', 'syncAppTargetings']);
+    // Friend groups are not for DISPLAY audiences: they are not left out, they cannot be given.
+    expect(audience?.omitted).toEqual(['ages', 'genders', 'locations', 'depth2Locations', 'depth3Locations', 'ufoBusinessTypes', 'customerFileTargetings', 'talkChannelTargetings', 'syncAppTargetings']);
   });
 
   it('defaults prune to false and ignore to [], and names the source with the hash of its text', () => {
@@ -295,9 +319,13 @@ describe('validateConfig: rules of the file', () => {
         `3:11: audiences[0].name: ${JSON.stringify(name)} must be 1 to 255 characters, not blank, without control characters (tabs, line breaks, escapes)`,
       ]);
     }
-    expect(named('x'.repeat(256)).map((issue) => issue.message)).toEqual(['audiences[0].name: is 256 characters long, more than the 255 allowed']);
+    expect(named('x'.repeat(256)).map((issue) => issue.message)).toEqual(['audiences[0].name: is 256 characters long as the service counts them, more than the 255 allowed']);
     expect(named('x'.repeat(255))).toEqual([]);
+    // The service counts UTF-16 code units: 128 emoji are 256 of them.
+    expect(named('😀'.repeat(128)).map((issue) => issue.message)).toEqual(['audiences[0].name: is 256 characters long as the service counts them, more than the 255 allowed']);
+    expect(named('😀'.repeat(127))).toEqual([]);
     expect(named('서울 여성 20대')).toEqual([]);
+    expect(named('\u2028line separator')).toEqual([]);
     expect(named('')[0]?.hint).toContain('1 to 255 characters');
   });
 

@@ -1,6 +1,7 @@
 import { access } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isApiError } from '../api/api-error.js';
 import type { AudienceClient } from '../api/audiences.js';
 import { startInTurns } from '../api/in-turns.js';
 import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig, type ConfigIssue } from '../config/index.js';
@@ -44,12 +45,21 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   const matches = request.names.length > 0 ? nameMatcher(request.names) : () => true;
   const listed = (await client.list()).filter((summary) => matches(summary.name)).sort((a, b) => a.id - b.id);
   const { kept, skipped } = firstOfEachName(listed);
-  const read: LiveAudience[] = await startInTurns(kept, (summary) => client.read(summary.id));
-  read.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // An answer in a shape the tool cannot use leaves out its audience, as in a plan, not the import.
+  const answers = await startInTurns(kept, async (summary) => {
+    try {
+      return await client.read(summary.id);
+    } catch (error) {
+      if (!isApiError(error) || error.kind !== 'invalid-response') throw error;
+      skipped.push({ audience: summary, reason: `its answer cannot be read (${error.summary}); check that ADS_API_URL is the audience API itself` });
+      return undefined;
+    }
+  });
+  const read = answers.filter((audience): audience is LiveAudience => audience !== undefined).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
   const schemaRef = relative(target ? dirname(target) : cwd, fileURLToPath(AUDIENCES_SCHEMA_URL));
   const render = (audiences: LiveAudience[], left: SkippedAudience[]) => {
-    const notes = left.map(({ audience, reason }) => `Not imported: ${JSON.stringify(audience.name)} (id ${audience.id}): ${reason}; rename it in the ad manager to manage it.`);
+    const notes = left.map(({ audience, reason }) => `Not imported: ${JSON.stringify(audience.name)} (id ${audience.id}): ${reason}.`);
     const text = renderDesiredFile({ adAccountId: request.adAccountId, audiences, schemaRef, notes });
     return { text, check: validateConfig(text, request.out ?? '(import)') };
   };
@@ -59,7 +69,7 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   let { text, check } = render(audiences, skipped);
   if (!check.ok) {
     const unfit = unfitEntries(check.issues);
-    skipped.push(...audiences.flatMap((audience, index) => (unfit.has(index) ? [{ audience, reason: `a file cannot hold it (${unfit.get(index)})` }] : [])));
+    skipped.push(...audiences.flatMap((audience, index) => (unfit.has(index) ? [{ audience, reason: `a file cannot hold it (${unfit.get(index)}); rename it in the ad manager to manage it` }] : [])));
     audiences = audiences.filter((_, index) => !unfit.has(index));
     ({ text, check } = render(audiences, skipped));
   }
@@ -85,7 +95,7 @@ function firstOfEachName(summaries: LiveAudienceSummary[]): { kept: LiveAudience
   const kept: LiveAudienceSummary[] = [];
   const skipped: SkippedAudience[] = [];
   for (const summary of summaries) {
-    if (seen.has(summary.name)) skipped.push({ audience: summary, reason: 'another audience has its name' });
+    if (seen.has(summary.name)) skipped.push({ audience: summary, reason: 'another audience has its name; rename it in the ad manager to manage it' });
     else kept.push(summary);
     seen.add(summary.name);
   }

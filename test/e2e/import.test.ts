@@ -7,10 +7,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { ApiError } from '../../src/api/api-error.js';
+import type { AudienceClient } from '../../src/api/audiences.js';
 import { seedState } from '../../src/emulator/seed.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { StoredAudience } from '../../src/emulator/store.js';
 import type { AudienceDefinition } from '../../src/model/index.js';
+import { importAccount } from '../../src/operations/import.js';
 import { definition } from '../helpers/builders.js';
 import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
 import { connectClient, linkAdGroup, type LiveClient } from '../helpers/live-account.js';
@@ -158,6 +161,23 @@ describe('audiences import', () => {
     expect(text).toContain(`# Not imported: ${JSON.stringify(odd)} (id ${state.nextAudienceId - 2}): a file cannot hold it`);
     expect((parse(text) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name)).toEqual(['plain']);
     expect((await runInProcess(['plan', '-f', 'imported.yaml', '--detailed-exitcode'], { cwd: dir, env })).code).toBe(0);
+  });
+
+  it('leaves out, with a note, an audience whose answer it cannot read, and imports the others', async () => {
+    const odd = await live.client.create(definition({ name: 'odd-answer' }));
+    await live.client.create(definition({ name: 'fine' }));
+    const unreadable: AudienceClient = {
+      ...live.client,
+      read: async (id) => {
+        if (id !== odd.id) return live.client.read(id);
+        throw new ApiError({ service: 'audience', method: 'GET', path: `/openapi/v4/targetings/${id}`, kind: 'invalid-response', status: 200, reason: 'not an AudienceDetail: cohortTargetings[0].cohortId must be integer or string', ambiguous: false, attempts: 1 });
+      },
+    };
+    const result = await importAccount({ adAccountId: 1234, out: undefined, force: false, names: [] }, unreadable, process.cwd());
+    expect(result.imported).toBe(1);
+    expect(result.skipped).toMatchObject([{ audience: { id: odd.id }, reason: expect.stringContaining('its answer cannot be read') }]);
+    expect(result.text).toContain(`# Not imported: "odd-answer" (id ${odd.id}): its answer cannot be read`);
+    expect((parse(result.text) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name)).toEqual(['fine']);
   });
 
   it('refuses to overwrite a file unless --force', async () => {

@@ -187,11 +187,9 @@ export interface CustomerFileTargeting {
    */
   customerFileId: (number | string)
   /**
-   * INCLUDE or EXCLUDE; compared as text.
+   * INCLUDE or EXCLUDE; compared as text (a list or an object is an answer the tool cannot use).
    */
-  inclusionType?: {
-    [k: string]: unknown | undefined
-  }
+  inclusionType?: (string | number | null)
   /**
    * Server-only display name, never compared.
    */
@@ -211,21 +209,15 @@ export interface TrackerTargeting {
   /**
    * Compared as text when answered.
    */
-  eventCode?: {
-    [k: string]: unknown | undefined
-  }
+  eventCode?: (string | number | null)
   /**
    * Compared as text when answered.
    */
-  retentionDays?: {
-    [k: string]: unknown | undefined
-  }
+  retentionDays?: (string | number | null)
   /**
-   * INCLUDE or EXCLUDE; compared as text.
+   * INCLUDE or EXCLUDE; compared as text (a list or an object is an answer the tool cannot use).
    */
-  inclusionType?: {
-    [k: string]: unknown | undefined
-  }
+  inclusionType?: (string | number | null)
   /**
    * Server-only display name, never compared.
    */
@@ -243,11 +235,9 @@ export interface CohortTargeting {
    */
   cohortId: (number | string)
   /**
-   * INCLUDE or EXCLUDE; compared as text.
+   * INCLUDE or EXCLUDE; compared as text (a list or an object is an answer the tool cannot use).
    */
-  inclusionType?: {
-    [k: string]: unknown | undefined
-  }
+  inclusionType?: (string | number | null)
   /**
    * Server-only display name, never compared.
    */
@@ -265,11 +255,9 @@ export interface TalkChannelTargeting {
    */
   profileId: (number | string)
   /**
-   * INCLUDE or EXCLUDE; compared as text.
+   * INCLUDE or EXCLUDE; compared as text (a list or an object is an answer the tool cannot use).
    */
-  inclusionType?: {
-    [k: string]: unknown | undefined
-  }
+  inclusionType?: (string | number | null)
   /**
    * Server-only display name, never compared.
    */
@@ -287,11 +275,9 @@ export interface SyncAppTargeting {
    */
   profileId: (number | string)
   /**
-   * INCLUDE or EXCLUDE; compared as text.
+   * INCLUDE or EXCLUDE; compared as text (a list or an object is an answer the tool cannot use).
    */
-  inclusionType?: {
-    [k: string]: unknown | undefined
-  }
+  inclusionType?: (string | number | null)
   /**
    * Server-only display name, never compared.
    */
@@ -309,11 +295,9 @@ export interface TalkChannelGroupTargeting {
    */
   groupId: (number | string)
   /**
-   * INCLUDE or EXCLUDE; compared as text.
+   * INCLUDE or EXCLUDE; compared as text (a list or an object is an answer the tool cannot use).
    */
-  inclusionType?: {
-    [k: string]: unknown | undefined
-  }
+  inclusionType?: (string | number | null)
   /**
    * Server-only display name, never compared.
    */
@@ -571,15 +555,32 @@ export interface AudienceAdGroupListResponse {
  */
 export interface AudienceAdGroup {
   campaignId?: number
-  campaignName?: string
+  /**
+   * Shown only, so any value is read.
+   */
+  campaignName?: {
+    [k: string]: unknown | undefined
+  }
   campaignTypeGoal?: (CampaignTypeGoal | null)
   adGroupId: number
-  adGroupName?: string
-  adGroupStatus?: (string[] | null)
   /**
-   * DISPLAY or DIRECT_MESSAGE; display only, so any text is accepted.
+   * Shown only, so any value is read.
    */
-  adGroupType?: string
+  adGroupName?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Status[]; shown only, so any value is read.
+   */
+  adGroupStatus?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * DISPLAY or DIRECT_MESSAGE; shown only, so any value is read.
+   */
+  adGroupType?: {
+    [k: string]: unknown | undefined
+  }
 }
 
 export interface CampaignTypeGoal {

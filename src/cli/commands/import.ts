@@ -26,7 +26,7 @@ export const importCommand: CommandDefinition = {
     if (out) io.stderr(`Imported ${result.imported} audience${result.imported === 1 ? '' : 's'} of ad account ${adAccountId} into ${out}.\n`);
     else io.stdout(result.text);
     for (const { audience, reason } of result.skipped) {
-      io.stderr(`warning: ${JSON.stringify(audience.name)} (id ${audience.id}) was not imported: ${reason}; rename it in the ad manager to manage it\n`);
+      io.stderr(`warning: ${JSON.stringify(audience.name)} (id ${audience.id}) was not imported: ${reason}\n`);
     }
     return 0;
   },

@@ -346,7 +346,7 @@ export interface FaceRefiner {
  */
 export interface Audience {
   /**
-   * The audience's name: its identity, unique in the file. 1 to 255 characters, not blank, no control characters (as the service requires).
+   * The audience's name: its identity, unique in the file. 1 to 255 characters (as the service counts them: an emoji counts two), not blank, no control characters (as the service requires).
    */
   name: string
   /**
