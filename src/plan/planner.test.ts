@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { adGroupLink, desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
-import { planAccount, neededReads } from './planner.js';
+import { planAccount } from './planner.js';
+import { neededReads } from './reads.js';
 import type { AudienceUpdate } from './types.js';
 
 const options = { allowMassDelete: false };

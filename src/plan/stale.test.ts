@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
-import { knownAudienceIds, staleReasons } from './fingerprint.js';
+import { knownAudienceIds } from './kinds/audience.js';
+import { staleReasons } from './planner.js';
 import { planAccount } from './planner.js';
 
 const options = { allowMassDelete: false };

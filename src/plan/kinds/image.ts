@@ -2,6 +2,7 @@ import {
   compareText,
   IMAGE_INPUT_FIELDS,
   IMAGE_PARAM_FIELDS,
+  LOCK_FILE,
   INPAINTING_MAX_SIDE,
   INPUT_FORMATS,
   requestKey,
@@ -11,8 +12,34 @@ import {
   type JsonValue,
   type LockedImage,
   type RecordedInput,
-} from '../model/index.js';
-import type { FieldChange, Fingerprint, ImageGenerate, ImageGenerateReason, ImageRemove, PlanProblem } from './types.js';
+} from '../../model/index.js';
+import type { PlanKind } from '../kind.js';
+import type { FieldChange, Fingerprint, ImageGenerate, ImageGenerateReason, ImageRemove, PlanProblem } from '../types.js';
+
+/**
+ * Generated images, kept reproducible by the lock beside the file. Planned only when the file
+ * declares images or a lock exists (the live state then has the local side: see ImageState).
+ */
+export const imageKind: PlanKind = {
+  kind: 'image',
+  plan: ({ desired, live }) => {
+    if (!live.images) return { changes: [], errors: [], warnings: [] };
+    const { changes, errors, fingerprint } = planImages(desired.images ?? [], live.images, desired.prune);
+    return { changes, errors, warnings: [], fingerprint: { images: fingerprint }, imageDir: live.images.dir };
+  },
+  staleReasons: (plan, current) => {
+    const recorded = plan.fingerprint.images;
+    if (!recorded || !current.images) return [];
+    const now = current.images;
+    const reasons = now.lockHash === recorded.lockHash ? [] : [`${LOCK_FILE} changed since the plan was made`];
+    for (const { path, sha256: then } of recorded.files) {
+      const hash = now.files[path] ?? null;
+      if (hash === then) continue;
+      reasons.push(then === null ? `${path} appeared since the plan was made` : hash === null ? `${path} was deleted since the plan was made` : `${path} changed since the plan was made`);
+    }
+    return reasons;
+  },
+};
 
 export interface ImagePlan {
   /** Generates in dependency order (a source before the images made from it), then removes by name. */

@@ -1,5 +1,26 @@
-import { businessMismatches, type Company, type DesiredBusiness } from '../model/index.js';
-import type { PlanBusiness, PlanProblem } from './types.js';
+import { businessMismatches, jsonEqual, type Company, type DesiredBusiness, type JsonValue } from '../../model/index.js';
+import type { PlanKind } from '../kind.js';
+import { liveRead } from '../reads.js';
+import type { PlanBusiness, PlanProblem } from '../types.js';
+
+/**
+ * The business precondition: a file may declare the account's business, which is looked up
+ * and compared before anything else, and changes nothing itself. A plan whose business is
+ * missing or different has an error, so none of its changes is applied.
+ */
+export const businessKind: PlanKind = {
+  kind: 'business',
+  plan: ({ desired, live }) => {
+    if (!desired.business) return { changes: [], errors: [], warnings: [] };
+    const { header, errors } = planBusiness(desired.business, liveRead(live.business, 'the business lookup'));
+    return { changes: [], errors, warnings: [], business: header };
+  },
+  staleReasons: (plan, current) => {
+    if (!plan.business || current.business === undefined) return [];
+    const same = jsonEqual(current.business as unknown as JsonValue, plan.business.company as unknown as JsonValue);
+    return same ? [] : [`the business registered under ${plan.business.registrationNumber} changed since the plan was made`];
+  },
+};
 
 /**
  * The declared business against the lookup's answer: the plan's header, and an error (so

@@ -1,0 +1,59 @@
+import type { AudienceDefinition, Company, DesiredState, LiveAudienceSummary, LiveState } from '../model/index.js';
+import type { Identities } from './identity.js';
+import type { MassDeleteThreshold } from './safety.js';
+import type { Change, Fingerprint, Plan, PlanBusiness, PlanProblem } from './types.js';
+
+export interface PlanOptions {
+  allowMassDelete: boolean;
+  massDelete?: MassDeleteThreshold;
+}
+
+/** What each kind plans from: both states, the audiences' identities, and the changes of the kinds planned before it. */
+export interface PlanInput {
+  desired: DesiredState;
+  live: LiveState;
+  options: PlanOptions;
+  identities: Identities;
+  /** The changes of the kinds before this one in the registry (an audience's update sees the ad groups unlinked from it). */
+  planned: readonly Change[];
+}
+
+/** One kind's share of a plan. */
+export interface KindPlan {
+  changes: Change[];
+  errors: PlanProblem[];
+  warnings: PlanProblem[];
+  /** What this kind read, so that a saved plan can be refused once it is no longer true. */
+  fingerprint?: Partial<Omit<Fingerprint, 'desiredHash'>>;
+  /** The business as the lookup found it, for the plan's header. */
+  business?: PlanBusiness;
+  /** Where the image paths of the plan start. */
+  imageDir?: string;
+}
+
+/**
+ * The account and the local files as they are when a saved plan is applied: what each kind
+ * compares with what the plan recorded. A part that was not read is absent.
+ */
+export interface CurrentState {
+  audiences: LiveAudienceSummary[];
+  /** Ad-group ids by audience id, for the audiences whose links the plan recorded and that still exist. */
+  adGroupIds: Record<string, number[]>;
+  /** The definitions of the audiences the plan updates whose modification date is unchanged, read again (see `rereadIds`). */
+  definitions?: Record<string, AudienceDefinition>;
+  /** The business registered under the plan's number now, when the plan has one and a lookup was possible. */
+  business?: Company | null;
+  /** The lock's hash and each image file the plan recorded, by path (null: absent). */
+  images?: { lockHash: string | null; files: Record<string, string | null> };
+}
+
+/**
+ * A kind of resource, as planning sees it: how its desired and live states become changes
+ * and problems, and what makes a saved plan stale for it. Pure: reading is the operations'
+ * job (src/operations/kinds/), applying the applier's (src/apply/kinds/).
+ */
+export interface PlanKind {
+  kind: 'business' | 'adGroupLink' | 'audience' | 'image';
+  plan(input: PlanInput): KindPlan;
+  staleReasons(plan: Plan, current: CurrentState): string[];
+}

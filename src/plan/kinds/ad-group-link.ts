@@ -1,0 +1,103 @@
+import type { AdGroupLink, DesiredAudience, LiveState } from '../../model/index.js';
+import type { PlanKind } from '../kind.js';
+import type { AdGroupRef, AdGroupUnlink, Change, PlanProblem } from '../types.js';
+
+/**
+ * The links between ad groups and audiences. The API can only release an ad group from an
+ * audience (unlink), never link one: an audience that declares `adGroups` loses the other ad
+ * groups, an audience deleted with prune loses all of them first, and a declared ad group
+ * that does not use the audience is a warning.
+ */
+export const adGroupLinkKind: PlanKind = {
+  kind: 'adGroupLink',
+  plan: ({ desired, live, identities }) => {
+    const changes: Change[] = [];
+    const errors: PlanProblem[] = [];
+    const warnings: PlanProblem[] = [];
+    for (const audience of identities.missing) {
+      if (audience.adGroups && audience.adGroups.length > 0) warnings.push(linkMissing(audience, audience.adGroups));
+    }
+    for (const { desired: audience, live: summary } of identities.matched) {
+      const links = readableLinks(live, summary.id);
+      if (!audience.adGroups || !links) continue;
+      const declaredIds = new Set(audience.adGroups);
+      const extra = links.filter((link) => !declaredIds.has(link.adGroupId));
+      const absent = audience.adGroups.filter((id) => !links.some((link) => link.adGroupId === id));
+      if (absent.length > 0) warnings.push(linkMissing(audience, absent));
+      if (extra.length > 0 && audience.protect) {
+        errors.push({
+          code: 'PROTECTED',
+          name: audience.key,
+          message: `audience "${audience.key}" is protected, but ad group${plural(extra)} ${extra.map((link) => link.adGroupId).join(', ')} would be unlinked from it`,
+          hint: 'add the ad groups to its `adGroups`, or remove `protect: true` to allow the unlink',
+        });
+      } else {
+        changes.push(...extra.map((link) => unlink(audience.key, summary.id, link, 'not-declared')));
+      }
+    }
+    if (desired.prune) {
+      for (const summary of identities.undeclared) {
+        changes.push(...(readableLinks(live, summary.id) ?? []).map((link) => unlink(summary.name, summary.id, link, 'audience-deleted')));
+      }
+    }
+    return { changes, errors, warnings };
+  },
+  staleReasons: (plan, current) => {
+    const byId = new Map(current.audiences.map((summary) => [summary.id, summary]));
+    return plan.fingerprint.audiences.flatMap((entry) => {
+      const now = byId.get(entry.id);
+      const links = current.adGroupIds[String(entry.id)];
+      if (!now || entry.adGroupIds === null || !links || sameIds(entry.adGroupIds, links)) return [];
+      return [`the ad groups using audience "${now.name}" (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${[...links].sort((a, b) => a - b).join(', ') || 'none'} now`];
+    });
+  },
+};
+
+/** The audiences whose links must be read again to check a saved plan. */
+export function linksToRecheck(plan: { fingerprint: { audiences: Array<{ id: number; adGroupIds: number[] | null }> } }): number[] {
+  return plan.fingerprint.audiences.filter((entry) => entry.adGroupIds !== null).map((entry) => entry.id);
+}
+
+/**
+ * The ad groups using an audience, by id (the service lists them in no promised order, so
+ * plans are stable and read like the unlinks), when they were read and the audience itself
+ * could be read (an unreadable audience is an error of the plan, and nothing is planned for it).
+ */
+export function readableLinks(live: LiveState, id: number): AdGroupLink[] | undefined {
+  const key = String(id);
+  const links = live.links[key];
+  if (!links || live.unreadable?.[key] !== undefined) return undefined;
+  return [...links].sort((a, b) => a.adGroupId - b.adGroupId);
+}
+
+export function adGroupRef(link: AdGroupLink): AdGroupRef {
+  return {
+    adGroupId: link.adGroupId,
+    adGroupName: link.adGroupName,
+    adGroupStatus: link.adGroupStatus,
+    campaignId: link.campaignId,
+    campaignName: link.campaignName,
+  };
+}
+
+function unlink(name: string, id: number, link: AdGroupLink, reason: AdGroupUnlink['display']['reason']): AdGroupUnlink {
+  return { action: 'unlink', kind: 'adGroupLink', name, id, adGroupId: link.adGroupId, before: adGroupRef(link), after: null, display: { reason } };
+}
+
+function linkMissing(audience: DesiredAudience, adGroupIds: number[]): PlanProblem {
+  return {
+    code: 'LINK_MISSING',
+    name: audience.key,
+    message: `audience "${audience.key}" declares ad group${plural(adGroupIds)} ${adGroupIds.join(', ')}, which ${adGroupIds.length === 1 ? 'does' : 'do'} not use it`,
+    hint: 'this API cannot link ad groups: link them in the ad manager, or remove them from `adGroups`',
+  };
+}
+
+function sameIds(a: number[], b: number[]): boolean {
+  const sorted = [...b].sort((x, y) => x - y);
+  return a.length === sorted.length && a.every((id, index) => id === sorted[index]);
+}
+
+export function plural(items: readonly unknown[]): string {
+  return items.length === 1 ? '' : 's';
+}

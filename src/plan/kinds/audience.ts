@@ -1,0 +1,220 @@
+import {
+  BUSINESS_BOARD_CAMPAIGN_TYPE,
+  isMessagingChannelReach,
+  OVERSEAS_PROVINCE,
+  type AdGroupLink,
+  type AudienceDefinition,
+  type DefinitionField,
+  type DesiredAudience,
+  type LiveAudience,
+  type LiveAudienceSummary,
+  type LiveState,
+} from '../../model/index.js';
+import { diffDefinition } from '../diff.js';
+import type { CurrentState, PlanKind, PlanInput } from '../kind.js';
+import { liveRead } from '../reads.js';
+import { checkMassDelete, DEFAULT_MASS_DELETE } from '../safety.js';
+import type { AudienceUpdate, Change, FieldChange, Fingerprint, Plan, PlanProblem } from '../types.js';
+import { adGroupRef, plural, readableLinks } from './ad-group-link.js';
+
+/**
+ * Audiences: a declared audience the account lacks is created, one whose definition differs
+ * is updated to the whole declared definition, and with prune an undeclared one is deleted
+ * (shown whole). An update or delete touches the ad groups that keep using the audience after
+ * the unlinks planned before it.
+ */
+export const audienceKind: PlanKind = {
+  kind: 'audience',
+  plan: (input) => {
+    const { desired, live, identities, options } = input;
+    const changes: Change[] = [];
+    const errors: PlanProblem[] = [];
+    const warnings: PlanProblem[] = [];
+    for (const audience of identities.missing) {
+      changes.push({ action: 'create', kind: 'audience', name: audience.key, id: null, before: null, after: audience.definition });
+    }
+    for (const { desired: audience, live: summary } of identities.matched) {
+      warnings.push(...statusWarnings(summary));
+      const detail = readDetail(live, summary);
+      if ('unreadable' in detail) {
+        errors.push(detail.unreadable);
+        continue;
+      }
+      const fields = diffDefinition(audience.definition, detail.definition);
+      if (fields.length === 0) continue;
+      const remaining = linksAfterUnlinks(input, summary.id);
+      errors.push(...campaignRuleErrors(audience.key, audience.definition, remaining));
+      warnings.push(...omittedFieldWarnings(audience, fields));
+      changes.push(update(audience, summary.id, detail, fields, remaining));
+    }
+    if (desired.prune) {
+      for (const summary of identities.undeclared) {
+        const detail = readDetail(live, summary);
+        if ('unreadable' in detail) {
+          errors.push(detail.unreadable);
+          continue;
+        }
+        const links = liveRead(readableLinks(live, summary.id), `the ad groups of audience ${summary.id}`);
+        changes.push({ action: 'delete', kind: 'audience', name: summary.name, id: summary.id, before: detail.definition, after: null, display: { impact: links.map(adGroupRef) } });
+        warnings.push(...statusWarnings(summary));
+      }
+    }
+    const deletes = changes.filter((change) => change.action === 'delete').length;
+    const massDelete = checkMassDelete(deletes, identities.managedCount, options.massDelete ?? DEFAULT_MASS_DELETE);
+    if (massDelete && !options.allowMassDelete) errors.push(massDelete);
+    return { changes, errors, warnings, fingerprint: fingerprint(input) };
+  },
+  staleReasons: (plan, current) => [...changedSinceRead(plan, current), ...updatedSinceRead(plan, current)],
+};
+
+/**
+ * The audiences the plan updates whose modification date is what the plan read: the service
+ * dates changes to the second, so a change made in the same second keeps the date. An update
+ * sends the whole definition and would silently undo such a change, so these are read again
+ * (CurrentState.definitions) and compared with what the plan was made from.
+ */
+export function rereadIds(plan: Plan, audiences: LiveAudienceSummary[]): number[] {
+  const readAt = new Map(plan.fingerprint.audiences.map((entry) => [entry.id, entry.lastModifiedDate]));
+  const sameDate = new Set(audiences.filter((summary) => readAt.get(summary.id) === summary.lastModifiedDate).map((summary) => summary.id));
+  return plan.changes.filter((change): change is AudienceUpdate => change.action === 'update' && sameDate.has(change.id)).map((change) => change.id);
+}
+
+/**
+ * The audiences the plan knew of when it was made: those it read or touches, and with prune
+ * every one of the account. None of them is the audience a create made.
+ */
+export function knownAudienceIds(plan: Plan): Set<number> {
+  return new Set([...plan.fingerprint.audiences.map((entry) => entry.id), ...(plan.fingerprint.accountAudienceIds ?? [])]);
+}
+
+/** An audience the plan read was modified or deleted; a name it creates was taken; with prune, an audience appeared. */
+function changedSinceRead(plan: Plan, current: CurrentState): string[] {
+  const reasons: string[] = [];
+  const byId = new Map(current.audiences.map((summary) => [summary.id, summary]));
+  for (const entry of plan.fingerprint.audiences) {
+    const now = byId.get(entry.id);
+    if (!now) reasons.push(`audience ${entry.id} no longer exists`);
+    else if (now.lastModifiedDate !== entry.lastModifiedDate) {
+      reasons.push(`audience "${now.name}" (id ${entry.id}) was modified at ${now.lastModifiedDate}, after the plan read it (${entry.lastModifiedDate})`);
+    }
+  }
+  // A name the plan creates may still be held by an audience it read (one it renames away
+  // from that name: any edit of it since shows in its date), never by any other.
+  const read = new Set(plan.fingerprint.audiences.map((entry) => entry.id));
+  for (const change of plan.changes) {
+    if (change.action !== 'create') continue;
+    const taken = current.audiences.find((summary) => summary.name === change.name && !read.has(summary.id));
+    if (taken) reasons.push(`an audience named "${change.name}" now exists (id ${taken.id}), which the plan would create again`);
+  }
+  if (plan.fingerprint.accountAudienceIds) {
+    const known = new Set(plan.fingerprint.accountAudienceIds);
+    const added = current.audiences.filter((summary) => !known.has(summary.id));
+    if (added.length > 0) reasons.push(`audience${plural(added)} ${added.map((summary) => `"${summary.name}" (id ${summary.id})`).join(', ')} appeared since the plan, which prunes`);
+  }
+  return reasons;
+}
+
+/** Each audience read again (see rereadIds) whose definition is no longer the one the update was planned from. */
+function updatedSinceRead(plan: Plan, current: CurrentState): string[] {
+  const definitions = current.definitions ?? {};
+  return plan.changes.flatMap((change) => {
+    const now = change.action === 'update' ? definitions[String(change.id)] : undefined;
+    if (change.action !== 'update' || !now) return [];
+    const fields = diffDefinition(change.before, now).map((field) => field.field);
+    return fields.length === 0 ? [] : [`audience "${change.name}" (id ${change.id}) was modified since the plan read it (${fields.join(', ')} changed)`];
+  });
+}
+
+function update(audience: DesiredAudience, id: number, detail: LiveAudience, fields: FieldChange[], remaining: AdGroupLink[]): AudienceUpdate {
+  return { action: 'update', kind: 'audience', name: audience.key, id, before: detail.definition, after: audience.definition, display: { fields, impact: remaining.map(adGroupRef) } };
+}
+
+/** The ad groups that use an audience once the unlinks planned for it are done. */
+function linksAfterUnlinks({ live, planned }: PlanInput, id: number): AdGroupLink[] {
+  const links = liveRead(readableLinks(live, id), `the ad groups of audience ${id}, which changes`);
+  const unlinked = new Set(planned.flatMap((change) => (change.action === 'unlink' && change.id === id ? [change.adGroupId] : [])));
+  return links.filter((link) => !unlinked.has(link.adGroupId));
+}
+
+/**
+ * The full read of a live audience the plan needs, or the plan error when the service's
+ * answer had a field the plan needs in a shape it cannot use (the other audiences are planned).
+ */
+function readDetail(live: LiveState, summary: LiveAudienceSummary): LiveAudience | { unreadable: PlanProblem } {
+  const reason = live.unreadable?.[String(summary.id)];
+  if (reason !== undefined) {
+    return {
+      unreadable: {
+        code: 'LIVE_UNREADABLE',
+        name: summary.name,
+        message: `audience "${summary.name}" (id ${summary.id}) cannot be planned: ${reason}`,
+        hint: 'nothing is planned for this audience; check that ADS_API_URL is the audience API itself, and if it is, report the answer: the service uses a shape the tool does not know yet',
+      },
+    };
+  }
+  return liveRead(live.details[String(summary.id)], `the full read of audience ${summary.id}`);
+}
+
+/**
+ * A file written before whole definitions managed only the sets it named. When an update
+ * empties a set the file leaves out, say so: the reviewer may have meant to keep it.
+ */
+function omittedFieldWarnings(audience: DesiredAudience, fields: FieldChange[]): PlanProblem[] {
+  const emptied = fields.filter((change) => audience.omitted.includes(change.field as DefinitionField)).map((change) => change.field);
+  if (emptied.length === 0) return [];
+  return [
+    {
+      code: 'OMITTED_FIELDS',
+      name: audience.key,
+      message: `audience "${audience.key}" leaves out ${emptied.join(', ')}, so the update removes ${emptied.length === 1 ? 'it' : 'them'}: a declared audience is its whole definition`,
+      hint: `to keep ${emptied.length === 1 ? 'it' : 'them'}, add ${emptied.join(' and ')} to the audience in the file (a file written before whole definitions managed only the fields it named)`,
+    },
+  ];
+}
+
+/** Rules 6 and 7 of the spec depend on the campaigns of the ad groups that use the audience. */
+function campaignRuleErrors(name: string, definition: AudienceDefinition, links: AdGroupLink[]): PlanProblem[] {
+  const problems: PlanProblem[] = [];
+  if (definition.locations.some((region) => region.value === OVERSEAS_PROVINCE)) {
+    for (const link of links.filter((candidate) => candidate.campaignType === BUSINESS_BOARD_CAMPAIGN_TYPE)) {
+      problems.push({
+        code: 'CAMPAIGN_RULE',
+        name,
+        message: `audience "${name}" targets the overseas region Z, which business-board campaign ${link.campaignId} ("${link.campaignName}") of ad group ${link.adGroupId} does not allow`,
+        hint: 'remove Z from `locations`, or stop using the audience in that ad group',
+      });
+    }
+  }
+  if (definition.talkChannelGroupTargetings.length > 0) {
+    for (const link of links.filter((candidate) => !isMessagingChannelReach(candidate))) {
+      problems.push({
+        code: 'CAMPAIGN_RULE',
+        name,
+        message: `audience "${name}" uses friend-group targeting, which needs a messaging-channel reach campaign; ad group ${link.adGroupId} belongs to campaign ${link.campaignId} ("${link.campaignName}", ${link.campaignType}/${link.campaignGoal})`,
+        hint: 'remove `talkChannelGroupTargetings`, or use the audience only in messaging-channel reach campaigns',
+      });
+    }
+  }
+  return problems;
+}
+
+function statusWarnings(summary: LiveAudienceSummary): PlanProblem[] {
+  if (summary.audienceStatus !== 'ERROR' && summary.audienceStatus !== 'SEED_NOT_ENOUGH') return [];
+  const meaning = summary.audienceStatus === 'ERROR' ? 'is unusable' : 'has too few members to be used';
+  return [{ code: 'AUDIENCE_STATUS', name: summary.name, message: `audience "${summary.name}" (id ${summary.id}) is ${summary.audienceStatus}: it ${meaning}` }];
+}
+
+/** Every live audience the plan read, with its date and links as read; with prune, every id of the account. */
+function fingerprint({ desired, live, identities }: PlanInput): Partial<Fingerprint> {
+  const read = [...identities.matched.map((pair) => pair.live), ...(desired.prune ? identities.undeclared : [])];
+  return {
+    audiences: read
+      .map((summary) => ({
+        id: summary.id,
+        lastModifiedDate: summary.lastModifiedDate,
+        adGroupIds: live.links[String(summary.id)]?.map((link) => link.adGroupId).sort((a, b) => a - b) ?? null,
+      }))
+      .sort((a, b) => a.id - b.id),
+    accountAudienceIds: desired.prune ? live.audiences.map((summary) => summary.id).sort((a, b) => a - b) : null,
+  };
+}
