@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse } from 'yaml';
 import { AppError } from '../errors.js';
-import { bizNumProblem, jsonEqual, type Company, type JsonValue } from '../model/index.js';
-import type { Plan } from '../plan/index.js';
+import { bizNumProblem, type Company } from '../model/index.js';
 import type { BusinessLookup } from './plan.js';
 
 /**
@@ -50,11 +49,4 @@ export async function resolveAdAccount(explicit: number | undefined, file: strin
   const id = data !== null && typeof data === 'object' ? (data as Record<string, unknown>)['adAccountId'] : undefined;
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) throw noAccount(`${file} has no adAccountId`);
   return id;
-}
-
-/** A saved plan is stale when the business it was made with is no longer registered as it was. */
-export async function businessStaleReasons(plan: Plan, lookup: BusinessLookup | undefined): Promise<string[]> {
-  if (!plan.business || !lookup) return [];
-  const now = await lookup.lookup(plan.business.registrationNumber);
-  return jsonEqual(now as unknown as JsonValue, plan.business.company as unknown as JsonValue) ? [] : [`the business registered under ${plan.business.registrationNumber} changed since the plan was made`];
 }

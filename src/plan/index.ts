@@ -13,3 +13,4 @@ export { linksToRecheck } from './kinds/ad-group-link.js';
 export { diffDefinition } from './diff.js';
 export { planBusiness } from './kinds/business.js';
 export { planImages, type ImagePlan } from './kinds/image.js';
+export type * from './results.js';

@@ -8,3 +8,5 @@ export { ansiStyle, plainStyle, type Style } from './style.js';
 export { renderText } from './text.js';
 export { noChangesText } from './summary.js';
 export { businessLine, renderCompany } from './business.js';
+export { renderPlans } from './plans.js';
+export { APPROVAL_PROMPT, applySummary, CANCELLED_TEXT, progressLine } from './apply.js';

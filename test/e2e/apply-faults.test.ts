@@ -15,6 +15,7 @@ import type { Audience, AudiencesFile } from '../../src/config/generated/audienc
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { StoredAudience } from '../../src/emulator/store.js';
 import { REGION_FIELDS, stableStringify, TARGETING_FIELDS, type AudienceDefinition, type JsonValue } from '../../src/model/index.js';
+import { textApplyView } from '../../src/cli/apply-view.js';
 import { applyAndVerify, runApply } from '../../src/operations/apply.js';
 import { planDesired } from '../../src/operations/plan.js';
 import { plainStyle } from '../../src/render/index.js';
@@ -384,8 +385,8 @@ describe('checking the account after applying', () => {
     const code = await runApply(
       { savedPlan: undefined, files: [], autoApprove: true, allowMassDelete: false },
       {
-        io: { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), stdinIsTTY: false, readLine: async () => null, cwd },
-        style: plainStyle,
+        view: textApplyView({ stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), stdinIsTTY: false, readLine: async () => null }, plainStyle),
+        cwd,
         client: () => client,
       },
     );

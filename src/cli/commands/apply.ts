@@ -19,13 +19,13 @@ export const applyCommand: CommandDefinition = {
     const savedPlan = typeof args['plan'] === 'string' ? args['plan'] : undefined;
     const files = fileArgs(args, 'audiences apply -f audiences.yaml');
     if (savedPlan && files.length > 0) throw new UsageError('give either a saved plan or -f files, not both', 'a saved plan already says what to change');
-    const [style, { runApply }] = await Promise.all([outputStyle(args, io), import('../../operations/apply.js'), loadServices()]);
+    const [style, { runApply }, { textApplyView }] = await Promise.all([outputStyle(args, io), import('../../operations/apply.js'), import('../apply-view.js'), loadServices()]);
     return withServices(args, io, (services) =>
       runApply(
         { savedPlan, files, autoApprove: args['autoApprove'] === true, allowMassDelete: args['allowMassDelete'] === true },
         {
-          io,
-          style,
+          view: textApplyView(io, style),
+          cwd: io.cwd,
           client: (adAccountId) => services.audiences(adAccountId),
           business: (adAccountId) => services.business(adAccountId),
           images: () => services.images(),

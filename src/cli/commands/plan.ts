@@ -23,7 +23,13 @@ export const planCommand: CommandDefinition = {
     const files = fileArgs(args, 'audiences plan -f audiences.yaml');
     const format = args['format'] as PlanFormat;
     const out = fileOption(args, 'out', '--out', 'audiences plan --out plan.json');
-    const [style, { checkPlanTarget, planFiles, renderPlans, savePlans }] = await Promise.all([outputStyle(args, io), import('../../operations/plan.js'), loadServices()]);
+    const [style, { planFiles }, { checkPlanTarget, savePlans }, { renderPlans }] = await Promise.all([
+      outputStyle(args, io),
+      import('../../operations/plan.js'),
+      import('../../operations/saved-plan.js'),
+      import('../../render/index.js'),
+      loadServices(),
+    ]);
     if (out) await checkPlanTarget(out, io.cwd);
     const planned = await withServices(args, io, (services) =>
       planFiles(files, { allowMassDelete: args['allowMassDelete'] === true }, {

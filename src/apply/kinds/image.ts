@@ -1,10 +1,37 @@
 import { createHash } from 'node:crypto';
-import type { InpaintingRequest, TextToImageRequest, VariationsRequest } from '../api/generated/wire.js';
-import type { ImageClient } from '../api/imagegen.js';
-import { causeOf } from './applier.js';
-import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage } from '../model/index.js';
-import type { ImageGenerate, ImageRemove } from '../plan/index.js';
-import type { ChangeResult } from './types.js';
+import type { InpaintingRequest, TextToImageRequest, VariationsRequest } from '../../api/generated/wire.js';
+import type { ImageClient } from '../../api/imagegen.js';
+import { causeOf } from '../results.js';
+import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage } from '../../model/index.js';
+import type { Change, ChangeResult, ImageGenerate, ImageRemove } from '../../plan/index.js';
+import type { ApplyKind } from '../kind.js';
+
+/** Image changes only: their `kind` is 'image'. */
+function isImageChange(change: Change): change is ImageGenerate | ImageRemove {
+  return change.kind === 'image';
+}
+
+/**
+ * Images: generated after the audiences (the two never depend on each other), sources
+ * before the images made from them. Where no image service is given (a caller that applies
+ * only audiences), each image change is reported as not done. The files are checked when
+ * they are written, so there is nothing to verify afterwards.
+ */
+export const imageKind: ApplyKind = {
+  kind: 'image',
+  apply: async (changes, { images, report }) => {
+    const imageChanges = changes.filter(isImageChange);
+    if (!images) {
+      return imageChanges.map((change) => {
+        const result: ChangeResult = { action: change.action, name: change.name, id: null, status: 'skipped', cause: 'image generation is not available here' };
+        report(result);
+        return result;
+      });
+    }
+    return applyImages(imageChanges, images.client, images.store, { concurrency: images.concurrency }, report);
+  },
+  verify: async () => [],
+};
 
 /** The files and the lock of one project folder; every path is relative to it (and checked by the store). */
 export interface ImageStore {
@@ -24,7 +51,8 @@ export interface ImageStore {
  */
 export async function applyImages(
   changes: Array<ImageGenerate | ImageRemove>,
-  client: ImageClient,
+  /** Absent when the changes only remove images. */
+  client: ImageClient | undefined,
   store: ImageStore,
   options: { concurrency: number },
   report: (result: ChangeResult) => void = () => undefined,
@@ -101,7 +129,8 @@ async function resolveInputs(change: ImageGenerate, generated: Map<string, Promi
 }
 
 /** One generation: the request, the checks of its answer, the files, then the lock. Returns the first file, or why it failed. */
-async function generate(change: ImageGenerate, inputs: InputBytes, client: ImageClient, store: ImageStore): Promise<Uint8Array | string> {
+async function generate(change: ImageGenerate, inputs: InputBytes, client: ImageClient | undefined, store: ImageStore): Promise<Uint8Array | string> {
+  if (!client) return 'image generation is not available here';
   const { request, seeds, outputs } = change.after;
   // The plan decided the seeds: pinned, locked (to reproduce the files) or none (the service chooses).
   const body: Record<string, unknown> = { ...request.params };

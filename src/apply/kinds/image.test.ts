@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ImageClient } from '../api/imagegen.js';
-import type { ImageGeneration, LockedImage } from '../model/index.js';
-import type { ImageGenerate } from '../plan/index.js';
-import { applyImages, sha256, type ImageStore } from './images.js';
+import type { ImageClient } from '../../api/imagegen.js';
+import type { ImageGeneration, LockedImage } from '../../model/index.js';
+import type { ImageGenerate } from '../../plan/index.js';
+import { applyImages, sha256, type ImageStore } from './image.js';
 
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 

@@ -1,11 +1,11 @@
 import { lstat, mkdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { ImageClient } from '../api/imagegen.js';
-import { applyImages, sha256, type ImageStore } from '../apply/images.js';
-import type { ApplyResult, ChangeResult } from '../apply/types.js';
-import { projectPathProblem } from '../config/image-rules.js';
-import { AppError } from '../errors.js';
-import { writeFileAtomically } from './files.js';
+import type { ImageClient } from '../../api/imagegen.js';
+import type { ApplyServices } from '../../apply/kind.js';
+import { sha256, type ImageStore } from '../../apply/kinds/image.js';
+import { projectPathProblem } from '../../config/image-rules.js';
+import { AppError } from '../../errors.js';
+import { writeFileAtomically } from '../files.js';
 import {
   detectImageFormat,
   IMAGE_INPUT_FIELDS,
@@ -15,11 +15,33 @@ import {
   type ImageState,
   type LocalFile,
   type LockedImage,
-} from '../model/index.js';
-import type { ImageGenerate, ImageRemove, Plan } from '../plan/index.js';
+} from '../../model/index.js';
+import type { Plan } from '../../plan/index.js';
+import type { KindSource } from './kind.js';
+
+/**
+ * Images: the local side (the lock beside the desired-state file, and the image files) is
+ * read to plan, and read again to check a saved plan: a lock or a file that changed since
+ * makes it stale, since its decisions were made from them.
+ */
+export const imageSource: KindSource = {
+  kind: 'image',
+  read: async (desired, { file, cwd }) => {
+    const images = file === undefined || cwd === undefined ? undefined : await readImageState(desired, file, cwd);
+    return images ? { images } : {};
+  },
+  readCurrent: async (plan, { cwd }) => {
+    const recorded = plan.fingerprint.images;
+    if (!recorded || cwd === undefined) return {};
+    const dir = resolve(cwd, plan.imageDir ?? '.');
+    const lock = await readIfExists(join(dir, LOCK_FILE));
+    const hashes = await Promise.all(recorded.files.map(async ({ path }) => [path, hashOf(await inspectFile(dir, path, false))] as const));
+    return { images: { lockHash: lock === undefined ? null : sha256(lock), files: Object.fromEntries(hashes) } };
+  },
+};
 
 /** Generations in flight at once: each is heavy for the service, so fewer than other requests. */
-export const IMAGE_CONCURRENCY = 4;
+const IMAGE_CONCURRENCY = 4;
 
 /**
  * The local side of a file's images, for planning: the lock beside the file and every image
@@ -27,7 +49,7 @@ export const IMAGE_CONCURRENCY = 4;
  * when the file declares no images and has no lock. Paths that lead out of the file's
  * folder, through `..` or a link, are refused rather than read.
  */
-export async function readImageState(desired: DesiredState, file: string, cwd: string): Promise<ImageState | undefined> {
+async function readImageState(desired: DesiredState, file: string, cwd: string): Promise<ImageState | undefined> {
   const dir = dirname(resolve(cwd, file));
   const lockBytes = await readIfExists(join(dir, LOCK_FILE));
   if (!desired.images && lockBytes === undefined) return undefined;
@@ -56,36 +78,8 @@ export async function readImageState(desired: DesiredState, file: string, cwd: s
   return state;
 }
 
-/** The image changes of a plan, applied in its image folder. */
-export async function applyPlanImages(plan: Plan, client: () => ImageClient, cwd: string, concurrency: number, report: (result: ChangeResult) => void): Promise<ChangeResult[]> {
-  const changes = plan.changes.filter((change): change is ImageGenerate | ImageRemove => change.kind === 'image');
-  if (changes.length === 0) return [];
-  const store = createImageStore(resolve(cwd, plan.imageDir ?? '.'));
-  return applyImages(changes, client(), store, { concurrency: Math.min(concurrency, IMAGE_CONCURRENCY) }, report);
-}
-
-/**
- * A saved plan with images is stale when the lock or any image file it read changed since
- * (a file regenerated, edited or deleted): its decisions were made from them.
- */
-export async function imageStaleReasons(plan: Plan, cwd: string): Promise<string[]> {
-  const recorded = plan.fingerprint.images;
-  if (!recorded) return [];
-  const dir = resolve(cwd, plan.imageDir ?? '.');
-  const reasons: string[] = [];
-  const lock = await readIfExists(join(dir, LOCK_FILE));
-  if ((lock === undefined ? null : sha256(lock)) !== recorded.lockHash) reasons.push(`${LOCK_FILE} changed since the plan was made`);
-  const now = await Promise.all(recorded.files.map(async ({ path }) => hashOf(await inspectFile(dir, path, false))));
-  recorded.files.forEach(({ path, sha256: then }, index) => {
-    const current = now[index] ?? null;
-    if (current === then) return;
-    reasons.push(then === null ? `${path} appeared since the plan was made` : current === null ? `${path} was deleted since the plan was made` : `${path} changed since the plan was made`);
-  });
-  return reasons;
-}
-
 /** The store the image applier writes through: paths checked again at write time, files and lock written atomically. */
-export function createImageStore(dir: string): ImageStore {
+function createImageStore(dir: string): ImageStore {
   const lockPath = join(dir, LOCK_FILE);
   let lockWrites: Promise<unknown> = Promise.resolve();
   return {
@@ -117,7 +111,7 @@ export function createImageStore(dir: string): ImageStore {
 }
 
 /** The lock as written: images by name, two-space JSON, so its diffs review well. */
-export function renderLock(lock: ImageLock): string {
+function renderLock(lock: ImageLock): string {
   const images: Record<string, LockedImage> = {};
   for (const name of Object.keys(lock.images).sort()) images[name] = lock.images[name] as LockedImage;
   return `${JSON.stringify({ lockVersion: 1, images }, null, 2)}\n`;
@@ -236,29 +230,18 @@ async function readIfExists(path: string): Promise<Uint8Array | undefined> {
   }
 }
 
-/** The image client of the apply dependencies, or an error saying image generation is not configured. */
-export function imageClient(deps: { images?: () => ImageClient }): () => ImageClient {
-  return () => {
-    if (!deps.images) throw new AppError({ code: 'NO_SERVICE', source: 'internal', summary: 'the plan generates images, but no image-generation client was given' });
-    return deps.images();
+/**
+ * What applying images needs, when the plan has image changes: the plan's image folder, and
+ * the image service when it generates (its address and key are checked here, before anything
+ * is changed, so a missing one cannot stop an apply halfway; removing needs no service).
+ */
+export function imageServices(plan: Plan, client: (() => ImageClient) | undefined, cwd: string, concurrency: number | undefined): ApplyServices['images'] {
+  if (!plan.changes.some((change) => change.kind === 'image')) return undefined;
+  const generates = plan.changes.some((change) => change.action === 'generate');
+  if (generates && !client) throw new AppError({ code: 'NO_SERVICE', source: 'internal', summary: 'the plan generates images, but no image-generation client was given' });
+  return {
+    ...(generates && client ? { client: client() } : {}),
+    store: createImageStore(resolve(cwd, plan.imageDir ?? '.')),
+    concurrency: Math.min(concurrency ?? IMAGE_CONCURRENCY, IMAGE_CONCURRENCY),
   };
-}
-
-/** For callers that apply only audiences: image changes, if any, are reported as not done. */
-export async function unavailableImages(plan: Plan, report: (result: ChangeResult) => void): Promise<ChangeResult[]> {
-  return plan.changes
-    .filter((change) => change.kind === 'image')
-    .map((change) => {
-      const result: ChangeResult = { action: change.action, name: change.name, id: null, status: 'skipped', cause: 'image generation is not available here' };
-      report(result);
-      return result;
-    });
-}
-
-/** The audiences' result with the images' results after it, and the counts of both. */
-export function withImageResults(result: ApplyResult, images: ChangeResult[]): ApplyResult {
-  if (images.length === 0) return result;
-  const results = [...result.results, ...images];
-  const count = (status: ChangeResult['status']): number => results.filter((entry) => entry.status === status).length;
-  return { ...result, results, summary: { ok: count('ok'), failed: count('failed'), skipped: count('skipped') } };
 }

@@ -1,0 +1,43 @@
+import type { AudienceClient } from '../api/audiences.js';
+import type { ImageClient } from '../api/imagegen.js';
+import type { Change, ChangeResult, Plan } from '../plan/index.js';
+import type { ImageStore } from './kinds/image.js';
+
+/** What applying talks to: the audience API, and the image service with the image folder when images can be applied here. */
+export interface ApplyServices {
+  audiences: AudienceClient;
+  /** The image service (absent when the plan only removes images), the image folder, and how many generations may run at once. */
+  images?: { client?: ImageClient; store: ImageStore; concurrency: number };
+}
+
+export interface ApplyContext extends ApplyServices {
+  plan: Plan;
+  /** Called once per finished change, as it finishes. */
+  report(result: ChangeResult): void;
+  /** The results of the kinds applied before this one (a delete waits for the unlinks of its audience). */
+  earlier: readonly ChangeResult[];
+}
+
+export interface VerifyContext {
+  audiences: AudienceClient;
+  /** The ids of the account's audiences after applying, listed once for every kind. */
+  present(): Promise<ReadonlySet<number>>;
+}
+
+/** A change that was done, with its result. */
+export interface Done {
+  change: Change;
+  result: ChangeResult;
+}
+
+/**
+ * A kind of resource, as applying sees it: how its changes are made, and how what was done
+ * is checked afterwards. `apply` gets the plan's changes of its kind, in plan order, and
+ * returns a result for each in the same order; it never throws halfway. `verify` returns what
+ * still differs (there should be nothing).
+ */
+export interface ApplyKind {
+  kind: Change['kind'];
+  apply(changes: Change[], context: ApplyContext): Promise<ChangeResult[]>;
+  verify(done: Done[], context: VerifyContext): Promise<string[]>;
+}

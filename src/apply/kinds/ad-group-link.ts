@@ -1,0 +1,28 @@
+import { startInTurns } from '../../api/in-turns.js';
+import type { AdGroupUnlink, Change } from '../../plan/index.js';
+import type { ApplyKind } from '../kind.js';
+import { attempt } from '../results.js';
+
+function isUnlink(change: Change): change is AdGroupUnlink {
+  return change.action === 'unlink';
+}
+
+/** Ad-group links: each unlink is one request, all of them before any audience is changed (a delete needs its ad groups released). */
+export const adGroupLinkKind: ApplyKind = {
+  kind: 'adGroupLink',
+  apply: (changes, { audiences, report }) =>
+    startInTurns(changes.filter(isUnlink), async (change) => {
+      const result = await attempt(change, () => audiences.unlink(change.id, change.adGroupId));
+      report(result);
+      return result;
+    }),
+  verify: async (done, { audiences, present }) => {
+    const ids = await present();
+    const checks = done.map(async ({ change }) => {
+      if (!isUnlink(change) || !ids.has(change.id)) return [];
+      const links = await audiences.adGroups(change.id);
+      return links.some((link) => link.adGroupId === change.adGroupId) ? [`ad group ${change.adGroupId} still uses audience "${change.name}" (id ${change.id})`] : [];
+    });
+    return (await Promise.all(checks)).flat();
+  },
+};

@@ -1,0 +1,137 @@
+import type { AudienceClient } from '../../api/audiences.js';
+import { startInTurns } from '../../api/in-turns.js';
+import type { AudienceDefinition, LiveAudience } from '../../model/index.js';
+import { diffDefinition, knownAudienceIds, type AudienceCreate, type AudienceDelete, type AudienceUpdate, type Change, type ChangeResult } from '../../plan/index.js';
+import type { ApplyKind } from '../kind.js';
+import { attempt, causeOf, identify } from '../results.js';
+
+/** The batch delete takes ids in the query string; keep each request's URL short. */
+const DELETE_BATCH_SIZE = 100;
+
+function isWrite(change: Change): change is AudienceCreate | AudienceUpdate {
+  return change.action === 'create' || change.action === 'update';
+}
+
+function isDelete(change: Change): change is AudienceDelete {
+  return change.action === 'delete';
+}
+
+/**
+ * Audiences: creates and updates run concurrently (the transport bounds how many are in
+ * flight), then deletes go through the batch delete, except those whose ad groups could not
+ * all be released. The service answers a write with the audience as it stored it; the answer
+ * is compared with what was sent as it arrives (`differing`), so verifying needs no reads.
+ */
+export const audienceKind: ApplyKind = {
+  kind: 'audience',
+  apply: async (changes, context) => {
+    const results = new Map<Change, ChangeResult>();
+    const finish = (change: Change, result: ChangeResult): void => {
+      results.set(change, result);
+      context.report(result);
+    };
+    const existing = knownAudienceIds(context.plan);
+    await startInTurns(changes.filter(isWrite), async (change) => finish(change, await write(change, context.audiences, existing)));
+
+    const blocked = blockedDeletes(context.earlier);
+    const deletes = changes.filter(isDelete);
+    for (const change of deletes.filter((candidate) => blocked.has(candidate.id))) {
+      finish(change, { ...identify(change), status: 'skipped', cause: `${blocked.get(change.id)}, so the audience is still in use` });
+    }
+    const deletable = deletes.filter((change) => !blocked.has(change.id));
+    for (let start = 0; start < deletable.length; start += DELETE_BATCH_SIZE) {
+      const batch = deletable.slice(start, start + DELETE_BATCH_SIZE);
+      (await deleteBatch(batch, context.audiences)).forEach((result, index) => finish(batch[index] as AudienceDelete, result));
+    }
+    return changes.flatMap((change) => results.get(change) ?? []);
+  },
+  verify: async (done, { audiences, present }) => {
+    const ids = await present();
+    const checks = done.map(async ({ change, result }): Promise<string[]> => {
+      if (change.action === 'delete') return ids.has(change.id) ? [`audience "${change.name}" (id ${change.id}) still exists after its delete`] : [];
+      if (!isWrite(change)) return [];
+      const id = result.id;
+      if (id === null || !ids.has(id)) return [`audience "${change.name}" is missing after its ${change.action}`];
+      const fields = result.differing ?? differingFields(change.after, await audiences.read(id));
+      return fields.map((field) => `audience "${change.name}" (id ${id}): ${field} still differs`);
+    });
+    return (await Promise.all(checks)).flat();
+  },
+};
+
+/** A create or an update, with the fields the service's answer holds otherwise than sent. */
+async function write(change: AudienceCreate | AudienceUpdate, client: AudienceClient, existing: ReadonlySet<number>): Promise<ChangeResult> {
+  try {
+    const live = change.action === 'create' ? await client.create(change.after, existing) : await client.update(change.id, change.after);
+    return { ...identify(change), id: change.action === 'create' ? live.id : change.id, status: 'ok', differing: differingFields(change.after, live) };
+  } catch (error) {
+    return { ...identify(change), status: 'failed', cause: causeOf(error) };
+  }
+}
+
+/** The audiences whose deletes must wait: an unlink of theirs failed, so an ad group still uses them. */
+function blockedDeletes(earlier: readonly ChangeResult[]): Map<number, string> {
+  const blocked = new Map<number, string>();
+  for (const result of earlier) {
+    if (result.action === 'unlink' && result.status === 'failed' && result.id !== null) blocked.set(result.id, `unlinking ad group ${result.adGroupId} failed`);
+  }
+  return blocked;
+}
+
+/** The fields of `sent` that the audience the service holds does not have as sent. */
+function differingFields(sent: AudienceDefinition, live: LiveAudience): string[] {
+  return diffDefinition(sent, live.definition).map((field) => field.field);
+}
+
+/**
+ * Several deletes in one request. The service answers 200 with counts and messages; each
+ * message that names an id marks that delete failed. When the messages do not say which
+ * failed, the account is listed again: an audience still there was not deleted.
+ */
+async function deleteBatch(changes: AudienceDelete[], client: AudienceClient): Promise<ChangeResult[]> {
+  const [only] = changes;
+  if (changes.length === 1 && only) return [await attempt(only, () => client.delete(only.id))];
+  let outcome;
+  try {
+    outcome = await client.deleteMany(changes.map((change) => change.id));
+  } catch (error) {
+    return changes.map((change) => ({ ...identify(change), status: 'failed', cause: causeOf(error) }));
+  }
+  if (outcome.failCount === 0) return changes.map((change) => ({ ...identify(change), status: 'ok' }));
+
+  const messages = outcome.errorMessages ?? [];
+  const ids = new Set(changes.map((change) => change.id));
+  const named = new Map<number, string>();
+  for (const message of messages) {
+    const id = audienceIdOf(message, ids);
+    if (id !== undefined && !named.has(id)) named.set(id, message);
+  }
+  if (named.size >= outcome.failCount) {
+    return changes.map((change) => (named.has(change.id) ? { ...identify(change), status: 'failed', cause: named.get(change.id) } : { ...identify(change), status: 'ok' }));
+  }
+  let remaining: Set<number>;
+  try {
+    remaining = new Set((await client.list()).map((summary) => summary.id));
+  } catch (error) {
+    const cause = `the batch delete reported ${outcome.failCount} failures (${messages.join('; ')}) and the account could not be read again: ${causeOf(error)}`;
+    return changes.map((change) => ({ ...identify(change), status: 'failed', cause }));
+  }
+  return changes.map((change) =>
+    remaining.has(change.id)
+      ? { ...identify(change), status: 'failed', cause: named.get(change.id) ?? (messages.join('; ') || 'the batch delete did not delete it') }
+      : { ...identify(change), status: 'ok' },
+  );
+}
+
+/**
+ * The audience a batch-delete message is about. The service names it first ("audience 123: in
+ * use by ad groups 101, 102"); the ad groups named after it are another kind of id and may
+ * well equal the id of another audience of the batch, so only the first id of the batch counts.
+ */
+function audienceIdOf(message: string, ids: ReadonlySet<number>): number | undefined {
+  for (const [digits] of message.matchAll(/\d+/g)) {
+    const id = Number(digits);
+    if (ids.has(id)) return id;
+  }
+  return undefined;
+}

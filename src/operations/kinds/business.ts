@@ -1,0 +1,13 @@
+import { AppError } from '../../errors.js';
+import type { KindSource } from './kind.js';
+
+/** The business: looked up once per plan, beside the account's list, and again to check a saved plan. */
+export const businessSource: KindSource = {
+  kind: 'business',
+  read: async (desired, { business }) => {
+    if (!desired.business) return {};
+    if (!business) throw new AppError({ code: 'NO_SERVICE', source: 'internal', summary: 'the file declares a business, but no business lookup was given' });
+    return { business: await business.lookup(desired.business.registrationNumber) };
+  },
+  readCurrent: async (plan, { business }) => (plan.business && business ? { business: await business.lookup(plan.business.registrationNumber) } : {}),
+};

@@ -1,0 +1,37 @@
+import type { Company, DesiredState, LiveAudienceSummary, LiveState } from '../../model/index.js';
+import type { CurrentState, Plan } from '../../plan/index.js';
+import type { AccountReader } from '../plan.js';
+
+/** The business lookup (the business-information API). */
+export interface BusinessLookup {
+  lookup(bizNum: string): Promise<Company | null>;
+}
+
+/** Where planning reads from: the account, the business lookup, and the desired-state file's folder (for images). */
+export interface ReadContext {
+  reader: AccountReader;
+  business?: BusinessLookup | undefined;
+  /** The desired-state file, relative to `cwd`; without it, no local files are read. */
+  file?: string | undefined;
+  cwd?: string | undefined;
+}
+
+/** Where a saved plan is checked against: as ReadContext, with the account's list read once for every kind. */
+export interface CurrentContext {
+  reader: AccountReader;
+  business?: BusinessLookup | undefined;
+  /** The folder the plan is applied from; without it, no local files are checked. */
+  cwd?: string | undefined;
+  list(): Promise<LiveAudienceSummary[]>;
+}
+
+/**
+ * A kind of resource, as the operations see it: what is read of it to plan, and what is read
+ * to tell whether a saved plan is still true (compared by the kind's planner, src/plan/kinds/).
+ */
+export interface KindSource {
+  kind: 'business' | 'adGroupLink' | 'audience' | 'image';
+  /** Its share of the live state. A kind read with another one (the ad groups, with their audiences) has none. */
+  read?(desired: DesiredState, context: ReadContext): Promise<Partial<LiveState>>;
+  readCurrent(plan: Plan, context: CurrentContext): Promise<Partial<CurrentState>>;
+}

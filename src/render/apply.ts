@@ -1,0 +1,46 @@
+import type { AppliedAccount, ChangeResult } from '../plan/index.js';
+import type { Style } from './style.js';
+
+/** What `apply` asks on a terminal before changing anything. */
+export const APPROVAL_PROMPT = '\nDo you want to apply these changes? Only `yes` is accepted.\n  Enter a value: ';
+export const CANCELLED_TEXT = '\nApply cancelled: nothing was changed.\n';
+
+/** One line per finished change, as it finishes. */
+export function progressLine(result: ChangeResult, style: Style): string {
+  if (result.status === 'ok') return `${style.add('ok')}      ${describeChange(result)}`;
+  if (result.status === 'skipped') return `${style.warn('skipped')} ${describeChange(result)}: ${result.cause ?? ''}`;
+  return `${style.error('FAILED')}  ${describeChange(result)}: ${result.cause ?? ''}`;
+}
+
+/** What was done and what was not, per account, with what to do next. */
+export function applySummary(applied: AppliedAccount[], fromSavedPlan: boolean): string {
+  const lines: string[] = [''];
+  for (const { plan, result, remaining, unverified } of applied) {
+    const { ok, failed, skipped } = result.summary;
+    lines.push(`Apply ${failed + skipped === 0 ? 'complete' : 'incomplete'} for ad account ${plan.adAccountId}: ${ok} done, ${failed} failed, ${skipped} skipped.`);
+    const notDone = result.results.filter((change) => change.status !== 'ok');
+    if (notDone.length > 0) {
+      lines.push('Not done:');
+      for (const change of notDone) lines.push(`  ${describeChange(change)}: ${change.status}, ${change.cause ?? ''}`);
+      lines.push(
+        fromSavedPlan
+          ? 'Fix the cause, then run `audiences plan` again: the saved plan is now stale, a new plan finishes the job.'
+          : 'Fix the cause and run `audiences apply` again: it plans anew and finishes the job.',
+      );
+    }
+    if (remaining.length > 0) {
+      lines.push('After applying, these still differ (please report this):');
+      for (const line of remaining) lines.push(`  ${line}`);
+    }
+    if (unverified !== null) {
+      lines.push(`The account could not be read back to check the result: ${unverified}.`, 'Run `audiences plan` to see whether anything is left to do.');
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function describeChange(result: ChangeResult): string {
+  if (result.action === 'generate' || result.action === 'remove') return `${result.action} image "${result.name}"`;
+  if (result.action === 'unlink') return `unlink ad group ${result.adGroupId} from audience "${result.name}" (id ${result.id})`;
+  return `${result.action} audience "${result.name}"${result.id === null ? '' : ` (id ${result.id})`}`;
+}
