@@ -19,7 +19,9 @@ import { compile } from 'json-schema-to-typescript';
 /**
  * What to generate: the schema files (or folders, meaning every `*.schema.json` in them, in
  * name order) of one output file. An entry whose schemas do not exist yet is skipped.
- * - `types`: TypeScript types. With `typeMap`, the output also declares an interface of that
+ * - `types`: TypeScript types. A schema's `tsType` names a type the output imports (with
+ *   `imports`, a line of TypeScript) instead of one it declares: the plan's audience
+ *   definitions are the model's own type. With `typeMap`, the output also declares an interface of that
  *   name mapping each schema title to its type, so callers can pick a type by the same name
  *   they use to pick a schema. `options` overrides the json-schema-to-typescript options below.
  * - `validators`: one validator per schema title, exported under that title, and with
@@ -29,6 +31,13 @@ import { compile } from 'json-schema-to-typescript';
 export const entries = [
   { kind: 'types', schemas: ['schemas/api/'], out: 'src/api/generated/wire.ts', typeMap: 'WireTypes' },
   { kind: 'types', schemas: ['schemas/audiences.schema.json'], out: 'src/config/generated/audiences.ts' },
+  {
+    kind: 'types',
+    schemas: ['schemas/plan.schema.json'],
+    out: 'src/plan/generated/plan.ts',
+    imports: "import type * as Model from '../../model/index.js';",
+    options: { unreachableDefinitions: false },
+  },
   { kind: 'validators', schemas: ['schemas/api/'], out: 'src/api/generated/wire-validators.ts', definitions: true, ajv: { inlineRefs: false } },
   // verbose: the messages and hints of `validate` read the failing value and its schema.
   { kind: 'validators', schemas: ['schemas/audiences.schema.json'], out: 'src/config/generated/audiences-validator.ts', ajv: { verbose: true } },
@@ -98,13 +107,15 @@ function titlesOf(schema) {
 /**
  * The ajv options every validator is compiled with: all errors, strict about the schemas
  * themselves, and silent (a validator must never write to the console). `errorMessage` is
- * the editors' message for a rule (yaml-language-server reads it): an annotation here.
+ * the editors' message for a rule (yaml-language-server reads it), `tsType` the type a
+ * schema stands for in TypeScript: annotations here.
  */
 const AJV_OPTIONS = { allErrors: true, strict: true, strictTypes: true, strictRequired: false, logger: false };
 
 function renderValidators(root, entry, files) {
   const ajv = new Ajv({ ...AJV_OPTIONS, ...entry.ajv, code: { source: true, esm: true } });
   ajv.addKeyword({ keyword: 'errorMessage', schemaType: ['string', 'object'] });
+  ajv.addKeyword({ keyword: 'tsType', schemaType: 'string' });
   const refs = {};
   for (const file of files) {
     const schema = JSON.parse(readFileSync(file, 'utf8'));
@@ -158,7 +169,7 @@ async function render(root, entry, files) {
     parts.push(`// ${name}\n\n${indent(code)}`);
   }
   const sources = entry.schemas.map((item) => item.replace(/\/$/, '')).join(', ');
-  let text = BANNER.replace('{source}', sources) + '\n' + parts.join('\n');
+  let text = BANNER.replace('{source}', sources) + (entry.imports ? `\n${entry.imports}\n` : '') + '\n' + parts.join('\n');
   if (entry.typeMap !== undefined) {
     const lines = mapped.map((title) => `  ${title}: ${title};`);
     text += `\n/** Every titled schema, by title. */\nexport interface ${entry.typeMap} {\n${lines.join('\n')}\n}\n`;

@@ -1,0 +1,205 @@
+// Generated from schemas/plan.schema.json by npm run generate. Do not edit.
+
+import type * as Model from '../../model/index.js';
+
+// schemas/plan.schema.json
+
+export type Change = (AudienceCreate | AudienceUpdate | AudienceDelete | AdGroupUnlink | ImageGenerate | ImageRemove)
+
+export type AudienceDefinition = Model.AudienceDefinition
+
+/**
+ * The whole live definition deleted: what a reviewer sees go, and what restores it.
+ */
+export type AudienceDefinition1 = Model.AudienceDefinition
+
+/**
+ * An image set as images.lock.json records it.
+ */
+export type LockedImage = Model.LockedImage
+
+/**
+ * An image-generation request without bytes: the parameters in the API's names, and the inputs by path or source image with the SHA-256 of their content (null: generated first).
+ */
+export type ImageRequest = Model.ImageRequest
+
+export type ImageGenerateReason = ("new" | "request-changed" | "input-regenerated" | "output-missing" | "output-altered")
+
+export type ProblemCode = ("LINK_MISSING" | "AUDIENCE_STATUS" | "DUPLICATE_LIVE_NAME" | "PINNED_ID_NOT_FOUND" | "PINNED_ID_IGNORED" | "PROTECTED" | "MASS_DELETE" | "CAMPAIGN_RULE" | "OMITTED_FIELDS" | "LIVE_UNREADABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_MISMATCH" | "IMAGE_INPUT" | "IMAGE_PATH" | "IMAGE_LOCK")
+
+export type Company = Model.Company
+
+/**
+ * A plan made by `audiences plan` (`--format json`, `--out`): plain data that `audiences apply` executes.
+ */
+export interface Plan {
+  formatVersion: 1
+  adAccountId: number
+  changes: Change[]
+  warnings: PlanProblem[]
+  /**
+   * Problems that make the plan unsafe: a plan with errors is never saved or applied.
+   */
+  errors: PlanProblem[]
+  summary: PlanSummary
+  fingerprint: Fingerprint
+  business?: PlanBusiness
+  /**
+   * Where the image paths of the plan start: the desired-state file's folder, relative to the folder the plan was made in.
+   */
+  imageDir?: string
+}
+
+export interface AudienceCreate {
+  action: "create"
+  kind: "audience"
+  name: string
+  id: null
+  before: null
+  after: AudienceDefinition
+}
+
+export interface AudienceUpdate {
+  action: "update"
+  kind: "audience"
+  name: string
+  id: number
+  before: AudienceDefinition
+  after: AudienceDefinition
+  /**
+   * For people only: the fields that change and the ad groups the change touches.
+   */
+  display: {
+    fields: FieldChange[]
+    impact: AdGroupRef[]
+  }
+}
+
+export interface FieldChange {
+  field: string
+  before: Model.JsonValue
+  after: Model.JsonValue
+  added?: Model.JsonValue[]
+  removed?: Model.JsonValue[]
+}
+
+export interface AdGroupRef {
+  adGroupId: number
+  adGroupName: string
+  adGroupStatus: string[]
+  campaignId: number
+  campaignName: string
+}
+
+export interface AudienceDelete {
+  action: "delete"
+  kind: "audience"
+  name: string
+  id: number
+  before: AudienceDefinition1
+  after: null
+  display: {
+    impact: AdGroupRef[]
+  }
+}
+
+export interface AdGroupUnlink {
+  action: "unlink"
+  kind: "adGroupLink"
+  /**
+   * The audience's name.
+   */
+  name: string
+  /**
+   * The audience's id.
+   */
+  id: number
+  adGroupId: number
+  before: AdGroupRef
+  after: null
+  display: {
+    reason: ("audience-deleted" | "not-declared")
+  }
+}
+
+export interface ImageGenerate {
+  action: "generate"
+  kind: "image"
+  name: string
+  id: null
+  before: (null | LockedImage)
+  after: {
+    request: ImageRequest
+    /**
+     * The seeds to send: the locked ones (a lost file comes back identical) or the pinned ones; null lets the service choose.
+     */
+    seeds: (number[] | null)
+    /**
+     * @minItems 1
+     */
+    outputs: string[]
+  }
+  display: {
+    reason: ImageGenerateReason
+    fields: FieldChange[]
+  }
+}
+
+export interface ImageRemove {
+  action: "remove"
+  kind: "image"
+  name: string
+  id: null
+  before: LockedImage
+  after: null
+}
+
+export interface PlanProblem {
+  code: ProblemCode
+  message: string
+  /**
+   * The audience or image it concerns.
+   */
+  name?: string
+  hint?: string
+}
+
+export interface PlanSummary {
+  create: number
+  update: number
+  delete: number
+  unlink: number
+  generate: number
+  remove: number
+}
+
+/**
+ * What the plan was made from: a later apply refuses the plan when the live account changed since.
+ */
+export interface Fingerprint {
+  desiredHash: string
+  audiences: {
+    id: number
+    lastModifiedDate: string
+    adGroupIds: (number[] | null)
+  }[]
+  accountAudienceIds: (number[] | null)
+  /**
+   * The image lock's hash and each image file the plan read (sha256, null when absent): a saved plan is stale when any changed.
+   */
+  images?: {
+    lockHash: (string | null)
+    files: {
+      path: string
+      sha256: (string | null)
+    }[]
+  }
+}
+
+/**
+ * The account's business as the lookup found it, when the file declares one (for people; a missing or different business is an error of the plan).
+ */
+export interface PlanBusiness {
+  registrationNumber: string
+  company: (null | Company)
+}
