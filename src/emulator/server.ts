@@ -128,7 +128,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     memberIds: options.memberIds ?? defaultFaultSettings.memberIds,
   };
   const store = await openStore(options.statePath, seedState);
-  let faults = createFaults(initialFaults);
+  const faults = createFaults(initialFaults);
   let log: LoggedRequest[] = [];
   let seq = 0;
   let url = '';
@@ -290,7 +290,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     try {
       if (key === 'POST /_emulator/reset') {
         await store.replace(seedState());
-        faults = createFaults(initialFaults);
+        faults.reset();
         log = [];
         return ok({ reset: true });
       }
