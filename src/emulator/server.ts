@@ -6,6 +6,10 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { authScheme, authorizeAds, authorizeImages } from './auth.js';
+import { errorReply, jsonBody, lenientJson, ok, queryParam, readCall, send, single } from './http-plumbing.js';
+import type { Call, Handler, Reply } from './http-plumbing.js';
+export { MAX_BODY_BYTES } from './http-plumbing.js';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,7 +30,7 @@ import type { AudienceContext, MemberIdSpelling } from './audiences.js';
 import { lookupCompany } from './company.js';
 import { createFaults, defaultFaultSettings, parseFaultPatch } from './faults.js';
 import type { FaultDecision, FaultKind, FaultSettings } from './faults.js';
-import { EmulatorError, detailCodes as codes, failure, invalid, quotaExceeded } from './http-error.js';
+import { detailCodes as codes, failure, invalid, quotaExceeded } from './http-error.js';
 import type { QuotaStatus } from './http-error.js';
 import { createImagegen } from './imagegen.js';
 import { seedState } from './seed.js';
@@ -70,11 +74,9 @@ export interface RunningEmulator {
 
 export const DEFAULT_ACCESS_TOKEN = 'emulator-access-token';
 export const DEFAULT_APP_KEY = 'emulator-app-key';
-export const MAX_BODY_BYTES = 25 * 1024 * 1024;
 /** Request bodies larger than this are not kept in the request log. */
 const MAX_LOGGED_BODY_BYTES = 64 * 1024;
 const MAX_LOG_ENTRIES = 2000;
-const JSON_TYPE = 'application/json;charset=UTF-8';
 
 /** One entry of GET /_emulator/requests. No header is stored, so no secret can be. */
 export interface LoggedRequest {
@@ -91,24 +93,6 @@ export interface LoggedRequest {
   fault: string | null;
   durationMs: number;
 }
-
-interface Reply {
-  status: number;
-  json?: unknown;
-  file?: { contentType: string; bytes: Buffer };
-  headers?: Record<string, string>;
-  reset?: boolean;
-}
-
-interface Call {
-  method: string;
-  url: URL;
-  headers: IncomingHttpHeaders;
-  body: Buffer | 'too-large';
-  params: string[];
-}
-
-type Handler = (call: Call) => Promise<Reply>;
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const accessToken = options.accessToken ?? DEFAULT_ACCESS_TOKEN;
@@ -128,6 +112,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     memberIds: options.memberIds ?? defaultFaultSettings.memberIds,
   };
   const store = await openStore(options.statePath, seedState);
+  const credentials = { accessToken, store };
   const faults = createFaults(initialFaults);
   let log: LoggedRequest[] = [];
   let seq = 0;
@@ -142,33 +127,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     memberIds: faults.settings.memberIds,
   });
 
-  const authorizeAds = (headers: IncomingHttpHeaders): Account => {
-    const token = credential(headers, 'Bearer');
-    if (token !== accessToken) throw failure(401, codes.authUnknown, 'the access token is not valid');
-    const header = single(headers['adaccountid']);
-    const id = header === undefined ? undefined : parseId(header.trim());
-    if (id === undefined) throw failure(403, codes.accountHeader, 'the adAccountId header is required and must be an ad account id');
-    const account = store.state.accounts.find((candidate) => candidate.id === id);
-    if (!account?.accessible) throw failure(403, codes.accountForbidden, `ad account ${id} is not accessible with this access token`);
-    return account;
-  };
-
-  const authorizeImages = (headers: IncomingHttpHeaders): void => {
-    if (credential(headers, 'AppKey') !== appKey) throw failure(401, codes.authUnknown, 'the REST API key is not valid');
-  };
-
   const audienceId = (call: Call): number => {
     const text = call.params[0] ?? '';
     const id = parseId(text);
     if (id === undefined) throw invalid(codes.badPathId, `'${text}' is not an audience id (a positive integer)`);
     return id;
-  };
-
-  /** A query parameter sent at most once: a repeated one is refused, not read by its first value. */
-  const queryParam = (call: Call, name: string): string | null => {
-    const values = call.url.searchParams.getAll(name);
-    if (values.length > 1) throw invalid(codes.badQuery, `query parameter '${name}' is sent ${String(values.length)} times; send it once`);
-    return values[0] ?? null;
   };
 
   /** Runs a change and answers only once it is on disk. */
@@ -180,21 +143,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const routes: Array<{ pattern: RegExp; methods: Record<string, Handler> }> = [
     {
       pattern: /^\/openapi\/v4\/targetings\/audiences$/,
-      methods: { GET: async (call) => ok(listAudiences(context(authorizeAds(call.headers)))) },
+      methods: { GET: async (call) => ok(listAudiences(context(authorizeAds(credentials, call.headers)))) },
     },
     {
       pattern: /^\/openapi\/v4\/targetings$/,
       methods: {
         POST: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
+          const ctx = context(authorizeAds(credentials, call.headers));
           return persisted(ok(createAudience(ctx, jsonBody(call))));
         },
         PUT: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
+          const ctx = context(authorizeAds(credentials, call.headers));
           return persisted(ok(updateAudience(ctx, jsonBody(call))));
         },
         DELETE: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
+          const ctx = context(authorizeAds(credentials, call.headers));
           return persisted(ok(deleteAudiences(ctx, queryParam(call, 'audienceIds'))));
         },
       },
@@ -203,11 +166,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       pattern: /^\/openapi\/v4\/targetings\/([^/]+)$/,
       methods: {
         GET: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
+          const ctx = context(authorizeAds(credentials, call.headers));
           return ok(readAudience(ctx, audienceId(call)));
         },
         DELETE: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
+          const ctx = context(authorizeAds(credentials, call.headers));
           deleteAudience(ctx, audienceId(call));
           return persisted({ status: 200 });
         },
@@ -217,7 +180,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/adGroups$/,
       methods: {
         GET: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
+          const ctx = context(authorizeAds(credentials, call.headers));
           return ok(listAudienceAdGroups(ctx, audienceId(call)));
         },
       },
@@ -226,7 +189,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/unlink$/,
       methods: {
         PUT: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
+          const ctx = context(authorizeAds(credentials, call.headers));
           unlinkAdGroup(ctx, audienceId(call), queryParam(call, 'adGroupId'));
           return persisted({ status: 200 });
         },
@@ -236,7 +199,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       pattern: /^\/openapi\/v1\/companies$/,
       methods: {
         GET: async (call) => {
-          authorizeAds(call.headers);
+          authorizeAds(credentials, call.headers);
           return ok(lookupCompany(store.state, queryParam(call, 'bizNum')));
         },
       },
@@ -245,7 +208,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       pattern: /^\/v2\/inference\/imagegen\/(t2i|variations|inpainting)$/,
       methods: {
         POST: async (call) => {
-          authorizeImages(call.headers);
+          authorizeImages(appKey, call.headers);
           const operation = call.params[0] as 't2i' | 'variations' | 'inpainting';
           const result = await imagegen.handle(operation, jsonBody(call));
           return { status: result.status, json: result.body };
@@ -322,14 +285,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
-    const body = await readBody(req);
-    const call: Call = {
-      method: req.method ?? 'GET',
-      url: new URL(req.url ?? '/', 'http://127.0.0.1'),
-      headers: req.headers,
-      body,
-      params: [],
-    };
+    const call = await readCall(req);
     if (call.url.pathname === '/_emulator' || call.url.pathname.startsWith('/_emulator/')) {
       send(res, await testRoutes(call));
       return;
@@ -410,16 +366,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
 }
 
-function ok(json: unknown): Reply {
-  return { status: 200, json };
-}
-
-function errorReply(error: unknown): Reply {
-  if (error instanceof EmulatorError) return { status: error.status, json: error.body };
-  const message = error instanceof Error ? error.message : String(error);
-  return { status: 500, json: failure(500, codes.internal, `emulator failure: ${message}`).body };
-}
-
 /** A quota excess, spelled as the settings say; Retry-After only when they ask for it. */
 function quotaReply(settings: Pick<FaultSettings, 'quotaStatus' | 'quotaRetryAfter'>, seconds: number, message: string): Reply {
   const reply = errorReply(quotaExceeded(settings.quotaStatus, message));
@@ -437,61 +383,6 @@ function describeFault(fault: FaultDecision): string | null {
   return `${fault.kind}-${fault.when}`;
 }
 
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.destroyed) return;
-  const headers: Record<string, string | number> = { ...reply.headers };
-  let payload: Buffer;
-  if (reply.file) {
-    headers['Content-Type'] = reply.file.contentType;
-    payload = reply.file.bytes;
-  } else if (reply.json !== undefined) {
-    headers['Content-Type'] = JSON_TYPE;
-    payload = Buffer.from(JSON.stringify(reply.json), 'utf8');
-  } else {
-    payload = Buffer.alloc(0);
-  }
-  headers['Content-Length'] = payload.length;
-  res.writeHead(reply.status, headers);
-  res.end(payload);
-}
-
-/** Reads the whole body; beyond the limit it keeps draining (so the client can finish sending) but keeps nothing. */
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
-  }
-  return size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks);
-}
-
-/** The JSON object of a service request: 415 unless application/json, 413 beyond the limit, 400 when malformed. */
-function jsonBody(call: Call): unknown {
-  const type = call.headers['content-type'];
-  if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) {
-    throw failure(415, codes.unsupportedMediaType, `the body must be application/json, got ${type === undefined ? 'no Content-Type' : `'${type}'`}`);
-  }
-  if (call.body === 'too-large') throw failure(413, codes.bodyTooLarge, `the body exceeds ${MAX_BODY_BYTES} bytes`);
-  const text = call.body.toString('utf8');
-  if (text.trim() === '') throw invalid(codes.malformedJson, 'the body is empty; a JSON object is required');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw invalid(codes.malformedJson, `malformed JSON: ${(error as Error).message}`);
-  }
-}
-
-/** Test routes take JSON whatever the Content-Type says, to keep test code short. */
-function lenientJson(call: Call): unknown {
-  if (call.body === 'too-large') throw failure(413, codes.bodyTooLarge, `the body exceeds ${MAX_BODY_BYTES} bytes`);
-  try {
-    return JSON.parse(call.body.toString('utf8')) as unknown;
-  } catch (error) {
-    throw invalid(codes.malformedJson, `malformed JSON: ${(error as Error).message}`);
-  }
-}
-
 function loggedBody(call: Call): { body?: unknown } {
   if (call.body === 'too-large' || call.body.length === 0 || call.body.length > MAX_LOGGED_BODY_BYTES) return {};
   try {
@@ -501,32 +392,9 @@ function loggedBody(call: Call): { body?: unknown } {
   }
 }
 
-/** The credential after `scheme` (case-insensitive, as HTTP schemes are); 401 when absent or another scheme. */
-function credential(headers: IncomingHttpHeaders, scheme: 'Bearer' | 'AppKey'): string {
-  const value = headers.authorization;
-  if (value === undefined || value.trim() === '') throw failure(401, codes.authMissing, `the Authorization header is required (${scheme} …)`);
-  const match = /^(\S+)\s+(\S+)\s*$/.exec(value);
-  if (!match || match[1]?.toLowerCase() !== scheme.toLowerCase()) {
-    throw failure(401, codes.authScheme, `the Authorization header must be '${scheme} <credential>'`);
-  }
-  return match[2] ?? '';
-}
-
-function authScheme(headers: IncomingHttpHeaders): LoggedRequest['auth'] {
-  const scheme = headers.authorization?.trim().split(/\s+/)[0]?.toLowerCase();
-  if (scheme === undefined || scheme === '') return 'none';
-  if (scheme === 'bearer') return 'Bearer';
-  if (scheme === 'appkey') return 'AppKey';
-  return 'other';
-}
-
 /** Rate limits count per ad account (the header as sent); image requests share one bucket. */
 function rateKey(headers: IncomingHttpHeaders): string {
   const account = single(headers['adaccountid']);
   if (account !== undefined) return `account:${account.trim()}`;
   return authScheme(headers) === 'AppKey' ? 'imagegen' : 'anonymous';
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
