@@ -36,6 +36,8 @@ import { createImagegen } from './imagegen.js';
 import { seedState } from './seed.js';
 import { openStore } from './store.js';
 export { StateFileError } from './store.js';
+import { createRequestLog } from './request-log.js';
+export type { LoggedRequest } from './request-log.js';
 import type { Account } from './store.js';
 
 export interface EmulatorOptions {
@@ -74,26 +76,6 @@ export interface RunningEmulator {
 
 export const DEFAULT_ACCESS_TOKEN = 'emulator-access-token';
 export const DEFAULT_APP_KEY = 'emulator-app-key';
-/** Request bodies larger than this are not kept in the request log. */
-const MAX_LOGGED_BODY_BYTES = 64 * 1024;
-const MAX_LOG_ENTRIES = 2000;
-
-/** One entry of GET /_emulator/requests. No header is stored, so no secret can be. */
-export interface LoggedRequest {
-  seq: number;
-  at: string;
-  method: string;
-  path: string;
-  adAccountId: string | null;
-  /** The Authorization scheme only, never the credential. */
-  auth: 'Bearer' | 'AppKey' | 'other' | 'none';
-  body?: unknown;
-  status: number | 'reset';
-  /** e.g. "5xx-after", "reset-before", "429", "rate-limit"; null when none. */
-  fault: string | null;
-  durationMs: number;
-}
-
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const accessToken = options.accessToken ?? DEFAULT_ACCESS_TOKEN;
   const appKey = options.appKey ?? DEFAULT_APP_KEY;
@@ -114,8 +96,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const store = await openStore(options.statePath, seedState);
   const credentials = { accessToken, store };
   const faults = createFaults(initialFaults);
-  let log: LoggedRequest[] = [];
-  let seq = 0;
+  const log = createRequestLog();
   let url = '';
   const imagegen = createImagegen({ baseUrl: () => url, now: () => now().getTime() });
 
@@ -254,12 +235,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (key === 'POST /_emulator/reset') {
         await store.replace(seedState());
         faults.reset();
-        log = [];
+        log.clear();
         return ok({ reset: true });
       }
-      if (key === 'GET /_emulator/requests') return ok({ requests: log });
+      if (key === 'GET /_emulator/requests') return ok({ requests: log.entries() });
       if (key === 'DELETE /_emulator/requests') {
-        log = [];
+        log.clear();
         return ok({ cleared: true });
       }
       if (key === 'GET /_emulator/faults') return ok(faults.settings);
@@ -309,18 +290,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         if (fault.kind !== 'none') reply = faultReply(fault);
       }
     }
-    appendLog({
-      seq: ++seq,
-      at: now().toISOString(),
-      method: call.method,
-      path: call.url.pathname + call.url.search,
-      adAccountId: single(call.headers['adaccountid']) ?? null,
-      auth: authScheme(call.headers),
-      ...loggedBody(call),
-      status: reply.reset ? 'reset' : reply.status,
-      fault: faultName,
-      durationMs: Math.round(Math.max(answerAt, performance.now()) - started),
-    });
+    log.record(call, { reply, fault: faultName }, now(), Math.round(Math.max(answerAt, performance.now()) - started));
     // Timers count whole milliseconds from a clock read at the start of the loop's turn, so
     // one may fire a little early: wait again until the answer is due, never answer early.
     for (let remaining = answerAt - performance.now(); remaining > 0; remaining = answerAt - performance.now()) {
@@ -331,11 +301,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       return;
     }
     send(res, reply);
-  };
-
-  const appendLog = (entry: LoggedRequest): void => {
-    log.push(entry);
-    if (log.length > MAX_LOG_ENTRIES) log.splice(0, log.length - MAX_LOG_ENTRIES);
   };
 
   const server = createServer((req, res) => {
@@ -381,15 +346,6 @@ function describeFault(fault: FaultDecision): string | null {
   if (fault.kind === 'none') return null;
   if (fault.kind === '429') return '429';
   return `${fault.kind}-${fault.when}`;
-}
-
-function loggedBody(call: Call): { body?: unknown } {
-  if (call.body === 'too-large' || call.body.length === 0 || call.body.length > MAX_LOGGED_BODY_BYTES) return {};
-  try {
-    return { body: JSON.parse(call.body.toString('utf8')) as unknown };
-  } catch {
-    return { body: call.body.toString('utf8') };
-  }
 }
 
 /** Rate limits count per ad account (the header as sent); image requests share one bucket. */
