@@ -6,39 +6,30 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { authScheme, authorizeAds, authorizeImages } from './auth.js';
-import { errorReply, jsonBody, lenientJson, ok, queryParam, readCall, send, single } from './http-plumbing.js';
-import type { Call, Handler, Reply } from './http-plumbing.js';
-export { MAX_BODY_BYTES } from './http-plumbing.js';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  createAudience,
-  deleteAudience,
-  deleteAudiences,
-  linkAdGroup,
-  listAudienceAdGroups,
-  listAudiences,
-  parseId,
-  readAudience,
-  setAudienceStatus,
-  unlinkAdGroup,
-  updateAudience,
-} from './audiences.js';
-import type { AudienceContext, MemberIdSpelling } from './audiences.js';
-import { lookupCompany } from './company.js';
-import { createFaults, defaultFaultSettings, parseFaultPatch } from './faults.js';
+import type { MemberIdSpelling } from './audiences.js';
+import { authScheme } from './auth.js';
+import type { EmulatorContext } from './context.js';
+import { createFaults, defaultFaultSettings } from './faults.js';
 import type { FaultDecision, FaultKind, FaultSettings } from './faults.js';
-import { detailCodes as codes, failure, invalid, quotaExceeded } from './http-error.js';
+import { detailCodes as codes, failure, quotaExceeded } from './http-error.js';
 import type { QuotaStatus } from './http-error.js';
+import { errorReply, readCall, send, single } from './http-plumbing.js';
+import type { Reply } from './http-plumbing.js';
 import { createImagegen } from './imagegen.js';
+import { createRequestLog } from './request-log.js';
+import { createRouter } from './router.js';
+import { audienceRoutes } from './routes-audiences.js';
+import { companyRoutes } from './routes-company.js';
+import { controlRoutes, isControlPath } from './routes-control.js';
+import { imagegenRoutes } from './routes-imagegen.js';
 import { seedState } from './seed.js';
 import { openStore } from './store.js';
-export { StateFileError } from './store.js';
-import { createRequestLog } from './request-log.js';
+export { MAX_BODY_BYTES } from './http-plumbing.js';
 export type { LoggedRequest } from './request-log.js';
-import type { Account } from './store.js';
+export { StateFileError } from './store.js';
 
 export interface EmulatorOptions {
   /** 0 = any free port; the host is always 127.0.0.1. */
@@ -94,180 +85,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     memberIds: options.memberIds ?? defaultFaultSettings.memberIds,
   };
   const store = await openStore(options.statePath, seedState);
-  const credentials = { accessToken, store };
   const faults = createFaults(initialFaults);
   const log = createRequestLog();
   let url = '';
   const imagegen = createImagegen({ baseUrl: () => url, now: () => now().getTime() });
-
-  const context = (account: Account): AudienceContext => ({
-    state: store.state,
-    account,
-    now: now(),
-    quirks,
-    memberIds: faults.settings.memberIds,
-  });
-
-  const audienceId = (call: Call): number => {
-    const text = call.params[0] ?? '';
-    const id = parseId(text);
-    if (id === undefined) throw invalid(codes.badPathId, `'${text}' is not an audience id (a positive integer)`);
-    return id;
-  };
-
-  /** Runs a change and answers only once it is on disk. */
-  const persisted = async (reply: Reply): Promise<Reply> => {
-    await store.persist();
-    return reply;
-  };
-
-  const routes: Array<{ pattern: RegExp; methods: Record<string, Handler> }> = [
-    {
-      pattern: /^\/openapi\/v4\/targetings\/audiences$/,
-      methods: { GET: async (call) => ok(listAudiences(context(authorizeAds(credentials, call.headers)))) },
-    },
-    {
-      pattern: /^\/openapi\/v4\/targetings$/,
-      methods: {
-        POST: async (call) => {
-          const ctx = context(authorizeAds(credentials, call.headers));
-          return persisted(ok(createAudience(ctx, jsonBody(call))));
-        },
-        PUT: async (call) => {
-          const ctx = context(authorizeAds(credentials, call.headers));
-          return persisted(ok(updateAudience(ctx, jsonBody(call))));
-        },
-        DELETE: async (call) => {
-          const ctx = context(authorizeAds(credentials, call.headers));
-          return persisted(ok(deleteAudiences(ctx, queryParam(call, 'audienceIds'))));
-        },
-      },
-    },
-    {
-      pattern: /^\/openapi\/v4\/targetings\/([^/]+)$/,
-      methods: {
-        GET: async (call) => {
-          const ctx = context(authorizeAds(credentials, call.headers));
-          return ok(readAudience(ctx, audienceId(call)));
-        },
-        DELETE: async (call) => {
-          const ctx = context(authorizeAds(credentials, call.headers));
-          deleteAudience(ctx, audienceId(call));
-          return persisted({ status: 200 });
-        },
-      },
-    },
-    {
-      pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/adGroups$/,
-      methods: {
-        GET: async (call) => {
-          const ctx = context(authorizeAds(credentials, call.headers));
-          return ok(listAudienceAdGroups(ctx, audienceId(call)));
-        },
-      },
-    },
-    {
-      pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/unlink$/,
-      methods: {
-        PUT: async (call) => {
-          const ctx = context(authorizeAds(credentials, call.headers));
-          unlinkAdGroup(ctx, audienceId(call), queryParam(call, 'adGroupId'));
-          return persisted({ status: 200 });
-        },
-      },
-    },
-    {
-      pattern: /^\/openapi\/v1\/companies$/,
-      methods: {
-        GET: async (call) => {
-          authorizeAds(credentials, call.headers);
-          return ok(lookupCompany(store.state, queryParam(call, 'bizNum')));
-        },
-      },
-    },
-    {
-      pattern: /^\/v2\/inference\/imagegen\/(t2i|variations|inpainting)$/,
-      methods: {
-        POST: async (call) => {
-          authorizeImages(appKey, call.headers);
-          const operation = call.params[0] as 't2i' | 'variations' | 'inpainting';
-          const result = await imagegen.handle(operation, jsonBody(call));
-          return { status: result.status, json: result.body };
-        },
-      },
-    },
-    {
-      pattern: /^\/images\/([^/]+)$/,
-      methods: {
-        GET: async (call) => {
-          const name = call.params[0] ?? '';
-          const file = imagegen.file(name);
-          if (!file) throw failure(404, codes.imageNotFound, `image ${name} is unknown or its URL has expired`);
-          return { status: 200, file };
-        },
-      },
-    },
-  ];
-
-  const serve = async (call: Call): Promise<Reply> => {
-    try {
-      for (const route of routes) {
-        const match = route.pattern.exec(call.url.pathname);
-        if (!match) continue;
-        const handler = route.methods[call.method];
-        if (!handler) {
-          const allow = Object.keys(route.methods).join(', ');
-          const reply = errorReply(failure(405, codes.methodNotAllowed, `${call.method} is not allowed here; use ${allow}`));
-          return { ...reply, headers: { Allow: allow } };
-        }
-        return await handler({ ...call, params: match.slice(1) });
-      }
-      throw failure(404, codes.noRoute, `no route ${call.method} ${call.url.pathname}`);
-    } catch (error) {
-      return errorReply(error);
-    }
-  };
-
-  const testRoutes = async (call: Call): Promise<Reply> => {
-    const path = call.url.pathname;
-    const key = `${call.method} ${path}`;
-    try {
-      if (key === 'POST /_emulator/reset') {
-        await store.replace(seedState());
-        faults.reset();
-        log.clear();
-        return ok({ reset: true });
-      }
-      if (key === 'GET /_emulator/requests') return ok({ requests: log.entries() });
-      if (key === 'DELETE /_emulator/requests') {
-        log.clear();
-        return ok({ cleared: true });
-      }
-      if (key === 'GET /_emulator/faults') return ok(faults.settings);
-      if (key === 'PUT /_emulator/faults') {
-        const patch = parseFaultPatch(lenientJson(call));
-        if (typeof patch === 'string') throw invalid(codes.wrongType, patch);
-        faults.update(patch);
-        return ok(faults.settings);
-      }
-      if (key === 'POST /_emulator/links') return persisted(ok(linkAdGroup(store.state, lenientJson(call))));
-      if (key === 'GET /_emulator/state') return ok(store.state);
-      const status = /^\/_emulator\/audiences\/([^/]+)\/status$/.exec(path);
-      if (status && call.method === 'PUT') {
-        const id = parseId(status[1] ?? '');
-        if (id === undefined) throw invalid(codes.badPathId, `'${status[1] ?? ''}' is not an audience id`);
-        return persisted(ok(setAudienceStatus(store.state, id, lenientJson(call))));
-      }
-      throw failure(404, codes.noRoute, `no test route ${key}`);
-    } catch (error) {
-      return errorReply(error);
-    }
-  };
+  const emulator: EmulatorContext = { store, faults, log, imagegen, accessToken, appKey, quirks, now };
+  const serve = createRouter([...audienceRoutes(emulator), ...companyRoutes(emulator), ...imagegenRoutes(emulator)]);
+  const testRoutes = controlRoutes(emulator);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     const call = await readCall(req);
-    if (call.url.pathname === '/_emulator' || call.url.pathname.startsWith('/_emulator/')) {
+    if (isControlPath(call.url.pathname)) {
       send(res, await testRoutes(call));
       return;
     }
