@@ -3,8 +3,9 @@
  * the fault that struck each. No header is stored, so no secret can be.
  */
 import { authScheme } from './auth.js';
+import type { Answered } from './http-faults.js';
 import { single } from './http-plumbing.js';
-import type { Call, Reply } from './http-plumbing.js';
+import type { Call } from './http-plumbing.js';
 
 const MAX_LOG_ENTRIES = 2000;
 /** Request bodies larger than this are not kept in the request log. */
@@ -24,13 +25,6 @@ export interface LoggedRequest {
   /** e.g. "5xx-after", "reset-before", "429", "rate-limit"; null when none. */
   fault: string | null;
   durationMs: number;
-}
-
-/** How a service request was answered, as the log records it. */
-export interface Answered {
-  reply: Reply;
-  /** The fault that struck it (see LoggedRequest.fault). */
-  fault: string | null;
 }
 
 export interface RequestLog {
