@@ -1,4 +1,4 @@
-/** The audience service's routes (spec §1–8): each authorizes the ad account first, and a change is answered once written. */
+/** The audience service's routes (operations 1–8 of audience-api.md): each authorizes the ad account first; a change is answered once written. */
 import {
   createAudience,
   deleteAudience,
@@ -21,7 +21,9 @@ import type { Route } from './router.js';
 
 /** The routes, list before read so `/targetings/audiences` is never taken for an id. */
 export function audienceRoutes(emulator: EmulatorContext): Route[] {
+  /** A handler running `run` for the ad account the call is authorized for. */
   const forAccount = (run: (ctx: AudienceContext, call: Call) => Reply | Promise<Reply>): Handler => async (call) => run(audienceContext(emulator, call), call);
+  /** The reply to a change, once it is written. */
   const changed = (reply: Reply): Promise<Reply> => persisted(emulator.store, reply);
   return [
     { pattern: /^\/openapi\/v4\/targetings\/audiences$/, methods: { GET: forAccount((ctx) => ok(listAudiences(ctx))) } },

@@ -3,7 +3,10 @@
  * (audiences, company lookup, image generation) plus the test-only routes under /_emulator/.
  * Behaviour is written down in SPEC.md. This file starts and stops it; pipeline.ts takes each
  * request from the socket to its answer: read body → (test route, or) rate limit → fault draw →
- * route → auth → body checks → operation → persist → latency → answer.
+ * route → auth → body checks → operation → persist → latency → answer. Along the way:
+ * http-plumbing.ts (Call, Reply, the capped body, JSON bodies), http-faults.ts (rate limit and
+ * injected faults), router.ts and routes-*.ts (one file per service, routes-control.ts for
+ * /_emulator/), auth.ts, request-log.ts, and context.ts for what they all share.
  */
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
