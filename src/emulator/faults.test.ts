@@ -85,6 +85,24 @@ describe('the seeded fault draw', () => {
     expect(hits).toBeGreaterThan(300);
     expect(hits).toBeLessThan(500);
   });
+
+  it('resets to the start settings as if created anew: same streams, empty rate windows', () => {
+    const start = { ...defaultFaultSettings, faultRate: 0.5, jitterMs: 10, rateLimitPerSecond: 1, seed: 7 };
+    const fresh = createFaults(start);
+    const used = createFaults(start);
+    used.admit('account:1', 0);
+    used.update({ seed: 8, faultRate: 1, quotaStatus: 400 });
+    for (let index = 0; index < 5; index++) {
+      used.decide();
+      used.delayMs();
+    }
+    used.reset();
+    expect(used.settings).toEqual(start);
+    expect(used.admit('account:1', 1)).toBeUndefined();
+    expect(Array.from({ length: 20 }, () => [used.decide(), used.delayMs()])).toEqual(
+      Array.from({ length: 20 }, () => [fresh.decide(), fresh.delayMs()]),
+    );
+  });
 });
 
 describe('injected faults over HTTP', () => {

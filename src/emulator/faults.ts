@@ -68,6 +68,8 @@ export interface Faults {
   readonly settings: FaultSettings;
   /** Replaces the given settings; a new seed (or any change of seed) restarts both streams. */
   update(patch: Partial<FaultSettings>): void;
+  /** Back to the settings it was created with, as if new: both streams and the rate windows restart. */
+  reset(): void;
   delayMs(): number;
   decide(): FaultDecision;
   /** Counts a request against `key`'s one-second window; returns the seconds to wait when over the limit. */
@@ -79,17 +81,23 @@ export function createFaults(initial: FaultSettings): Faults {
   let faultRandom = seededRandom(settings.seed);
   let jitterRandom = seededRandom(settings.seed ^ 0x5bd1e995);
   const windows = new Map<string, number[]>();
+  const restartStreams = (): void => {
+    faultRandom = seededRandom(settings.seed);
+    jitterRandom = seededRandom(settings.seed ^ 0x5bd1e995);
+  };
   return {
     get settings() {
       return settings;
     },
     update(patch) {
       settings = { ...settings, ...patch };
-      if (patch.seed !== undefined) {
-        faultRandom = seededRandom(settings.seed);
-        jitterRandom = seededRandom(settings.seed ^ 0x5bd1e995);
-      }
+      if (patch.seed !== undefined) restartStreams();
       if (patch.rateLimitPerSecond !== undefined) windows.clear();
+    },
+    reset() {
+      settings = { ...initial, faultKinds: [...initial.faultKinds] };
+      restartStreams();
+      windows.clear();
     },
     delayMs() {
       const jitter = settings.jitterMs > 0 ? jitterRandom() * settings.jitterMs : 0;

@@ -1,38 +1,30 @@
 /**
  * The emulator: one node:http server on 127.0.0.1 for the three services of the spec
  * (audiences, company lookup, image generation) plus the test-only routes under /_emulator/.
- * Behaviour is written down in SPEC.md. Each request goes: read body → (test route, or)
- * rate limit → fault draw → route → auth → body checks → operation → persist → latency → answer.
+ * Behaviour is written down in SPEC.md. This file starts and stops it; pipeline.ts takes each
+ * request from the socket to its answer: read body → (test route, or) rate limit → fault draw →
+ * route → auth → body checks → operation → persist → latency → answer. Along the way:
+ * http-plumbing.ts (Call, Reply, the capped body, JSON bodies), http-faults.ts (rate limit and
+ * injected faults), router.ts and routes-*.ts (one file per service, routes-control.ts for
+ * /_emulator/), auth.ts, request-log.ts, and context.ts for what they all share.
  */
 import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  createAudience,
-  deleteAudience,
-  deleteAudiences,
-  linkAdGroup,
-  listAudienceAdGroups,
-  listAudiences,
-  parseId,
-  readAudience,
-  setAudienceStatus,
-  unlinkAdGroup,
-  updateAudience,
-} from './audiences.js';
-import type { AudienceContext, MemberIdSpelling } from './audiences.js';
-import { lookupCompany } from './company.js';
-import { createFaults, defaultFaultSettings, parseFaultPatch } from './faults.js';
-import type { FaultDecision, FaultKind, FaultSettings } from './faults.js';
-import { EmulatorError, detailCodes as codes, failure, invalid, quotaExceeded } from './http-error.js';
+import type { MemberIdSpelling } from './audiences.js';
+import type { EmulatorContext } from './context.js';
+import { createFaults, defaultFaultSettings } from './faults.js';
+import type { FaultKind, FaultSettings } from './faults.js';
 import type { QuotaStatus } from './http-error.js';
 import { createImagegen } from './imagegen.js';
+import { requestListener } from './pipeline.js';
+import { createRequestLog } from './request-log.js';
 import { seedState } from './seed.js';
 import { openStore } from './store.js';
+import type { Store } from './store.js';
+export { MAX_BODY_BYTES } from './http-plumbing.js';
+export type { LoggedRequest } from './request-log.js';
 export { StateFileError } from './store.js';
-import type { Account } from './store.js';
 
 export interface EmulatorOptions {
   /** 0 = any free port; the host is always 127.0.0.1. */
@@ -70,52 +62,36 @@ export interface RunningEmulator {
 
 export const DEFAULT_ACCESS_TOKEN = 'emulator-access-token';
 export const DEFAULT_APP_KEY = 'emulator-app-key';
-export const MAX_BODY_BYTES = 25 * 1024 * 1024;
-/** Request bodies larger than this are not kept in the request log. */
-const MAX_LOGGED_BODY_BYTES = 64 * 1024;
-const MAX_LOG_ENTRIES = 2000;
-const JSON_TYPE = 'application/json;charset=UTF-8';
 
-/** One entry of GET /_emulator/requests. No header is stored, so no secret can be. */
-export interface LoggedRequest {
-  seq: number;
-  at: string;
-  method: string;
-  path: string;
-  adAccountId: string | null;
-  /** The Authorization scheme only, never the credential. */
-  auth: 'Bearer' | 'AppKey' | 'other' | 'none';
-  body?: unknown;
-  status: number | 'reset';
-  /** e.g. "5xx-after", "reset-before", "429", "rate-limit"; null when none. */
-  fault: string | null;
-  durationMs: number;
-}
-
-interface Reply {
-  status: number;
-  json?: unknown;
-  file?: { contentType: string; bytes: Buffer };
-  headers?: Record<string, string>;
-  reset?: boolean;
-}
-
-interface Call {
-  method: string;
-  url: URL;
-  headers: IncomingHttpHeaders;
-  body: Buffer | 'too-large';
-  params: string[];
-}
-
-type Handler = (call: Call) => Promise<Reply>;
-
+/** Opens (or seeds) the state, then serves on 127.0.0.1 until closed; a state file it cannot use throws before listening. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const accessToken = options.accessToken ?? DEFAULT_ACCESS_TOKEN;
-  const appKey = options.appKey ?? DEFAULT_APP_KEY;
+  const store = await openStore(options.statePath, seedState);
+  // Image URLs name the port, which is known only once the server listens.
+  let url = '';
+  const emulator = createContext(options, store, () => url);
+  const server = createServer(requestListener(emulator));
+  url = await listen(server, options.port ?? 0);
+  return { url, accessToken: emulator.accessToken, appKey: emulator.appKey, close: () => stop(server, store) };
+}
+
+/** The context of an emulator started with `options`: settings from the options, else the defaults. */
+function createContext(options: EmulatorOptions, store: Store, baseUrl: () => string): EmulatorContext {
   const now = options.now ?? (() => new Date());
-  const quirks = options.quirks ?? false;
-  const initialFaults: FaultSettings = {
+  return {
+    store,
+    faults: createFaults(startFaultSettings(options)),
+    log: createRequestLog(),
+    imagegen: createImagegen({ baseUrl, now: () => now().getTime() }),
+    accessToken: options.accessToken ?? DEFAULT_ACCESS_TOKEN,
+    appKey: options.appKey ?? DEFAULT_APP_KEY,
+    quirks: options.quirks ?? false,
+    now,
+  };
+}
+
+/** The fault settings the emulator starts with, and returns to on POST /_emulator/reset. */
+function startFaultSettings(options: EmulatorOptions): FaultSettings {
+  return {
     latencyMs: options.latencyMs ?? defaultFaultSettings.latencyMs,
     jitterMs: options.jitterMs ?? defaultFaultSettings.jitterMs,
     faultRate: options.faultRate ?? defaultFaultSettings.faultRate,
@@ -127,406 +103,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     quotaRetryAfter: options.quotaRetryAfter ?? defaultFaultSettings.quotaRetryAfter,
     memberIds: options.memberIds ?? defaultFaultSettings.memberIds,
   };
-  const store = await openStore(options.statePath, seedState);
-  let faults = createFaults(initialFaults);
-  let log: LoggedRequest[] = [];
-  let seq = 0;
-  let url = '';
-  const imagegen = createImagegen({ baseUrl: () => url, now: () => now().getTime() });
+}
 
-  const context = (account: Account): AudienceContext => ({
-    state: store.state,
-    account,
-    now: now(),
-    quirks,
-    memberIds: faults.settings.memberIds,
-  });
-
-  const authorizeAds = (headers: IncomingHttpHeaders): Account => {
-    const token = credential(headers, 'Bearer');
-    if (token !== accessToken) throw failure(401, codes.authUnknown, 'the access token is not valid');
-    const header = single(headers['adaccountid']);
-    const id = header === undefined ? undefined : parseId(header.trim());
-    if (id === undefined) throw failure(403, codes.accountHeader, 'the adAccountId header is required and must be an ad account id');
-    const account = store.state.accounts.find((candidate) => candidate.id === id);
-    if (!account?.accessible) throw failure(403, codes.accountForbidden, `ad account ${id} is not accessible with this access token`);
-    return account;
-  };
-
-  const authorizeImages = (headers: IncomingHttpHeaders): void => {
-    if (credential(headers, 'AppKey') !== appKey) throw failure(401, codes.authUnknown, 'the REST API key is not valid');
-  };
-
-  const audienceId = (call: Call): number => {
-    const text = call.params[0] ?? '';
-    const id = parseId(text);
-    if (id === undefined) throw invalid(codes.badPathId, `'${text}' is not an audience id (a positive integer)`);
-    return id;
-  };
-
-  /** A query parameter sent at most once: a repeated one is refused, not read by its first value. */
-  const queryParam = (call: Call, name: string): string | null => {
-    const values = call.url.searchParams.getAll(name);
-    if (values.length > 1) throw invalid(codes.badQuery, `query parameter '${name}' is sent ${String(values.length)} times; send it once`);
-    return values[0] ?? null;
-  };
-
-  /** Runs a change and answers only once it is on disk. */
-  const persisted = async (reply: Reply): Promise<Reply> => {
-    await store.persist();
-    return reply;
-  };
-
-  const routes: Array<{ pattern: RegExp; methods: Record<string, Handler> }> = [
-    {
-      pattern: /^\/openapi\/v4\/targetings\/audiences$/,
-      methods: { GET: async (call) => ok(listAudiences(context(authorizeAds(call.headers)))) },
-    },
-    {
-      pattern: /^\/openapi\/v4\/targetings$/,
-      methods: {
-        POST: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
-          return persisted(ok(createAudience(ctx, jsonBody(call))));
-        },
-        PUT: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
-          return persisted(ok(updateAudience(ctx, jsonBody(call))));
-        },
-        DELETE: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
-          return persisted(ok(deleteAudiences(ctx, queryParam(call, 'audienceIds'))));
-        },
-      },
-    },
-    {
-      pattern: /^\/openapi\/v4\/targetings\/([^/]+)$/,
-      methods: {
-        GET: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
-          return ok(readAudience(ctx, audienceId(call)));
-        },
-        DELETE: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
-          deleteAudience(ctx, audienceId(call));
-          return persisted({ status: 200 });
-        },
-      },
-    },
-    {
-      pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/adGroups$/,
-      methods: {
-        GET: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
-          return ok(listAudienceAdGroups(ctx, audienceId(call)));
-        },
-      },
-    },
-    {
-      pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/unlink$/,
-      methods: {
-        PUT: async (call) => {
-          const ctx = context(authorizeAds(call.headers));
-          unlinkAdGroup(ctx, audienceId(call), queryParam(call, 'adGroupId'));
-          return persisted({ status: 200 });
-        },
-      },
-    },
-    {
-      pattern: /^\/openapi\/v1\/companies$/,
-      methods: {
-        GET: async (call) => {
-          authorizeAds(call.headers);
-          return ok(lookupCompany(store.state, queryParam(call, 'bizNum')));
-        },
-      },
-    },
-    {
-      pattern: /^\/v2\/inference\/imagegen\/(t2i|variations|inpainting)$/,
-      methods: {
-        POST: async (call) => {
-          authorizeImages(call.headers);
-          const operation = call.params[0] as 't2i' | 'variations' | 'inpainting';
-          const result = await imagegen.handle(operation, jsonBody(call));
-          return { status: result.status, json: result.body };
-        },
-      },
-    },
-    {
-      pattern: /^\/images\/([^/]+)$/,
-      methods: {
-        GET: async (call) => {
-          const name = call.params[0] ?? '';
-          const file = imagegen.file(name);
-          if (!file) throw failure(404, codes.imageNotFound, `image ${name} is unknown or its URL has expired`);
-          return { status: 200, file };
-        },
-      },
-    },
-  ];
-
-  const serve = async (call: Call): Promise<Reply> => {
-    try {
-      for (const route of routes) {
-        const match = route.pattern.exec(call.url.pathname);
-        if (!match) continue;
-        const handler = route.methods[call.method];
-        if (!handler) {
-          const allow = Object.keys(route.methods).join(', ');
-          const reply = errorReply(failure(405, codes.methodNotAllowed, `${call.method} is not allowed here; use ${allow}`));
-          return { ...reply, headers: { Allow: allow } };
-        }
-        return await handler({ ...call, params: match.slice(1) });
-      }
-      throw failure(404, codes.noRoute, `no route ${call.method} ${call.url.pathname}`);
-    } catch (error) {
-      return errorReply(error);
-    }
-  };
-
-  const testRoutes = async (call: Call): Promise<Reply> => {
-    const path = call.url.pathname;
-    const key = `${call.method} ${path}`;
-    try {
-      if (key === 'POST /_emulator/reset') {
-        await store.replace(seedState());
-        faults = createFaults(initialFaults);
-        log = [];
-        return ok({ reset: true });
-      }
-      if (key === 'GET /_emulator/requests') return ok({ requests: log });
-      if (key === 'DELETE /_emulator/requests') {
-        log = [];
-        return ok({ cleared: true });
-      }
-      if (key === 'GET /_emulator/faults') return ok(faults.settings);
-      if (key === 'PUT /_emulator/faults') {
-        const patch = parseFaultPatch(lenientJson(call));
-        if (typeof patch === 'string') throw invalid(codes.wrongType, patch);
-        faults.update(patch);
-        return ok(faults.settings);
-      }
-      if (key === 'POST /_emulator/links') return persisted(ok(linkAdGroup(store.state, lenientJson(call))));
-      if (key === 'GET /_emulator/state') return ok(store.state);
-      const status = /^\/_emulator\/audiences\/([^/]+)\/status$/.exec(path);
-      if (status && call.method === 'PUT') {
-        const id = parseId(status[1] ?? '');
-        if (id === undefined) throw invalid(codes.badPathId, `'${status[1] ?? ''}' is not an audience id`);
-        return persisted(ok(setAudienceStatus(store.state, id, lenientJson(call))));
-      }
-      throw failure(404, codes.noRoute, `no test route ${key}`);
-    } catch (error) {
-      return errorReply(error);
-    }
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = performance.now();
-    const body = await readBody(req);
-    const call: Call = {
-      method: req.method ?? 'GET',
-      url: new URL(req.url ?? '/', 'http://127.0.0.1'),
-      headers: req.headers,
-      body,
-      params: [],
-    };
-    if (call.url.pathname === '/_emulator' || call.url.pathname.startsWith('/_emulator/')) {
-      send(res, await testRoutes(call));
-      return;
-    }
-    // The answer leaves `delay` ms after the request arrived, the emulator's own work
-    // included, so a run's requests can take exactly the latency they were given.
-    const answerAt = started + faults.delayMs();
-    let reply: Reply;
-    let faultName: string | null = null;
-    const wait = faults.admit(rateKey(call.headers), performance.now());
-    if (wait !== undefined) {
-      faultName = 'rate-limit';
-      reply = quotaReply(faults.settings, wait, 'the request rate limit of this ad account is exceeded');
-    } else {
-      const fault = faults.decide();
-      faultName = describeFault(fault);
-      if (fault.kind === '429') reply = quotaReply(faults.settings, faults.settings.retryAfterSeconds, 'injected fault: too many requests');
-      else if (fault.kind !== 'none' && fault.when === 'before') reply = faultReply(fault);
-      else {
-        reply = await serve(call);
-        if (fault.kind !== 'none') reply = faultReply(fault);
-      }
-    }
-    appendLog({
-      seq: ++seq,
-      at: now().toISOString(),
-      method: call.method,
-      path: call.url.pathname + call.url.search,
-      adAccountId: single(call.headers['adaccountid']) ?? null,
-      auth: authScheme(call.headers),
-      ...loggedBody(call),
-      status: reply.reset ? 'reset' : reply.status,
-      fault: faultName,
-      durationMs: Math.round(Math.max(answerAt, performance.now()) - started),
-    });
-    // Timers count whole milliseconds from a clock read at the start of the loop's turn, so
-    // one may fire a little early: wait again until the answer is due, never answer early.
-    for (let remaining = answerAt - performance.now(); remaining > 0; remaining = answerAt - performance.now()) {
-      await sleep(Math.ceil(remaining));
-    }
-    if (reply.reset) {
-      req.socket.resetAndDestroy();
-      return;
-    }
-    send(res, reply);
-  };
-
-  const appendLog = (entry: LoggedRequest): void => {
-    log.push(entry);
-    if (log.length > MAX_LOG_ENTRIES) log.splice(0, log.length - MAX_LOG_ENTRIES);
-  };
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent && !res.destroyed) send(res, errorReply(error));
-    });
-  });
+/** Listens on 127.0.0.1:`port` (0 = any free port) and gives the base URL. */
+async function listen(server: Server, port: number): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
   });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  return {
-    url,
-    accessToken,
-    appKey,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await store.persist();
-    },
-  };
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function ok(json: unknown): Reply {
-  return { status: 200, json };
-}
-
-function errorReply(error: unknown): Reply {
-  if (error instanceof EmulatorError) return { status: error.status, json: error.body };
-  const message = error instanceof Error ? error.message : String(error);
-  return { status: 500, json: failure(500, codes.internal, `emulator failure: ${message}`).body };
-}
-
-/** A quota excess, spelled as the settings say; Retry-After only when they ask for it. */
-function quotaReply(settings: Pick<FaultSettings, 'quotaStatus' | 'quotaRetryAfter'>, seconds: number, message: string): Reply {
-  const reply = errorReply(quotaExceeded(settings.quotaStatus, message));
-  return settings.quotaRetryAfter ? { ...reply, headers: { 'Retry-After': String(seconds) } } : reply;
-}
-
-function faultReply(fault: Exclude<FaultDecision, { kind: 'none' } | { kind: '429' }>): Reply {
-  if (fault.kind === 'reset') return { status: 0, reset: true };
-  return errorReply(failure(fault.status, codes.injectedFault, `injected fault (${fault.when} the operation)`));
-}
-
-function describeFault(fault: FaultDecision): string | null {
-  if (fault.kind === 'none') return null;
-  if (fault.kind === '429') return '429';
-  return `${fault.kind}-${fault.when}`;
-}
-
-function send(res: ServerResponse, reply: Reply): void {
-  if (res.destroyed) return;
-  const headers: Record<string, string | number> = { ...reply.headers };
-  let payload: Buffer;
-  if (reply.file) {
-    headers['Content-Type'] = reply.file.contentType;
-    payload = reply.file.bytes;
-  } else if (reply.json !== undefined) {
-    headers['Content-Type'] = JSON_TYPE;
-    payload = Buffer.from(JSON.stringify(reply.json), 'utf8');
-  } else {
-    payload = Buffer.alloc(0);
-  }
-  headers['Content-Length'] = payload.length;
-  res.writeHead(reply.status, headers);
-  res.end(payload);
-}
-
-/** Reads the whole body; beyond the limit it keeps draining (so the client can finish sending) but keeps nothing. */
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
-  }
-  return size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks);
-}
-
-/** The JSON object of a service request: 415 unless application/json, 413 beyond the limit, 400 when malformed. */
-function jsonBody(call: Call): unknown {
-  const type = call.headers['content-type'];
-  if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) {
-    throw failure(415, codes.unsupportedMediaType, `the body must be application/json, got ${type === undefined ? 'no Content-Type' : `'${type}'`}`);
-  }
-  if (call.body === 'too-large') throw failure(413, codes.bodyTooLarge, `the body exceeds ${MAX_BODY_BYTES} bytes`);
-  const text = call.body.toString('utf8');
-  if (text.trim() === '') throw invalid(codes.malformedJson, 'the body is empty; a JSON object is required');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw invalid(codes.malformedJson, `malformed JSON: ${(error as Error).message}`);
-  }
-}
-
-/** Test routes take JSON whatever the Content-Type says, to keep test code short. */
-function lenientJson(call: Call): unknown {
-  if (call.body === 'too-large') throw failure(413, codes.bodyTooLarge, `the body exceeds ${MAX_BODY_BYTES} bytes`);
-  try {
-    return JSON.parse(call.body.toString('utf8')) as unknown;
-  } catch (error) {
-    throw invalid(codes.malformedJson, `malformed JSON: ${(error as Error).message}`);
-  }
-}
-
-function loggedBody(call: Call): { body?: unknown } {
-  if (call.body === 'too-large' || call.body.length === 0 || call.body.length > MAX_LOGGED_BODY_BYTES) return {};
-  try {
-    return { body: JSON.parse(call.body.toString('utf8')) as unknown };
-  } catch {
-    return { body: call.body.toString('utf8') };
-  }
-}
-
-/** The credential after `scheme` (case-insensitive, as HTTP schemes are); 401 when absent or another scheme. */
-function credential(headers: IncomingHttpHeaders, scheme: 'Bearer' | 'AppKey'): string {
-  const value = headers.authorization;
-  if (value === undefined || value.trim() === '') throw failure(401, codes.authMissing, `the Authorization header is required (${scheme} …)`);
-  const match = /^(\S+)\s+(\S+)\s*$/.exec(value);
-  if (!match || match[1]?.toLowerCase() !== scheme.toLowerCase()) {
-    throw failure(401, codes.authScheme, `the Authorization header must be '${scheme} <credential>'`);
-  }
-  return match[2] ?? '';
-}
-
-function authScheme(headers: IncomingHttpHeaders): LoggedRequest['auth'] {
-  const scheme = headers.authorization?.trim().split(/\s+/)[0]?.toLowerCase();
-  if (scheme === undefined || scheme === '') return 'none';
-  if (scheme === 'bearer') return 'Bearer';
-  if (scheme === 'appkey') return 'AppKey';
-  return 'other';
-}
-
-/** Rate limits count per ad account (the header as sent); image requests share one bucket. */
-function rateKey(headers: IncomingHttpHeaders): string {
-  const account = single(headers['adaccountid']);
-  if (account !== undefined) return `account:${account.trim()}`;
-  return authScheme(headers) === 'AppKey' ? 'imagegen' : 'anonymous';
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+/** Stops serving (open connections are cut), then waits for the last state write. */
+async function stop(server: Server, store: Store): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  await store.persist();
 }

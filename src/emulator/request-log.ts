@@ -1,0 +1,72 @@
+/**
+ * The request log behind GET /_emulator/requests: the last service requests as answered, with
+ * the fault that struck each. No header is stored, so no secret can be.
+ */
+import { authScheme } from './auth.js';
+import type { Answered } from './http-faults.js';
+import { single } from './http-plumbing.js';
+import type { Call } from './http-plumbing.js';
+
+const MAX_LOG_ENTRIES = 2000;
+/** Request bodies larger than this are not kept in the request log. */
+const MAX_LOGGED_BODY_BYTES = 64 * 1024;
+
+/** One entry of GET /_emulator/requests. */
+export interface LoggedRequest {
+  seq: number;
+  at: string;
+  method: string;
+  path: string;
+  adAccountId: string | null;
+  /** The Authorization scheme only, never the credential. */
+  auth: 'Bearer' | 'AppKey' | 'other' | 'none';
+  body?: unknown;
+  status: number | 'reset';
+  /** e.g. "5xx-after", "reset-before", "429", "rate-limit"; null when none. */
+  fault: string | null;
+  durationMs: number;
+}
+
+export interface RequestLog {
+  /** Appends a request at `at`; `seq` keeps counting across clears, so an entry is never renumbered. */
+  record(call: Call, answered: Answered, at: Date, durationMs: number): void;
+  entries(): LoggedRequest[];
+  clear(): void;
+}
+
+/** An empty log keeping the last MAX_LOG_ENTRIES requests. */
+export function createRequestLog(): RequestLog {
+  let entries: LoggedRequest[] = [];
+  let seq = 0;
+  return {
+    record(call, { reply, fault }, at, durationMs) {
+      entries.push({
+        seq: ++seq,
+        at: at.toISOString(),
+        method: call.method,
+        path: call.url.pathname + call.url.search,
+        adAccountId: single(call.headers['adaccountid']) ?? null,
+        auth: authScheme(call.headers),
+        ...loggedBody(call),
+        status: reply.reset ? 'reset' : reply.status,
+        fault,
+        durationMs,
+      });
+      if (entries.length > MAX_LOG_ENTRIES) entries.splice(0, entries.length - MAX_LOG_ENTRIES);
+    },
+    entries: () => entries,
+    clear() {
+      entries = [];
+    },
+  };
+}
+
+/** The body as logged: parsed JSON, else the text; left out when empty or too large. */
+function loggedBody(call: Call): { body?: unknown } {
+  if (call.body === 'too-large' || call.body.length === 0 || call.body.length > MAX_LOGGED_BODY_BYTES) return {};
+  try {
+    return { body: JSON.parse(call.body.toString('utf8')) as unknown };
+  } catch {
+    return { body: call.body.toString('utf8') };
+  }
+}

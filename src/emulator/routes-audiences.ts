@@ -1,0 +1,82 @@
+/** The audience service's routes (operations 1–8 of audience-api.md): each authorizes the ad account first; a change is answered once written. */
+import {
+  createAudience,
+  deleteAudience,
+  deleteAudiences,
+  listAudienceAdGroups,
+  listAudiences,
+  parseId,
+  readAudience,
+  unlinkAdGroup,
+  updateAudience,
+} from './audiences.js';
+import type { AudienceContext } from './audiences.js';
+import { authorizeAds } from './auth.js';
+import { persisted } from './context.js';
+import type { EmulatorContext } from './context.js';
+import { detailCodes as codes, invalid } from './http-error.js';
+import { jsonBody, ok, queryParam } from './http-plumbing.js';
+import type { Call, Handler, Reply } from './http-plumbing.js';
+import type { Route } from './router.js';
+
+/** The routes, list before read so `/targetings/audiences` is never taken for an id. */
+export function audienceRoutes(emulator: EmulatorContext): Route[] {
+  /** A handler running `run` for the ad account the call is authorized for. */
+  const forAccount = (run: (ctx: AudienceContext, call: Call) => Reply | Promise<Reply>): Handler => async (call) => run(audienceContext(emulator, call), call);
+  /** The reply to a change, once it is written. */
+  const changed = (reply: Reply): Promise<Reply> => persisted(emulator.store, reply);
+  return [
+    { pattern: /^\/openapi\/v4\/targetings\/audiences$/, methods: { GET: forAccount((ctx) => ok(listAudiences(ctx))) } },
+    {
+      pattern: /^\/openapi\/v4\/targetings$/,
+      methods: {
+        POST: forAccount((ctx, call) => changed(ok(createAudience(ctx, jsonBody(call))))),
+        PUT: forAccount((ctx, call) => changed(ok(updateAudience(ctx, jsonBody(call))))),
+        DELETE: forAccount((ctx, call) => changed(ok(deleteAudiences(ctx, queryParam(call, 'audienceIds'))))),
+      },
+    },
+    {
+      pattern: /^\/openapi\/v4\/targetings\/([^/]+)$/,
+      methods: {
+        GET: forAccount((ctx, call) => ok(readAudience(ctx, audienceId(call)))),
+        DELETE: forAccount((ctx, call) => {
+          deleteAudience(ctx, audienceId(call));
+          return changed({ status: 200 });
+        }),
+      },
+    },
+    {
+      pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/adGroups$/,
+      methods: { GET: forAccount((ctx, call) => ok(listAudienceAdGroups(ctx, audienceId(call)))) },
+    },
+    {
+      pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/unlink$/,
+      methods: {
+        PUT: forAccount((ctx, call) => {
+          unlinkAdGroup(ctx, audienceId(call), queryParam(call, 'adGroupId'));
+          return changed({ status: 200 });
+        }),
+      },
+    },
+  ];
+}
+
+/** What an audience operation needs, for the ad account the call is authorized for (401/403 otherwise). */
+function audienceContext(emulator: EmulatorContext, call: Call): AudienceContext {
+  const account = authorizeAds(emulator, call.headers);
+  return {
+    state: emulator.store.state,
+    account,
+    now: emulator.now(),
+    quirks: emulator.quirks,
+    memberIds: emulator.faults.settings.memberIds,
+  };
+}
+
+/** The audience id of the path: 400 (1005) unless a positive integer. */
+function audienceId(call: Call): number {
+  const text = call.params[0] ?? '';
+  const id = parseId(text);
+  if (id === undefined) throw invalid(codes.badPathId, `'${text}' is not an audience id (a positive integer)`);
+  return id;
+}

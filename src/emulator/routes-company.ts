@@ -1,0 +1,20 @@
+/** The business lookup's one route (business-api.md): a company by registration number, for an authorized ad account. */
+import { authorizeAds } from './auth.js';
+import { lookupCompany } from './company.js';
+import type { EmulatorContext } from './context.js';
+import { ok, queryParam } from './http-plumbing.js';
+import type { Route } from './router.js';
+
+export function companyRoutes(emulator: EmulatorContext): Route[] {
+  return [
+    {
+      pattern: /^\/openapi\/v1\/companies$/,
+      methods: {
+        GET: async (call) => {
+          authorizeAds(emulator, call.headers);
+          return ok(lookupCompany(emulator.store.state, queryParam(call, 'bizNum')));
+        },
+      },
+    },
+  ];
+}
