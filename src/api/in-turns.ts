@@ -7,6 +7,8 @@
  * back in the order of `items`. The first failure (in time) rejects the whole, as with
  * Promise.all, and no request is started after it: the whole has failed, so the rest would
  * be asked for nothing. Requests already started run on; their outcomes are dropped.
+ * The scheduler is the seam of that performance choice: the first write of an apply of 1000
+ * creates leaves about 50 ms sooner (README, Performance).
  */
 export function startInTurns<T, R>(items: readonly T[], start: (item: T) => Promise<R>, perTurn = 16): Promise<R[]> {
   return new Promise<R[]>((resolve, reject) => {
