@@ -12,7 +12,6 @@
  */
 import { setMaxListeners } from 'node:events';
 import { setTimeout as wait } from 'node:timers/promises';
-import Agent from 'undici/lib/dispatcher/agent.js';
 import { AppError } from '../errors.js';
 import { redact, registerSecret } from '../secrets.js';
 import { packageVersion } from '../version.js';
@@ -20,19 +19,12 @@ import { ApiError, parseErrorBody, snippet, URL_VARIABLE, type ApiErrorInit, typ
 import type { WireTypes } from './generated/wire.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import { answerFailure, backoffDelay, DEFAULT_RETRY_POLICY, isAmbiguous, isRetryable, parseRetryAfter, type Failure, type RetryPolicy } from './retry.js';
+import { createTransportAgent, type Timeouts } from './transport-agent.js';
 import { validateWire, type WireTypeName } from './wire-schemas.js';
 
 export type { HttpMethod, ServiceName } from './api-error.js';
 export type { RetryPolicy } from './retry.js';
-
-export interface Timeouts {
-  /** Establishing the connection (TCP and TLS). */
-  connectMs: number;
-  /** From sending the request to the end of the response headers. */
-  headersMs: number;
-  /** The longest silence between two chunks of the response body. */
-  bodyMs: number;
-}
+export type { Timeouts } from './transport-agent.js';
 
 export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = { connectMs: 10_000, headersMs: 60_000, bodyMs: 60_000 };
 export const DEFAULT_CONCURRENCY = 8;
@@ -282,12 +274,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     // Pauses and pacing end when the client closes: the command is ending, nothing may hold its exit.
     sleep: (ms) => sleep(ms, closed.signal),
   });
-  const agent = new Agent({
-    connections: limiter.maxConcurrency,
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.headersMs,
-    bodyTimeout: timeouts.bodyMs,
-  });
+  const agent = createTransportAgent(limiter.maxConcurrency, timeouts);
 
   let closing: Promise<void> | undefined;
 
