@@ -60,6 +60,34 @@ const OPTIONS = {
   ignoreMinAndMaxItems: true,
 };
 
+/** The keywords that describe a value without constraining it. */
+const ANNOTATIONS = new Set(['$comment', 'default', 'deprecated', 'description', 'examples', 'readOnly', 'title', 'writeOnly']);
+/** Where a schema holds subschemas: by name, in a list, or one (or, for `items`, a list). */
+const SUBSCHEMA_MAPS = ['$defs', 'definitions', 'patternProperties', 'properties'];
+const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf'];
+const SUBSCHEMAS = ['additionalItems', 'additionalProperties', 'contains', 'else', 'if', 'items', 'not', 'propertyNames', 'then'];
+
+/**
+ * The schema with every subschema that only annotates (a description alone: "any value is
+ * read") typed `unknown`. json-schema-to-typescript would type it as an object with an index
+ * signature, and the validators' type guards would then promise an object where a number or
+ * null may come.
+ */
+function withAnyValuesUnknown(schema) {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const keys = Object.keys(schema);
+  if (keys.length > 0 && keys.every((key) => ANNOTATIONS.has(key))) return { ...schema, tsType: 'unknown' };
+  const out = { ...schema };
+  for (const key of SUBSCHEMA_MAPS) {
+    if (out[key] !== undefined) out[key] = Object.fromEntries(Object.entries(out[key]).map(([name, sub]) => [name, withAnyValuesUnknown(sub)]));
+  }
+  for (const key of [...SUBSCHEMA_LISTS, ...SUBSCHEMAS]) {
+    if (out[key] === undefined) continue;
+    out[key] = Array.isArray(out[key]) ? out[key].map(withAnyValuesUnknown) : withAnyValuesUnknown(out[key]);
+  }
+  return out;
+}
+
 function schemaFiles(root, entry) {
   const files = [];
   for (const item of entry.schemas) {
@@ -112,6 +140,37 @@ function titlesOf(schema) {
  */
 const AJV_OPTIONS = { allErrors: true, strict: true, strictTypes: true, strictRequired: false, logger: false };
 
+/**
+ * How the validators of `entry` are typed: as type guards when a `types` entry with a type
+ * map covers the same schemas (each validator then narrows to the type of its title, named
+ * through that map), otherwise as plain predicates. `module` is the types file as imported
+ * from the validators file.
+ */
+function guardTypesOf(entry) {
+  const types = entries.find((other) => other.kind === 'types' && other.typeMap !== undefined && other.schemas.join('\n') === entry.schemas.join('\n'));
+  if (types === undefined) return undefined;
+  const path = relative(dirname(entry.out), types.out).split('\\').join('/').replace(/\.ts$/, '.js');
+  return { module: path.startsWith('.') ? path : `./${path}`, map: types.typeMap };
+}
+
+/** The declarations heading a validators file: the validator type, a type guard when `guard` is given. */
+function validatorHeader(guard) {
+  const [name, result, doc] =
+    guard === undefined
+      ? ['CompiledValidator', 'boolean', 'True when `data` matches the schema; otherwise `errors` holds why.']
+      : ['CompiledValidator<T>', 'data is T', 'True when `data` matches the schema of `T`, which makes it a `T`; otherwise `errors` holds why.'];
+  return [
+    "import type { ErrorObject } from 'ajv';",
+    ...(guard === undefined ? [] : [`import type { ${guard.map} } from '${guard.module}';`]),
+    'const require = createRequire(import.meta.url);',
+    `/** ${doc} */`,
+    `export interface ${name} {`,
+    `  (data: unknown): ${result};`,
+    '  errors?: ErrorObject[] | null;',
+    '}',
+  ];
+}
+
 function renderValidators(root, entry, files) {
   const ajv = new Ajv({ ...AJV_OPTIONS, ...entry.ajv, code: { source: true, esm: true } });
   ajv.addKeyword({ keyword: 'errorMessage', schemaType: ['string', 'object'] });
@@ -129,21 +188,17 @@ function renderValidators(root, entry, files) {
   }
   // The standalone code is an ES module except for the few ajv runtime helpers it requires.
   // It is not type-checked (@ts-nocheck), but its exports are typed for their callers.
+  const guard = guardTypesOf(entry);
+  const typeOf = (title) => (guard === undefined ? 'CompiledValidator' : `CompiledValidator<${guard.map}['${title}']>`);
   const code = standaloneCode(ajv, refs)
     .replace(/^"use strict";/, '')
-    .replace(/export const (\w+) = (validate\d+);/g, 'export const $1: CompiledValidator = $2;');
+    .replace(/export const (\w+) = (validate\d+);/g, (_match, title, validate) => `export const ${title}: ${typeOf(title)} = ${validate};`);
   const sources = entry.schemas.map((item) => item.replace(/\/$/, '')).join(', ');
   return [
     BANNER.replace('{source}', sources).trimEnd(),
     '// @ts-nocheck',
     "import { createRequire } from 'node:module';",
-    "import type { ErrorObject } from 'ajv';",
-    'const require = createRequire(import.meta.url);',
-    '/** True when `data` matches the schema; otherwise `errors` holds why. */',
-    'export interface CompiledValidator {',
-    '  (data: unknown): boolean;',
-    '  errors?: ErrorObject[] | null;',
-    '}',
+    ...validatorHeader(guard),
     code,
   ].join('\n') + '\n';
 }
@@ -156,7 +211,7 @@ async function render(root, entry, files) {
   for (const file of files) {
     const schema = JSON.parse(readFileSync(file, 'utf8'));
     const name = relative(root, file).split('\\').join('/');
-    const code = await compile(schema, schema.title ?? name, { ...OPTIONS, ...entry.options, cwd: dirname(file) });
+    const code = await compile(withAnyValuesUnknown(schema), schema.title ?? name, { ...OPTIONS, ...entry.options, cwd: dirname(file) });
     for (const [, declaration] of code.matchAll(/^export (?:interface|type) (\w+)/gm)) {
       const previous = declared.get(declaration);
       if (previous !== undefined) throw new Error(`${entry.out}: type ${declaration} is declared by both ${previous} and ${name}`);

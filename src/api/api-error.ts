@@ -5,7 +5,7 @@
  */
 import { AppError } from '../errors.js';
 import { redact } from '../secrets.js';
-import type { ErrorBody } from './generated/wire.js';
+import type { ErrorBody, ErrorExtras } from './generated/wire.js';
 import { isQuotaAnswer } from './retry.js';
 
 export type ServiceName = 'audience' | 'business' | 'imagegen';
@@ -199,6 +199,11 @@ export function snippet(text: string): string {
   return flat.length > SNIPPET_LENGTH ? `${flat.slice(0, SNIPPET_LENGTH)}…` : flat;
 }
 
+/** True for a JSON object (not an array): each of its fields is then read for what it is. */
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 export function parseErrorBody(text: string): ErrorFields {
   if (text.trim() === '') return { reason: 'empty body' };
   let parsed: unknown;
@@ -207,15 +212,15 @@ export function parseErrorBody(text: string): ErrorFields {
   } catch {
     return { reason: `body: ${snippet(text)}` };
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { reason: `body: ${snippet(text)}` };
-  const body = parsed as Record<keyof ErrorBody, unknown>;
+  if (!isRecord(parsed)) return { reason: `body: ${snippet(text)}` };
+  const body: Partial<Record<keyof ErrorBody, unknown>> = parsed;
   const fields: ErrorFields = {};
   if (typeof body.code === 'number') fields.serviceCode = body.code;
   if (typeof body.msg === 'string' && body.msg !== '') fields.serviceMsg = body.msg;
-  if (body.extras !== null && typeof body.extras === 'object') {
-    const extras = body.extras as Record<string, unknown>;
-    if (typeof extras['detailCode'] === 'number') fields.detailCode = extras['detailCode'];
-    if (typeof extras['detailMsg'] === 'string' && extras['detailMsg'] !== '') fields.detailMsg = extras['detailMsg'];
+  if (isRecord(body.extras)) {
+    const extras: Partial<Record<keyof ErrorExtras, unknown>> = body.extras;
+    if (typeof extras.detailCode === 'number') fields.detailCode = extras.detailCode;
+    if (typeof extras.detailMsg === 'string' && extras.detailMsg !== '') fields.detailMsg = extras.detailMsg;
   }
   if (Object.keys(fields).length === 0) fields.reason = `body: ${snippet(text)}`;
   return fields;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { definition } from '../../test/helpers/builders.js';
-import { audienceFromWire, audienceToWire } from './audience-wire.js';
+import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire } from './audience-wire.js';
+import type { AudienceDetail } from './generated/wire.js';
 
-const base = {
+const base: AudienceDetail = {
   id: 7,
   name: 'a',
   audienceStatus: 'AVAILABLE',
@@ -46,6 +47,27 @@ describe('audienceFromWire', () => {
     expect(live).toMatchObject({ audienceStatus: '3', createdDate: '', lastModifiedDate: '20260102', populationScore: 1200 });
     expect(live.definition).toMatchObject({ ageType: 'NOT_ALL', talkChannelTargetings: [{ profileId: 501 }], cohortTargetings: [{ cohortId: '7001' }] });
     expect(audienceFromWire({ ...base, populationScore: 'about 10k' }).populationScore).toBeNull();
+  });
+});
+
+describe('fields the schemas leave open, narrowed by their values', () => {
+  it('reads a depth-3 list under the lower-case key, as far as it is a list of regions', () => {
+    // No schema names the key: an answer with it is an AudienceDetail with an extra field.
+    const answer = { ...base, depth3locations: [{ value: 'I0101', descripton: 'Yeoksam-dong' }, 7, { value: 3 }] };
+    const live = audienceFromWire(answer);
+    expect(live.definition.depth3Locations).toEqual([{ value: 'I0101', description: 'Yeoksam-dong' }]);
+  });
+
+  it('keeps every field of a member as the JSON it is, display names of any type included', () => {
+    const live = audienceFromWire({ ...base, cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: { ko: '시청자' } }] });
+    expect(live.definition.cohortTargetings).toEqual([{ cohortId: 5, cohortName: { ko: '시청자' }, inclusionType: 'INCLUDE' }]);
+  });
+
+  it('a list item with a type the tool does not know, and an ad group without its campaign id', () => {
+    expect(audienceSummaryFromWire({ id: 1, name: 'a', type: 7 }).type).toBe('DISPLAY');
+    expect(adGroupLinkFromWire({ adGroupId: 101, adGroupStatus: 'LIVE', campaignTypeGoal: null })).toEqual({
+      adGroupId: 101, adGroupName: '', adGroupType: '', adGroupStatus: [], campaignId: 0, campaignName: '', campaignType: '', campaignGoal: '',
+    });
   });
 });
 

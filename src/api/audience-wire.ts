@@ -1,42 +1,58 @@
 import {
-  AGE_BANDS,
+  AUDIENCE_TYPES,
   canonicalizeDefinition,
   inferLocationType,
   REGION_FIELDS,
   TARGETING_FIELDS,
   TARGETING_REQUEST_FIELDS,
   type AdGroupLink,
-  type AgeBand,
-  type AllOrNotAll,
   type AudienceDefinition,
   type AudienceType,
-  type Gender,
   type JsonObject,
+  type JsonValue,
   type LiveAudience,
   type LiveAudienceSummary,
   type Region,
   type TargetingField,
   type TargetingMember,
 } from '../model/index.js';
+import type { AudienceAdGroup, AudienceDetail, AudienceListItem, AudienceWriteResponse, Depth3Location } from './generated/wire.js';
 
 /**
  * The one place where the audience service's wire shapes become the model and back.
  * Reading is tolerant (the quirks of the spec's examples, null or missing sets, extra
  * fields, any value in a field the tool only shows; the wire schemas check the fields it
  * needs); writing is exact: the definition as the file writes it, only the fields a request
- * accepts.
+ * accepts. The answers come in as the types generated from those schemas, so a field the
+ * schema leaves open (`unknown`) is narrowed here by a check of its value, never asserted.
  */
-type Wire = Record<string, unknown>;
 
-export function audienceSummaryFromWire(wire: Wire): LiveAudienceSummary {
+/** An audience as a single read, a create or an update answers it. */
+type WireAudience = AudienceDetail | AudienceWriteResponse;
+
+/** The widest of the region shapes answered (Location, Depth2Location, Depth3Location): each of them is one. */
+type WireRegion = Depth3Location;
+
+/** A request body: written by the tool, checked by the service. */
+type RequestBody = Record<string, unknown>;
+
+export function audienceSummaryFromWire(wire: AudienceListItem): LiveAudienceSummary {
   return {
-    id: wire.id as number,
-    name: wire.name as string,
+    id: wire.id,
+    name: wire.name,
     audienceStatus: textOf(wire.audienceStatus),
-    type: wire.type as AudienceType,
+    type: audienceTypeOf(wire.type),
     createdDate: textOf(wire.createdDate),
     lastModifiedDate: textOf(wire.lastModifiedDate),
   };
+}
+
+/**
+ * The type a list answers, which the plan never uses (it takes the type from the single read,
+ * whose schema checks it): one the tool does not know reads as DISPLAY, the first of the two.
+ */
+function audienceTypeOf(value: unknown): AudienceType {
+  return AUDIENCE_TYPES.find((type) => type === value) ?? 'DISPLAY';
 }
 
 /** A value the tool only shows or compares for equality, as text ('' when absent). */
@@ -52,25 +68,25 @@ function populationOf(value: unknown): number | null {
 }
 
 /** A single read (or a create/update response) as a live audience. */
-export function audienceFromWire(wire: Wire): LiveAudience {
+export function audienceFromWire(wire: WireAudience): LiveAudience {
   const regions = {
     locations: regionsFromWire(wire.locations),
     depth2Locations: regionsFromWire(wire.depth2Locations ?? wire.depth2locations),
-    depth3Locations: regionsFromWire(wire.depth3Locations ?? wire.depth3locations),
+    depth3Locations: regionsFromWire(wire.depth3Locations ?? lowerCaseDepth3(wire)),
   };
-  const ages = setFromWire(wire.ages).map(String) as AgeBand[];
-  const genders = setFromWire(wire.genders) as Gender[];
+  const ages = wire.ages ?? [];
+  const genders = wire.genders ?? [];
   const definition: AudienceDefinition = {
-    name: wire.name as string,
-    type: wire.type as AudienceType,
-    ageType: (wire.ageType as AllOrNotAll | undefined) ?? (ages.length > 0 ? 'NOT_ALL' : 'ALL'),
-    ages: ages.filter((band) => AGE_BANDS.includes(band)),
-    genderType: (wire.genderType as AllOrNotAll | undefined) ?? (genders.length > 0 ? 'NOT_ALL' : 'ALL'),
+    name: wire.name,
+    type: wire.type,
+    ageType: wire.ageType ?? (ages.length > 0 ? 'NOT_ALL' : 'ALL'),
+    ages,
+    genderType: wire.genderType ?? (genders.length > 0 ? 'NOT_ALL' : 'ALL'),
     genders,
     locationType: inferLocationType(regions),
     ...regions,
-    ufoInterests: setFromWire(wire.ufoInterests).map(String),
-    ufoBusinessTypes: setFromWire(wire.ufoBusinessTypes).map(String),
+    ufoInterests: wire.ufoInterests ?? [],
+    ufoBusinessTypes: wire.ufoBusinessTypes ?? [],
     ...membersFromWire(wire),
   };
   return {
@@ -80,23 +96,24 @@ export function audienceFromWire(wire: Wire): LiveAudience {
   };
 }
 
-export function adGroupLinkFromWire(wire: Wire): AdGroupLink {
-  const goal = (wire.campaignTypeGoal ?? {}) as Wire;
+export function adGroupLinkFromWire(wire: AudienceAdGroup): AdGroupLink {
+  const goal = wire.campaignTypeGoal ?? {};
   return {
-    adGroupId: wire.adGroupId as number,
+    adGroupId: wire.adGroupId,
     adGroupName: textOf(wire.adGroupName),
     adGroupType: textOf(wire.adGroupType),
     adGroupStatus: Array.isArray(wire.adGroupStatus) ? wire.adGroupStatus.map(String) : [],
-    campaignId: wire.campaignId as number,
+    // The schema does not require it; no campaign has the id 0.
+    campaignId: wire.campaignId ?? 0,
     campaignName: textOf(wire.campaignName),
-    campaignType: (goal.campaignType as string | undefined) ?? '',
-    campaignGoal: (goal.goal as string | undefined) ?? '',
+    campaignType: goal.campaignType ?? '',
+    campaignGoal: goal.goal ?? '',
   };
 }
 
 /** The create body (or, with an id, the update body) for a definition. */
-export function audienceToWire(adAccountId: number, definition: AudienceDefinition, id?: number): Wire {
-  const body: Wire = {
+export function audienceToWire(adAccountId: number, definition: AudienceDefinition, id?: number): RequestBody {
+  const body: RequestBody = {
     ...(id === undefined ? {} : { id }),
     adAccountId,
     name: definition.name,
@@ -121,7 +138,7 @@ export function audienceToWire(adAccountId: number, definition: AudienceDefiniti
 }
 
 /** A region as the file writes it: a code alone, or with the names the file gives. */
-function regionToWire(region: Region): Wire {
+function regionToWire(region: Region): RequestBody {
   return { ...region };
 }
 
@@ -130,26 +147,67 @@ function memberToWire(field: TargetingField, member: TargetingMember): JsonObjec
   return Object.fromEntries(TARGETING_REQUEST_FIELDS[field].filter((key) => key in member).map((key) => [key, member[key] ?? null]));
 }
 
-function setFromWire(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function regionsFromWire(value: unknown): Region[] {
-  return setFromWire(value).map((item) => {
-    const wire = item as Wire;
+function regionsFromWire(regions: readonly WireRegion[] | null | undefined): Region[] {
+  return (regions ?? []).map((wire) => {
     // The spec's examples misspell the key: take the first text under any key starting with `desc`
     // (a null `description` beside a misspelled one must not hide it).
-    const description = typeof wire.description === 'string' ? wire.description : Object.entries(wire).find(([key, text]) => /^desc/i.test(key) && typeof text === 'string')?.[1];
-    const region: Region = { value: String(wire.value) };
-    if (typeof description === 'string') region.description = description;
+    const description = typeof wire.description === 'string' ? wire.description : misspeltDescription(wire);
+    const region: Region = { value: wire.value };
+    if (description !== undefined) region.description = description;
     for (const name of ['depth1Name', 'depth2Name', 'depth3Name'] as const) {
-      if (typeof wire[name] === 'string') region[name] = wire[name];
+      const text = wire[name];
+      if (typeof text === 'string') region[name] = text;
     }
     return region;
   });
 }
 
-function membersFromWire(wire: Wire): Pick<AudienceDefinition, TargetingField> {
-  const entries = TARGETING_FIELDS.map((field) => [field, setFromWire(wire[field]).map((member) => member as TargetingMember)]);
-  return Object.fromEntries(entries) as Pick<AudienceDefinition, TargetingField>;
+/**
+ * The depth-3 list under the lower-case spelling its depth-2 sibling has in the spec's
+ * examples. No schema names it, so it is read only as far as it is a list of regions.
+ */
+function lowerCaseDepth3(wire: WireAudience): WireRegion[] | undefined {
+  if (!('depth3locations' in wire) || !Array.isArray(wire.depth3locations)) return undefined;
+  return wire.depth3locations.filter(isWireRegion);
+}
+
+/** True for an object whose `value` is text: any such object is a region as answered. */
+function isWireRegion(value: unknown): value is WireRegion {
+  return typeof value === 'object' && value !== null && 'value' in value && typeof value.value === 'string';
+}
+
+/** The first text of a region under a key starting with `desc`, in the order the answer gives its keys. */
+function misspeltDescription(wire: WireRegion): string | undefined {
+  const fields: [string, unknown][] = Object.entries(wire);
+  for (const [key, text] of fields) if (/^desc/i.test(key) && typeof text === 'string') return text;
+  return undefined;
+}
+
+function membersFromWire(wire: WireAudience): Pick<AudienceDefinition, TargetingField> {
+  return {
+    customerFileTargetings: setOfMembers(wire.customerFileTargetings),
+    trackerTargetings: setOfMembers(wire.trackerTargetings),
+    cohortTargetings: setOfMembers(wire.cohortTargetings),
+    talkChannelTargetings: setOfMembers(wire.talkChannelTargetings),
+    syncAppTargetings: setOfMembers(wire.syncAppTargetings),
+    talkChannelGroupTargetings: setOfMembers(wire.talkChannelGroupTargetings),
+  };
+}
+
+/**
+ * The members of a targeting set as answered, every field kept: the ids and compared fields
+ * the schema checks, and the display names and fields it leaves open, as the JSON they are.
+ */
+function setOfMembers(members: readonly object[] | null | undefined): TargetingMember[] {
+  return (members ?? []).map((member) => {
+    const fields: [string, unknown][] = Object.entries(member);
+    return Object.fromEntries(fields.filter((field): field is [string, JsonValue] => isJsonValue(field[1])));
+  });
+}
+
+/** True for what JSON.parse gives, which every answer is: it narrows a field the schema leaves open. */
+function isJsonValue(value: unknown): value is JsonValue {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return true;
+  if (Array.isArray(value)) return value.every(isJsonValue);
+  return typeof value === 'object' && Object.values(value).every(isJsonValue);
 }

@@ -56,11 +56,11 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
     adAccountId,
     list: async () => {
       const body = await http.request({ method: 'GET', path: `${BASE}/audiences`, headers, response: 'AudienceListResponse' });
-      return (body.content ?? []).map((item) => audienceSummaryFromWire(item as unknown as Record<string, unknown>));
+      return (body.content ?? []).map(audienceSummaryFromWire);
     },
     read: async (id) => {
       const body = await http.request({ method: 'GET', path: `${BASE}/${id}`, headers, response: 'AudienceDetail' });
-      return audienceFromWire(body as unknown as Record<string, unknown>);
+      return audienceFromWire(body);
     },
     create: async (definition, existing = new Set()) => {
       // A create is never repeated blindly: when its outcome is unknown (a timeout, a reset
@@ -69,7 +69,7 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       for (let attempt = 1; ; attempt += 1) {
         try {
           const body = await http.request({ method: 'POST', path: BASE, headers, body: audienceToWire(adAccountId, definition), response: 'AudienceWriteResponse' });
-          return audienceFromWire(body as unknown as Record<string, unknown>);
+          return audienceFromWire(body);
         } catch (error) {
           if (!isApiError(error) || !error.ambiguous || attempt >= RECONCILE_ATTEMPTS) throw error;
           const made = (await client.list()).filter((summary) => summary.name === definition.name && !existing.has(summary.id));
@@ -80,7 +80,7 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
     },
     update: async (id, definition) => {
       const body = await http.request({ method: 'PUT', path: BASE, headers, body: audienceToWire(adAccountId, definition, id), response: 'AudienceWriteResponse' });
-      return audienceFromWire(body as unknown as Record<string, unknown>);
+      return audienceFromWire(body);
     },
     delete: async (id) => {
       try {
@@ -110,7 +110,7 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
     },
     adGroups: async (id) => {
       const body = await http.request({ method: 'GET', path: `${BASE}/${id}/adGroups`, headers, response: 'AudienceAdGroupListResponse' });
-      return (body.content ?? []).map((item) => adGroupLinkFromWire(item as unknown as Record<string, unknown>));
+      return (body.content ?? []).map(adGroupLinkFromWire);
     },
     unlink: async (id, adGroupId) => {
       try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerFailure, backoffDelay, DEFAULT_RETRY_POLICY, isAmbiguous, isQuotaAnswer, isRetryable, parseRetryAfter, type Failure } from './retry.js';
+import { answerFailure, backoffDelay, DEFAULT_RETRY_POLICY, isAmbiguous, isQuotaAnswer, isRetryable, nextStep, parseRetryAfter, type Failure, type RetryState } from './retry.js';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2025-01-01T00:00:00Z');
@@ -70,5 +70,36 @@ describe('isQuotaAnswer and answerFailure', () => {
   it.each(cases)('status %s with service code %s → quota %s', (status, serviceCode, quota) => {
     expect(isQuotaAnswer(status, serviceCode)).toBe(quota);
     expect(answerFailure(status, serviceCode)).toEqual(quota ? { kind: 'throttled' } : { kind: 'status', status });
+  });
+});
+
+describe('nextStep', () => {
+  const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 3, budgetMs: 10_000, baseDelayMs: 100 };
+  const half = () => 0.5;
+  const at = (attempt: number, idempotent = true): RetryState => ({ idempotent, startedAt: 0, attempt });
+  const status503: Failure = { kind: 'status', status: 503 };
+
+  it('stops at once when the failure is not retryable', () => {
+    expect(nextStep(at(1, false), { failure: status503, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
+    expect(nextStep(at(1), { failure: { kind: 'permanent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
+  });
+
+  it('waits the backoff, or Retry-After when the service gives one, until the attempts are used up', () => {
+    expect(nextStep(at(1), { failure: status503, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'retry', delayMs: 50, pauseUntil: undefined });
+    expect(nextStep(at(2), { failure: status503, retryAfterMs: 4000 }, 0, policy, half)).toEqual({ kind: 'retry', delayMs: 4000, pauseUntil: undefined });
+    expect(nextStep(at(3), { failure: status503, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
+  });
+
+  it('tries a quota answer past the attempt count, never sooner than the backoff, and pauses every start for its Retry-After', () => {
+    expect(nextStep(at(7), { failure: { kind: 'throttled' }, retryAfterMs: 0 }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 3200, pauseUntil: 1000 });
+    expect(nextStep(at(1), { failure: { kind: 'throttled' }, retryAfterMs: 2000 }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 2000, pauseUntil: 3000 });
+  });
+
+  it('stops, saying why, when the wait would pass the time budget', () => {
+    expect(nextStep(at(1), { failure: { kind: 'throttled' }, retryAfterMs: 120_000 }, 0, policy, half)).toEqual({
+      kind: 'stop',
+      gaveUp: 'gave up: waiting 120 s more would pass the retry budget of 10 s',
+    });
+    expect(nextStep(at(2), { failure: status503, retryAfterMs: 1500 }, 9000, policy, half)).toMatchObject({ gaveUp: expect.stringContaining('waiting 1.5 s more') });
   });
 });

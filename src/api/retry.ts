@@ -80,6 +80,50 @@ export function isAmbiguous(failure: Failure, idempotent: boolean): boolean {
   return failure.kind === 'lost' || (failure.kind === 'status' && failure.status >= 500);
 }
 
+/** A failed attempt as the policy sees it: how it failed, and how long the service asked to wait (Retry-After). */
+export interface FailedAttempt {
+  failure: Failure;
+  retryAfterMs: number | undefined;
+}
+
+/** Where one request's retries stand: the attempt that just ended, and when the first one began. */
+export interface RetryState {
+  readonly idempotent: boolean;
+  readonly startedAt: number;
+  readonly attempt: number;
+}
+
+/**
+ * What follows a failed attempt: stop (with why, when the policy cut the retries short), or
+ * wait `delayMs` and try again, holding every other request start until `pauseUntil` too
+ * when the service asked everyone to wait.
+ */
+export type RetryStep = { kind: 'stop'; gaveUp?: string } | { kind: 'retry'; delayMs: number; pauseUntil: number | undefined };
+
+/** The retry policy as one decision: given the state and a failed attempt at `nowMs`, what comes next. */
+export function nextStep(state: RetryState, failed: FailedAttempt, nowMs: number, policy: RetryPolicy, random: () => number): RetryStep {
+  if (!isRetryable(failed.failure, state.idempotent)) return { kind: 'stop' };
+  const throttled = failed.failure.kind === 'throttled';
+  // A quota answer was refused before any work: it is tried again for as long as the time
+  // budget allows, not a number of times (a busy account answers many of them in a row).
+  if (state.attempt >= policy.maxAttempts && !throttled) return { kind: 'stop' };
+  // A quota answer waits at least the backoff too: a Retry-After of 0 must not make a tight loop.
+  const delayMs = throttled
+    ? Math.max(failed.retryAfterMs ?? 0, backoffDelay(state.attempt, policy, random))
+    : (failed.retryAfterMs ?? backoffDelay(state.attempt, policy, random));
+  if (nowMs + delayMs - state.startedAt > policy.budgetMs) {
+    return { kind: 'stop', gaveUp: `gave up: waiting ${seconds(delayMs)} more would pass the retry budget of ${seconds(policy.budgetMs)}` };
+  }
+  // The service asked everyone to wait, not only this request.
+  const pauseUntil = throttled && failed.retryAfterMs !== undefined ? nowMs + failed.retryAfterMs : undefined;
+  return { kind: 'retry', delayMs, pauseUntil };
+}
+
+/** A duration for people: whole seconds, or tenths. */
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
+}
+
 /** "Full jitter": uniformly random in [0, min(max, base · 2^(attempt−1))). */
 export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));

@@ -14,7 +14,8 @@ export type WireTypeName = keyof WireTypes;
 
 export type WireValidation<T> = { ok: true; value: T } | { ok: false; issues: string[] };
 
-const byTitle: Readonly<Record<string, CompiledValidator | undefined>> = validators;
+/** Every validator by its schema's title, each a type guard of the type of that title. */
+const byTitle: { readonly [K in WireTypeName]: CompiledValidator<WireTypes[K]> } = validators;
 
 /** Enough issues to locate a problem without flooding the message. */
 const MAX_ISSUES = 5;
@@ -53,9 +54,8 @@ function formatIssues(errors: ErrorObject[]): string[] {
 }
 
 export function validateWire<K extends WireTypeName>(name: K, value: unknown): WireValidation<WireTypes[K]> {
-  const validate = byTitle[name];
-  if (validate === undefined) throw new Error(`no wire schema titled ${name} in schemas/api (run npm run generate)`);
-  if (validate(value)) return { ok: true, value: value as WireTypes[K] };
+  const validate: CompiledValidator<WireTypes[K]> = byTitle[name];
+  if (validate(value)) return { ok: true, value };
   const issues = formatIssues(validate.errors ?? []).slice(0, MAX_ISSUES);
   return { ok: false, issues: issues.length > 0 ? issues : ['body is invalid'] };
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire } from '../../src/api/audience-wire.js';
+import type { AudienceAdGroup, AudienceDetail } from '../../src/api/generated/wire.js';
 import { validateWire } from '../../src/api/wire-schemas.js';
 import { validateConfig } from '../../src/config/index.js';
 import { planDesired, type AccountReader } from '../../src/operations/plan.js';
@@ -18,8 +19,8 @@ import { planSchemaValidator } from '../helpers/plan-schema.js';
  * (`npx vitest run test/golden -u` rewrites them; review the diff).
  */
 interface LiveFixture {
-  audiences: Array<Record<string, unknown>>;
-  adGroups?: Record<string, Array<Record<string, unknown>>>;
+  audiences: AudienceDetail[];
+  adGroups?: Record<string, AudienceAdGroup[]>;
 }
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -59,7 +60,7 @@ describe('golden plans', () => {
  * recorded.
  */
 function fixtureReader(live: LiveFixture, reads: string[]): AccountReader {
-  const byId = new Map(live.audiences.map((wire) => [wire.id as number, wire]));
+  const byId = new Map(live.audiences.map((wire) => [wire.id, wire]));
   return {
     list: async () => {
       reads.push('GET /openapi/v4/targetings/audiences');

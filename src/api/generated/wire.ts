@@ -41,27 +41,19 @@ export interface AudienceListItem {
   /**
    * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any value is read.
    */
-  audienceStatus?: {
-    [k: string]: unknown | undefined
-  }
+  audienceStatus?: unknown
   /**
    * DISPLAY or MESSAGE; the plan takes the type from the single read.
    */
-  type?: {
-    [k: string]: unknown | undefined
-  }
+  type?: unknown
   /**
    * yyyy-MM-ddTHH:mm:ss; only shown, so any value is read.
    */
-  createdDate?: {
-    [k: string]: unknown | undefined
-  }
+  createdDate?: unknown
   /**
    * yyyy-MM-ddTHH:mm:ss; only compared for equality (saved plans, the read cache), so any value is read as text.
    */
-  lastModifiedDate?: {
-    [k: string]: unknown | undefined
-  }
+  lastModifiedDate?: unknown
 }
 
 /**
@@ -73,28 +65,20 @@ export interface AudienceDetail {
   /**
    * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any value is read.
    */
-  audienceStatus?: {
-    [k: string]: unknown | undefined
-  }
+  audienceStatus?: unknown
   type: AudienceType
   /**
    * yyyy-MM-ddTHH:mm:ss; only shown, so any value is read.
    */
-  createdDate?: {
-    [k: string]: unknown | undefined
-  }
+  createdDate?: unknown
   /**
    * yyyy-MM-ddTHH:mm:ss; only compared for equality (saved plans, the read cache), so any value is read as text.
    */
-  lastModifiedDate?: {
-    [k: string]: unknown | undefined
-  }
+  lastModifiedDate?: unknown
   /**
    * Estimated size; only shown, so a value that is not a number is read as unknown.
    */
-  populationScore?: {
-    [k: string]: unknown | undefined
-  }
+  populationScore?: unknown
   ageType?: SelectionType
   ages?: (AgeBand[] | null)
   genderType?: SelectionType
@@ -124,21 +108,15 @@ export interface Location {
   /**
    * Shown only: a value that is not text is left out.
    */
-  description?: {
-    [k: string]: unknown | undefined
-  }
+  description?: unknown
   /**
    * Misspelling used by the spec's examples; any other key starting with "desc" is read too.
    */
-  descripton?: {
-    [k: string]: unknown | undefined
-  }
+  descripton?: unknown
   /**
    * Shown only.
    */
-  depth1Name?: {
-    [k: string]: unknown | undefined
-  }
+  depth1Name?: unknown
 }
 
 /**
@@ -149,33 +127,23 @@ export interface Depth3Location {
   /**
    * Shown only: a value that is not text is left out.
    */
-  description?: {
-    [k: string]: unknown | undefined
-  }
+  description?: unknown
   /**
    * Misspelling used by the spec's examples; any other key starting with "desc" is read too.
    */
-  descripton?: {
-    [k: string]: unknown | undefined
-  }
+  descripton?: unknown
   /**
    * Shown only.
    */
-  depth1Name?: {
-    [k: string]: unknown | undefined
-  }
+  depth1Name?: unknown
   /**
    * Shown only.
    */
-  depth2Name?: {
-    [k: string]: unknown | undefined
-  }
+  depth2Name?: unknown
   /**
    * Shown only.
    */
-  depth3Name?: {
-    [k: string]: unknown | undefined
-  }
+  depth3Name?: unknown
 }
 
 /**
@@ -193,9 +161,7 @@ export interface CustomerFileTargeting {
   /**
    * Server-only display name, never compared.
    */
-  customerFileName?: {
-    [k: string]: unknown | undefined
-  }
+  customerFileName?: unknown
 }
 
 /**
@@ -221,9 +187,7 @@ export interface TrackerTargeting {
   /**
    * Server-only display name, never compared.
    */
-  trackName?: {
-    [k: string]: unknown | undefined
-  }
+  trackName?: unknown
 }
 
 /**
@@ -241,9 +205,7 @@ export interface CohortTargeting {
   /**
    * Server-only display name, never compared.
    */
-  cohortName?: {
-    [k: string]: unknown | undefined
-  }
+  cohortName?: unknown
 }
 
 /**
@@ -261,9 +223,7 @@ export interface TalkChannelTargeting {
   /**
    * Server-only display name, never compared.
    */
-  profileName?: {
-    [k: string]: unknown | undefined
-  }
+  profileName?: unknown
 }
 
 /**
@@ -281,9 +241,7 @@ export interface SyncAppTargeting {
   /**
    * Server-only display name, never compared.
    */
-  profileName?: {
-    [k: string]: unknown | undefined
-  }
+  profileName?: unknown
 }
 
 /**
@@ -301,9 +259,7 @@ export interface TalkChannelGroupTargeting {
   /**
    * Server-only display name, never compared.
    */
-  groupName?: {
-    [k: string]: unknown | undefined
-  }
+  groupName?: unknown
 }
 
 /**
@@ -457,28 +413,20 @@ export interface AudienceWriteResponse {
   /**
    * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any value is read.
    */
-  audienceStatus?: {
-    [k: string]: unknown | undefined
-  }
+  audienceStatus?: unknown
   type: AudienceType
   /**
    * yyyy-MM-ddTHH:mm:ss; only shown, so any value is read.
    */
-  createdDate?: {
-    [k: string]: unknown | undefined
-  }
+  createdDate?: unknown
   /**
    * yyyy-MM-ddTHH:mm:ss; only compared for equality (saved plans, the read cache), so any value is read as text.
    */
-  lastModifiedDate?: {
-    [k: string]: unknown | undefined
-  }
+  lastModifiedDate?: unknown
   /**
    * Estimated size; only shown, so a value that is not a number is read as unknown.
    */
-  populationScore?: {
-    [k: string]: unknown | undefined
-  }
+  populationScore?: unknown
   ageType?: SelectionType
   ages?: (AgeBand[] | null)
   genderType?: SelectionType
@@ -501,9 +449,7 @@ export interface AudienceWriteResponse {
   /**
    * Not used by the client.
    */
-  adAccountId?: {
-    [k: string]: unknown | undefined
-  }
+  adAccountId?: unknown
 }
 
 /**
@@ -514,27 +460,19 @@ export interface Depth2Location {
   /**
    * Shown only: a value that is not text is left out.
    */
-  description?: {
-    [k: string]: unknown | undefined
-  }
+  description?: unknown
   /**
    * Misspelling used by the spec's examples; any other key starting with "desc" is read too.
    */
-  descripton?: {
-    [k: string]: unknown | undefined
-  }
+  descripton?: unknown
   /**
    * Shown only.
    */
-  depth1Name?: {
-    [k: string]: unknown | undefined
-  }
+  depth1Name?: unknown
   /**
    * Shown only.
    */
-  depth2Name?: {
-    [k: string]: unknown | undefined
-  }
+  depth2Name?: unknown
 }
 
 /**
@@ -558,29 +496,21 @@ export interface AudienceAdGroup {
   /**
    * Shown only, so any value is read.
    */
-  campaignName?: {
-    [k: string]: unknown | undefined
-  }
+  campaignName?: unknown
   campaignTypeGoal?: (CampaignTypeGoal | null)
   adGroupId: number
   /**
    * Shown only, so any value is read.
    */
-  adGroupName?: {
-    [k: string]: unknown | undefined
-  }
+  adGroupName?: unknown
   /**
    * Status[]; shown only, so any value is read.
    */
-  adGroupStatus?: {
-    [k: string]: unknown | undefined
-  }
+  adGroupStatus?: unknown
   /**
    * DISPLAY or DIRECT_MESSAGE; shown only, so any value is read.
    */
-  adGroupType?: {
-    [k: string]: unknown | undefined
-  }
+  adGroupType?: unknown
 }
 
 export interface CampaignTypeGoal {

@@ -1,0 +1,145 @@
+/**
+ * One attempt of an exchange: sent through the agent, its answer collected, and the outcome
+ * sorted into what the retry policy and the errors need. Nothing here waits or retries.
+ */
+import { parseErrorBody, type ApiErrorInit } from './api-error.js';
+import type { Exchange } from './exchange.js';
+import type { AttemptOutcome } from './limiter.js';
+import { answerFailure, parseRetryAfter, type FailedAttempt, type Failure } from './retry.js';
+import type { Timeouts, TransportAgent } from './transport-agent.js';
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: Uint8Array;
+}
+
+/** Failure details of one attempt, before the attempt count is known. */
+export type AttemptError = Omit<ApiErrorInit, 'service' | 'method' | 'path' | 'ambiguous' | 'attempts'>;
+
+/**
+ * What an attempt came to, with what the log shows of it (the status, or why no answer
+ * came): a 2xx answer, or a failure as the retry policy sees it and as an error words it.
+ */
+type Outcome = { shown: string } & ({ ok: true; answer: Answer } | ({ ok: false; error: AttemptError } & FailedAttempt));
+
+/** The outcome of one attempt and how long it took. */
+export type AttemptResult = Outcome & { tookMs: number };
+
+export const decoder = new TextDecoder();
+
+/** A response header's value (the first, when it came more than once). */
+export function header(headers: Answer['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Sends the exchange once through the agent's `dispatch`, the whole body collected in memory:
+ * the answers are small JSON documents or images, read at once, so no stream is needed.
+ */
+function send(agent: TransportAgent, exchange: Exchange): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    let headers: Answer['headers'] = {};
+    const chunks: Buffer[] = [];
+    agent.dispatch(
+      {
+        origin: exchange.url.origin,
+        path: `${exchange.url.pathname}${exchange.url.search}`,
+        method: exchange.method,
+        headers: exchange.headers,
+        body: exchange.body ?? null,
+      },
+      {
+        onRequestStart: () => undefined,
+        onResponseStart: (_controller, statusCode, responseHeaders) => {
+          status = statusCode;
+          headers = responseHeaders;
+        },
+        onResponseData: (_controller, chunk) => {
+          chunks.push(chunk);
+        },
+        onResponseEnd: () => resolve({ status, headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }),
+        onResponseError: (_controller, error) => reject(error),
+      },
+    );
+  });
+}
+
+/** Sends the exchange once and sorts the outcome; `now` times it and reads Retry-After dates. */
+export async function attemptExchange(agent: TransportAgent, exchange: Exchange, timeouts: Timeouts, now: () => number): Promise<AttemptResult> {
+  const startedAt = now();
+  const sent = await send(agent, exchange).then(
+    (answer) => ({ answer }),
+    (thrown: unknown) => ({ thrown }),
+  );
+  const tookMs = now() - startedAt;
+  if ('answer' in sent) return { tookMs, ...sortAnswer(sent.answer, now()) };
+  const { failure, error } = classify(sent.thrown, timeouts);
+  return { tookMs, shown: error.reason ?? 'failed', ok: false, failure, error, retryAfterMs: undefined };
+}
+
+/** An answer as a success (2xx) or as a failure with the service's error body and Retry-After. */
+function sortAnswer(answer: Answer, nowMs: number): Outcome {
+  const shown = String(answer.status);
+  if (answer.status >= 200 && answer.status < 300) return { shown, ok: true, answer };
+  const body = parseErrorBody(decoder.decode(answer.bytes));
+  return {
+    shown,
+    ok: false,
+    failure: answerFailure(answer.status, body.serviceCode),
+    error: { kind: 'http', status: answer.status, ...body },
+    retryAfterMs: parseRetryAfter(header(answer.headers, 'retry-after'), nowMs),
+  };
+}
+
+/** What the concurrency limiter learns from an attempt. */
+export function limiterOutcome(result: AttemptResult): AttemptOutcome {
+  if (result.ok) return 'ok';
+  return result.failure.kind === 'throttled' ? 'throttled' : 'failed';
+}
+
+/** The code of a network error, or of the first error it wraps. */
+function errorCodeOf(error: unknown): string | undefined {
+  if (error === null || typeof error !== 'object') return undefined;
+  if ('code' in error && typeof error.code === 'string') return error.code;
+  if ('errors' in error && Array.isArray(error.errors) && error.errors.length > 0) return errorCodeOf(error.errors[0]);
+  return 'cause' in error ? errorCodeOf(error.cause) : undefined;
+}
+
+const UNSENT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EADDRNOTAVAIL']);
+
+/** Sorts a thrown network error into retry terms and words it for people. */
+function classify(error: unknown, timeouts: Timeouts): { failure: Failure; error: AttemptError } {
+  const code = errorCodeOf(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const timeout = (failure: Failure, reason: string) => ({ failure, error: { kind: 'timeout' as const, reason, cause: error } });
+  const network = (failure: Failure, reason: string) => ({ failure, error: { kind: 'network' as const, reason, cause: error } });
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return timeout({ kind: 'unsent' }, `no connection within ${String(timeouts.connectMs)} ms`);
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return timeout({ kind: 'lost' }, `no response headers within ${String(timeouts.headersMs)} ms`);
+    case 'UND_ERR_BODY_TIMEOUT':
+      return timeout({ kind: 'lost' }, `the response body stalled for ${String(timeouts.bodyMs)} ms`);
+    case 'ENOTFOUND':
+      return network({ kind: 'permanent' }, `unknown host (${code})`);
+    // This client was closed (the command is ending, often because another request failed):
+    // nothing can be sent any more, so trying again would only delay the end.
+    case 'UND_ERR_CLOSED':
+    case 'UND_ERR_DESTROYED':
+      return network({ kind: 'permanent' }, `the client was closed before the request could be sent (${code})`);
+    // The request itself cannot be made (a header value with a line break, say): sending it
+    // again would fail the same way.
+    case 'UND_ERR_INVALID_ARG':
+      return network({ kind: 'permanent' }, `the request could not be made: ${message} (${code})`);
+    default:
+      break;
+  }
+  if (code !== undefined && UNSENT_CODES.has(code)) return network({ kind: 'unsent' }, `connection failed (${code})`);
+  if (code !== undefined && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) {
+    return network({ kind: 'permanent' }, `TLS failed: ${message} (${code})`);
+  }
+  return network({ kind: 'lost' }, code === undefined ? message : `${message} (${code})`);
+}

@@ -1,0 +1,165 @@
+/**
+ * Building what is sent: a request's URL under the service's base URL, its headers (the
+ * service's credentials only to the service's origin, every credential registered as a
+ * secret) and its JSON body, and what errors and logs show of it.
+ */
+import { AppError } from '../errors.js';
+import { redact, registerSecret } from '../secrets.js';
+import type { HttpMethod } from './api-error.js';
+import type { WireTypeName } from './wire-schemas.js';
+
+export interface HttpRequest {
+  method: HttpMethod;
+  /** Appended to the base URL's path. */
+  path: string;
+  /** Undefined values are left out; commas stay literal (audienceIds=1,2,3). */
+  query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  headers?: Readonly<Record<string, string>>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Safe to repeat? Default: every method but POST. */
+  idempotent?: boolean;
+  /**
+   * The schema title (see wire-schemas.ts) the 2xx body must match; the answer is then that
+   * type. Without it the answer is expected to be empty, and any body is ignored.
+   */
+  response?: WireTypeName;
+}
+
+/** One request as it is sent, each attempt alike. */
+export interface Exchange {
+  method: HttpMethod;
+  url: URL;
+  /** What errors and logs show: the path and query, or the whole URL for another origin. */
+  shown: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  idempotent: boolean;
+}
+
+/** Where a client's requests go and what each carries. */
+export interface ServiceTarget {
+  base: URL;
+  /** The base URL's path without a trailing slash: request paths are appended to it. */
+  basePath: string;
+  /** Sent to the base URL's origin only. */
+  headers: Readonly<Record<string, string>>;
+  userAgent: string;
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * A URL as the user wrote it, without the user name and password it may carry: everything
+ * before an @ of the authority, with or without a scheme in front (`user:pw@host` parses as
+ * the scheme `user:`).
+ */
+function withoutUserInfo(text: string): string {
+  return redact(text.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1…@'));
+}
+
+/**
+ * Parses a service URL, refusing plain http except on loopback: credentials travel with every
+ * request. `setting` names where the URL came from (an environment variable), for messages.
+ */
+export function parseServiceUrl(text: string, setting?: string): URL {
+  const named = (summary: string) => (setting === undefined ? summary : `${setting}: ${summary}`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch (error) {
+    throw new AppError({
+      code: 'INVALID_URL',
+      summary: named(`not a valid URL: ${withoutUserInfo(text)}`),
+      hint: 'Give the full address, e.g. https://api.example.com.',
+      source: 'user',
+      cause: error,
+    });
+  }
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return url;
+  if (url.protocol === 'http:') {
+    throw new AppError({
+      code: 'INSECURE_URL',
+      summary: named(`refusing to send credentials over plain http to ${url.protocol}//${url.host}`),
+      hint: 'Use an https:// URL; plain http:// is accepted only for loopback (localhost, 127.0.0.0/8, ::1).',
+      source: 'user',
+    });
+  }
+  throw new AppError({
+    code: 'INVALID_URL',
+    summary: named(`not an https:// URL: ${withoutUserInfo(text)}`),
+    hint: 'Give the full address with its scheme, e.g. https://api.example.com (http:// only for loopback).',
+    source: 'user',
+  });
+}
+
+function registerHeaderSecrets(headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (/^authorization$/i.test(name)) {
+      const space = value.indexOf(' ');
+      registerSecret(space > 0 ? value.slice(space + 1).trim() : value);
+      registerSecret(value);
+    } else if (/key|token|secret/i.test(name)) {
+      registerSecret(value);
+    }
+  }
+}
+
+function queryString(query: HttpRequest['query']): string {
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value)).replace(/%2C/gi, ',')}`);
+  }
+  return parts.length === 0 ? '' : `?${parts.join('&')}`;
+}
+
+/**
+ * The target of a client: the base URL (checked, `urlSetting` naming where it came from) and
+ * the headers of every request, whose credentials are registered as secrets.
+ */
+export function serviceTarget(baseUrl: string, urlSetting: string, headers: Readonly<Record<string, string>> | undefined, userAgent: string): ServiceTarget {
+  const base = parseServiceUrl(baseUrl, urlSetting);
+  const target = { base, basePath: base.pathname.replace(/\/+$/, ''), headers: { ...headers }, userAgent };
+  registerHeaderSecrets(target.headers);
+  return target;
+}
+
+/** The exchange of a request to the service: its path under the base URL, its body as JSON. */
+export function requestExchange(target: ServiceTarget, request: HttpRequest): Exchange {
+  const path = `${request.path.startsWith('/') ? '' : '/'}${request.path}`;
+  const query = queryString(request.query);
+  const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  if (request.headers !== undefined) registerHeaderSecrets(request.headers);
+  return {
+    method: request.method,
+    url: new URL(`${target.base.origin}${target.basePath}${path}${query}`),
+    shown: `${path}${query}`,
+    headers: {
+      'user-agent': target.userAgent,
+      accept: 'application/json',
+      ...target.headers,
+      ...request.headers,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body,
+    idempotent: request.idempotent ?? request.method !== 'POST',
+  };
+}
+
+/** The exchange of a file download: `link` resolved against the base URL as a page resolves a link. */
+export function downloadExchange(target: ServiceTarget, link: string): Exchange {
+  const url = parseServiceUrl(new URL(link, `${target.base.origin}${target.basePath}/`).href);
+  const sameOrigin = url.origin === target.base.origin;
+  return {
+    method: 'GET',
+    url,
+    shown: sameOrigin ? `${url.pathname}${url.search}` : url.href,
+    // The service's credentials stay with the service: a file on another host gets none.
+    headers: { 'user-agent': target.userAgent, accept: '*/*', ...(sameOrigin ? target.headers : {}) },
+    body: undefined,
+    idempotent: true,
+  };
+}
