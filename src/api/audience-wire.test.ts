@@ -63,8 +63,8 @@ describe('fields the schemas leave open, narrowed by their values', () => {
     expect(live.definition.cohortTargetings).toEqual([{ cohortId: 5, cohortName: { ko: '시청자' }, inclusionType: 'INCLUDE' }]);
   });
 
-  it('a list item with a type the tool does not know, and an ad group without its campaign id', () => {
-    expect(audienceSummaryFromWire({ id: 1, name: 'a', type: 7 }).type).toBe('DISPLAY');
+  it('a list item with a type the tool does not know (kept as text: only shown), and an ad group without its campaign id', () => {
+    expect(audienceSummaryFromWire({ id: 1, name: 'a', type: 7 }).type).toBe('7');
     expect(adGroupLinkFromWire({ adGroupId: 101, adGroupStatus: 'LIVE', campaignTypeGoal: null })).toEqual({
       adGroupId: 101, adGroupName: '', adGroupType: '', adGroupStatus: [], campaignId: 0, campaignName: '', campaignType: '', campaignGoal: '',
     });

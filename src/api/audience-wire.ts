@@ -1,5 +1,4 @@
 import {
-  AUDIENCE_TYPES,
   canonicalizeDefinition,
   inferLocationType,
   REGION_FIELDS,
@@ -7,7 +6,6 @@ import {
   TARGETING_REQUEST_FIELDS,
   type AdGroupLink,
   type AudienceDefinition,
-  type AudienceType,
   type JsonObject,
   type JsonValue,
   type LiveAudience,
@@ -41,18 +39,10 @@ export function audienceSummaryFromWire(wire: AudienceListItem): LiveAudienceSum
     id: wire.id,
     name: wire.name,
     audienceStatus: textOf(wire.audienceStatus),
-    type: audienceTypeOf(wire.type),
+    type: textOf(wire.type),
     createdDate: textOf(wire.createdDate),
     lastModifiedDate: textOf(wire.lastModifiedDate),
   };
-}
-
-/**
- * The type a list answers, which the plan never uses (it takes the type from the single read,
- * whose schema checks it): one the tool does not know reads as DISPLAY, the first of the two.
- */
-function audienceTypeOf(value: unknown): AudienceType {
-  return AUDIENCE_TYPES.find((type) => type === value) ?? 'DISPLAY';
 }
 
 /** A value the tool only shows or compares for equality, as text ('' when absent). */

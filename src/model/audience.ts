@@ -7,7 +7,6 @@ export type LocationType = 'ALL' | 'AREA';
 export type InclusionType = 'INCLUDE' | 'EXCLUDE';
 export type Gender = 'F' | 'M';
 
-export const AUDIENCE_TYPES: readonly AudienceType[] = ['DISPLAY', 'MESSAGE'];
 export const AUDIENCE_STATUSES: readonly AudienceStatus[] = ['STANDBY', 'AVAILABLE', 'SEED_NOT_ENOUGH', 'ERROR'];
 /** Each band is the start of five years: "15" is 15 to 19, up to "65" for 65 to 69. */
 export const AGE_BANDS = ['15', '20', '25', '30', '35', '40', '45', '50', '55', '60', '65'] as const;

@@ -1,4 +1,4 @@
-import type { AudienceDefinition, AudienceType, DefinitionField } from './audience.js';
+import type { AudienceDefinition, DefinitionField } from './audience.js';
 import type { DesiredBusiness } from './business.js';
 import type { Company } from './company.js';
 import type { DesiredImage, ImageState } from './images.js';
@@ -43,7 +43,8 @@ export interface LiveAudienceSummary {
   name: string;
   /** One of AUDIENCE_STATUSES, or whatever else the service answers (only shown and warned about). */
   audienceStatus: string;
-  type: AudienceType;
+  /** As the list answers it: the plan takes the type from the single read, whose schema checks it. */
+  type: string;
   createdDate: string;
   lastModifiedDate: string;
 }
