@@ -78,7 +78,7 @@ describe('applyPlan: batch deletes', () => {
         return { successCount: ids.length - 1, failCount: 1, errorMessages: ['audience 5: in use by ad groups 101, 7'] };
       },
     });
-    const result = await applyPlan(planOf([deletion(5), deletion(101), deletion(7)]), client);
+    const result = await applyPlan(planOf([deletion(5), deletion(101), deletion(7)]), { audiences: client });
     expect(result.results.map(({ id, status }) => ({ id, status }))).toEqual([
       { id: 5, status: 'failed' },
       { id: 101, status: 'ok' },
@@ -97,7 +97,7 @@ describe('applyPlan: batch deletes', () => {
         return { successCount: ids.length - 1, failCount: 1, errorMessages: ['one audience could not be deleted'] };
       },
     });
-    const result = await applyPlan(planOf([deletion(1), deletion(2), deletion(3)]), client);
+    const result = await applyPlan(planOf([deletion(1), deletion(2), deletion(3)]), { audiences: client });
     expect(result.results.map((change) => change.status)).toEqual(['ok', 'failed', 'ok']);
     expect(result.results[1]?.cause).toBe('one audience could not be deleted');
   });
@@ -106,7 +106,7 @@ describe('applyPlan: batch deletes', () => {
     const client = account({ audiences: [1, 2, 3], failUnlink: true });
     const reported: string[] = [];
     const plan = planOf([unlinking(1, 101), deletion(1), deletion(2), deletion(3)]);
-    const result = await applyPlan(plan, client, (change) => reported.push(`${change.action} ${change.id} ${change.status}`));
+    const result = await applyPlan(plan, { audiences: client }, (change) => reported.push(`${change.action} ${change.id} ${change.status}`));
     expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 failed', 'delete 1 skipped', 'delete 2 ok', 'delete 3 ok']);
     expect(result.results[1]?.cause).toContain('unlinking ad group 101 failed');
     expect([...reported].sort()).toEqual([...result.results.map((change) => `${change.action} ${change.id} ${change.status}`)].sort());

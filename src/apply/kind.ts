@@ -25,7 +25,7 @@ export interface VerifyContext {
 }
 
 /** A change that was done, with its result. */
-export interface Done {
+export interface DoneChange {
   change: Change;
   result: ChangeResult;
 }
@@ -33,11 +33,11 @@ export interface Done {
 /**
  * A kind of resource, as applying sees it: how its changes are made, and how what was done
  * is checked afterwards. `apply` gets the plan's changes of its kind, in plan order, and
- * returns a result for each in the same order; it never throws halfway. `verify` returns what
- * still differs (there should be nothing).
+ * returns the result of each; it never throws halfway (a change it returns no result for is
+ * reported as not done). `verify` returns what still differs (there should be nothing).
  */
 export interface ApplyKind {
   kind: Change['kind'];
-  apply(changes: Change[], context: ApplyContext): Promise<ChangeResult[]>;
-  verify(done: Done[], context: VerifyContext): Promise<string[]>;
+  apply(changes: Change[], context: ApplyContext): Promise<Map<Change, ChangeResult>>;
+  verify(done: DoneChange[], context: VerifyContext): Promise<string[]>;
 }

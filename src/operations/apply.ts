@@ -2,9 +2,9 @@ import type { AudienceClient } from '../api/audiences.js';
 import type { ImageClient } from '../api/imagegen.js';
 import type { ApplyServices } from '../apply/kind.js';
 import { applyPlan, verifyApplied } from '../apply/applier.js';
-import { isAppError } from '../errors.js';
+import { causeOf } from '../apply/results.js';
 import type { AppliedAccount, ChangeResult, Plan } from '../plan/index.js';
-import { imageServices } from './kinds/image.js';
+import { OPERATION_KINDS } from './kinds/index.js';
 import type { BusinessLookup } from './kinds/kind.js';
 import { planFiles } from './plan.js';
 import { readSavedPlans } from './saved-plan.js';
@@ -87,21 +87,20 @@ async function plannedFromFiles(request: ApplyRequest, deps: ApplyDeps): Promise
   return plans.some((plan) => plan.errors.length > 0) ? undefined : plans;
 }
 
+/** The audience API, and what each kind's changes in the plan need besides. */
 function servicesFor(plan: Plan, deps: ApplyDeps): ApplyServices {
-  const images = imageServices(plan, deps.images, deps.cwd, deps.concurrency);
-  return { audiences: deps.client(plan.adAccountId), ...(images ? { images } : {}) };
+  return Object.assign({ audiences: deps.client(plan.adAccountId) }, ...OPERATION_KINDS.map((kind) => kind.applyServices?.(plan, deps) ?? {}));
 }
 
 /**
  * Applies one plan, then checks that every change it made is as planned and reports what
  * still differs. A failed check must not lose what was done: it is reported instead.
  */
-export async function applyAndVerify(plan: Plan, services: ApplyServices | AudienceClient, report: (result: ChangeResult) => void): Promise<AppliedAccount> {
-  const given: ApplyServices = 'audiences' in services ? services : { audiences: services };
-  const result = await applyPlan(plan, given, report);
+export async function applyAndVerify(plan: Plan, services: ApplyServices, report: (result: ChangeResult) => void): Promise<AppliedAccount> {
+  const result = await applyPlan(plan, services, report);
   try {
-    return { plan, result, remaining: await verifyApplied(plan, result, given.audiences), unverified: null };
+    return { plan, result, remaining: await verifyApplied(plan, result, services.audiences), unverified: null };
   } catch (error) {
-    return { plan, result, remaining: [], unverified: isAppError(error) ? error.summary : error instanceof Error ? error.message : String(error) };
+    return { plan, result, remaining: [], unverified: causeOf(error) };
   }
 }

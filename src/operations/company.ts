@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parse } from 'yaml';
 import { AppError } from '../errors.js';
 import { bizNumProblem, type Company } from '../model/index.js';
-import type { BusinessLookup } from './plan.js';
+import type { BusinessLookup } from './kinds/kind.js';
 
 /**
  * `audiences company`: the number is checked offline first (form and check digit), so a typo

@@ -116,3 +116,35 @@ describe('readLiveState', () => {
     expect(unhandled).toEqual([]);
   });
 });
+
+describe('readLiveState, when one kind fails', () => {
+  it('starts no audience read once the business lookup has failed: the plan has failed', async () => {
+    const live = liveState([liveAudience(7, { name: 'a' }), liveAudience(8, { name: 'b' })]);
+    const calls: string[] = [];
+    const reader: AccountReader = {
+      list: async () => {
+        calls.push('list');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return live.audiences;
+      },
+      read: async (id) => {
+        calls.push(`read ${id}`);
+        return live.details[String(id)]!;
+      },
+      adGroups: async (id) => {
+        calls.push(`adGroups ${id}`);
+        return [];
+      },
+    };
+    const business = {
+      lookup: async () => {
+        calls.push('lookup');
+        throw new Error('business API down');
+      },
+    };
+    const desired = desiredState([desiredAudience({ name: 'a' }), desiredAudience({ name: 'b' })], { business: { registrationNumber: '120-81-47521', expected: {} } });
+    await expect(readLiveState(desired, reader, { business })).rejects.toThrow('business API down');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([...calls].sort()).toEqual(['list', 'lookup']);
+  });
+});

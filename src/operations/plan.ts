@@ -3,11 +3,9 @@ import { ConfigError } from '../config/index.js';
 import type { AdGroupLink, DesiredState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
 import { planAccount, type Plan, type PlanOptions } from '../plan/index.js';
 import { cachedReader, detailCachePath } from './detail-cache.js';
-import { KIND_SOURCES } from './kinds/index.js';
-import type { BusinessLookup, ReadContext } from './kinds/kind.js';
+import { OPERATION_KINDS } from './kinds/index.js';
+import type { BusinessLookup, KindOperations, ReadContext } from './kinds/kind.js';
 import { validateFiles } from './validate.js';
-
-export type { BusinessLookup } from './kinds/kind.js';
 
 /** What planning reads of an ad account: the list, single reads and ad-group lists. */
 export interface AccountReader {
@@ -65,7 +63,16 @@ export async function planDesired(desired: DesiredState, options: PlanOptions, r
 }
 
 /** What the plan needs of the account and the local files: each kind reads its share, all at once. */
-export async function readLiveState(desired: DesiredState, reader: AccountReader, context: Omit<ReadContext, 'reader'> = {}): Promise<LiveState> {
-  const parts = await Promise.all(KIND_SOURCES.map((source) => source.read?.(desired, { reader, ...context }) ?? {}));
+export async function readLiveState(desired: DesiredState, reader: AccountReader, context: Omit<ReadContext, 'reader' | 'signal'> = {}): Promise<LiveState> {
+  const failed = new AbortController();
+  const read = async (kind: KindOperations): Promise<Partial<LiveState>> => {
+    try {
+      return (await kind.read?.(desired, { reader, ...context, signal: failed.signal })) ?? {};
+    } catch (error) {
+      failed.abort(error);
+      throw error;
+    }
+  };
+  const parts = await Promise.all(OPERATION_KINDS.map(read));
   return Object.assign({ adAccountId: desired.adAccountId, audiences: [], details: {}, links: {} }, ...parts);
 }

@@ -1,16 +1,14 @@
 /**
- * Planning: pure functions from the desired and live states to a plan of plain JSON data.
- * No I/O, no network, no clock (the lint enforces it).
+ * Planning: pure functions from the desired and live states to a plan of plain JSON data,
+ * and the types of the plan and of its outcome (the results of applying it). No I/O, no
+ * network, no clock (the lint enforces it).
  */
 export { planAccount, staleReasons } from './planner.js';
-export type { CurrentState, KindPlan, PlanInput, PlanKind, PlanOptions } from './kind.js';
-export { PLAN_KINDS } from './kinds/index.js';
+export type { CurrentState, PlanOptions } from './kind.js';
 export { neededReads, type NeededReads } from './reads.js';
 export { DEFAULT_MASS_DELETE, type MassDeleteThreshold } from './safety.js';
 export type * from './types.js';
 export { knownAudienceIds, rereadIds } from './kinds/audience.js';
 export { linksToRecheck } from './kinds/ad-group-link.js';
 export { diffDefinition } from './diff.js';
-export { planBusiness } from './kinds/business.js';
-export { planImages, type ImagePlan } from './kinds/image.js';
 export type * from './results.js';

@@ -1,7 +1,7 @@
 import type { AudienceDefinition, Company, DesiredState, LiveAudienceSummary, LiveState } from '../model/index.js';
 import type { Identities } from './identity.js';
 import type { MassDeleteThreshold } from './safety.js';
-import type { Change, Fingerprint, Plan, PlanBusiness, PlanProblem } from './types.js';
+import type { Change, Fingerprint, Plan, PlanProblem } from './types.js';
 
 export interface PlanOptions {
   allowMassDelete: boolean;
@@ -25,11 +25,12 @@ export interface KindPlan {
   warnings: PlanProblem[];
   /** What this kind read, so that a saved plan can be refused once it is no longer true. */
   fingerprint?: Partial<Omit<Fingerprint, 'desiredHash'>>;
-  /** The business as the lookup found it, for the plan's header. */
-  business?: PlanBusiness;
-  /** Where the image paths of the plan start. */
-  imageDir?: string;
+  /** Its part of the plan's header (the business as the lookup found it; where image paths start). */
+  header?: Partial<Pick<Plan, 'business' | 'imageDir'>>;
 }
+
+/** Where a change sorts among the changes of every kind that gives one (by name, then by number); changes without one keep their kind's order, after them. */
+export type OrderKey = Array<string | number>;
 
 /**
  * The account and the local files as they are when a saved plan is applied: what each kind
@@ -56,4 +57,6 @@ export interface PlanKind {
   kind: 'business' | 'adGroupLink' | 'audience' | 'image';
   plan(input: PlanInput): KindPlan;
   staleReasons(plan: Plan, current: CurrentState): string[];
+  /** Where its changes sort, when they interleave with another kind's (an audience's unlinks come before its delete). */
+  orderKey?(change: Change): OrderKey;
 }

@@ -1,15 +1,15 @@
 import { compareText, type DesiredState, type LiveState } from '../model/index.js';
 import { matchIdentities } from './identity.js';
-import type { CurrentState, PlanKind, PlanOptions } from './kind.js';
+import type { CurrentState, KindPlan, OrderKey, PlanOptions } from './kind.js';
 import { PLAN_KINDS } from './kinds/index.js';
 import { missingReadError, missingReads } from './reads.js';
-import type { Change, Fingerprint, Plan, PlanBusiness, PlanProblem, PlanSummary } from './types.js';
+import type { Change, Fingerprint, Plan, PlanProblem, PlanSummary } from './types.js';
 
 /**
  * desired + live → plan, as a pure function: each kind of resource plans its share, in the
  * order of the registry. `live` must hold what `neededReads` asks for (checked first).
  */
-export function planAccount(desired: DesiredState, live: LiveState, options: PlanOptions, kinds: readonly PlanKind[] = PLAN_KINDS): Plan {
+export function planAccount(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
   const missing = missingReads(desired, live);
   if (missing.length > 0) throw missingReadError(missing);
   const identities = matchIdentities(desired, live.audiences);
@@ -17,18 +17,17 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   const errors: PlanProblem[] = [...identities.errors];
   const warnings: PlanProblem[] = [];
   let fingerprint: Fingerprint = { desiredHash: desired.source.hash, audiences: [], accountAudienceIds: null };
-  let business: PlanBusiness | undefined;
-  let imageDir: string | undefined;
-  for (const kind of kinds) {
+  let header: KindPlan['header'] = {};
+  for (const kind of PLAN_KINDS) {
     const part = kind.plan({ desired, live, options, identities, planned });
     planned.push(...part.changes);
     errors.push(...part.errors);
     warnings.push(...part.warnings);
     fingerprint = { ...fingerprint, ...part.fingerprint };
-    business ??= part.business;
-    imageDir ??= part.imageDir;
+    header = { ...header, ...part.header };
   }
   const changes = orderChanges(planned);
+  const { business, imageDir } = header;
   return {
     formatVersion: 1,
     adAccountId: desired.adAccountId,
@@ -43,27 +42,34 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
 }
 
 /** Why a saved plan no longer fits the account and the local files, kind by kind; nothing when it still does. */
-export function staleReasons(plan: Plan, current: CurrentState, kinds: readonly PlanKind[] = PLAN_KINDS): string[] {
-  return kinds.flatMap((kind) => kind.staleReasons(plan, current));
+export function staleReasons(plan: Plan, current: CurrentState): string[] {
+  return PLAN_KINDS.flatMap((kind) => kind.staleReasons(plan, current));
 }
 
-const ACTION_RANK: Partial<Record<Change['action'], number>> = { unlink: 0, create: 1, update: 1, delete: 2 };
-
 /**
- * The changes that concern an audience (its own and its ad groups' unlinks) by audience name,
- * and for one audience its unlinks (by ad group) before the change they enable; the other
- * kinds' changes follow in the order their kind planned them (images: sources first).
+ * The changes whose kind gives an order key, sorted by it (an audience's own change and its
+ * ad groups' unlinks by audience name, the unlinks first); then the others, in the order their
+ * kind planned them (images: sources first).
  */
 function orderChanges(changes: Change[]): Change[] {
-  const concernsAudience = (change: Change) => change.kind === 'audience' || change.kind === 'adGroupLink';
-  const byAudience = changes.filter(concernsAudience).sort(
-    (a, b) =>
-      compareText(a.name, b.name) ||
-      (a.id ?? 0) - (b.id ?? 0) ||
-      (ACTION_RANK[a.action] ?? 0) - (ACTION_RANK[b.action] ?? 0) ||
-      (a.action === 'unlink' && b.action === 'unlink' ? a.adGroupId - b.adGroupId : 0),
-  );
-  return [...byAudience, ...changes.filter((change) => !concernsAudience(change))];
+  const keyOf = new Map(PLAN_KINDS.map((kind) => [kind.kind, kind.orderKey]));
+  const keyed = changes.flatMap((change) => {
+    const key = keyOf.get(change.kind)?.(change);
+    return key ? [{ change, key }] : [];
+  });
+  const sorted = keyed.sort((a, b) => compareKeys(a.key, b.key)).map((entry) => entry.change);
+  const ordered = new Set(sorted);
+  return [...sorted, ...changes.filter((change) => !ordered.has(change))];
+}
+
+function compareKeys(a: OrderKey, b: OrderKey): number {
+  for (let index = 0; index < Math.max(a.length, b.length); index += 1) {
+    const x = a[index] ?? 0;
+    const y = b[index] ?? 0;
+    const order = typeof x === 'string' || typeof y === 'string' ? compareText(String(x), String(y)) : x - y;
+    if (order !== 0) return order;
+  }
+  return 0;
 }
 
 function sortProblems(problems: PlanProblem[]): PlanProblem[] {

@@ -57,7 +57,7 @@ export function missingReads(desired: DesiredState, live: LiveState): string[] {
 }
 
 /** A read the contract promises (checked by `missingReads` before planning): its absence is a bug of the reader. */
-export function liveRead<T>(value: T | undefined, what: string): T {
+export function requireRead<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw missingReadError([what]);
   return value;
 }

@@ -104,7 +104,7 @@ describe('apply through a flaky service', () => {
         const plan = await planDesired(desired, options, flaky.client);
         expect(plan.errors).toEqual([]);
         if (plan.changes.length === 0) break;
-        const applied = await applyAndVerify(plan, flaky.client, () => undefined);
+        const applied = await applyAndVerify(plan, { audiences: flaky.client }, () => undefined);
         rounds.push(`round ${round}: ${plan.changes.length} changes, ${applied.result.summary.failed} failed, ${applied.remaining.length} still differ`);
       } catch (error) {
         rounds.push(`round ${round}: ${(error as Error).message}`);

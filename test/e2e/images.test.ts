@@ -249,6 +249,18 @@ ${HERO}`),
     expect(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8'))).toEqual({ lockVersion: 1, images: {} });
   });
 
+  it('removes an image without the image service: removing needs no generation', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\nprune: true\naudiences: []\n');
+    const withoutImageService = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('IMAGEGEN_')));
+    const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env: withoutImageService });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stderr).toContain('ok      remove image "hero"');
+    await expect(readFile(join(cwd, 'assets/hero.webp'))).rejects.toThrow();
+    expect(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8'))).toEqual({ lockVersion: 1, images: {} });
+  });
+
   it('checks inputs before any call: existence, real format and the inpainting size limit', async () => {
     const cwd = await workspace({ 'not-an-image.png': 'hello', 'audiences.yaml': '' });
     await writeFile(join(cwd, 'big.png'), await png(1100, 64, { r: 1, g: 2, b: 3 }));

@@ -1,5 +1,5 @@
 import { startInTurns } from '../../api/in-turns.js';
-import type { AdGroupUnlink, Change } from '../../plan/index.js';
+import type { AdGroupUnlink, Change, ChangeResult } from '../../plan/index.js';
 import type { ApplyKind } from '../kind.js';
 import { attempt } from '../results.js';
 
@@ -10,12 +10,15 @@ function isUnlink(change: Change): change is AdGroupUnlink {
 /** Ad-group links: each unlink is one request, all of them before any audience is changed (a delete needs its ad groups released). */
 export const adGroupLinkKind: ApplyKind = {
   kind: 'adGroupLink',
-  apply: (changes, { audiences, report }) =>
-    startInTurns(changes.filter(isUnlink), async (change) => {
+  apply: async (changes, { audiences, report }) => {
+    const unlinks = changes.filter(isUnlink);
+    const results = await startInTurns(unlinks, async (change) => {
       const result = await attempt(change, () => audiences.unlink(change.id, change.adGroupId));
       report(result);
       return result;
-    }),
+    });
+    return new Map(unlinks.map((change, index) => [change, results[index] as ChangeResult]));
+  },
   verify: async (done, { audiences, present }) => {
     const ids = await present();
     const checks = done.map(async ({ change }) => {

@@ -43,7 +43,7 @@ export const audienceKind: ApplyKind = {
       const batch = deletable.slice(start, start + DELETE_BATCH_SIZE);
       (await deleteBatch(batch, context.audiences)).forEach((result, index) => finish(batch[index] as AudienceDelete, result));
     }
-    return changes.flatMap((change) => results.get(change) ?? []);
+    return results;
   },
   verify: async (done, { audiences, present }) => {
     const ids = await present();

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { InpaintingRequest, TextToImageRequest, VariationsRequest } from '../../api/generated/wire.js';
 import type { ImageClient } from '../../api/imagegen.js';
-import { causeOf } from '../results.js';
+import { causeOf, identify } from '../results.js';
 import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage } from '../../model/index.js';
 import type { Change, ChangeResult, ImageGenerate, ImageRemove } from '../../plan/index.js';
 import type { ApplyKind } from '../kind.js';
+
+const NO_IMAGE_SERVICE = 'image generation is not available here';
 
 /** Image changes only: their `kind` is 'image'. */
 function isImageChange(change: Change): change is ImageGenerate | ImageRemove {
@@ -21,14 +23,14 @@ export const imageKind: ApplyKind = {
   kind: 'image',
   apply: async (changes, { images, report }) => {
     const imageChanges = changes.filter(isImageChange);
-    if (!images) {
-      return imageChanges.map((change) => {
-        const result: ChangeResult = { action: change.action, name: change.name, id: null, status: 'skipped', cause: 'image generation is not available here' };
-        report(result);
-        return result;
-      });
-    }
-    return applyImages(imageChanges, images.client, images.store, { concurrency: images.concurrency }, report);
+    const results = images
+      ? await applyImages(imageChanges, images.client, images.store, { concurrency: images.concurrency }, report)
+      : imageChanges.map((change) => {
+          const result: ChangeResult = { ...identify(change), status: 'skipped', cause: NO_IMAGE_SERVICE };
+          report(result);
+          return result;
+        });
+    return new Map(imageChanges.map((change, index) => [change, results[index] as ChangeResult]));
   },
   verify: async () => [],
 };
@@ -130,7 +132,7 @@ async function resolveInputs(change: ImageGenerate, generated: Map<string, Promi
 
 /** One generation: the request, the checks of its answer, the files, then the lock. Returns the first file, or why it failed. */
 async function generate(change: ImageGenerate, inputs: InputBytes, client: ImageClient | undefined, store: ImageStore): Promise<Uint8Array | string> {
-  if (!client) return 'image generation is not available here';
+  if (!client) return NO_IMAGE_SERVICE;
   const { request, seeds, outputs } = change.after;
   // The plan decided the seeds: pinned, locked (to reproduce the files) or none (the service chooses).
   const body: Record<string, unknown> = { ...request.params };

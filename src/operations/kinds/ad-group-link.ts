@@ -1,9 +1,9 @@
 import { startInTurns } from '../../api/in-turns.js';
 import { linksToRecheck } from '../../plan/index.js';
-import type { KindSource } from './kind.js';
+import type { KindOperations } from './kind.js';
 
 /** Ad-group links: read with their audiences to plan (see audience.ts); read again, for the audiences the plan recorded them of, to check a saved plan. */
-export const adGroupLinkSource: KindSource = {
+export const adGroupLinkSource: KindOperations = {
   kind: 'adGroupLink',
   readCurrent: async (plan, { reader, list }) => {
     const present = new Set((await list()).map((summary) => summary.id));

@@ -3,16 +3,16 @@ import { startInTurns } from '../../api/in-turns.js';
 import type { AdGroupLink, DesiredState, LiveAudience, LiveState } from '../../model/index.js';
 import { neededReads, rereadIds } from '../../plan/index.js';
 import type { AccountReader } from '../plan.js';
-import type { KindSource } from './kind.js';
+import type { KindOperations } from './kind.js';
 
 /**
  * Audiences, with the ad groups that use them: one list, a single read per audience the plan
  * needs, and the ad groups where links matter (see neededReads). To check a saved plan: the
  * list again, and the audiences it updates whose date did not move, read again.
  */
-export const audienceSource: KindSource = {
+export const audienceSource: KindOperations = {
   kind: 'audience',
-  read: async (desired, { reader }) => readAudiences(desired, reader),
+  read: async (desired, { reader, signal }) => readAudiences(desired, reader, signal),
   readCurrent: async (plan, { reader, list }) => {
     const audiences = await list();
     const ids = rereadIds(plan, audiences);
@@ -24,14 +24,17 @@ export const audienceSource: KindSource = {
 /**
  * The list, then the reads the plan needs, concurrently (the transport bounds how many are in
  * flight). An answer in a shape the plan cannot use makes only its own audience unreadable.
+ * Once another kind's read failed (`signal`), no more requests start.
  */
-async function readAudiences(desired: DesiredState, reader: AccountReader): Promise<Partial<LiveState>> {
+async function readAudiences(desired: DesiredState, reader: AccountReader, signal: AbortSignal | undefined): Promise<Partial<LiveState>> {
   const audiences = await reader.list();
+  signal?.throwIfAborted();
   const needed = neededReads(desired, audiences);
   const links = linkReader(reader);
   needed.linkIds.forEach(links.start);
   const unreadable: Record<string, string> = {};
   const reads = await startInTurns(needed.detailIds, async (id) => {
+    signal?.throwIfAborted();
     try {
       const detail = await reader.read(id);
       if (needed.needsLinks(id, detail)) links.start(id);

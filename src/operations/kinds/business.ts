@@ -1,8 +1,8 @@
 import { AppError } from '../../errors.js';
-import type { KindSource } from './kind.js';
+import type { KindOperations } from './kind.js';
 
 /** The business: looked up once per plan, beside the account's list, and again to check a saved plan. */
-export const businessSource: KindSource = {
+export const businessSource: KindOperations = {
   kind: 'business',
   read: async (desired, { business }) => {
     if (!desired.business) return {};

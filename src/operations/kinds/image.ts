@@ -17,14 +17,14 @@ import {
   type LockedImage,
 } from '../../model/index.js';
 import type { Plan } from '../../plan/index.js';
-import type { KindSource } from './kind.js';
+import type { KindOperations } from './kind.js';
 
 /**
  * Images: the local side (the lock beside the desired-state file, and the image files) is
  * read to plan, and read again to check a saved plan: a lock or a file that changed since
  * makes it stale, since its decisions were made from them.
  */
-export const imageSource: KindSource = {
+export const imageSource: KindOperations = {
   kind: 'image',
   read: async (desired, { file, cwd }) => {
     const images = file === undefined || cwd === undefined ? undefined : await readImageState(desired, file, cwd);
@@ -37,6 +37,10 @@ export const imageSource: KindSource = {
     const lock = await readIfExists(join(dir, LOCK_FILE));
     const hashes = await Promise.all(recorded.files.map(async ({ path }) => [path, hashOf(await inspectFile(dir, path, false))] as const));
     return { images: { lockHash: lock === undefined ? null : sha256(lock), files: Object.fromEntries(hashes) } };
+  },
+  applyServices: (plan, { images, cwd, concurrency }) => {
+    const services = imageServices(plan, images, cwd, concurrency);
+    return services ? { images: services } : {};
   },
 };
 
@@ -235,7 +239,7 @@ async function readIfExists(path: string): Promise<Uint8Array | undefined> {
  * the image service when it generates (its address and key are checked here, before anything
  * is changed, so a missing one cannot stop an apply halfway; removing needs no service).
  */
-export function imageServices(plan: Plan, client: (() => ImageClient) | undefined, cwd: string, concurrency: number | undefined): ApplyServices['images'] {
+function imageServices(plan: Plan, client: (() => ImageClient) | undefined, cwd: string, concurrency: number | undefined): ApplyServices['images'] {
   if (!plan.changes.some((change) => change.kind === 'image')) return undefined;
   const generates = plan.changes.some((change) => change.action === 'generate');
   if (generates && !client) throw new AppError({ code: 'NO_SERVICE', source: 'internal', summary: 'the plan generates images, but no image-generation client was given' });

@@ -1,3 +1,5 @@
+import type { ImageClient } from '../../api/imagegen.js';
+import type { ApplyServices } from '../../apply/kind.js';
 import type { Company, DesiredState, LiveAudienceSummary, LiveState } from '../../model/index.js';
 import type { CurrentState, Plan } from '../../plan/index.js';
 import type { AccountReader } from '../plan.js';
@@ -14,6 +16,8 @@ export interface ReadContext {
   /** The desired-state file, relative to `cwd`; without it, no local files are read. */
   file?: string | undefined;
   cwd?: string | undefined;
+  /** Aborted when another kind's read failed: the plan has failed, so no more requests start. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Where a saved plan is checked against: as ReadContext, with the account's list read once for every kind. */
@@ -25,13 +29,23 @@ export interface CurrentContext {
   list(): Promise<LiveAudienceSummary[]>;
 }
 
+/** What the command gives for applying: the folder it runs in, the image service, the concurrency. */
+export interface ServiceContext {
+  cwd: string;
+  images?: (() => ImageClient) | undefined;
+  concurrency?: number | undefined;
+}
+
 /**
- * A kind of resource, as the operations see it: what is read of it to plan, and what is read
- * to tell whether a saved plan is still true (compared by the kind's planner, src/plan/kinds/).
+ * A kind of resource, as the operations see it: what is read of it to plan, what is read to
+ * tell whether a saved plan is still true (compared by the kind's planner, src/plan/kinds/),
+ * and what applying its changes needs besides the audience API.
  */
-export interface KindSource {
+export interface KindOperations {
   kind: 'business' | 'adGroupLink' | 'audience' | 'image';
   /** Its share of the live state. A kind read with another one (the ad groups, with their audiences) has none. */
   read?(desired: DesiredState, context: ReadContext): Promise<Partial<LiveState>>;
   readCurrent(plan: Plan, context: CurrentContext): Promise<Partial<CurrentState>>;
+  /** The services its changes are applied with, checked before anything is changed (a missing setting must not stop an apply halfway). */
+  applyServices?(plan: Plan, context: ServiceContext): Partial<ApplyServices>;
 }

@@ -51,6 +51,8 @@ export const adGroupLinkKind: PlanKind = {
       return [`the ad groups using audience "${now.name}" (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${[...links].sort((a, b) => a - b).join(', ') || 'none'} now`];
     });
   },
+  // With their audience's changes (see the audience kind), before them, by ad group.
+  orderKey: (change) => [change.name, change.id ?? 0, 0, change.action === 'unlink' ? change.adGroupId : 0],
 };
 
 /** The audiences whose links must be read again to check a saved plan. */

@@ -12,7 +12,7 @@ import {
 } from '../../model/index.js';
 import { diffDefinition } from '../diff.js';
 import type { CurrentState, PlanKind, PlanInput } from '../kind.js';
-import { liveRead } from '../reads.js';
+import { requireRead } from '../reads.js';
 import { checkMassDelete, DEFAULT_MASS_DELETE } from '../safety.js';
 import type { AudienceUpdate, Change, FieldChange, Fingerprint, Plan, PlanProblem } from '../types.js';
 import { adGroupRef, plural, readableLinks } from './ad-group-link.js';
@@ -54,7 +54,7 @@ export const audienceKind: PlanKind = {
           errors.push(detail.unreadable);
           continue;
         }
-        const links = liveRead(readableLinks(live, summary.id), `the ad groups of audience ${summary.id}`);
+        const links = requireRead(readableLinks(live, summary.id), `the ad groups of audience ${summary.id}`);
         changes.push({ action: 'delete', kind: 'audience', name: summary.name, id: summary.id, before: detail.definition, after: null, display: { impact: links.map(adGroupRef) } });
         warnings.push(...statusWarnings(summary));
       }
@@ -65,6 +65,8 @@ export const audienceKind: PlanKind = {
     return { changes, errors, warnings, fingerprint: fingerprint(input) };
   },
   staleReasons: (plan, current) => [...changedSinceRead(plan, current), ...updatedSinceRead(plan, current)],
+  // By audience name, after the audience's unlinks (see the ad-group link kind), a delete last.
+  orderKey: (change) => [change.name, change.id ?? 0, change.action === 'delete' ? 2 : 1],
 };
 
 /**
@@ -131,7 +133,7 @@ function update(audience: DesiredAudience, id: number, detail: LiveAudience, fie
 
 /** The ad groups that use an audience once the unlinks planned for it are done. */
 function linksAfterUnlinks({ live, planned }: PlanInput, id: number): AdGroupLink[] {
-  const links = liveRead(readableLinks(live, id), `the ad groups of audience ${id}, which changes`);
+  const links = requireRead(readableLinks(live, id), `the ad groups of audience ${id}, which changes`);
   const unlinked = new Set(planned.flatMap((change) => (change.action === 'unlink' && change.id === id ? [change.adGroupId] : [])));
   return links.filter((link) => !unlinked.has(link.adGroupId));
 }
@@ -152,7 +154,7 @@ function readDetail(live: LiveState, summary: LiveAudienceSummary): LiveAudience
       },
     };
   }
-  return liveRead(live.details[String(summary.id)], `the full read of audience ${summary.id}`);
+  return requireRead(live.details[String(summary.id)], `the full read of audience ${summary.id}`);
 }
 
 /**

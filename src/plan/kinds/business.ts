@@ -1,6 +1,6 @@
 import { businessMismatches, jsonEqual, type Company, type DesiredBusiness, type JsonValue } from '../../model/index.js';
 import type { PlanKind } from '../kind.js';
-import { liveRead } from '../reads.js';
+import { requireRead } from '../reads.js';
 import type { PlanBusiness, PlanProblem } from '../types.js';
 
 /**
@@ -12,8 +12,8 @@ export const businessKind: PlanKind = {
   kind: 'business',
   plan: ({ desired, live }) => {
     if (!desired.business) return { changes: [], errors: [], warnings: [] };
-    const { header, errors } = planBusiness(desired.business, liveRead(live.business, 'the business lookup'));
-    return { changes: [], errors, warnings: [], business: header };
+    const { header, errors } = planBusiness(desired.business, requireRead(live.business, 'the business lookup'));
+    return { changes: [], errors, warnings: [], header: { business: header } };
   },
   staleReasons: (plan, current) => {
     if (!plan.business || current.business === undefined) return [];

@@ -25,7 +25,7 @@ export const imageKind: PlanKind = {
   plan: ({ desired, live }) => {
     if (!live.images) return { changes: [], errors: [], warnings: [] };
     const { changes, errors, fingerprint } = planImages(desired.images ?? [], live.images, desired.prune);
-    return { changes, errors, warnings: [], fingerprint: { images: fingerprint }, imageDir: live.images.dir };
+    return { changes, errors, warnings: [], fingerprint: { images: fingerprint }, header: { imageDir: live.images.dir } };
   },
   staleReasons: (plan, current) => {
     const recorded = plan.fingerprint.images;
