@@ -1,6 +1,7 @@
 import { isAppError } from '../errors.js';
 // Not ./files.js: its imports (crypto) would load on every start, for an error path.
 import { fileSystemError } from '../operations/file-errors.js';
+import { visible } from '../render/visible.js';
 import { redact } from '../secrets.js';
 
 /**
@@ -12,13 +13,14 @@ export function renderError(thrown: unknown, debug: boolean): string {
   const lines: string[] = [];
   const error = isAppError(thrown) ? thrown : (fileSystemError(thrown) ?? thrown);
   if (isAppError(error)) {
-    lines.push(`error[${error.code}]: ${error.summary}`);
-    if (error.detail) lines.push(...error.detail.split('\n').map((line) => `  ${line}`));
-    if (error.hint) lines.push(`  hint: ${error.hint}`);
+    // The summary and detail may quote a service's message or a value of the file: made visible.
+    lines.push(`error[${error.code}]: ${visible(error.summary)}`);
+    if (error.detail) lines.push(...error.detail.split('\n').map((line) => `  ${visible(line)}`));
+    if (error.hint) lines.push(`  hint: ${visible(error.hint)}`);
     if (error.source === 'internal') lines.push('  this is a bug in audiences; please report it with the output of --debug');
   } else {
     const message = error instanceof Error ? error.message : String(error);
-    lines.push(`error[INTERNAL]: ${message}`);
+    lines.push(`error[INTERNAL]: ${visible(message)}`);
     lines.push('  this is a bug in audiences; please report it with the output of --debug');
   }
   if (debug && thrown instanceof Error && thrown.stack) lines.push('', thrown.stack);

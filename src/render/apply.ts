@@ -1,5 +1,6 @@
 import type { AppliedAccount, ChangeResult } from '../plan/index.js';
 import type { Style } from './style.js';
+import { visible } from './visible.js';
 
 /** What `apply` asks on a terminal before changing anything. */
 export const APPROVAL_PROMPT = '\nDo you want to apply these changes? Only `yes` is accepted.\n  Enter a value: ';
@@ -8,8 +9,8 @@ export const CANCELLED_TEXT = '\nApply cancelled: nothing was changed.\n';
 /** One line per finished change, as it finishes. */
 export function progressLine(result: ChangeResult, style: Style): string {
   if (result.status === 'ok') return `${style.add('ok')}      ${describeChange(result)}`;
-  if (result.status === 'skipped') return `${style.warn('skipped')} ${describeChange(result)}: ${result.cause ?? ''}`;
-  return `${style.error('FAILED')}  ${describeChange(result)}: ${result.cause ?? ''}`;
+  if (result.status === 'skipped') return `${style.warn('skipped')} ${describeChange(result)}: ${visible(result.cause ?? '')}`;
+  return `${style.error('FAILED')}  ${describeChange(result)}: ${visible(result.cause ?? '')}`;
 }
 
 /** What was done and what was not, per account, with what to do next. */
@@ -21,7 +22,7 @@ export function applySummary(applied: AppliedAccount[], fromSavedPlan: boolean):
     const notDone = result.results.filter((change) => change.status !== 'ok');
     if (notDone.length > 0) {
       lines.push('Not done:');
-      for (const change of notDone) lines.push(`  ${describeChange(change)}: ${change.status}, ${change.cause ?? ''}`);
+      for (const change of notDone) lines.push(`  ${describeChange(change)}: ${change.status}, ${visible(change.cause ?? '')}`);
       lines.push(
         fromSavedPlan
           ? 'Fix the cause, then run `audiences plan` again: the saved plan is now stale, a new plan finishes the job.'
@@ -30,17 +31,18 @@ export function applySummary(applied: AppliedAccount[], fromSavedPlan: boolean):
     }
     if (remaining.length > 0) {
       lines.push('After applying, these still differ (please report this):');
-      for (const line of remaining) lines.push(`  ${line}`);
+      for (const line of remaining) lines.push(`  ${visible(line)}`);
     }
     if (unverified !== null) {
-      lines.push(`The account could not be read back to check the result: ${unverified}.`, 'Run `audiences plan` to see whether anything is left to do.');
+      lines.push(`The account could not be read back to check the result: ${visible(unverified)}.`, 'Run `audiences plan` to see whether anything is left to do.');
     }
   }
   return `${lines.join('\n')}\n`;
 }
 
 function describeChange(result: ChangeResult): string {
-  if (result.action === 'generate' || result.action === 'remove') return `${result.action} image "${result.name}"`;
-  if (result.action === 'unlink') return `unlink ad group ${result.adGroupId} from audience "${result.name}" (id ${result.id})`;
-  return `${result.action} audience "${result.name}"${result.id === null ? '' : ` (id ${result.id})`}`;
+  const name = visible(result.name);
+  if (result.action === 'generate' || result.action === 'remove') return `${result.action} image "${name}"`;
+  if (result.action === 'unlink') return `unlink ad group ${result.adGroupId} from audience "${name}" (id ${result.id})`;
+  return `${result.action} audience "${name}"${result.id === null ? '' : ` (id ${result.id})`}`;
 }

@@ -1,15 +1,16 @@
 import type { Company } from '../model/index.js';
 import type { PlanBusiness } from '../plan/index.js';
+import { visible } from './visible.js';
 
 /** The plan's header line for the account's business: who it is, or that the number has none. */
 export function businessLine(business: PlanBusiness): string {
   const { company } = business;
-  if (!company) return `business: ${business.registrationNumber} (no business is registered under this number)`;
+  if (!company) return `business: ${visible(business.registrationNumber)} (no business is registered under this number)`;
   const details = [
     company.representationName === null ? undefined : `representative ${company.representationName}`,
     company.businessCategory === null ? undefined : `category ${company.businessCategory}`,
   ].filter((part) => part !== undefined);
-  return `business: ${company.businessRegistrationNumber} "${company.name}"${details.length > 0 ? ` (${details.join(', ')})` : ''}`;
+  return visible(`business: ${company.businessRegistrationNumber} "${company.name}"${details.length > 0 ? ` (${details.join(', ')})` : ''}`);
 }
 
 /** A company as `audiences company` shows it: one labelled line per field, missing ones left out. */
@@ -28,5 +29,5 @@ export function renderCompany(company: Company): string {
   ];
   const shown = rows.filter((row): row is [string, string | number] => row[1] !== null);
   const width = Math.max(...shown.map(([label]) => label.length));
-  return `${shown.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`).join('\n')}\n`;
+  return `${shown.map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${visible(String(value))}`).join('\n')}\n`;
 }

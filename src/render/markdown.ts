@@ -2,6 +2,7 @@ import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
 import { buildBlocks, type Block } from './rows.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
+import { visible } from './visible.js';
 
 /** Pull-request comments are limited to 65,536 characters; keep a margin for the note. */
 export const MARKDOWN_LIMIT = 65_000;
@@ -68,6 +69,7 @@ function take(lines: string[], budget: number): string[] {
   return lines.slice(0, kept);
 }
 
+/** Text in a table cell or a list item: visible (see visible.ts), with no `|` to end the cell and no `<` to open a tag. */
 function escape(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/</g, '&lt;');
+  return visible(text).replace(/\|/g, '\\|').replace(/</g, '&lt;');
 }

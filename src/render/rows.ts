@@ -2,6 +2,7 @@ import { diffArrays } from 'diff';
 import { DEFINITION_FIELDS, PROVINCES, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceDefinition, type JsonValue, type TargetingField } from '../model/index.js';
 import type { AdGroupRef, Change, FieldChange, Plan } from '../plan/index.js';
 import { imageBlock } from './image-rows.js';
+import { visible } from './visible.js';
 
 /**
  * The display rows of a plan, built once: text and Markdown are two views of these rows,
@@ -23,8 +24,12 @@ export type Line =
   | { kind: 'field'; label: string; text: string; removed?: true }
   | { kind: 'added' | 'removed' | 'kept'; label: string; text: string };
 
+/** Every change as a block, each value in it made visible (see visible.ts): names and values come from the file and the account. */
 export function buildBlocks(plan: Plan): Block[] {
-  return plan.changes.map(blockOf);
+  return plan.changes.map((change) => {
+    const block = blockOf(change);
+    return { ...block, title: visible(block.title), lines: block.lines.map((line) => ({ ...line, label: visible(line.label), text: visible(line.text) })) };
+  });
 }
 
 function blockOf(change: Change): Block {

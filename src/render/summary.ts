@@ -1,4 +1,5 @@
 import type { Plan, PlanProblem } from '../plan/index.js';
+import { visible } from './visible.js';
 
 /** `2 to create, 1 to update, …`: the counts every view shows, zero counts of image actions left out. */
 export function summaryText(plan: Plan): string {
@@ -24,7 +25,7 @@ export function noChangesText(plan: Plan): string {
 }
 
 export function problemText(problem: PlanProblem): string {
-  return `[${problem.code}] ${problem.message}`;
+  return `[${problem.code}] ${visible(problem.message)}`;
 }
 
 export function count(n: number, noun: string): string {

@@ -2,6 +2,7 @@ import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
 import { buildBlocks, type Block, type Line } from './rows.js';
 import type { Style } from './style.js';
+import { visible } from './visible.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
 
 /** The plan for a terminal: `+ ~ -` blocks, each changed field before → after, then problems and a summary. */
@@ -11,11 +12,11 @@ export function renderText(plan: Plan, style: Style): string {
   if (!hasChanges(plan)) out.push(noChangesText(plan), '');
   for (const warning of plan.warnings) {
     out.push(style.warn(`Warning ${problemText(warning)}`));
-    if (warning.hint) out.push(`  hint: ${warning.hint}`);
+    if (warning.hint) out.push(`  hint: ${visible(warning.hint)}`);
   }
   for (const error of plan.errors) {
     out.push(style.error(`Error ${problemText(error)}`));
-    if (error.hint) out.push(`  hint: ${error.hint}`);
+    if (error.hint) out.push(`  hint: ${visible(error.hint)}`);
   }
   if (plan.warnings.length + plan.errors.length > 0) out.push('');
   if (hasChanges(plan)) out.push(style.bold(`Plan: ${summaryText(plan)}.`));

@@ -213,3 +213,19 @@ describe('files the commands write and keep', () => {
     for (const result of [fromCorrupt, fromBlocked]) expect(result.stderr).not.toContain('this is a bug');
   });
 });
+
+describe('a name someone else gave an audience cannot make the output lie', () => {
+  it('shows a right-to-left override in a live name written out, in the text plan, the Markdown comment and the apply', async () => {
+    const id = await createDirectly('refund\u202egnp.exe');
+    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\nprune: true\naudiences: []\n' });
+    for (const format of ['text', 'markdown']) {
+      const plan = await runInProcess(['plan', '--format', format], { cwd, env });
+      expect(plan.stdout).toContain(`delete audience "refund\\u202egnp.exe" (id ${id})`);
+      expect(plan.stdout).not.toContain('\u202e');
+    }
+    const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(apply.code).toBe(0);
+    expect(apply.stderr).toContain(`ok      delete audience "refund\\u202egnp.exe" (id ${id})`);
+    expect(apply.stdout + apply.stderr).not.toContain('\u202e');
+  });
+});
