@@ -12,6 +12,7 @@ import { visible } from './visible.js';
 /** A name that would paint a forged `ok` line, colour it, ring the bell and read backwards. */
 const HOSTILE = 'spring\r\u001b[32mok\u001b[0m\u0007\u009b\u202eevil\n```';
 /** What a line printed by a renderer may hold: no control character at all (the style here adds none). */
+// eslint-disable-next-line no-control-regex -- matching the control characters is the point
 const ACTING = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 function lines(text: string): string[] {

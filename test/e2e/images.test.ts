@@ -261,6 +261,19 @@ ${HERO}`),
     expect(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8'))).toEqual({ lockVersion: 1, images: {} });
   });
 
+  it('plans and applies images named like the properties every object has', async () => {
+    const names = ['__proto__', 'toString', 'constructor'];
+    const images = names.map((name) => HERO.replace('name: hero', `name: ${name}`).replace('assets/hero.webp', `assets/${name}.webp`)).join('');
+    const cwd = await workspace({ 'audiences.yaml': config(images) });
+    const apply = await run(cwd, 'apply', '--auto-approve');
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images).sort()).toEqual([...names].sort());
+    expect((await run(cwd, 'plan')).stdout).toContain('No changes');
+    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\nprune: true\naudiences: []\n');
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8'))).toEqual({ lockVersion: 1, images: {} });
+  });
+
   it('checks inputs before any call: existence, real format and the inpainting size limit', async () => {
     const cwd = await workspace({ 'not-an-image.png': 'hello', 'audiences.yaml': '' });
     await writeFile(join(cwd, 'big.png'), await png(1100, 64, { r: 1, g: 2, b: 3 }));

@@ -8,8 +8,10 @@ import { AppError } from '../../errors.js';
 import { writeFileAtomically } from '../files.js';
 import {
   detectImageFormat,
+  dictionary,
   IMAGE_INPUT_FIELDS,
   LOCK_FILE,
+  own,
   type DesiredState,
   type ImageLock,
   type ImageState,
@@ -58,7 +60,7 @@ async function readImageState(desired: DesiredState, file: string, cwd: string):
   const lockBytes = await readIfExists(join(dir, LOCK_FILE));
   if (!desired.images && lockBytes === undefined) return undefined;
 
-  const state: ImageState = { dir: relative(cwd, dir) || '.', lock: emptyLock(), lockHash: null, files: {} };
+  const state: ImageState = { dir: relative(cwd, dir) || '.', lock: emptyLock(), lockHash: null, files: dictionary() };
   if (lockBytes !== undefined) {
     state.lockHash = sha256(lockBytes);
     const parsed = parseLock(lockBytes);
@@ -67,7 +69,7 @@ async function readImageState(desired: DesiredState, file: string, cwd: string):
   }
   const inspections: Array<Promise<void>> = [];
   const inspect = (path: string, input: boolean): void => {
-    if (path in state.files) return;
+    if (own(state.files, path)) return;
     state.files[path] = { status: 'absent' };
     inspections.push(inspectFile(dir, path, input).then((found) => void (state.files[path] = found)));
   };
@@ -116,13 +118,12 @@ function createImageStore(dir: string): ImageStore {
 
 /** The lock as written: images by name, two-space JSON, so its diffs review well. */
 function renderLock(lock: ImageLock): string {
-  const images: Record<string, LockedImage> = {};
-  for (const name of Object.keys(lock.images).sort()) images[name] = lock.images[name] as LockedImage;
+  const images = dictionary(Object.keys(lock.images).sort().map((name) => [name, lock.images[name] as LockedImage] as const));
   return `${JSON.stringify({ lockVersion: 1, images }, null, 2)}\n`;
 }
 
 function emptyLock(): ImageLock {
-  return { lockVersion: 1, images: {} };
+  return { lockVersion: 1, images: dictionary() };
 }
 
 function parseLock(bytes: Uint8Array): ImageLock | string {
@@ -140,7 +141,7 @@ function parseLock(bytes: Uint8Array): ImageLock | string {
     const image = entry as Partial<LockedImage> | null;
     if (!image || !image.request || !Array.isArray(image.seeds) || !Array.isArray(image.outputs) || typeof image.modelVersion !== 'string') return `its entry "${name}" is incomplete`;
   }
-  return lock as ImageLock;
+  return { lockVersion: 1, images: dictionary(Object.entries(lock.images as Record<string, LockedImage>)) };
 }
 
 /**

@@ -2,6 +2,7 @@ import {
   compareText,
   IMAGE_INPUT_FIELDS,
   IMAGE_PARAM_FIELDS,
+  own,
   LOCK_FILE,
   INPAINTING_MAX_SIDE,
   INPUT_FORMATS,
@@ -81,7 +82,7 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
   for (const image of dependencyOrder(desired)) {
     errors.push(...fileProblems(image, state));
     const request: ImageRequest = { operation: image.operation, params: image.params, inputs: recordInputs(image, byName, state, regenerated) };
-    const locked = state.lock.images[image.key];
+    const locked = own(state.lock.images, image.key);
     const decision = decide(image, request, locked, state);
     if (!decision) continue;
     regenerated.set(image.key, decision.reason);
@@ -99,7 +100,7 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
   if (prune) {
     const declared = new Set(desired.map((image) => image.key));
     for (const name of Object.keys(state.lock.images).sort(compareText)) {
-      const locked = state.lock.images[name];
+      const locked = own(state.lock.images, name);
       if (locked && !declared.has(name)) changes.push({ action: 'remove', kind: 'image', name, id: null, before: locked, after: null });
     }
   }
@@ -112,7 +113,7 @@ function decide(image: DesiredImage, request: ImageRequest, locked: LockedImage 
   if (Object.values(request.inputs).some((input) => input.sha256 === null)) return { reason: 'input-regenerated', seeds: pinned };
   if (requestKey(request) !== requestKey(locked.request)) return { reason: 'request-changed', seeds: pinned };
   for (const [index, path] of image.outputs.entries()) {
-    const file = state.files[path];
+    const file = own(state.files, path);
     if (!file || file.status === 'absent') return { reason: 'output-missing', seeds: locked.seeds };
     if (file.status === 'present' && file.sha256 !== locked.outputs[index]?.sha256) return { reason: 'output-altered', seeds: locked.seeds };
   }
@@ -132,10 +133,10 @@ function recordInputs(image: DesiredImage, byName: Map<string, DesiredImage>, st
     let recorded: RecordedInput;
     if ('from' in input) {
       const reason = regenerated.get(input.from);
-      const sha256 = reason !== undefined && NEW_CONTENT.includes(reason) ? null : (state.lock.images[input.from]?.outputs[0]?.sha256 ?? null);
+      const sha256 = reason !== undefined && NEW_CONTENT.includes(reason) ? null : (own(state.lock.images, input.from)?.outputs[0]?.sha256 ?? null);
       recorded = { from: input.from, file: byName.get(input.from)?.outputs[0] ?? '', sha256 };
     } else {
-      const file = state.files[input.file];
+      const file = own(state.files, input.file);
       recorded = { file: input.file, sha256: file?.status === 'present' ? file.sha256 : '' };
     }
     inputs[field] = recorded;
@@ -148,13 +149,13 @@ function fileProblems(image: DesiredImage, state: ImageState): PlanProblem[] {
   const problems: PlanProblem[] = [];
   const problem = (code: PlanProblem['code'], message: string, hint: string): void => void problems.push({ code, name: image.key, message: `image "${image.key}": ${message}`, hint });
   for (const path of image.outputs) {
-    const file = state.files[path];
+    const file = own(state.files, path);
     if (file?.status === 'refused') problem('IMAGE_PATH', `cannot write ${path}: ${file.reason}`, 'keep image files in the folder of the desired-state file or below it, not through links that lead elsewhere');
   }
   for (const field of IMAGE_INPUT_FIELDS) {
     const input = image.inputs[field];
     if (!input || 'from' in input) continue;
-    const file = state.files[input.file];
+    const file = own(state.files, input.file);
     if (!file || file.status === 'absent') {
       problem('IMAGE_INPUT', `${field} ${input.file} does not exist`, 'check the path: it is relative to the desired-state file');
       continue;
