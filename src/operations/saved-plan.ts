@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import { AppError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
@@ -9,15 +10,32 @@ import { Plan as validatePlan } from './generated/plan-validator.js';
 
 /**
  * Refuses, before anything is read, to save a plan over a file that is not a saved plan (the
- * desired-state file, say) or over a folder: `--out` replaces only an earlier plan, or an
- * empty file (one made with mktemp).
+ * desired-state file, say), or over anything but a regular file (a folder, a device such as
+ * /dev/null, a FIFO, whose read would hang): `--out` replaces only an earlier plan, or an
+ * empty file (one made with mktemp). The target is read only once it is known to be a file.
  */
 export async function checkPlanTarget(out: string, cwd: string): Promise<void> {
-  let text: string;
+  const path = resolve(cwd, out);
+  let kind: Stats;
   try {
-    text = await readFile(resolve(cwd, out), 'utf8');
+    kind = await stat(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw fileWriteError(error, out);
+  }
+  // A folder fails the read at once, and says so; a device or a FIFO is never opened.
+  if (!kind.isFile() && !kind.isDirectory()) {
+    throw new AppError({
+      code: 'FILE_EXISTS',
+      source: 'user',
+      summary: `${out} already exists and is not a regular file (a device, a FIFO or a socket)`,
+      hint: 'choose another file name: --out writes only a new file, or replaces a plan saved before',
+    });
+  }
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
     throw fileWriteError(error, out);
   }
   if (text.trim() !== '' && !isSavedPlan(text)) {

@@ -1,4 +1,5 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
@@ -196,6 +197,18 @@ describe('files the commands write and keep', () => {
     const folder = await runInProcess(['plan', '--out', 'plans'], { cwd, env });
     expect(folder.stderr).toContain('error[FILE_WRITE]: cannot write plans: it is a folder');
     expect(((await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: unknown[] }).requests).toEqual([]);
+  });
+
+  it('plan --out never replaces or opens a device or a FIFO', async () => {
+    const cwd = await workspace({ 'audiences.yaml': desired });
+    execFileSync('mkfifo', [join(cwd, 'pipe')]);
+    for (const target of ['/dev/null', 'pipe']) {
+      const refused = await runInProcess(['plan', '--out', target], { cwd, env });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`error[FILE_EXISTS]: ${target} already exists and is not a regular file (a device, a FIFO or a socket)`);
+    }
+    expect((await stat('/dev/null')).isCharacterDevice()).toBe(true);
+    expect((await stat(join(cwd, 'pipe'))).isFIFO()).toBe(true);
   });
 
   it('name the state the emulator cannot use, and a file where its folder should be', async () => {
