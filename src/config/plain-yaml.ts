@@ -24,22 +24,24 @@ import { CST, Schema, isScalar, type ScalarTag } from 'yaml';
 const NOT_PLAIN = Symbol('not plain');
 
 // One line of the plain layout. A key is a name (not a null, which yaml would read as the
-// empty key); a value is a single-line scalar or a flat flow list or map.
+// empty key); a value is a single-line scalar or a flat flow list or map. Each pattern
+// reads a run of spaces one way only: with two (a scalar's trailing spaces or the spaces
+// before a comment), refusing a line grew with the cube of its spaces (`a: [x` and 4000
+// spaces: 12 s).
 const DOUBLE = String.raw`"(?:[^"\\]|\\.)*"`;
 const SINGLE = String.raw`'(?:[^']|'')*'`;
-/** A plain scalar in a block: no indicator first, no `: ` or ` #` inside, no tab. */
-const BLOCK_PLAIN = String.raw`(?:[^\s\-?:,\[\]{}#&*!|>'"%@\x60]|[-?:](?=[^\s]))(?:(?!: |:$| #)[^\t])*`;
+/** A plain scalar in a block: no indicator first, no `: ` or ` #` inside, no tab; it ends on what is not a space. */
+const BLOCK_PLAIN = String.raw`(?:[^\s\-?:,\[\]{}#&*!|>'"%@\x60]|[-?:](?=[^\s]))(?:[^ \t:]|:(?=[^ ])| +(?=[^ \t#]))*`;
 /** A plain scalar in a flow collection: no flow indicators and no colon either. */
-const FLOW_PLAIN = String.raw`(?:[^\s\-?:,\[\]{}#&*!|>'"%@\x60]|[-?](?=[^\s,\[\]{}:]))(?:(?! #)[^\t,\[\]{}:])*`;
+const FLOW_PLAIN = String.raw`(?:[^\s\-?:,\[\]{}#&*!|>'"%@\x60]|[-?](?=[^\s,\[\]{}:]))(?:[^ \t,\[\]{}:]| +(?=[^ \t,\[\]{}:#]))*`;
 const FLOW_SCALAR = `(?:${DOUBLE}|${SINGLE}|${FLOW_PLAIN})`;
 const KEY = String.raw`(?!(?:null|Null|NULL)\s*:)[A-Za-z_][\w-]*`;
-const FLOW_LIST = String.raw`\[ *(?:${FLOW_SCALAR} *(?:, *${FLOW_SCALAR} *)*,? *)?\]`;
-const FLOW_MAP = String.raw`\{ *(?:${KEY}: +${FLOW_SCALAR} *(?:, *${KEY}: +${FLOW_SCALAR} *)*,? *)?\}`;
+const FLOW_LIST = String.raw`\[ *(?:${FLOW_SCALAR} *(?:, *${FLOW_SCALAR} *)*(?:, *)?)?\]`;
+const FLOW_MAP = String.raw`\{ *(?:${KEY}: +${FLOW_SCALAR} *(?:, *${KEY}: +${FLOW_SCALAR} *)*(?:, *)?)?\}`;
 const VALUE = `(?:${DOUBLE}|${SINGLE}|${FLOW_LIST}|${FLOW_MAP}|${BLOCK_PLAIN})`;
 /** Groups: the indent, the dash of a list item, the key and the value of that key if any, or the value of a bare item. */
-const LINE = new RegExp(String.raw`^( *)(- +)?(?:(${KEY}):(?: +(${VALUE}))?|(${VALUE}))(?: +#.*)?$`);
+const LINE = new RegExp(String.raw`^( *)(- +)?(?:(${KEY}):(?: +(${VALUE}))?|(${VALUE}))(?: +(?:#.*)?)?$`);
 const COMMENT_OR_BLANK = /^ *(?:#.*)?$/;
-const TRAILING_SPACES = / +$/;
 const LINE_BREAK = /\r?\n/;
 /** The items of a flow list, and the entries of a flow map, in a value LINE has checked. */
 const FLOW_ITEM = new RegExp(FLOW_SCALAR, 'g');
@@ -72,9 +74,9 @@ export function parsePlain(text: string): { value: unknown } | undefined {
   /** A `key:` with nothing after it on its line, and the column what it opens must start on. */
   let opened: { map: YamlMap; key: string; column: number } | undefined;
   const resolved: Resolved = new Map();
-  // A CR alone is no line break to yaml, but part of the line.
   for (const line of text.split(LINE_BREAK)) {
-    if (line.length > MAX_LINE) return undefined;
+    // A CR that ends no line is content to yaml in some places and a space in others.
+    if (line.length > MAX_LINE || line.includes('\r')) return undefined;
     if (COMMENT_OR_BLANK.test(line)) continue;
     const match = LINE.exec(line);
     if (!match) return undefined;
@@ -168,13 +170,12 @@ function parseFlowMap(source: string, resolved: Resolved): unknown {
 }
 
 /**
- * A quoted scalar decoded as yaml decodes it, or a plain one resolved by the core schema. A
- * plain scalar on one line is its own text, up to the spaces before a comment or a comma
- * (only spaces: yaml keeps a trailing no-break space or form feed).
+ * A quoted scalar decoded as yaml decodes it, or a plain one resolved by the core schema: a
+ * plain scalar on one line is its own text.
  */
 function parseScalar(source: string, resolved: Resolved): unknown {
   const quote = source[0] === '"' ? 'double-quoted-scalar' : source[0] === "'" ? 'single-quoted-scalar' : undefined;
-  if (quote === undefined) return resolvePlain(source.endsWith(' ') ? source.replace(TRAILING_SPACES, '') : source, resolved);
+  if (quote === undefined) return resolvePlain(source, resolved);
   let failed = false;
   const { value } = CST.resolveAsScalar({ type: quote, offset: 0, indent: 0, source }, true, () => {
     failed = true;

@@ -181,6 +181,26 @@ describe('the fast reading of a plain file agrees with yaml', () => {
     );
   });
 
+  it('on lines made of YAML punctuation', () => {
+    const word = fc.constantFrom('a', 'x y', '1', '.5', 'true', '~', ' ', '  ');
+    const punctuation = fc.constantFrom(':', ': ', '-', '- ', '#', ' #', ',', ', ', '[', ']', '{', '}', '"', "'", '\\', '?', '!', '&', '*', '|', '>', '%', '@', '\t', '\r');
+    const piece = fc.oneof({ arbitrary: word, weight: 4 }, { arbitrary: punctuation, weight: 1 });
+    const line = fc
+      .tuple(fc.constantFrom('', '  ', '- ', '  - '), fc.constantFrom('', 'a: ', 'b: ', 'c:'), fc.array(piece, { maxLength: 6 }))
+      .map(([indent, key, pieces]) => indent + key + pieces.join(''));
+    let read = 0;
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 4 }), (lines) => {
+        const text = `k:\n${lines.join('\n')}\n`;
+        expectAgreement(text);
+        if (parsePlain(text) !== undefined) read += 1;
+      }),
+      { numRuns: 5000 },
+    );
+    // Most such lines are not plain, but enough must be for this to prove something.
+    expect(read).toBeGreaterThan(500);
+  });
+
   it('on each tricky scalar alone', () => {
     for (const item of TRICKY_SCALARS) {
       expectAgreement(`a: ${item}\n`);
@@ -218,6 +238,13 @@ describe('the fast reading of a plain file agrees with yaml', () => {
   it('reads keys as yaml names them in an object', () => {
     expect(parsePlain('True: 1\n__proto__: {x: 1}\n')?.value).toStrictEqual(parseDocument('True: 1\n__proto__: {x: 1}\n').toJS());
     expect(Object.getPrototypeOf(parsePlain('__proto__: 1\n')?.value)).toBe(Object.prototype);
+  });
+
+  it('refuses a long line that is not plain at once', () => {
+    const spaces = ' '.repeat(60_000);
+    const started = Date.now();
+    for (const text of [`a: [x${spaces}\n`, `a: {a: x${spaces}\n`, `a: x${spaces}:\n`, `a: x${spaces}\t\n`]) expect(parsePlain(text)).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('leaves a huge line to yaml, without overflowing the stack', () => {
