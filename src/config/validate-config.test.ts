@@ -543,6 +543,12 @@ describe('validateConfig: hostile and broken input', () => {
     expect(found[0]?.line).toBe(2);
   });
 
+  it('a huge scalar: the problem with it, no stack overflow', () => {
+    expect(problems(`adAccountId: 1\naudiences:\n  - name: ${'x'.repeat(9 * 1024 * 1024)}\n    type: DISPLAY\n`)).toEqual([
+      `3:11: audiences[0].name: is ${9 * 1024 * 1024} characters long as the service counts them, more than the 255 allowed`,
+    ]);
+  });
+
   it('nesting below what the parser refuses but past the limit', () => {
     const depth = LIMITS.depth + 5;
     expect(problems(`adAccountId: 1\naudiences: []\nimages: [{name: x, output: y, deep: ${'['.repeat(depth)}${']'.repeat(depth)}}]\n`)).toEqual([

@@ -6,7 +6,7 @@ import { sortIssues, type ConfigIssue, type ConfigResult, type Finding } from '.
 import { checkBusinessRules } from './business-rules.js';
 import { checkImageRules } from './image-rules.js';
 import { createLocator, toLabel, toPointer, type Path, type Position } from './positions.js';
-import { loadPlain } from './plain-yaml.js';
+import { parsePlain } from './plain-yaml.js';
 import { checkRules } from './rules.js';
 import { audiencesSchemaValidator } from './schema.js';
 import { findingsFromSchemaErrors } from './schema-issues.js';
@@ -42,7 +42,7 @@ export function validateConfig(text: string, file: string): ConfigResult {
 
   // A valid plain file needs no positions: read fast (see plain-yaml.ts). Any finding sends
   // the file down the road below, which says where each one is, so no line is needed here.
-  const plain = loadPlain(text);
+  const plain = parsePlain(text);
   if (plain !== undefined && sizeProblem(plain.value) === undefined) {
     const findings = check(plain.value, () => 0);
     if (findings.errors.length === 0 && findings.warnings.length === 0) return accepted(plain.value, []);
