@@ -34,9 +34,7 @@ const layerRules = Object.entries(forbidden).map(([folder, layers]) => ({
             group: layers.flatMap(layer),
             message: `src/${folder} must not import this layer (see STYLE.md: imports point one way).`,
           },
-          ...(folder === 'plan' || folder === 'render'
-            ? [{ group: impure, message: `src/${folder} is pure: no I/O, network or clock.` }]
-            : []),
+          ...(folder === 'plan' || folder === 'render' ? [{ group: impure, message: `src/${folder} is pure: no I/O, network or clock.` }] : []),
         ],
       },
     ],

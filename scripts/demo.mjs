@@ -66,7 +66,10 @@ try {
   step('1. Check the file offline', 'YAML, the JSON Schema and the rules of the service, each problem as FILE:LINE:COL.');
   await run('validate');
 
-  step('2. Plan', 'The header shows the business the file declares, as the lookup found it. The account has none of the declared audiences yet: four creates; the two images are generated, the banner before its variation. The plan also warns that ad group 101, which the file allows to use "gangnam-shoppers", does not use it yet.');
+  step(
+    '2. Plan',
+    'The header shows the business the file declares, as the lookup found it. The account has none of the declared audiences yet: four creates; the two images are generated, the banner before its variation. The plan also warns that ad group 101, which the file allows to use "gangnam-shoppers", does not use it yet.',
+  );
   await run('plan');
 
   step('3. Apply', 'In a pipeline, --auto-approve replaces the terminal prompt.');
@@ -114,7 +117,11 @@ try {
 
   step('9. A generated image is lost', 'images.lock.json recorded the seeds the service chose, so the plan regenerates the file identically.');
   const banner = join(work, 'assets', 'spring-banner.webp');
-  const digest = async () => createHash('sha256').update(await readFile(banner)).digest('hex').slice(0, 16);
+  const digest = async () =>
+    createHash('sha256')
+      .update(await readFile(banner))
+      .digest('hex')
+      .slice(0, 16);
   const before = await digest();
   await rm(banner);
   await run('apply', '--auto-approve');

@@ -94,7 +94,9 @@ function schemaFiles(root, entry) {
     const path = join(root, item);
     if (item.endsWith('/')) {
       if (!existsSync(path)) return undefined;
-      const names = readdirSync(path).filter((name) => name.endsWith('.schema.json')).sort();
+      const names = readdirSync(path)
+        .filter((name) => name.endsWith('.schema.json'))
+        .sort();
       if (names.length === 0) return undefined;
       files.push(...names.map((name) => join(path, name)));
     } else {
@@ -120,7 +122,12 @@ function indent(code) {
     if (!isComment && /^export /.test(line) && depth === 0) lines.push('');
     if (!isComment && /^[}\])]/.test(line) && depth === 0) lines.push('');
   }
-  return lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+  return (
+    lines
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trimEnd() + '\n'
+  );
 }
 
 function titlesOf(schema) {
@@ -194,13 +201,7 @@ function renderValidators(root, entry, files) {
     .replace(/^"use strict";/, '')
     .replace(/export const (\w+) = (validate\d+);/g, (_match, title, validate) => `export const ${title}: ${typeOf(title)} = ${validate};`);
   const sources = entry.schemas.map((item) => item.replace(/\/$/, '')).join(', ');
-  return [
-    BANNER.replace('{source}', sources).trimEnd(),
-    '// @ts-nocheck',
-    "import { createRequire } from 'node:module';",
-    ...validatorHeader(guard),
-    code,
-  ].join('\n') + '\n';
+  return [BANNER.replace('{source}', sources).trimEnd(), '// @ts-nocheck', "import { createRequire } from 'node:module';", ...validatorHeader(guard), code].join('\n') + '\n';
 }
 
 async function render(root, entry, files) {

@@ -78,10 +78,27 @@ describe('wire schemas', () => {
   it('know every body the brief lists', () => {
     const names = wireTypeNames();
     for (const name of [
-      'AudienceListItem', 'AudienceListResponse', 'AudienceDetail', 'AudienceCreateBody', 'AudienceUpdateBody',
-      'AudienceWriteResponse', 'BatchDeleteResult', 'AudienceAdGroup', 'AudienceAdGroupListResponse', 'CampaignTypeGoal',
-      'Location', 'Depth2Location', 'Depth3Location', 'Company', 'Address', 'TextToImageRequest', 'VariationsRequest',
-      'InpaintingRequest', 'FaceRefiner', 'ImageGenerationResponse', 'ErrorBody',
+      'AudienceListItem',
+      'AudienceListResponse',
+      'AudienceDetail',
+      'AudienceCreateBody',
+      'AudienceUpdateBody',
+      'AudienceWriteResponse',
+      'BatchDeleteResult',
+      'AudienceAdGroup',
+      'AudienceAdGroupListResponse',
+      'CampaignTypeGoal',
+      'Location',
+      'Depth2Location',
+      'Depth3Location',
+      'Company',
+      'Address',
+      'TextToImageRequest',
+      'VariationsRequest',
+      'InpaintingRequest',
+      'FaceRefiner',
+      'ImageGenerationResponse',
+      'ErrorBody',
     ]) {
       expect(names).toContain(name);
     }
@@ -140,18 +157,33 @@ describe('answers tolerate extra fields and the documented quirks', () => {
     accepts('AudienceListResponse', { content: [{ id: 1, name: 'a', audienceStatus: 'STANDBY', type: 'MESSAGE', createdDate: 'x', lastModifiedDate: 'y', extra: 1 }] });
     accepts('AudienceListResponse', { content: null });
     accepts('AudienceAdGroupListResponse', {
-      content: [{
-        campaignId: 5, campaignName: 'c', campaignTypeGoal: { campaignType: 'TALK_CHANNEL', goal: 'REACH' },
-        adGroupId: 101, adGroupName: 'g', adGroupStatus: ['LIVE'], adGroupType: 'DIRECT_MESSAGE',
-      }],
+      content: [
+        {
+          campaignId: 5,
+          campaignName: 'c',
+          campaignTypeGoal: { campaignType: 'TALK_CHANNEL', goal: 'REACH' },
+          adGroupId: 101,
+          adGroupName: 'g',
+          adGroupStatus: ['LIVE'],
+          adGroupType: 'DIRECT_MESSAGE',
+        },
+      ],
     });
     accepts('BatchDeleteResult', { successCount: 1, failCount: 1, errorMessages: ['audience 999: not found'] });
     accepts('Company', {
-      id: 9, businessRegistrationNumber: '120-81-47521', name: 'Acme', representationName: 'Kim', businessCategory: 'retail',
-      businessItem: 'shoes', address: { zipCode: '06236', baseAddress: 'Teheran-ro 1', detailAddress: null }, foundedIn: 1999,
+      id: 9,
+      businessRegistrationNumber: '120-81-47521',
+      name: 'Acme',
+      representationName: 'Kim',
+      businessCategory: 'retail',
+      businessItem: 'shoes',
+      address: { zipCode: '06236', baseAddress: 'Teheran-ro 1', detailAddress: null },
+      foundedIn: 1999,
     });
     accepts('ImageGenerationResponse', {
-      id: 'job-1', model_version: 'v2.1', images: [{ id: 'img-1', seed: 42, image: 'https://x/1.webp', nsfw_content_detected: null, nsfw_score: null }],
+      id: 'job-1',
+      model_version: 'v2.1',
+      images: [{ id: 'img-1', seed: 42, image: 'https://x/1.webp', nsfw_content_detected: null, nsfw_score: null }],
     });
   });
 
@@ -164,7 +196,11 @@ describe('answers tolerate extra fields and the documented quirks', () => {
       trackerTargetings: [{ trackId: 9, eventCode: 'buy' }],
     });
     accepts('AudienceListResponse', { content: [{ id: 1, name: 'a', audienceStatus: null, type: 7, createdDate: [], lastModifiedDate: 20240302 }] });
-    rejects('AudienceDetail', { ...quirkyDetail, customerFileTargetings: [{ customerFileId: { id: 7 }, inclusionType: 'INCLUDE' }] }, /customerFileTargetings\[0\]\.customerFileId must be integer or string/);
+    rejects(
+      'AudienceDetail',
+      { ...quirkyDetail, customerFileTargetings: [{ customerFileId: { id: 7 }, inclusionType: 'INCLUDE' }] },
+      /customerFileTargetings\[0\]\.customerFileId must be integer or string/,
+    );
     rejects('AudienceDetail', { ...quirkyDetail, cohortTargetings: [{ inclusionType: 'INCLUDE' }] }, /must have required property 'cohortId'/);
     rejects('AudienceDetail', { ...quirkyDetail, cohortTargetings: [{ cohortId: 7, inclusionType: { value: 'INCLUDE' } }] }, /cohortTargetings\[0\]\.inclusionType must be string or number or null/);
     accepts('AudienceAdGroupListResponse', {

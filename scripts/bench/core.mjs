@@ -128,13 +128,10 @@ export async function runBench(options) {
       await plan('plan-10pct-changed', changed, { updates: changedCount, linkReads: changedCount });
       await plan('plan-10pct-ad-groups', adGroups, { updates: 0, linkReads: linkedCount });
       if (options.naiveSizes.includes(n)) {
-        const naive = await networkRun(
-          'naive-sequential-read',
-          n,
-          [],
-          (run) => (JSON.parse(run.stdout).read === n ? undefined : `read ${run.stdout.trim()}, expected ${n}`),
-          { script: here('naive.mjs'), runConcurrency: 1 },
-        );
+        const naive = await networkRun('naive-sequential-read', n, [], (run) => (JSON.parse(run.stdout).read === n ? undefined : `read ${run.stdout.trim()}, expected ${n}`), {
+          script: here('naive.mjs'),
+          runConcurrency: 1,
+        });
         noChange.speedupVsNaive = round(naive.wallMs / noChange.wallMs, 2);
         naive.speedupOfPlan = noChange.speedupVsNaive;
       }
@@ -188,7 +185,19 @@ async function coldStart(name, n, args, runs, cwd, measure = measureCli) {
   const samples = [];
   for (let run = 0; run < runs; run += 1) {
     const result = await measure(args, { cwd });
-    if (result.code !== 0) return { name, n, requests: 0, wallMs: null, lowerBoundMs: null, ratio: null, cpuMs: null, peakRssMb: null, ok: false, problem: `exit code ${result.code}: ${result.stderr.trim().slice(0, 300)}` };
+    if (result.code !== 0)
+      return {
+        name,
+        n,
+        requests: 0,
+        wallMs: null,
+        lowerBoundMs: null,
+        ratio: null,
+        cpuMs: null,
+        peakRssMb: null,
+        ok: false,
+        problem: `exit code ${result.code}: ${result.stderr.trim().slice(0, 300)}`,
+      };
     samples.push(result);
   }
   return {

@@ -32,24 +32,21 @@ function call(method, path, body) {
   return new Promise((resolve, reject) => {
     let status = 0;
     const chunks = [];
-    pool.dispatch(
-      body === undefined ? { method, path, headers } : { method, path, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) },
-      {
-        onRequestStart: () => undefined,
-        onResponseStart: (_controller, statusCode) => {
-          status = statusCode;
-        },
-        onResponseData: (_controller, chunk) => {
-          chunks.push(chunk);
-        },
-        onResponseEnd: () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (status === 200) resolve(JSON.parse(text));
-          else reject(new Error(`${method} ${path}: ${status} ${text}`));
-        },
-        onResponseError: (_controller, error) => reject(error),
+    pool.dispatch(body === undefined ? { method, path, headers } : { method, path, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }, {
+      onRequestStart: () => undefined,
+      onResponseStart: (_controller, statusCode) => {
+        status = statusCode;
       },
-    );
+      onResponseData: (_controller, chunk) => {
+        chunks.push(chunk);
+      },
+      onResponseEnd: () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (status === 200) resolve(JSON.parse(text));
+        else reject(new Error(`${method} ${path}: ${status} ${text}`));
+      },
+      onResponseError: (_controller, error) => reject(error),
+    });
   });
 }
 

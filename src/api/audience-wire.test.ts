@@ -66,7 +66,14 @@ describe('fields the schemas leave open, narrowed by their values', () => {
   it('a list item with a type the tool does not know (kept as text: only shown), and an ad group without its campaign id', () => {
     expect(audienceSummaryFromWire({ id: 1, name: 'a', type: 7 }).type).toBe('7');
     expect(adGroupLinkFromWire({ adGroupId: 101, adGroupStatus: 'LIVE', campaignTypeGoal: null })).toEqual({
-      adGroupId: 101, adGroupName: '', adGroupType: '', adGroupStatus: [], campaignId: 0, campaignName: '', campaignType: '', campaignGoal: '',
+      adGroupId: 101,
+      adGroupName: '',
+      adGroupType: '',
+      adGroupStatus: [],
+      campaignId: 0,
+      campaignName: '',
+      campaignType: '',
+      campaignGoal: '',
     });
   });
 });

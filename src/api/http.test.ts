@@ -33,19 +33,23 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
   };
 }
-const empty = (status: number): Respond => (_req, res) => {
-  res.writeHead(status, { 'content-length': '0' });
-  res.end();
-};
+const empty =
+  (status: number): Respond =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-length': '0' });
+    res.end();
+  };
 const reset: Respond = (req) => req.socket.destroy();
 const silent: Respond = () => undefined;
 const stalledBody: Respond = (_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
   res.write('{"content": [');
 };
-const later = (ms: number, respond: Respond): Respond => (req, res, body) => {
-  setTimeout(() => respond(req, res, body), ms);
-};
+const later =
+  (ms: number, respond: Respond): Respond =>
+  (req, res, body) => {
+    setTimeout(() => respond(req, res, body), ms);
+  };
 
 async function startServer(): Promise<TestServer> {
   const state: TestServer = { server: createServer(), url: '', seen: [], answers: [], inFlight: 0, maxInFlight: 0, connections: 0 };
@@ -564,8 +568,7 @@ describe('concurrency', () => {
 });
 
 describe('quota answers: 429 with any body, or 400 with service code -10', () => {
-  const quota400 = (headers: Record<string, string> = {}) =>
-    json(400, { code: -10, msg: 'allowed request count exceeded', extras: { detailCode: 8001, detailMsg: 'quota' } }, headers);
+  const quota400 = (headers: Record<string, string> = {}) => json(400, { code: -10, msg: 'allowed request count exceeded', extras: { detailCode: 8001, detailMsg: 'quota' } }, headers);
   const quota429 = (headers: Record<string, string> = {}) => json(429, { code: -813, msg: 'too many requests' }, headers);
   const list = (http: HttpClient, path = '/list') => http.request({ method: 'GET', path, response: 'AudienceListResponse' });
   const created = json(200, { id: 9, name: 'x', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL' });
@@ -657,9 +660,7 @@ describe('URLs and downloads', () => {
     expect(make('https://user:pa55word@[bad')).toThrow(expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not a valid URL: https://…@[bad' }));
     expect(make('localhost:8080')).toThrow(expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not an https:// URL: localhost:8080' }));
     expect(make('admin:s3cret@api.example.com')).toThrow(expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not an https:// URL: …@api.example.com' }));
-    expect(() => createHttpClient({ service: 'audience', baseUrl: 'https://a.example.com', concurrency: 0 })).toThrow(
-      expect.objectContaining({ code: 'INVALID_OPTION', source: 'user' }),
-    );
+    expect(() => createHttpClient({ service: 'audience', baseUrl: 'https://a.example.com', concurrency: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', source: 'user' }));
     for (const ok of ['https://ads.example.com', 'http://localhost:1', 'http://127.9.8.7', 'http://[::1]:8080']) {
       const created = make(ok)();
       clients.push(created);

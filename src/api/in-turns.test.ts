@@ -32,9 +32,13 @@ describe('startInTurns', () => {
       }
     };
     const watching = watch();
-    await startInTurns(Array.from({ length: 40 }, (_, index) => index), async () => {
-      started += 1;
-    }, 16);
+    await startInTurns(
+      Array.from({ length: 40 }, (_, index) => index),
+      async () => {
+        started += 1;
+      },
+      16,
+    );
     await watching;
     expect(startedBeforeTurn).toEqual([16, 32, 40, 40]);
   });

@@ -30,12 +30,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
  * - `lost`: the connection broke or went silent after the request may have been sent;
  * - `permanent`: retrying cannot help (unknown host, certificate problems).
  */
-export type Failure =
-  | { kind: 'throttled' }
-  | { kind: 'status'; status: number }
-  | { kind: 'unsent' }
-  | { kind: 'lost' }
-  | { kind: 'permanent' };
+export type Failure = { kind: 'throttled' } | { kind: 'status'; status: number } | { kind: 'unsent' } | { kind: 'lost' } | { kind: 'permanent' };
 
 /** The service code of a quota excess answered as 400 ("allowed request count exceeded"). */
 const QUOTA_SERVICE_CODE = -10;
@@ -108,9 +103,7 @@ export function nextStep(state: RetryState, failed: FailedAttempt, nowMs: number
   // budget allows, not a number of times (a busy account answers many of them in a row).
   if (state.attempt >= policy.maxAttempts && !throttled) return { kind: 'stop' };
   // A quota answer waits at least the backoff too: a Retry-After of 0 must not make a tight loop.
-  const delayMs = throttled
-    ? Math.max(failed.retryAfterMs ?? 0, backoffDelay(state.attempt, policy, random))
-    : (failed.retryAfterMs ?? backoffDelay(state.attempt, policy, random));
+  const delayMs = throttled ? Math.max(failed.retryAfterMs ?? 0, backoffDelay(state.attempt, policy, random)) : (failed.retryAfterMs ?? backoffDelay(state.attempt, policy, random));
   if (nowMs + delayMs - state.startedAt > policy.budgetMs) {
     return { kind: 'stop', gaveUp: `gave up: waiting ${seconds(delayMs)} more would pass the retry budget of ${seconds(policy.budgetMs)}` };
   }

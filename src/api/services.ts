@@ -99,9 +99,7 @@ function requireCredential(value: string | undefined, variable: string, scheme: 
   throw new AppError({
     code: 'INVALID_CREDENTIAL',
     source: 'user',
-    summary: withScheme
-      ? `${variable} starts with the word ${scheme}`
-      : `${variable} has a space, a line break or another character a request header cannot carry`,
+    summary: withScheme ? `${variable} starts with the word ${scheme}` : `${variable} has a space, a line break or another character a request header cannot carry`,
     hint: withScheme
       ? `set ${variable} to the credential alone: audiences sends "Authorization: ${scheme} <${variable}>" itself`
       : `copy the credential into ${variable} again, without surrounding spaces or line breaks`,

@@ -17,8 +17,7 @@ function account(options: { audiences: number[]; deleteMany?: (ids: number[]) =>
     adAccountId: 1234,
     present,
     calls,
-    list: async () =>
-      [...present].map((id) => ({ id, name: `audience ${id}`, audienceStatus: 'AVAILABLE' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '' })),
+    list: async () => [...present].map((id) => ({ id, name: `audience ${id}`, audienceStatus: 'AVAILABLE' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '' })),
     read: refuse('read'),
     create: refuse('create'),
     update: refuse('update'),

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeUtf8 } from './decode.js';
 
-const bytes = (...parts: Array<string | number[]>): Uint8Array =>
-  Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
+const bytes = (...parts: Array<string | number[]>): Uint8Array => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'utf8') : Buffer.from(part))));
 
 describe('decodeUtf8', () => {
   it('decodes UTF-8 and drops a leading BOM', () => {

@@ -62,17 +62,27 @@ describe('images in validate', () => {
 
   it('reports a problem at the line and column of the offending value', () => {
     const result = validateConfig(file(T2I.replace('width: 512', 'width: 500')), 'audiences.yaml');
-    expect(result.ok ? [] : result.issues.map((issue) => [issue.line, issue.column, issue.message])).toEqual([
-      [6, 12, 'images[0].width: must be a multiple of 8, got 500'],
-    ]);
+    expect(result.ok ? [] : result.issues.map((issue) => [issue.line, issue.column, issue.message])).toEqual([[6, 12, 'images[0].width: must be a multiple of 8, got 500']]);
   });
 
   it.each([
     ['a parameter the operation does not take', withField('operation: t2i\n    mask: m.png'), 'images[0].mask: text to image (t2i) does not take mask'],
-    ['a prompt on variations', `  - name: v\n    image: a.png\n    prompt: x\n    version: v2.0\n    width: 512\n    height: 512\n    output: v.webp\n`, 'images[0].prompt: variations does not take prompt'],
+    [
+      'a prompt on variations',
+      `  - name: v\n    image: a.png\n    prompt: x\n    version: v2.0\n    width: 512\n    height: 512\n    output: v.webp\n`,
+      'images[0].prompt: variations does not take prompt',
+    ],
     ['width on inpainting', `  - name: i\n    prompt: x\n    image: a.png\n    mask: m.png\n    width: 512\n    output: i.webp\n`, 'images[0].width: inpainting does not take width'],
-    ['scheduler on inpainting', `  - name: i\n    prompt: x\n    image: a.png\n    mask: m.png\n    scheduler: decoder_ddim_v_prediction\n    output: i.webp\n`, 'images[0].scheduler: inpainting does not take scheduler'],
-    ['prior steps on variations', `  - name: v\n    image: a.png\n    version: v2.0\n    width: 512\n    height: 512\n    prior_num_inference_steps: 20\n    output: v.webp\n`, 'images[0].prior_num_inference_steps: variations does not take'],
+    [
+      'scheduler on inpainting',
+      `  - name: i\n    prompt: x\n    image: a.png\n    mask: m.png\n    scheduler: decoder_ddim_v_prediction\n    output: i.webp\n`,
+      'images[0].scheduler: inpainting does not take scheduler',
+    ],
+    [
+      'prior steps on variations',
+      `  - name: v\n    image: a.png\n    version: v2.0\n    width: 512\n    height: 512\n    prior_num_inference_steps: 20\n    output: v.webp\n`,
+      'images[0].prior_num_inference_steps: variations does not take',
+    ],
     ['a missing required parameter', T2I.replace('    version: v2.0\n', ''), 'images[0].name: text to image (t2i) needs version'],
     ['a missing mask on explicit inpainting', `  - name: i\n    operation: inpainting\n    prompt: x\n    image: a.png\n    output: i.webp\n`, 'images[0].operation: inpainting needs mask'],
     ['inpainting with v2.1', `  - name: i\n    prompt: x\n    image: a.png\n    mask: m.png\n    version: v2.1\n    output: i.webp\n`, 'images[0].version: inpainting takes only version v2.0'],
@@ -80,7 +90,11 @@ describe('images in validate', () => {
     ['a v2.1 size below 768', T2I.replace('v2.0', 'v2.1'), 'images[0].width: 512 is outside 768 to 1280, the widths of version v2.1'],
     ['a size beyond every version', T2I.replace('height: 512', 'height: 1288'), 'images[0].height: must be at most 1280, got 1288'],
     ['a size not a multiple of 8', T2I.replace('height: 512', 'height: 515'), 'images[0].height: must be a multiple of 8, got 515'],
-    ['a scheduler of the other version', T2I.replace('v2.0', 'v2.1').replace('width: 512', 'width: 1024').replace('height: 512', 'height: 1024').replace('    output:', '    scheduler: decoder_ddim_v_prediction\n    output:'), 'images[0].scheduler: decoder_ddim_v_prediction is not a scheduler of version v2.1'],
+    [
+      'a scheduler of the other version',
+      T2I.replace('v2.0', 'v2.1').replace('width: 512', 'width: 1024').replace('height: 512', 'height: 1024').replace('    output:', '    scheduler: decoder_ddim_v_prediction\n    output:'),
+      'images[0].scheduler: decoder_ddim_v_prediction is not a scheduler of version v2.1',
+    ],
     ['an unknown scheduler', withField('scheduler: euler'), 'images[0].scheduler: unknown value "euler"'],
     ['fewer seeds than samples', withField('samples: 2\n    seed: [1]'), 'images[0].seed: lists 1 seed for 2 samples'],
     ['seeds without samples', withField('seed: [1, 2]'), 'images[0].seed: lists 2 seeds for 1 sample'],
@@ -103,7 +117,11 @@ describe('images in validate', () => {
     ['a blank prompt', T2I.replace('a spring picnic in a park', '"   "'), 'images[0].prompt: is only spaces'],
     ['an output that climbs out', T2I.replace('assets/banner.webp', '../banner.webp'), 'images[0].output: "../banner.webp" leads out of the project folder (..)'],
     ['an absolute output', T2I.replace('assets/banner.webp', '/tmp/banner.webp'), 'images[0].output: "/tmp/banner.webp" is an absolute path'],
-    ['an input that climbs out', `  - name: v\n    image: ../secret.png\n    version: v2.0\n    width: 512\n    height: 512\n    output: v.webp\n`, 'images[0].image: "../secret.png" leads out of the project folder (..)'],
+    [
+      'an input that climbs out',
+      `  - name: v\n    image: ../secret.png\n    version: v2.0\n    width: 512\n    height: 512\n    output: v.webp\n`,
+      'images[0].image: "../secret.png" leads out of the project folder (..)',
+    ],
     ['an extension that names another format', withField('image_format: png'), 'images[0].output: the extension names webp, but image_format is png'],
     ['an output without a format', T2I.replace('assets/banner.webp', 'assets/banner'), 'images[0].output: has no image extension'],
     ['an unknown field', withField('steps: 30'), 'images[0].steps: unknown field'],

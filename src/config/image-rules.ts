@@ -1,14 +1,4 @@
-import {
-  formatOfPath,
-  hasNonLatinLetters,
-  IMAGE_INPUT_FIELDS,
-  IMAGE_PARAM_TABLE,
-  inferOperation,
-  numberedOutputs,
-  SCHEDULERS,
-  SIZE_BOUNDS,
-  type ImageOperation,
-} from '../model/index.js';
+import { formatOfPath, hasNonLatinLetters, IMAGE_INPUT_FIELDS, IMAGE_PARAM_TABLE, inferOperation, numberedOutputs, SCHEDULERS, SIZE_BOUNDS, type ImageOperation } from '../model/index.js';
 import type { Finding } from './issues.js';
 import { toLabel, type Path } from './positions.js';
 import { isRecord, type LineOf } from './rules.js';
@@ -27,7 +17,9 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
   const errors: Finding[] = [];
   const warnings: Finding[] = [];
   if (!isRecord(file) || !Array.isArray(file['images'])) return { errors, warnings };
-  const images = (file['images'] as unknown[]).map((image, index) => ({ image, at: ['images', index] as Path })).filter((entry): entry is { image: Record<string, unknown>; at: Path } => isRecord(entry.image));
+  const images = (file['images'] as unknown[])
+    .map((image, index) => ({ image, at: ['images', index] as Path }))
+    .filter((entry): entry is { image: Record<string, unknown>; at: Path } => isRecord(entry.image));
 
   const names = new Map<string, { at: Path; samples: number }>();
   const outputs = new Map<string, Path>();
@@ -40,7 +32,12 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
     if (typeof name === 'string' && name !== '') {
       const first = names.get(name);
       if (first) {
-        errors.push({ path: [...at, 'name'], target: 'value', message: `${JSON.stringify(name)} is already the name of ${toLabel(first.at)} (line ${lineOf([...first.at, 'name'])})`, hint: 'the name is the identity of an image: make each unique' });
+        errors.push({
+          path: [...at, 'name'],
+          target: 'value',
+          message: `${JSON.stringify(name)} is already the name of ${toLabel(first.at)} (line ${lineOf([...first.at, 'name'])})`,
+          hint: 'the name is the identity of an image: make each unique',
+        });
       } else {
         names.set(name, { at, samples: samplesOf(image) });
       }
@@ -53,7 +50,13 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
       errors.push(...formatRules(image, at, output));
       for (const path of numberedOutputs(output, samplesOf(image))) {
         const first = outputs.get(path);
-        if (first) errors.push({ path: [...at, 'output'], target: 'value', message: `${path} is also written by ${toLabel(first)} (line ${lineOf([...first, 'output'])})`, hint: 'give each image its own output file' });
+        if (first)
+          errors.push({
+            path: [...at, 'output'],
+            target: 'value',
+            message: `${path} is also written by ${toLabel(first)} (line ${lineOf([...first, 'output'])})`,
+            hint: 'give each image its own output file',
+          });
         else outputs.set(path, at);
       }
     }
@@ -114,7 +117,12 @@ function versionRules(image: Record<string, unknown>, at: Path, operation: Image
     const size = image[field];
     if (typeof size !== 'number' || !Number.isInteger(size) || IMAGE_PARAM_TABLE[field][operation] === '-') continue;
     if (size < bounds.min || size > bounds.max) {
-      findings.push({ path: [...at, field], target: 'value', message: `${size} is outside ${bounds.min} to ${bounds.max}, the ${field}s of version ${version}`, hint: version === 'v2.1' ? 'v2.1 draws 768 to 1280 pixels (1024 recommended); v2.0 draws 384 to 640' : 'v2.0 draws 384 to 640 pixels (512 recommended); v2.1 draws 768 to 1280' });
+      findings.push({
+        path: [...at, field],
+        target: 'value',
+        message: `${size} is outside ${bounds.min} to ${bounds.max}, the ${field}s of version ${version}`,
+        hint: version === 'v2.1' ? 'v2.1 draws 768 to 1280 pixels (1024 recommended); v2.0 draws 384 to 640' : 'v2.0 draws 384 to 640 pixels (512 recommended); v2.1 draws 768 to 1280',
+      });
     }
   }
   const scheduler = image['scheduler'];
@@ -131,7 +139,14 @@ function seedRules(image: Record<string, unknown>, at: Path): Finding[] {
   if (!Array.isArray(seed)) return [];
   const samples = samplesOf(image);
   if (seed.length === samples) return [];
-  return [{ path: [...at, 'seed'], target: 'value', message: `lists ${seed.length} seed${seed.length === 1 ? '' : 's'} for ${samples} sample${samples === 1 ? '' : 's'}`, hint: 'give one seed per sample, or leave seed out: the seeds used are then kept in images.lock.json' }];
+  return [
+    {
+      path: [...at, 'seed'],
+      target: 'value',
+      message: `lists ${seed.length} seed${seed.length === 1 ? '' : 's'} for ${samples} sample${samples === 1 ? '' : 's'}`,
+      hint: 'give one seed per sample, or leave seed out: the seeds used are then kept in images.lock.json',
+    },
+  ];
 }
 
 function promptRules(image: Record<string, unknown>, at: Path): Finding[] {
@@ -141,7 +156,12 @@ function promptRules(image: Record<string, unknown>, at: Path): Finding[] {
     if (typeof text !== 'string') continue;
     if (field === 'prompt' && text !== '' && text.trim() === '') findings.push({ path: [...at, field], target: 'value', message: 'is only spaces', hint: 'describe the image in English' });
     if (hasNonLatinLetters(text)) {
-      findings.push({ path: [...at, field], target: 'value', message: 'must be English: it has letters of another script', hint: 'the image-generation service understands English prompts only: translate it' });
+      findings.push({
+        path: [...at, field],
+        target: 'value',
+        message: 'must be English: it has letters of another script',
+        hint: 'the image-generation service understands English prompts only: translate it',
+      });
     }
   }
   return findings;
@@ -152,7 +172,14 @@ function formatRules(image: Record<string, unknown>, at: Path, output: string): 
   const declared = image['image_format'];
   const fromPath = formatOfPath(output);
   if (typeof declared === 'string' && fromPath !== undefined && declared !== fromPath) {
-    return [{ path: [...at, 'output'], target: 'value', message: `the extension names ${fromPath}, but image_format is ${declared}`, hint: `name the file .${declared === 'jpeg' ? 'jpg' : declared}, or change image_format` }];
+    return [
+      {
+        path: [...at, 'output'],
+        target: 'value',
+        message: `the extension names ${fromPath}, but image_format is ${declared}`,
+        hint: `name the file .${declared === 'jpeg' ? 'jpg' : declared}, or change image_format`,
+      },
+    ];
   }
   if (declared === undefined && fromPath === undefined) {
     return [{ path: [...at, 'output'], target: 'value', message: 'has no image extension, so its format is unknown', hint: 'end the name in .webp, .png or .jpg, or give image_format' }];
@@ -166,7 +193,12 @@ function advice(image: Record<string, unknown>, at: Path, operation: ImageOperat
     findings.push({ path: [...at, 'scale'], target: 'key', message: 'does nothing without upscale: true', hint: 'add upscale: true to enlarge the image, or remove scale' });
   }
   if ('face_refiner' in image && image['version'] === 'v2.1' && operation !== 'inpainting') {
-    findings.push({ path: [...at, 'face_refiner'], target: 'key', message: `is recommended only with version v2.0 for ${OPERATION_NAMES[operation]}`, hint: 'use version: v2.0 with face_refiner, or remove it' });
+    findings.push({
+      path: [...at, 'face_refiner'],
+      target: 'key',
+      message: `is recommended only with version v2.0 for ${OPERATION_NAMES[operation]}`,
+      hint: 'use version: v2.0 with face_refiner, or remove it',
+    });
   }
   return findings;
 }
@@ -184,11 +216,21 @@ function referenceRules(images: Array<{ image: Record<string, unknown>; at: Path
       const path: Path = [...at, field, 'from'];
       const target = names.get(source);
       if (!target) {
-        findings.push({ path, target: 'value', message: `no image is named ${JSON.stringify(source)}`, hint: names.size > 0 ? `the images are ${[...names.keys()].join(', ')}` : 'declare the source image under images:' });
+        findings.push({
+          path,
+          target: 'value',
+          message: `no image is named ${JSON.stringify(source)}`,
+          hint: names.size > 0 ? `the images are ${[...names.keys()].join(', ')}` : 'declare the source image under images:',
+        });
       } else if (source === name) {
         findings.push({ path, target: 'value', message: 'an image cannot be its own input', hint: 'name another image, or a file' });
       } else if (target.samples > 1) {
-        findings.push({ path, target: 'value', message: `${JSON.stringify(source)} makes ${target.samples} files, so it is not clear which one to use`, hint: 'use an image with one sample, or name one of its files as a path' });
+        findings.push({
+          path,
+          target: 'value',
+          message: `${JSON.stringify(source)} makes ${target.samples} files, so it is not clear which one to use`,
+          hint: 'use an image with one sample, or name one of its files as a path',
+        });
       } else if (name !== undefined) {
         edges.set(name, [...(edges.get(name) ?? []), { to: source, path }]);
       }

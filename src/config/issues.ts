@@ -47,9 +47,7 @@ export function formatIssues(issues: ConfigIssue[], severity: 'error' | 'warning
 /** Issues in reading order: by file as given, then line, then column. */
 export function sortIssues(issues: ConfigIssue[]): ConfigIssue[] {
   const files = [...new Set(issues.map((issue) => issue.file))];
-  return [...issues].sort(
-    (a, b) => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.column - b.column,
-  );
+  return [...issues].sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.column - b.column);
 }
 
 /** What the plan and apply commands throw for an invalid file: it carries every problem at once. */

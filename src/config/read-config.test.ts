@@ -24,7 +24,9 @@ describe('readDesiredStates', () => {
     expect(valid.result.value.audiences.map((audience) => audience.key)).toEqual(['seoul-women-20s', 'gyeonggi-shoppers', 'channel-friends']);
     expect(valid.result.value.source).toEqual({
       files: ['valid.yaml'],
-      hash: createHash('sha256').update(readFileSync(join(fixtures, 'valid.yaml'))).digest('hex'),
+      hash: createHash('sha256')
+        .update(readFileSync(join(fixtures, 'valid.yaml')))
+        .digest('hex'),
     });
   });
 

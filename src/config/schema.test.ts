@@ -37,7 +37,9 @@ const valid: Record<string, string> = {
   'all three region lists': audience('type: DISPLAY, locations: [I], depth2Locations: [B01], depth3Locations: [C0101]'),
   'per-type criteria': audience('type: MESSAGE, talkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}], cohortTargetings: [{cohortId: 2, inclusionType: EXCLUDE}]'),
   'a province list emptied beside a district': audience('type: DISPLAY, locations: [], depth2Locations: [H01]'),
-  'member ids as numbers and as text': audience('type: DISPLAY, talkChannelTargetings: [{profileId: 501, inclusionType: INCLUDE}], customerFileTargetings: [{customerFileId: "5001", inclusionType: EXCLUDE}]'),
+  'member ids as numbers and as text': audience(
+    'type: DISPLAY, talkChannelTargetings: [{profileId: 501, inclusionType: INCLUDE}], customerFileTargetings: [{customerFileId: "5001", inclusionType: EXCLUDE}]',
+  ),
   'the example file': readFileSync(new URL('../../test/fixtures/config/valid.yaml', import.meta.url), 'utf8'),
 };
 

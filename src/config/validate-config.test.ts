@@ -176,7 +176,17 @@ describe('validateConfig: a valid file', () => {
     expect(audience?.definition.ufoBusinessTypes).toEqual([]);
     expect(audience?.definition.customerFileTargetings).toEqual([]);
     // Friend groups are not for DISPLAY audiences: they are not left out, they cannot be given.
-    expect(audience?.omitted).toEqual(['ages', 'genders', 'locations', 'depth2Locations', 'depth3Locations', 'ufoBusinessTypes', 'customerFileTargetings', 'talkChannelTargetings', 'syncAppTargetings']);
+    expect(audience?.omitted).toEqual([
+      'ages',
+      'genders',
+      'locations',
+      'depth2Locations',
+      'depth3Locations',
+      'ufoBusinessTypes',
+      'customerFileTargetings',
+      'talkChannelTargetings',
+      'syncAppTargetings',
+    ]);
   });
 
   it('defaults prune to false and ignore to [], and names the source with the hash of its text', () => {
@@ -195,7 +205,9 @@ describe('validateConfig: a valid file', () => {
   });
 
   it('accepts the business and images sections', () => {
-    const state = desired('adAccountId: 1\nbusiness: {registrationNumber: 120-81-47521, name: Acme}\nimages: [{name: x, output: x.webp, prompt: p, version: v2.0, width: 512, height: 512}]\naudiences: []\n');
+    const state = desired(
+      'adAccountId: 1\nbusiness: {registrationNumber: 120-81-47521, name: Acme}\nimages: [{name: x, output: x.webp, prompt: p, version: v2.0, width: 512, height: 512}]\naudiences: []\n',
+    );
     expect(state.audiences).toEqual([]);
     expect(state.business).toEqual({ registrationNumber: '120-81-47521', expected: { name: 'Acme' } });
     expect(state.images?.map((image) => image.key)).toEqual(['x']);
@@ -231,16 +243,15 @@ describe('validateConfig: the spec rules that need no server', () => {
   });
 
   it('rule 5: locationType AREA without a region list', () => {
-    expect(problems(oneAudience('type: DISPLAY\nlocationType: AREA'))).toEqual([
-      '5:19: audiences[0].locationType: AREA needs locations, depth2Locations or depth3Locations',
-    ]);
+    expect(problems(oneAudience('type: DISPLAY\nlocationType: AREA'))).toEqual(['5:19: audiences[0].locationType: AREA needs locations, depth2Locations or depth3Locations']);
   });
 
   it('rule 8: criteria outside the per-type table', () => {
-    expect(problems(oneAudience('type: MESSAGE\ncustomerFileTargetings: [{customerFileId: 1, inclusionType: INCLUDE}]\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 7, inclusionType: INCLUDE}]'))).toEqual([
-      '5:5: audiences[0].customerFileTargetings: not allowed for a MESSAGE audience',
-      '6:5: audiences[0].trackerTargetings: not allowed for a MESSAGE audience',
-    ]);
+    expect(
+      problems(
+        oneAudience('type: MESSAGE\ncustomerFileTargetings: [{customerFileId: 1, inclusionType: INCLUDE}]\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 7, inclusionType: INCLUDE}]'),
+      ),
+    ).toEqual(['5:5: audiences[0].customerFileTargetings: not allowed for a MESSAGE audience', '6:5: audiences[0].trackerTargetings: not allowed for a MESSAGE audience']);
     expect(problems(oneAudience('type: DISPLAY\ntalkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}]'))).toEqual([
       '5:5: audiences[0].talkChannelGroupTargetings: not allowed for a DISPLAY audience',
     ]);
@@ -248,7 +259,9 @@ describe('validateConfig: the spec rules that need no server', () => {
 
   it('rule 8 allows what the table allows for each type', () => {
     const member = 'inclusionType: INCLUDE';
-    expect(problems(oneAudience(`type: MESSAGE\ntalkChannelGroupTargetings: [{groupId: 1, ${member}}]\ncohortTargetings: [{cohortId: 1, ${member}}]\nsyncAppTargetings: [{profileId: p, ${member}}]`))).toEqual([]);
+    expect(
+      problems(oneAudience(`type: MESSAGE\ntalkChannelGroupTargetings: [{groupId: 1, ${member}}]\ncohortTargetings: [{cohortId: 1, ${member}}]\nsyncAppTargetings: [{profileId: p, ${member}}]`)),
+    ).toEqual([]);
     expect(problems(oneAudience(`type: DISPLAY\ncustomerFileTargetings: [{customerFileId: 1, ${member}}]\ntalkChannelTargetings: [{profileId: p, ${member}}]`))).toEqual([]);
   });
 
@@ -339,18 +352,9 @@ describe('validateConfig: rules of the file', () => {
 
   it('gives every problem of the schema a hint, from the field it is about when nothing more specific fits', () => {
     const found = issues(
-      [
-        'adAccountId: "x"',
-        'prune: 1',
-        'audiences:',
-        '  - name: ""',
-        '    type: DISPLAY',
-        '    protect: "true"',
-        '    adGroups: ["x", -1]',
-        '  - just-a-string',
-        'business: 120-81-47521',
-        '',
-      ].join('\n'),
+      ['adAccountId: "x"', 'prune: 1', 'audiences:', '  - name: ""', '    type: DISPLAY', '    protect: "true"', '    adGroups: ["x", -1]', '  - just-a-string', 'business: 120-81-47521', ''].join(
+        '\n',
+      ),
     );
     expect(found).toHaveLength(8);
     expect(found.filter((issue) => issue.hint === undefined)).toEqual([]);
@@ -433,9 +437,7 @@ describe('validateConfig: shorthands and the values they take', () => {
 
   it('refuses empty lists where an empty list would mean everyone', () => {
     const found = issues(oneAudience('type: DISPLAY\nages: []'));
-    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
-      [5, 11, 'audiences[0].ages: must not be empty', 'to target every age, leave out ages (and ageType)'],
-    ]);
+    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([[5, 11, 'audiences[0].ages: must not be empty', 'to target every age, leave out ages (and ageType)']]);
   });
 });
 

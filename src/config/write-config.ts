@@ -1,13 +1,5 @@
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
-import {
-  DEFINITION_FIELDS,
-  REGION_FIELDS,
-  TARGETING_FIELDS,
-  TARGETING_REQUEST_FIELDS,
-  type AudienceDefinition,
-  type JsonValue,
-  type LiveAudience,
-} from '../model/index.js';
+import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_REQUEST_FIELDS, type AudienceDefinition, type JsonValue, type LiveAudience } from '../model/index.js';
 
 /**
  * The desired-state file for live audiences, as `audiences import` writes it: the service's

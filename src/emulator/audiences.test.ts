@@ -129,16 +129,12 @@ describe('create (operation 3) and the response shapes', () => {
     expect(body.genders).toEqual(['F']);
     expect(body.locations).toEqual([{ value: 'I', description: 'Seoul', depth1Name: 'Seoul' }]);
     // Create/update: depth-2 objects are Depth2Location, depth-3 objects the Location shape.
-    expect(body.depth2Locations).toEqual([
-      { value: 'I04', description: 'Seoul Gangnam-gu', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu' },
-    ]);
+    expect(body.depth2Locations).toEqual([{ value: 'I04', description: 'Seoul Gangnam-gu', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu' }]);
     expect(body.depth3Locations).toEqual([{ value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul' }]);
     expect(body.ufoInterests).toEqual(['TRAVEL']);
     expect(body.ufoBusinessTypes).toEqual([]);
     expect(body.customerFileTargetings).toEqual([{ customerFileId: 5001, inclusionType: 'INCLUDE', customerFileName: 'VIP customers' }]);
-    expect(body.trackerTargetings).toEqual([
-      { trackId: 'trk-web', eventCode: 'purchase', retentionDays: 30, inclusionType: 'EXCLUDE', trackName: 'Website pixel' },
-    ]);
+    expect(body.trackerTargetings).toEqual([{ trackId: 'trk-web', eventCode: 'purchase', retentionDays: 30, inclusionType: 'EXCLUDE', trackName: 'Website pixel' }]);
     expect(body.talkChannelGroupTargetings).toEqual([]);
     expect(body.populationScore).toEqual(expect.any(Number));
   });
@@ -216,12 +212,7 @@ describe('the rules of the create body', () => {
     ['rule 2: no genders with NOT_ALL', { genders: undefined }, 4202],
     ['an unknown gender', { genders: ['X'] }, 4203],
     ['rule 3: NOT_ALL on an adult account without the ten bands', { ages: twoBands }, 4301, 4321],
-    [
-      'rule 3: the ten bands plus 15 on an adult account',
-      { ages: ['15', '20', '25', '30', '35', '40', '45', '50', '55', '60', '65'] },
-      4301,
-      4321,
-    ],
+    ['rule 3: the ten bands plus 15 on an adult account', { ages: ['15', '20', '25', '30', '35', '40', '45', '50', '55', '60', '65'] }, 4301, 4321],
     ['rule 4: locations with locationType ALL', { locationType: 'ALL' }, 4401],
     ['rule 4: depth2Locations with locationType ALL', { locationType: 'ALL', locations: undefined, depth2Locations: [{ value: 'I01' }] }, 4401],
     ['rule 5: AREA without any region', { locations: undefined }, 4501],
@@ -247,18 +238,10 @@ describe('the rules of the create body', () => {
     ['an empty event code', { trackerTargetings: [{ trackId: 'trk-web', eventCode: '', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4902],
     ['an event code that is a number', { trackerTargetings: [{ trackId: 'trk-web', eventCode: 1, retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4902],
     ['retentionDays as a string', { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: '7', inclusionType: 'INCLUDE' }] }, 4902],
-    [
-      'retentionDays out of 1..180',
-      { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 181, inclusionType: 'INCLUDE' }] },
-      4902,
-    ],
+    ['retentionDays out of 1..180', { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 181, inclusionType: 'INCLUDE' }] }, 4902],
     ['a member that is not an object', { cohortTargetings: [7001] }, 4004],
     ['rule 8: customer files on a MESSAGE audience', { type: 'MESSAGE', customerFileTargetings: [{ customerFileId: 5001, inclusionType: 'INCLUDE' }] }, 4801],
-    [
-      'rule 8: trackers on a MESSAGE audience',
-      { type: 'MESSAGE', trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] },
-      4801,
-    ],
+    ['rule 8: trackers on a MESSAGE audience', { type: 'MESSAGE', trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4801],
     ['rule 7: friend groups on a DISPLAY audience', { talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }] }, 4701],
     ['rule 9: a customer file of another account', { customerFileTargetings: [{ customerFileId: 5101, inclusionType: 'INCLUDE' }] }, 4901],
     ['rule 9: a customer file of another account, id as text', { customerFileTargetings: [{ customerFileId: '5101', inclusionType: 'INCLUDE' }] }, 4901],
@@ -270,11 +253,7 @@ describe('the rules of the create body', () => {
     ['rule 9: an unknown sync app, id as a number', { syncAppTargetings: [{ profileId: 999, inclusionType: 'INCLUDE' }] }, 4901],
     ['rule 9: an unknown friend group, id as text', { type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: '9101', inclusionType: 'INCLUDE' }] }, 4901],
     ['rule 9: an unknown tracker', { trackerTargetings: [{ trackId: 'trk-nope', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4901],
-    [
-      'rule 9: an event code the tracker does not track',
-      { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'refund', retentionDays: 7, inclusionType: 'INCLUDE' }] },
-      4901,
-    ],
+    ['rule 9: an event code the tracker does not track', { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'refund', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4901],
     ['rule 9: an unknown channel profile', { talkChannelTargetings: [{ profileId: '_other', inclusionType: 'INCLUDE' }] }, 4901],
     ['rule 9: an unknown friend group', { type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: 9101, inclusionType: 'INCLUDE' }] }, 4901],
   ];
@@ -311,9 +290,7 @@ describe('read and list (operations 1 and 2)', () => {
     expect(Object.keys(answer.json).sort()).toEqual([...readKeys].sort());
     // Single read: depth-2 objects are the Location shape, depth-3 objects Depth3Location.
     expect(answer.json.depth2Locations).toEqual([{ value: 'I04', description: 'Seoul Gangnam-gu', depth1Name: 'Seoul' }]);
-    expect(answer.json.depth3Locations).toEqual([
-      { value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu', depth3Name: 'Yeoksam-dong' },
-    ]);
+    expect(answer.json.depth3Locations).toEqual([{ value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu', depth3Name: 'Yeoksam-dong' }]);
     expect(answer.json.populationScore).toBe(created.json.populationScore);
   });
 

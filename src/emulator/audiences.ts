@@ -6,15 +6,7 @@
 import { detailCodes as codes, failure, invalid } from './http-error.js';
 import { adultAgeBands, ageBands, regions, ufoBusinessTypes, ufoInterests } from './catalog.js';
 import type { Region } from './catalog.js';
-import type {
-  Account,
-  AudienceStatus,
-  AudienceType,
-  Campaign,
-  EmulatorState,
-  StoredAudience,
-  Targetables,
-} from './store.js';
+import type { Account, AudienceStatus, AudienceType, Campaign, EmulatorState, StoredAudience, Targetables } from './store.js';
 
 export interface AudienceContext {
   state: EmulatorState;
@@ -36,14 +28,7 @@ export type MemberIdSpelling = (typeof memberIdSpellings)[number];
 /** A new or updated audience answers STANDBY this long, then its final status. */
 export const PROCESSING_MS = 5000;
 
-const targetingKeys = [
-  'customerFileTargetings',
-  'trackerTargetings',
-  'cohortTargetings',
-  'talkChannelTargetings',
-  'syncAppTargetings',
-  'talkChannelGroupTargetings',
-] as const;
+const targetingKeys = ['customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings', 'talkChannelGroupTargetings'] as const;
 type TargetingKey = (typeof targetingKeys)[number];
 
 const regionKeys = ['locations', 'depth2Locations', 'depth3Locations'] as const;
@@ -51,20 +36,7 @@ type RegionKey = (typeof regionKeys)[number];
 const regionDepth: Record<RegionKey, 1 | 2 | 3> = { locations: 1, depth2Locations: 2, depth3Locations: 3 };
 const regionFields = new Set(['value', 'description', 'depth1Name', 'depth2Name', 'depth3Name']);
 
-const bodyFields = new Set<string>([
-  'adAccountId',
-  'name',
-  'type',
-  'ageType',
-  'ages',
-  'genderType',
-  'genders',
-  'ufoInterests',
-  'ufoBusinessTypes',
-  'locationType',
-  ...regionKeys,
-  ...targetingKeys,
-]);
+const bodyFields = new Set<string>(['adAccountId', 'name', 'type', 'ageType', 'ages', 'genderType', 'genders', 'ufoInterests', 'ufoBusinessTypes', 'locationType', ...regionKeys, ...targetingKeys]);
 const requiredFields = ['adAccountId', 'name', 'type', 'ageType', 'genderType', 'locationType'] as const;
 export const MAX_NAME_LENGTH = 255;
 
@@ -119,12 +91,42 @@ function targetingKind<T extends Item>(idField: string, nameKey: string, items: 
 }
 
 const targetingKinds: Record<TargetingKey, TargetingKind> = {
-  customerFileTargetings: targetingKind('customerFileId', 'customerFileName', (t) => t.customerFiles, (item) => item.id),
-  trackerTargetings: targetingKind('trackId', 'trackName', (t) => t.trackers, (item) => item.trackId),
-  cohortTargetings: targetingKind('cohortId', 'cohortName', (t) => t.cohorts, (item) => item.id),
-  talkChannelTargetings: targetingKind('profileId', 'profileName', (t) => t.talkChannels, (item) => item.profileId),
-  syncAppTargetings: targetingKind('profileId', 'profileName', (t) => t.syncApps, (item) => item.profileId),
-  talkChannelGroupTargetings: targetingKind('groupId', 'groupName', (t) => t.friendGroups, (item) => item.id),
+  customerFileTargetings: targetingKind(
+    'customerFileId',
+    'customerFileName',
+    (t) => t.customerFiles,
+    (item) => item.id,
+  ),
+  trackerTargetings: targetingKind(
+    'trackId',
+    'trackName',
+    (t) => t.trackers,
+    (item) => item.trackId,
+  ),
+  cohortTargetings: targetingKind(
+    'cohortId',
+    'cohortName',
+    (t) => t.cohorts,
+    (item) => item.id,
+  ),
+  talkChannelTargetings: targetingKind(
+    'profileId',
+    'profileName',
+    (t) => t.talkChannels,
+    (item) => item.profileId,
+  ),
+  syncAppTargetings: targetingKind(
+    'profileId',
+    'profileName',
+    (t) => t.syncApps,
+    (item) => item.profileId,
+  ),
+  talkChannelGroupTargetings: targetingKind(
+    'groupId',
+    'groupName',
+    (t) => t.friendGroups,
+    (item) => item.id,
+  ),
 };
 
 type Definition = Omit<StoredAudience, 'id' | 'adAccountId' | 'createdAt' | 'lastModifiedAt' | 'statusOverride'>;
@@ -179,10 +181,7 @@ export function deleteAudience(ctx: AudienceContext, id: number): void {
 }
 
 /** Operation 6: 200 even when some fail; each failure names its id first. */
-export function deleteAudiences(
-  ctx: AudienceContext,
-  audienceIds: string | null,
-): { successCount: number; failCount: number; errorMessages: string[] } {
+export function deleteAudiences(ctx: AudienceContext, audienceIds: string | null): { successCount: number; failCount: number; errorMessages: string[] } {
   if (audienceIds === null) throw invalid(codes.badQuery, "query parameter 'audienceIds' is required");
   const parts = audienceIds.split(',').map((part) => part.trim());
   if (parts.some((part) => parseId(part) === undefined)) {
@@ -309,7 +308,11 @@ export function populationScore(state: EmulatorState, audience: StoredAudience):
   if (audience.ufoBusinessTypes.length > 0) score *= Math.min(1, audience.ufoBusinessTypes.length / 10);
   const used = members(state, audience);
   const included = used.filter(({ member }) => member['inclusionType'] === 'INCLUDE');
-  if (included.length > 0) score = Math.min(score, included.reduce((sum, { item }) => sum + (item?.size ?? 0), 0));
+  if (included.length > 0)
+    score = Math.min(
+      score,
+      included.reduce((sum, { item }) => sum + (item?.size ?? 0), 0),
+    );
   score *= 0.9 ** (used.length - included.length);
   return Math.round(score);
 }
@@ -419,10 +422,7 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
   if (mode === 'update' && !isId(record['id'])) throw invalid(codes.wrongType, "field 'id' must be a positive integer (Long)");
   if (!isId(record['adAccountId'])) throw invalid(codes.wrongType, "field 'adAccountId' must be a positive integer (Long)");
   if (record['adAccountId'] !== ctx.account.id) {
-    throw invalid(
-      codes.accountMismatch,
-      `field 'adAccountId' (${String(record['adAccountId'])}) does not match the adAccountId header (${ctx.account.id})`,
-    );
+    throw invalid(codes.accountMismatch, `field 'adAccountId' (${String(record['adAccountId'])}) does not match the adAccountId header (${ctx.account.id})`);
   }
   const name = record['name'];
   if (typeof name !== 'string') throw invalid(codes.wrongType, "field 'name' must be a string");
@@ -444,10 +444,7 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
       throw invalid(codes.rule3AgeType, 'this ad account allows adult targeting: on update ageType may only be NOT_ALL (rule 3)');
     }
     if (ageType === 'NOT_ALL' && !sameSet(ages, adultAgeBands)) {
-      throw invalid(
-        codes.rule3Bands,
-        `this ad account allows adult targeting: ages must be exactly ${adultAgeBands.join(', ')} (rule 3)`,
-      );
+      throw invalid(codes.rule3Bands, `this ad account allows adult targeting: ages must be exactly ${adultAgeBands.join(', ')} (rule 3)`);
     }
   }
   const genders = parseChoices(record, 'genders', genderType, ['F', 'M'], 2);
@@ -623,10 +620,7 @@ function targetedMember(ctx: AudienceContext, key: TargetingKey, index: number, 
 }
 
 /** Rules 6 and 7 against the campaigns whose ad groups use (or are about to use) the audience. */
-function checkCampaignRules(
-  audience: Pick<StoredAudience, 'locations' | 'talkChannelGroupTargetings' | 'type'>,
-  campaigns: Campaign[],
-): void {
+function checkCampaignRules(audience: Pick<StoredAudience, 'locations' | 'talkChannelGroupTargetings' | 'type'>, campaigns: Campaign[]): void {
   const bizBoard = campaigns.find((campaign) => campaign.campaignType === 'TALK_BIZ_BOARD');
   if (bizBoard && audience.locations.includes('Z')) {
     throw invalid(codes.rule6, `locations must not contain Z (overseas): campaign ${bizBoard.id} is a TALK_BIZ_BOARD campaign (rule 6)`);
@@ -667,9 +661,7 @@ function linkedAdGroupIds(state: EmulatorState, audienceId: number): number[] {
 }
 
 function linkedCampaigns(state: EmulatorState, audienceId: number): Campaign[] {
-  const campaignIds = new Set(
-    linkedAdGroupIds(state, audienceId).map((adGroupId) => state.adGroups.find((group) => group.id === adGroupId)?.campaignId),
-  );
+  const campaignIds = new Set(linkedAdGroupIds(state, audienceId).map((adGroupId) => state.adGroups.find((group) => group.id === adGroupId)?.campaignId));
   return state.campaigns.filter((campaign) => campaignIds.has(campaign.id));
 }
 
@@ -691,9 +683,7 @@ function sent(record: Body, key: string): boolean {
 
 function expectObject(value: unknown, path?: string): Body {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw path === undefined
-      ? invalid(codes.bodyNotObject, 'the body must be a JSON object')
-      : invalid(codes.wrongType, `'${path}' must be an object`);
+    throw path === undefined ? invalid(codes.bodyNotObject, 'the body must be a JSON object') : invalid(codes.wrongType, `'${path}' must be an object`);
   }
   return value as Body;
 }

@@ -99,9 +99,7 @@ describe('the seeded fault draw', () => {
     used.reset();
     expect(used.settings).toEqual(start);
     expect(used.admit('account:1', 1)).toBeUndefined();
-    expect(Array.from({ length: 20 }, () => [used.decide(), used.delayMs()])).toEqual(
-      Array.from({ length: 20 }, () => [fresh.decide(), fresh.delayMs()]),
-    );
+    expect(Array.from({ length: 20 }, () => [used.decide(), used.delayMs()])).toEqual(Array.from({ length: 20 }, () => [fresh.decide(), fresh.delayMs()]));
   });
 });
 

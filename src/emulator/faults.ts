@@ -33,11 +33,7 @@ export interface FaultSettings {
  * performed (a create really happened) and then the answer is replaced by the fault — the case
  * a client must handle without creating twice.
  */
-export type FaultDecision =
-  | { kind: 'none' }
-  | { kind: '429' }
-  | { kind: '5xx'; status: 500 | 503; when: 'before' | 'after' }
-  | { kind: 'reset'; when: 'before' | 'after' };
+export type FaultDecision = { kind: 'none' } | { kind: '429' } | { kind: '5xx'; status: 500 | 503; when: 'before' | 'after' } | { kind: 'reset'; when: 'before' | 'after' };
 
 export const defaultFaultSettings: FaultSettings = {
   latencyMs: 0,

@@ -222,10 +222,7 @@ describe('parseImagegenRequest accepts', () => {
   });
 
   it('null where the default is "nothing": seed, negative_prompt, reference_image, face_refiner', () => {
-    const request = parseImagegenRequest(
-      'inpainting',
-      body('inpainting', { seed: null, negative_prompt: null, reference_image: null, face_refiner: null }),
-    );
+    const request = parseImagegenRequest('inpainting', body('inpainting', { seed: null, negative_prompt: null, reference_image: null, face_refiner: null }));
     expect(request).toMatchObject({ seed: null, negative_prompt: null, reference_image: null, face_refiner: null });
   });
 

@@ -189,12 +189,8 @@ export function parseImagegenRequest(operation: Operation, body: unknown): Image
   const samples = inRange(num('samples') ?? 1, 1, 8, 'samples', DETAIL.SAMPLES);
   const returnType = oneOf(str('return_type') ?? 'url', ['base64_string', 'url'] as const, 'return_type', DETAIL.RETURN_TYPE);
   const takesPrior = PARAMS.prior_num_inference_steps?.use[operation] !== '-';
-  const priorSteps = takesPrior
-    ? inRange(num('prior_num_inference_steps') ?? 25, 10, 100, 'prior_num_inference_steps', DETAIL.PRIOR_NUM_INFERENCE_STEPS)
-    : null;
-  const priorGuidance = takesPrior
-    ? inRange(num('prior_guidance_scale') ?? 5.0, 1.0, 20.0, 'prior_guidance_scale', DETAIL.PRIOR_GUIDANCE_SCALE)
-    : null;
+  const priorSteps = takesPrior ? inRange(num('prior_num_inference_steps') ?? 25, 10, 100, 'prior_num_inference_steps', DETAIL.PRIOR_NUM_INFERENCE_STEPS) : null;
+  const priorGuidance = takesPrior ? inRange(num('prior_guidance_scale') ?? 5.0, 1.0, 20.0, 'prior_guidance_scale', DETAIL.PRIOR_GUIDANCE_SCALE) : null;
   const steps = inRange(num('num_inference_steps') ?? 50, 10, 100, 'num_inference_steps', DETAIL.NUM_INFERENCE_STEPS);
   const guidance = inRange(num('guidance_scale') ?? 5.0, 1.0, 20.0, 'guidance_scale', DETAIL.GUIDANCE_SCALE);
   const scheduler = operation === 'inpainting' ? null : parseScheduler(version, str('scheduler'));

@@ -55,7 +55,9 @@ async function solid(width: number, height: number, rgb: [number, number, number
 async function halfMask(width: number, height: number): Promise<Buffer> {
   const pixels = Buffer.alloc(width * height);
   for (let y = 0; y < height; y += 1) pixels.fill(255, y * width + width / 2, (y + 1) * width);
-  return sharp(pixels, { raw: { width, height, channels: 1 } }).png().toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 1 } })
+    .png()
+    .toBuffer();
 }
 
 async function rejection(promise: Promise<unknown>): Promise<{ status: number; detailCode: number | undefined }> {
@@ -76,8 +78,7 @@ function box(type: string, ...parts: Buffer[]): Buffer {
   header.write(type, 4, 'latin1');
   return Buffer.concat([header, payload]);
 }
-const fullBox = (type: string, version: number, flags: number, ...parts: Buffer[]): Buffer =>
-  box(type, Buffer.from([version, (flags >> 16) & 255, (flags >> 8) & 255, flags & 255]), ...parts);
+const fullBox = (type: string, version: number, flags: number, ...parts: Buffer[]): Buffer => box(type, Buffer.from([version, (flags >> 16) & 255, (flags >> 8) & 255, flags & 255]), ...parts);
 const u32 = (n: number): Buffer => Buffer.from([(n >>> 24) & 255, (n >> 16) & 255, (n >> 8) & 255, n & 255]);
 const u16 = (n: number): Buffer => Buffer.from([(n >> 8) & 255, n & 255]);
 
@@ -132,7 +133,17 @@ describe('image bytes', () => {
   });
 
   it('falls back to the largest ispe without a primary item association', () => {
-    expect(readIsoBmff(heic({ sizes: [[64, 48], [4032, 3024], [512, 384]] }))?.size).toEqual({ width: 4032, height: 3024 });
+    expect(
+      readIsoBmff(
+        heic({
+          sizes: [
+            [64, 48],
+            [4032, 3024],
+            [512, 384],
+          ],
+        }),
+      )?.size,
+    ).toEqual({ width: 4032, height: 3024 });
   });
 
   it('recognises HEIC by any HEVC brand and tells AVIF apart', () => {
@@ -147,9 +158,15 @@ describe('image bytes', () => {
       expect(inspected).toMatchObject({ format, width: 24, height: 16 });
       expect('rgb' in inspected && inspected.rgb?.length).toBe(24 * 16 * 3);
     }
-    const deep = await sharp({ create: { width: 4, height: 2, channels: 3, background: { r: 10, g: 20, b: 30 } } }).toColourspace('rgb16').png().toBuffer();
+    const deep = await sharp({ create: { width: 4, height: 2, channels: 3, background: { r: 10, g: 20, b: 30 } } })
+      .toColourspace('rgb16')
+      .png()
+      .toBuffer();
     expect(await inspectImage(deep)).toEqual({ format: 'png', width: 4, height: 2, rgb: Buffer.from(Array(8).fill([10, 20, 30]).flat()) });
-    const grey = await sharp({ create: { width: 8, height: 4, channels: 3, background: '#808080' } }).toColourspace('b-w').png().toBuffer();
+    const grey = await sharp({ create: { width: 8, height: 4, channels: 3, background: '#808080' } })
+      .toColourspace('b-w')
+      .png()
+      .toBuffer();
     const inspected = await inspectImage(grey);
     expect('rgb' in inspected && inspected.rgb?.length).toBe(8 * 4 * 3);
   });
@@ -469,8 +486,7 @@ describe('nsfw_checker', () => {
 
   it('scores deterministically and flags prompts with the word "unsafe"', async () => {
     const { imagegen } = setup();
-    const check = async (prompt: string, seed: number): Promise<ResponseImage> =>
-      (await generate(imagegen, 't2i', { ...T2I, prompt, nsfw_checker: true, seed: [seed] })).images[0]!;
+    const check = async (prompt: string, seed: number): Promise<ResponseImage> => (await generate(imagegen, 't2i', { ...T2I, prompt, nsfw_checker: true, seed: [seed] })).images[0]!;
     const safe = await check('a lighthouse', 1);
     expect(safe.nsfw_content_detected).toBe(false);
     expect(safe.nsfw_score).toBeGreaterThanOrEqual(0);

@@ -38,9 +38,7 @@ export function createImagegen(options: { baseUrl: () => string; now: () => numb
       const request = parseImagegenRequest(operation, body);
       const inputs = await readInputs(request);
       const size =
-        inputs.image && request.operation === 'inpainting'
-          ? { width: inputs.image.image.width, height: inputs.image.image.height }
-          : { width: request.width ?? 0, height: request.height ?? 0 };
+        inputs.image && request.operation === 'inpainting' ? { width: inputs.image.image.width, height: inputs.image.image.height } : { width: request.width ?? 0, height: request.height ?? 0 };
       const target = request.upscale ? enlargedSize(size, request.scale) : size;
       const seeds = request.seed ?? Array.from({ length: request.samples }, () => randomInt(0, MAX_SEED + 1));
       const content = contentKey(request, inputs);
@@ -106,10 +104,7 @@ async function readInputs(request: ImagegenRequest): Promise<Inputs> {
     }
     const { image, mask } = inputs;
     if (image && mask && (image.image.width !== mask.image.width || image.image.height !== mask.image.height)) {
-      throw invalid(
-        DETAIL.MASK_SIZE_MISMATCH,
-        `mask is ${mask.image.width}x${mask.image.height} but image is ${image.image.width}x${image.image.height}: they must be the same size`,
-      );
+      throw invalid(DETAIL.MASK_SIZE_MISMATCH, `mask is ${mask.image.width}x${mask.image.height} but image is ${image.image.width}x${image.image.height}: they must be the same size`);
     }
   }
   return inputs;

@@ -1,15 +1,5 @@
 /** The audience service's routes (operations 1–8 of audience-api.md): each authorizes the ad account first; a change is answered once written. */
-import {
-  createAudience,
-  deleteAudience,
-  deleteAudiences,
-  listAudienceAdGroups,
-  listAudiences,
-  parseId,
-  readAudience,
-  unlinkAdGroup,
-  updateAudience,
-} from './audiences.js';
+import { createAudience, deleteAudience, deleteAudiences, listAudienceAdGroups, listAudiences, parseId, readAudience, unlinkAdGroup, updateAudience } from './audiences.js';
 import type { AudienceContext } from './audiences.js';
 import { authorizeAds } from './auth.js';
 import { persisted } from './context.js';
@@ -22,7 +12,10 @@ import type { Route } from './router.js';
 /** The routes, list before read so `/targetings/audiences` is never taken for an id. */
 export function audienceRoutes(emulator: EmulatorContext): Route[] {
   /** A handler running `run` for the ad account the call is authorized for. */
-  const forAccount = (run: (ctx: AudienceContext, call: Call) => Reply | Promise<Reply>): Handler => async (call) => run(audienceContext(emulator, call), call);
+  const forAccount =
+    (run: (ctx: AudienceContext, call: Call) => Reply | Promise<Reply>): Handler =>
+    async (call) =>
+      run(audienceContext(emulator, call), call);
   /** The reply to a change, once it is written. */
   const changed = (reply: Reply): Promise<Reply> => persisted(emulator.store, reply);
   return [

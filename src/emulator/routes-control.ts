@@ -20,24 +20,33 @@ export function isControlPath(path: string): boolean {
 export function controlRoutes(emulator: EmulatorContext): Handler {
   const { store, faults, log } = emulator;
   const exact = new Map<string, Handler>([
-    ['POST /_emulator/reset', async () => {
-      await store.replace(seedState());
-      faults.reset();
-      log.clear();
-      return ok({ reset: true });
-    }],
+    [
+      'POST /_emulator/reset',
+      async () => {
+        await store.replace(seedState());
+        faults.reset();
+        log.clear();
+        return ok({ reset: true });
+      },
+    ],
     ['GET /_emulator/requests', async () => ok({ requests: log.entries() })],
-    ['DELETE /_emulator/requests', async () => {
-      log.clear();
-      return ok({ cleared: true });
-    }],
+    [
+      'DELETE /_emulator/requests',
+      async () => {
+        log.clear();
+        return ok({ cleared: true });
+      },
+    ],
     ['GET /_emulator/faults', async () => ok(faults.settings)],
-    ['PUT /_emulator/faults', async (call) => {
-      const patch = parseFaultPatch(lenientJson(call));
-      if (typeof patch === 'string') throw invalid(codes.wrongType, patch);
-      faults.update(patch);
-      return ok(faults.settings);
-    }],
+    [
+      'PUT /_emulator/faults',
+      async (call) => {
+        const patch = parseFaultPatch(lenientJson(call));
+        if (typeof patch === 'string') throw invalid(codes.wrongType, patch);
+        faults.update(patch);
+        return ok(faults.settings);
+      },
+    ],
     ['POST /_emulator/links', async (call) => persisted(store, ok(linkAdGroup(store.state, lenientJson(call))))],
     ['GET /_emulator/state', async () => ok(store.state)],
   ]);

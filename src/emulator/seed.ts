@@ -44,12 +44,7 @@ export function seedState(): EmulatorState {
       { id: 301, adAccountId: ADULT_ACCOUNT_ID, campaignId: 31, name: 'Adult main', status: ['LIVE'], type: 'DISPLAY' },
       { id: 901, adAccountId: LOCKED_ACCOUNT_ID, campaignId: 91, name: 'Locked main', status: ['LIVE'], type: 'DISPLAY' },
     ],
-    targetables: mergeTargetables([
-      targetablesFor(DEMO_ACCOUNT_ID, 0),
-      targetablesFor(SECOND_ACCOUNT_ID, 1),
-      targetablesFor(ADULT_ACCOUNT_ID, 2),
-      targetablesFor(LOCKED_ACCOUNT_ID, 9),
-    ]),
+    targetables: mergeTargetables([targetablesFor(DEMO_ACCOUNT_ID, 0), targetablesFor(SECOND_ACCOUNT_ID, 1), targetablesFor(ADULT_ACCOUNT_ID, 2), targetablesFor(LOCKED_ACCOUNT_ID, 9)]),
     companies: seedCompanies(),
     audiences: [],
     links: [],

@@ -125,9 +125,7 @@ describe('company lookup', () => {
     const answer = await send('GET', '/openapi/v1/companies?bizNum=120-81-47521', ads());
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/json;charset=UTF-8');
-    expect(Object.keys(answer.json).sort()).toEqual(
-      ['id', 'businessRegistrationNumber', 'name', 'representationName', 'businessCategory', 'businessItem', 'address'].sort(),
-    );
+    expect(Object.keys(answer.json).sort()).toEqual(['id', 'businessRegistrationNumber', 'name', 'representationName', 'businessCategory', 'businessItem', 'address'].sort());
     expect(answer.json.businessRegistrationNumber).toBe('120-81-47521');
     expect(Object.keys(answer.json.address).sort()).toEqual(['baseAddress', 'detailAddress', 'zipCode']);
   });
@@ -189,7 +187,11 @@ describe('image generation routing', () => {
     const image = await fetch(url);
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
-    expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(
+      Buffer.from(await image.arrayBuffer())
+        .subarray(1, 4)
+        .toString('latin1'),
+    ).toBe('PNG');
     expectError(await send('GET', '/images/nothing.png', {}), 404, 3005);
   });
 });

@@ -61,14 +61,7 @@ export type RegionField = (typeof REGION_FIELDS)[number];
 export const CODE_SET_FIELDS = ['ages', 'genders', 'ufoInterests', 'ufoBusinessTypes'] as const;
 export type CodeSetField = (typeof CODE_SET_FIELDS)[number];
 
-export const TARGETING_FIELDS = [
-  'customerFileTargetings',
-  'trackerTargetings',
-  'cohortTargetings',
-  'talkChannelTargetings',
-  'syncAppTargetings',
-  'talkChannelGroupTargetings',
-] as const;
+export const TARGETING_FIELDS = ['customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings', 'talkChannelGroupTargetings'] as const;
 export type TargetingField = (typeof TARGETING_FIELDS)[number];
 
 export const SCALAR_FIELDS = ['name', 'type', 'ageType', 'genderType', 'locationType'] as const;
@@ -143,16 +136,7 @@ export function emptyDefinition(name: string, type: AudienceType): AudienceDefin
 
 /** Which criteria each audience type may use (the spec's per-type table, rule 8). */
 export const CRITERIA_BY_TYPE: Readonly<Record<AudienceType, readonly DefinitionField[]>> = {
-  DISPLAY: [
-    'ufoInterests',
-    'ufoBusinessTypes',
-    ...REGION_FIELDS,
-    'customerFileTargetings',
-    'trackerTargetings',
-    'cohortTargetings',
-    'talkChannelTargetings',
-    'syncAppTargetings',
-  ],
+  DISPLAY: ['ufoInterests', 'ufoBusinessTypes', ...REGION_FIELDS, 'customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings'],
   MESSAGE: ['ufoInterests', 'ufoBusinessTypes', ...REGION_FIELDS, 'talkChannelGroupTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings'],
 };
 

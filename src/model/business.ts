@@ -14,7 +14,9 @@ const CHECK_WEIGHTS = [1, 3, 7, 1, 3, 7, 1, 3, 5] as const;
 export function bizNumProblem(bizNum: string): { message: string; hint: string } | undefined {
   if (!BIZNUM_PATTERN.test(bizNum)) {
     const digits = bizNum.replace(/\D/g, '');
-    const hint = /^\d{10}$/.test(bizNum.trim()) ? `write it with its separators: ${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5)}` : 'three, two and five digits with hyphens, e.g. 120-81-47521';
+    const hint = /^\d{10}$/.test(bizNum.trim())
+      ? `write it with its separators: ${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5)}`
+      : 'three, two and five digits with hyphens, e.g. 120-81-47521';
     return { message: `${JSON.stringify(bizNum)} is not a business registration number of the form XXX-XX-XXXXX`, hint };
   }
   const digits = [...bizNum.replaceAll('-', '')].map(Number);

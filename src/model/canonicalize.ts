@@ -92,7 +92,11 @@ function uniqueSorted<T>(values: T[], rank: (value: T) => number | string): T[] 
 }
 
 function sortKeys(member: TargetingMember): TargetingMember {
-  return Object.fromEntries(Object.keys(member).sort().map((key) => [key, member[key] as JsonValue]));
+  return Object.fromEntries(
+    Object.keys(member)
+      .sort()
+      .map((key) => [key, member[key] as JsonValue]),
+  );
 }
 
 /** Locale-independent ordering, so plans read the same on every machine. */

@@ -131,9 +131,7 @@ export interface ImageLock {
 
 /** A local file as the plan sees it: absent, present (with what its bytes are), or refused with the reason. */
 export type LocalFile =
-  | { status: 'absent' }
-  | { status: 'present'; sha256: string; format: ImageFormat | 'heic' | null; width: number | null; height: number | null }
-  | { status: 'refused'; reason: string };
+  { status: 'absent' } | { status: 'present'; sha256: string; format: ImageFormat | 'heic' | null; width: number | null; height: number | null } | { status: 'refused'; reason: string };
 
 /**
  * The local side of images, read before planning: the lock and every file the plan needs

@@ -33,7 +33,12 @@ export function checkBizNum(bizNum: string): string {
 export async function resolveAdAccount(explicit: number | undefined, file: string, cwd: string): Promise<number> {
   if (explicit !== undefined) return explicit;
   const noAccount = (why: string): AppError =>
-    new AppError({ code: 'NO_AD_ACCOUNT', source: 'user', summary: `no ad account to look the business up for: ${why}`, hint: 'pass --ad-account ID (the service wants the ad account with each lookup)' });
+    new AppError({
+      code: 'NO_AD_ACCOUNT',
+      source: 'user',
+      summary: `no ad account to look the business up for: ${why}`,
+      hint: 'pass --ad-account ID (the service wants the ad account with each lookup)',
+    });
   let text: string;
   try {
     text = await readFile(resolve(cwd, file), 'utf8');

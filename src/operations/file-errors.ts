@@ -25,7 +25,19 @@ export function fileWriteError(error: unknown, shown: string): AppError {
   });
 }
 
-const VERBS: Record<string, string> = { open: 'open', read: 'read', write: 'write', mkdir: 'create the folder', rename: 'write', scandir: 'list the folder', unlink: 'remove', rm: 'remove', lstat: 'inspect', stat: 'inspect', realpath: 'follow' };
+const VERBS: Record<string, string> = {
+  open: 'open',
+  read: 'read',
+  write: 'write',
+  mkdir: 'create the folder',
+  rename: 'write',
+  scandir: 'list the folder',
+  unlink: 'remove',
+  rm: 'remove',
+  lstat: 'inspect',
+  stat: 'inspect',
+  realpath: 'follow',
+};
 
 /**
  * An error of the file system that reached the command (a folder it cannot create, a file

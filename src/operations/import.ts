@@ -74,7 +74,12 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
     ({ text, check } = render(audiences, skipped));
   }
   if (!check.ok) {
-    throw new AppError({ code: 'IMPORT_INVALID', source: 'internal', summary: 'the imported file would not be valid', detail: check.issues.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`).join('\n') });
+    throw new AppError({
+      code: 'IMPORT_INVALID',
+      source: 'internal',
+      summary: 'the imported file would not be valid',
+      detail: check.issues.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`).join('\n'),
+    });
   }
   if (target) await writeFileAtomically(target, text, request.out);
   return { text, imported: audiences.length, skipped };

@@ -7,7 +7,16 @@ import { readLiveState, type AccountReader } from './plan.js';
 
 /** What the transport throws for a 2xx whose body lacks what the client needs. */
 function unusableAnswer(id: number): ApiError {
-  return new ApiError({ service: 'audience', method: 'GET', path: `/openapi/v4/targetings/${id}`, kind: 'invalid-response', status: 200, reason: 'not an AudienceDetail: ages[0] must be equal to one of the allowed values', ambiguous: false, attempts: 1 });
+  return new ApiError({
+    service: 'audience',
+    method: 'GET',
+    path: `/openapi/v4/targetings/${id}`,
+    kind: 'invalid-response',
+    status: 200,
+    reason: 'not an AudienceDetail: ages[0] must be equal to one of the allowed values',
+    ambiguous: false,
+    attempts: 1,
+  });
 }
 
 /** Each request settles only when the test says so; `events` records starts and answers in order. */
@@ -58,10 +67,9 @@ describe('readLiveState', () => {
 
   it("reads an audience's ad groups as soon as its read shows a change, while the other reads are in flight", async () => {
     const audiences = [liveAudience(1, { name: 'changed' }), liveAudience(2, { name: 'same' }), liveAudience(3, { name: 'linked' }), liveAudience(4, { name: 'gone' })];
-    const desired = desiredState(
-      [desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'same' }), desiredAudience({ name: 'linked' }, { adGroups: [7] })],
-      { prune: true },
-    );
+    const desired = desiredState([desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'same' }), desiredAudience({ name: 'linked' }, { adGroups: [7] })], {
+      prune: true,
+    });
     const { reader, events, settle } = scriptedReader(audiences, { 1: [adGroupLink(5)], 3: [adGroupLink(7)], 4: [adGroupLink(8)] });
     const reading = readLiveState(desired, reader);
     await settle('read 1');

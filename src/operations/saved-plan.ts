@@ -80,7 +80,14 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
   }
   const plans = Array.isArray(data) ? data : [data];
   for (const plan of plans) {
-    if (!validatePlan(plan)) throw invalidPlan(file, (validatePlan.errors ?? []).slice(0, 3).map((error) => `${error.instancePath || '/'} ${error.message}`).join('; '));
+    if (!validatePlan(plan))
+      throw invalidPlan(
+        file,
+        (validatePlan.errors ?? [])
+          .slice(0, 3)
+          .map((error) => `${error.instancePath || '/'} ${error.message}`)
+          .join('; '),
+      );
   }
   const withErrors = (plans as Plan[]).find((plan) => plan.errors.length > 0);
   if (withErrors) throw new AppError({ code: 'PLAN_HAS_ERRORS', source: 'user', summary: `the saved plan ${file} has errors and cannot be applied`, hint: 'fix the errors and plan again' });

@@ -26,10 +26,22 @@ describe('diffDefinition', () => {
   });
 
   it('narrows from provinces to a district in one diff: the location lists of every depth count', () => {
-    const live = definition({ locations: [{ value: 'C', description: 'South Gyeongsang' }, { value: 'H', description: 'Busan' }] });
+    const live = definition({
+      locations: [
+        { value: 'C', description: 'South Gyeongsang' },
+        { value: 'H', description: 'Busan' },
+      ],
+    });
     const changes = diffDefinition(definition({ depth2Locations: [{ value: 'H01' }] }), live);
     expect(changes.map((change) => [change.field, change.added, change.removed])).toEqual([
-      ['locations', [], [{ value: 'C', description: 'South Gyeongsang' }, { value: 'H', description: 'Busan' }]],
+      [
+        'locations',
+        [],
+        [
+          { value: 'C', description: 'South Gyeongsang' },
+          { value: 'H', description: 'Busan' },
+        ],
+      ],
       ['depth2Locations', [{ value: 'H01' }], []],
     ]);
   });

@@ -14,7 +14,12 @@ describe('planAccount', () => {
   });
 
   it('sees no change when only server-side fields differ', () => {
-    const live = liveAudience(1, { name: 'a', locationType: 'AREA', locations: [{ value: 'I', description: 'Seoul' }], cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'Five' }] });
+    const live = liveAudience(1, {
+      name: 'a',
+      locationType: 'AREA',
+      locations: [{ value: 'I', description: 'Seoul' }],
+      cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'Five' }],
+    });
     const desired = desiredAudience({ name: 'a', locationType: 'AREA', locations: [{ value: 'I' }], cohortTargetings: [{ cohortId: '5', inclusionType: 'INCLUDE' }] });
     const plan = planAccount(desiredState([desired]), liveState([live]), options);
     expect(plan.changes).toEqual([]);
@@ -47,7 +52,9 @@ describe('planAccount', () => {
     delete live.details['1'];
     live.unreadable = { '1': 'the answer had customerFileTargetings[0].customerFileId as a list' };
     const plan = planAccount(desiredState([desiredAudience({ name: 'odd' }), desiredAudience({ name: 'fine', genders: ['M'] })]), live, options);
-    expect(plan.errors).toMatchObject([{ code: 'LIVE_UNREADABLE', name: 'odd', message: 'audience "odd" (id 1) cannot be planned: the answer had customerFileTargetings[0].customerFileId as a list' }]);
+    expect(plan.errors).toMatchObject([
+      { code: 'LIVE_UNREADABLE', name: 'odd', message: 'audience "odd" (id 1) cannot be planned: the answer had customerFileTargetings[0].customerFileId as a list' },
+    ]);
     expect(plan.changes.map((change) => [change.action, change.name])).toEqual([['update', 'fine']]);
   });
 
@@ -166,10 +173,9 @@ describe('what the plan needs to read', () => {
   it('reads the detail of managed and deleted audiences only, and links only where they matter', () => {
     const audiences = [liveAudience(1, { name: 'same' }), liveAudience(2, { name: 'changed' }), liveAudience(3, { name: 'linked' }), liveAudience(4, { name: 'gone' })];
     const live = liveState(audiences);
-    const desired = desiredState(
-      [desiredAudience({ name: 'same' }), desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'linked' }, { adGroups: [1] })],
-      { prune: true },
-    );
+    const desired = desiredState([desiredAudience({ name: 'same' }), desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'linked' }, { adGroups: [1] })], {
+      prune: true,
+    });
     const needed = neededReads(desired, live.audiences);
     // With prune, the audience deleted is read too: the plan shows its whole definition.
     expect(needed.detailIds.sort()).toEqual([1, 2, 3, 4]);
@@ -189,7 +195,8 @@ describe('plan data order', () => {
       2: [adGroupLink(204), adGroupLink(202)],
     });
     const plan = planAccount(desiredState([desiredAudience({ name: 'a', genderType: 'NOT_ALL', genders: ['F'] })], { prune: true }), live, options);
-    const impact = (action: string) => plan.changes.flatMap((change) => (change.action === action && 'display' in change && 'impact' in change.display ? change.display.impact.map((ref) => ref.adGroupId) : []));
+    const impact = (action: string) =>
+      plan.changes.flatMap((change) => (change.action === action && 'display' in change && 'impact' in change.display ? change.display.impact.map((ref) => ref.adGroupId) : []));
     expect(impact('update')).toEqual([101, 105]);
     expect(impact('delete')).toEqual([202, 204]);
   });

@@ -63,5 +63,10 @@ export function requireRead<T>(value: T | undefined, what: string): T {
 }
 
 export function missingReadError(missing: string[]): AppError {
-  return new AppError({ code: 'INTERNAL', source: 'internal', summary: `the plan was given a live state without ${missing.join(', ')}`, hint: 'this is a bug of audiences: please report it with the command you ran' });
+  return new AppError({
+    code: 'INTERNAL',
+    source: 'internal',
+    summary: `the plan was given a live state without ${missing.join(', ')}`,
+    hint: 'this is a bug of audiences: please report it with the command you ran',
+  });
 }

@@ -10,4 +10,3 @@ export function renderPlans(plans: Plan[], format: 'text' | 'json' | 'markdown',
   const render = format === 'markdown' ? (plan: Plan) => renderMarkdown(plan) : (plan: Plan) => renderText(plan, style);
   return plans.map(render).join('\n');
 }
-

@@ -20,9 +20,7 @@ export interface Block {
  * A line under a block: a field with its value (`removed` when the field goes with its
  * audience), or one member of a set added, removed or kept.
  */
-export type Line =
-  | { kind: 'field'; label: string; text: string; removed?: true }
-  | { kind: 'added' | 'removed' | 'kept'; label: string; text: string };
+export type Line = { kind: 'field'; label: string; text: string; removed?: true } | { kind: 'added' | 'removed' | 'kept'; label: string; text: string };
 
 /** Every change as a block, each value in it made visible (see visible.ts): names and values come from the file and the account. */
 export function buildBlocks(plan: Plan): Block[] {
@@ -127,7 +125,12 @@ export function formatMember(field: string, member: JsonValue): string {
   }
   const keys = (TARGETING_FIELDS as readonly string[]).includes(field) ? TARGETING_MEMBER_KEYS[field as TargetingField] : [];
   const names = Object.keys(member).filter((key) => key.endsWith('Name'));
-  const ordered = [...keys.filter((key) => key in member), ...Object.keys(member).filter((key) => !keys.includes(key) && !names.includes(key)).sort()];
+  const ordered = [
+    ...keys.filter((key) => key in member),
+    ...Object.keys(member)
+      .filter((key) => !keys.includes(key) && !names.includes(key))
+      .sort(),
+  ];
   const label = names.map((key) => ` "${String(member[key])}"`).join('');
   return `${ordered.map((key) => `${key}=${typeof member[key] === 'string' ? member[key] : JSON.stringify(member[key])}`).join(' ')}${label}`;
 }

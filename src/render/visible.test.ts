@@ -48,7 +48,11 @@ describe('every renderer prints untrusted text visibly', () => {
     const text = renderError(new AppError({ code: 'API_ERROR', source: 'remote', summary: `the service said: ${HOSTILE}`, detail: `first\nsecond ${HOSTILE}` }), false);
     expect(lines(text).filter((line) => ACTING.test(line))).toEqual([]);
     // The detail's line breaks stay line breaks (a detail is several lines), each indented under the error.
-    expect(lines(text).slice(1, -1).every((line) => line.startsWith('  '))).toBe(true);
+    expect(
+      lines(text)
+        .slice(1, -1)
+        .every((line) => line.startsWith('  ')),
+    ).toBe(true);
     expect(lines(text)[0]).toBe('error[API_ERROR]: the service said: spring\\r\\u001b[32mok\\u001b[0m\\u0007\\u009b\\u202eevil\\n```');
   });
 });

@@ -106,7 +106,16 @@ describe('the eight operations against the emulator', () => {
     await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: created.id, adGroupId: 101 });
     await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: created.id, adGroupId: 102 });
     expect(await client.adGroups(created.id)).toEqual([
-      { adGroupId: 101, adGroupName: expect.any(String), adGroupType: 'DISPLAY', adGroupStatus: ['LIVE'], campaignId: 11, campaignName: expect.any(String), campaignType: 'DISPLAY', campaignGoal: 'VISITING' },
+      {
+        adGroupId: 101,
+        adGroupName: expect.any(String),
+        adGroupType: 'DISPLAY',
+        adGroupStatus: ['LIVE'],
+        campaignId: 11,
+        campaignName: expect.any(String),
+        campaignType: 'DISPLAY',
+        campaignGoal: 'VISITING',
+      },
       expect.objectContaining({ adGroupId: 102, adGroupStatus: ['PAUSED'], campaignId: 11 }),
     ]);
 

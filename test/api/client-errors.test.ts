@@ -26,7 +26,12 @@ afterEach(async () => {
 });
 
 function http(service: 'audience' | 'business' | 'imagegen', timeouts?: { headersMs: number }): HttpClient {
-  const client = transport({ service, baseUrl: server.url, headers: service === 'imagegen' ? { Authorization: 'AppKey test-app-key' } : bearer('test-access-token'), ...(timeouts ? { timeouts } : {}) });
+  const client = transport({
+    service,
+    baseUrl: server.url,
+    headers: service === 'imagegen' ? { Authorization: 'AppKey test-app-key' } : bearer('test-access-token'),
+    ...(timeouts ? { timeouts } : {}),
+  });
   clients.push(client);
   return client;
 }
@@ -54,7 +59,17 @@ describe.each(Object.entries(calls))('%s', (_name, call) => {
   it('a 4xx with extras carries every field of the body', async () => {
     server.answers = [reply(400, { code: -400, msg: 'invalid request', extras: { detailCode: 4321, detailMsg: 'the field x is wrong' } })];
     const error = await failure(call);
-    expect(error).toMatchObject({ kind: 'http', status: 400, code: 'API_REJECTED', serviceCode: -400, detailCode: 4321, detailMsg: 'the field x is wrong', ambiguous: false, attempts: 1, source: 'remote' });
+    expect(error).toMatchObject({
+      kind: 'http',
+      status: 400,
+      code: 'API_REJECTED',
+      serviceCode: -400,
+      detailCode: 4321,
+      detailMsg: 'the field x is wrong',
+      ambiguous: false,
+      attempts: 1,
+      source: 'remote',
+    });
     expect(error.summary).toContain('the field x is wrong');
     expect(error.detail).toContain('service code -400, detail code 4321 (invalid request)');
     expect(server.seen).toHaveLength(1);
@@ -127,7 +142,17 @@ describe('silence', () => {
 
 describe('the create under silence', () => {
   it('lists the account before sending again, and sends again only when nothing was made', async () => {
-    const created = { id: 9, name: 'a', audienceStatus: 'STANDBY', type: 'DISPLAY', createdDate: '2026-01-01T00:00:00', lastModifiedDate: '2026-01-01T00:00:00', adAccountId: 1234, ageType: 'ALL', genderType: 'ALL' };
+    const created = {
+      id: 9,
+      name: 'a',
+      audienceStatus: 'STANDBY',
+      type: 'DISPLAY',
+      createdDate: '2026-01-01T00:00:00',
+      lastModifiedDate: '2026-01-01T00:00:00',
+      adAccountId: 1234,
+      ageType: 'ALL',
+      genderType: 'ALL',
+    };
     server.answers = [silence, reply(200, { content: [] }), reply(200, created)];
     const result = await createAudienceClient(http('audience', { headersMs: 100 }), 1234).create(audienceBody);
     expect(result.id).toBe(9);
@@ -163,14 +188,19 @@ describe('image results', () => {
   const answer = (image: string) => reply(200, { id: 'job-1', model_version: 'v2.1', images: [{ id: 'img-1', seed: 4, image }] });
 
   it('the format comes from the bytes, not from the request', async () => {
-    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#fff' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#fff' } })
+      .png()
+      .toBuffer();
     server.answers = [answer(png.toString('base64'))];
     const result = await createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768, image_format: 'webp', return_type: 'base64_string' });
     expect(result).toEqual({ jobId: 'job-1', modelVersion: 'v2.1', images: [{ id: 'img-1', seed: 4, bytes: new Uint8Array(png), format: 'png', nsfwContentDetected: null, nsfwScore: null }] });
   });
 
   it('an expired URL (404) fails the generation, naming the file', async () => {
-    server.answers = [(req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body), reply(404, { code: -404, msg: 'not found', extras: { detailCode: 3005, detailMsg: 'no such image' } })];
+    server.answers = [
+      (req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body),
+      reply(404, { code: -404, msg: 'not found', extras: { detailCode: 3005, detailMsg: 'no such image' } }),
+    ];
     const error = await failure(() => createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }));
     expect(error).toMatchObject({ status: 404, method: 'GET', path: '/images/img-1.webp' });
   });
@@ -192,7 +222,9 @@ describe('image results', () => {
   });
 
   it('variations and inpainting post to their own paths', async () => {
-    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#000' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     server.answers = [answer(png.toString('base64'))];
     const client = createImageClient(http('imagegen'));
     await client.variations({ version: 'v2.0', image: 'AAAA', width: 384, height: 384 });

@@ -41,10 +41,7 @@ describe('text to image', () => {
     expect(image).toMatchObject({ seed: 42, format: 'webp', nsfwContentDetected: null, nsfwScore: null });
     expect(await sharp(image?.bytes).metadata()).toMatchObject({ format: 'webp', width: 512, height: 384 });
     const log = await requestLog();
-    expect(log.map((entry) => `${entry.method} ${entry.path.replace(/[0-9a-f-]{36}/, 'ID')} ${String(entry.status)}`)).toEqual([
-      'POST /v2/inference/imagegen/t2i 200',
-      'GET /images/ID.webp 200',
-    ]);
+    expect(log.map((entry) => `${entry.method} ${entry.path.replace(/[0-9a-f-]{36}/, 'ID')} ${String(entry.status)}`)).toEqual(['POST /v2/inference/imagegen/t2i 200', 'GET /images/ID.webp 200']);
     expect(log[0]?.auth).toBe('AppKey');
   });
 
@@ -72,7 +69,9 @@ describe('variations and inpainting', () => {
   });
 
   it('inpainting keeps the source outside the black mask', async () => {
-    const source = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } }).png().toBuffer();
+    const source = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } })
+      .png()
+      .toBuffer();
     const mask = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#000000' } })
       .composite([{ input: { create: { width: 64, height: 24, channels: 3, background: '#ffffff' } }, top: 24, left: 0 }])
       .png()
@@ -98,7 +97,9 @@ describe('failures', () => {
   it('a wrong key is 401 with a hint at IMAGEGEN_API_KEY', async () => {
     const wrong = transport({ service: 'imagegen', baseUrl: emulator.url, headers: { Authorization: 'AppKey not-the-key' } });
     try {
-      const error = await createImageClient(wrong).textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 }).catch((thrown: unknown) => thrown);
+      const error = await createImageClient(wrong)
+        .textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 })
+        .catch((thrown: unknown) => thrown);
       expect(error).toMatchObject({ code: 'API_UNAUTHORIZED', status: 401, detailCode: 2003 });
       expect((error as ApiError).hint).toContain('IMAGEGEN_API_KEY');
     } finally {

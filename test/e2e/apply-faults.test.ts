@@ -45,7 +45,8 @@ function entries(names: string[], seed: number): Audience[] {
 /** What the emulator stores for a declared audience must be its whole definition, field by field (member ids as text). */
 function storedDiffers(desired: AudienceDefinition, stored: StoredAudience): string[] {
   const problems: string[] = [];
-  const asText = (value: unknown) => stableStringify((value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([key, field]) => [key, String(field)])) : String(value)) as JsonValue);
+  const asText = (value: unknown) =>
+    stableStringify((value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([key, field]) => [key, String(field)])) : String(value)) as JsonValue);
   const same = (field: string, want: unknown[], have: unknown[]) => {
     const key = (values: unknown[]) => values.map(asText).sort();
     if (JSON.stringify(key(want)) !== JSON.stringify(key(have))) problems.push(`${stored.name}: ${field} is ${JSON.stringify(have)}, declared ${JSON.stringify(want)}`);
@@ -54,7 +55,12 @@ function storedDiffers(desired: AudienceDefinition, stored: StoredAudience): str
     if (desired[field] !== stored[field]) problems.push(`${stored.name}: ${field} is ${stored[field]}, declared ${desired[field]}`);
   }
   for (const field of ['ages', 'genders', 'ufoInterests', 'ufoBusinessTypes'] as const) same(field, desired[field], stored[field]);
-  for (const field of REGION_FIELDS) same(field, desired[field].map((region) => region.value), stored[field]);
+  for (const field of REGION_FIELDS)
+    same(
+      field,
+      desired[field].map((region) => region.value),
+      stored[field],
+    );
   for (const field of TARGETING_FIELDS) same(field, desired[field], stored[field]);
   return problems;
 }
@@ -83,7 +89,10 @@ describe('apply through a flaky service', () => {
     for (const [index, audience] of doomed.slice(0, 20).entries()) await linkAdGroup(emulator, audience.id, [101, 102, 105][index % 3] as number);
 
     // The file: 100 new audiences, 40 existing ones changed, 20 kept as they are; the last 40 pruned.
-    const created = entries(Array.from({ length: 100 }, (_, index) => `new-${String(index).padStart(3, '0')}`), 1000);
+    const created = entries(
+      Array.from({ length: 100 }, (_, index) => `new-${String(index).padStart(3, '0')}`),
+      1000,
+    );
     const updated = entries(existing.slice(0, 40), 2000).map((entry) => ({ ...entry, type: 'DISPLAY' as const, ufoBusinessTypes: ['IT'], talkChannelGroupTargetings: undefined }));
     const kept = existing.slice(40, 60).map((name): Audience => ({ name, type: 'DISPLAY' }));
     const file: AudiencesFile = { adAccountId: 1234, prune: true, audiences: [...created, ...updated.map((entry) => JSON.parse(JSON.stringify(entry)) as Audience), ...kept] };
@@ -174,10 +183,7 @@ describe('a saved plan that went stale is refused, and nothing is changed', () =
   async function savedUpdatePlan(target: { env: Record<string, string> }): Promise<string> {
     const cwd = await workspace({ 'audiences.yaml': twoAudiences });
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env: target.env })).code).toBe(0);
-    await writeFile(
-      join(cwd, 'audiences.yaml'),
-      `${twoAudiences.replace('genders: [F]', 'genders: [F]\n    ages: [20, 25]')}  - name: jeju-food\n    type: MESSAGE\n    locations: [N]\n`,
-    );
+    await writeFile(join(cwd, 'audiences.yaml'), `${twoAudiences.replace('genders: [F]', 'genders: [F]\n    ages: [20, 25]')}  - name: jeju-food\n    type: MESSAGE\n    locations: [N]\n`);
     const saved = await runInProcess(['plan', '--out', 'plan.json'], { cwd, env: target.env });
     expect(saved.code).toBe(0);
     const plan = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as { summary: Record<string, number> };

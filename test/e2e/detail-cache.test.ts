@@ -34,9 +34,9 @@ describe('plan --cache', () => {
     expect(second).toContain('GET /openapi/v4/targetings/audiences');
     expect(second.filter((line) => /^GET \/openapi\/v4\/targetings\/\d+\/adGroups$/.test(line))).toHaveLength(1);
 
-    const { content } = (await (
-      await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234' } })
-    ).json()) as { content: Array<{ id: number; name: string }> };
+    const { content } = (await (await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234' } })).json()) as {
+      content: Array<{ id: number; name: string }>;
+    };
     const a = content.find((audience) => audience.name === 'a');
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the service's dates have whole seconds
     await fetch(`${emulator.url}/openapi/v4/targetings`, {

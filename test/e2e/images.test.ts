@@ -52,11 +52,13 @@ function config(images: string, head = ''): string {
 }
 
 async function png(width: number, height: number, colour: { r: number; g: number; b: number }): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: colour } })
+    .png()
+    .toBuffer();
 }
 
 describe('audiences company', () => {
-  it('prints the business registered under a number, for the file\'s ad account', async () => {
+  it("prints the business registered under a number, for the file's ad account", async () => {
     const cwd = await workspace({ 'audiences.yaml': config('') });
     const found = await run(cwd, 'company', '120-81-47521');
     expect(found).toMatchObject({ code: 0, stderr: '' });
@@ -183,7 +185,10 @@ ${HERO}`),
 
     await rm(join(cwd, 'assets/hero.webp'));
     const plan = await run(cwd, 'plan', '--format', 'json');
-    expect(JSON.parse(plan.stdout)).toMatchObject({ changes: [{ action: 'generate', kind: 'image', name: 'hero', after: { seeds: images.hero.seeds }, display: { reason: 'output-missing' } }], summary: { generate: 1 } });
+    expect(JSON.parse(plan.stdout)).toMatchObject({
+      changes: [{ action: 'generate', kind: 'image', name: 'hero', after: { seeds: images.hero.seeds }, display: { reason: 'output-missing' } }],
+      summary: { generate: 1 },
+    });
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
     expect((await readFile(join(cwd, 'assets/hero.webp'))).equals(original)).toBe(true);
 

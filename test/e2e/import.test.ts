@@ -156,7 +156,9 @@ describe('audiences import', () => {
 
     const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd: dir, env });
     expect(imported.code).toBe(0);
-    expect(imported.stderr).toContain(`warning: ${JSON.stringify(odd)} (id ${state.nextAudienceId - 2}) was not imported: a file cannot hold it (name: ${JSON.stringify(odd)} must be 1 to 255 characters`);
+    expect(imported.stderr).toContain(
+      `warning: ${JSON.stringify(odd)} (id ${state.nextAudienceId - 2}) was not imported: a file cannot hold it (name: ${JSON.stringify(odd)} must be 1 to 255 characters`,
+    );
     const text = await readFile(join(dir, 'imported.yaml'), 'utf8');
     expect(text).toContain(`# Not imported: ${JSON.stringify(odd)} (id ${state.nextAudienceId - 2}): a file cannot hold it`);
     expect((parse(text) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name)).toEqual(['plain']);
@@ -170,7 +172,16 @@ describe('audiences import', () => {
       ...live.client,
       read: async (id) => {
         if (id !== odd.id) return live.client.read(id);
-        throw new ApiError({ service: 'audience', method: 'GET', path: `/openapi/v4/targetings/${id}`, kind: 'invalid-response', status: 200, reason: 'not an AudienceDetail: cohortTargetings[0].cohortId must be integer or string', ambiguous: false, attempts: 1 });
+        throw new ApiError({
+          service: 'audience',
+          method: 'GET',
+          path: `/openapi/v4/targetings/${id}`,
+          kind: 'invalid-response',
+          status: 200,
+          reason: 'not an AudienceDetail: cohortTargetings[0].cohortId must be integer or string',
+          ambiguous: false,
+          attempts: 1,
+        });
       },
     };
     const result = await importAccount({ adAccountId: 1234, out: undefined, force: false, names: [] }, unreadable, process.cwd());

@@ -4,9 +4,7 @@ import { AGE_BANDS, canonicalizeDefinition, PROVINCES, type AudienceDefinition, 
 const provinceCodes = Object.keys(PROVINCES);
 
 const region: fc.Arbitrary<Region> = fc.constantFrom(...provinceCodes).map((value) => ({ value, description: PROVINCES[value] ?? value }));
-const depth2: fc.Arbitrary<Region> = fc
-  .tuple(fc.constantFrom(...provinceCodes), fc.integer({ min: 1, max: 30 }))
-  .map(([province, n]) => ({ value: `${province}${String(n).padStart(2, '0')}` }));
+const depth2: fc.Arbitrary<Region> = fc.tuple(fc.constantFrom(...provinceCodes), fc.integer({ min: 1, max: 30 })).map(([province, n]) => ({ value: `${province}${String(n).padStart(2, '0')}` }));
 const inclusion = fc.constantFrom('INCLUDE', 'EXCLUDE');
 
 const members = {

@@ -18,11 +18,8 @@ const bin = fileURLToPath(new URL('../../bin/audiences.js', import.meta.url));
 /** Runs the built command (`bin/audiences.js`) as a child process. */
 export function runCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env }, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(process.execPath, [bin, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }

@@ -38,13 +38,11 @@ function set<T>(member: fc.Arbitrary<T>, maxLength: number, minLength = 0): fc.A
 
 /** A region as a code or as an object whose description need not be the service's (only the code counts). */
 function region(codes: string[]): fc.Arbitrary<string | { value: string; description?: string }> {
-  return fc.constantFrom(...codes).chain((value) =>
-    fc.oneof(
-      { weight: 3, arbitrary: fc.constant(value) },
-      { weight: 1, arbitrary: fc.constant({ value }) },
-      { weight: 1, arbitrary: fc.constant({ value, description: `my name for ${value}` }) },
-    ),
-  );
+  return fc
+    .constantFrom(...codes)
+    .chain((value) =>
+      fc.oneof({ weight: 3, arbitrary: fc.constant(value) }, { weight: 1, arbitrary: fc.constant({ value }) }, { weight: 1, arbitrary: fc.constant({ value, description: `my name for ${value}` }) }),
+    );
 }
 
 function regionSet(codes: string[], maxLength: number): fc.Arbitrary<Array<string | { value: string; description?: string }>> {
@@ -71,7 +69,9 @@ export function audienceEntry(name: string): fc.Arbitrary<Audience> {
       customerFileTargetings: maybe(set(fc.record({ customerFileId: fc.constantFrom(...items.customerFiles), inclusionType: inclusion }), 2)),
       trackerTargetings: maybe(
         set(
-          fc.record({ tracker: fc.constantFrom(...items.trackers), retentionDays: fc.integer({ min: 1, max: 180 }), inclusionType: inclusion }).map(({ tracker, ...rest }) => ({ ...tracker, ...rest })),
+          fc
+            .record({ tracker: fc.constantFrom(...items.trackers), retentionDays: fc.integer({ min: 1, max: 180 }), inclusionType: inclusion })
+            .map(({ tracker, ...rest }) => ({ ...tracker, ...rest })),
           2,
         ),
       ),
@@ -104,9 +104,7 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
  * Audience names as people write them: letters, digits, spaces, punctuation and Hangul. All
  * start with `a` so they never meet the names the tests create by hand (`hand-…`, `legacy-…`).
  */
-export const audienceName: fc.Arbitrary<string> = fc
-  .array(fc.constantFrom(...'abcdefz019 -_.:#서울여성'.split('')), { maxLength: 12 })
-  .map((characters) => `a${characters.join('')}`);
+export const audienceName: fc.Arbitrary<string> = fc.array(fc.constantFrom(...'abcdefz019 -_.:#서울여성'.split('')), { maxLength: 12 }).map((characters) => `a${characters.join('')}`);
 
 /** A whole file for account 1234: 1 to `maxAudiences` audiences with distinct names, with or without prune. */
 export function desiredFile(maxAudiences: number): fc.Arbitrary<AudiencesFile> {

@@ -79,10 +79,11 @@ interface Drift {
 
 const drift: fc.Arbitrary<Drift> = fc.record({
   changed: fc.record({ pick: fc.nat(), entry: audienceEntry('placeholder') }),
-  created: fc.uniqueArray(
-    fc.record({ name: fc.constantFrom('hand-1', 'hand-2', 'legacy-1'), linkedTo: fc.constantFrom(101 as const, 102 as const, 105 as const, null, null) }),
-    { selector: (created) => created.name, minLength: 1, maxLength: 3 },
-  ),
+  created: fc.uniqueArray(fc.record({ name: fc.constantFrom('hand-1', 'hand-2', 'legacy-1'), linkedTo: fc.constantFrom(101 as const, 102 as const, 105 as const, null, null) }), {
+    selector: (created) => created.name,
+    minLength: 1,
+    maxLength: 3,
+  }),
   deleted: fc.nat(),
 });
 
@@ -112,10 +113,7 @@ async function expectStoredState(file: AudiencesFile, change: Drift | null): Pro
   const stored = await storedAudiences(emulator);
   const names = stored.map((audience) => audience.name).sort();
   const ignored = (name: string) => (file.ignore ?? []).length > 0 && name.startsWith('legacy-');
-  const expected = [
-    ...file.audiences.map((audience) => audience.name),
-    ...(change?.created ?? []).map((created) => created.name).filter((name) => !file.prune || ignored(name)),
-  ].sort();
+  const expected = [...file.audiences.map((audience) => audience.name), ...(change?.created ?? []).map((created) => created.name).filter((name) => !file.prune || ignored(name))].sort();
   expect(names).toEqual(expected);
 }
 
@@ -149,7 +147,13 @@ describe('apply against the emulator', () => {
     // The desired definition is another one, or (the edit people make most) the live one with
     // some of its fields deleted from the file.
     const scenario = audienceEntry('the-audience').chain((liveEntry) =>
-      fc.tuple(fc.constant(liveEntry), fc.oneof(audienceEntry('the-audience'), fc.subarray(Object.keys(liveEntry)).map((deleted) => withoutFields(liveEntry, deleted)))),
+      fc.tuple(
+        fc.constant(liveEntry),
+        fc.oneof(
+          audienceEntry('the-audience'),
+          fc.subarray(Object.keys(liveEntry)).map((deleted) => withoutFields(liveEntry, deleted)),
+        ),
+      ),
     );
     await fc.assert(
       fc.asyncProperty(scenario, spellings, async ([liveEntry, desiredEntry], memberIds) => {

@@ -21,26 +21,80 @@ function expectAgreement(text: string): void {
   const fast = parsePlain(text);
   if (fast === undefined) return;
   const doc = parseDocument(text, { prettyErrors: false, merge: true, uniqueKeys: true, logLevel: 'error' });
-  expect([...doc.errors, ...doc.warnings].map((problem) => problem.message), text).toEqual([]);
+  expect(
+    [...doc.errors, ...doc.warnings].map((problem) => problem.message),
+    text,
+  ).toEqual([]);
   expect(fast.value, text).toStrictEqual(doc.toJS());
 }
 
 /** Plain scalars that YAML 1.1 and YAML 1.2 core read differently, or that are near a number, a boolean or a null. */
 const TRICKY_SCALARS = [
-  '0b101', '0o17', '0O17', '017', '0x1F', '0X1f', '-0x1F', '+0o7', '1_000', '+12', '-0', '007',
-  '.5', '-.5', '+.5', '1.', '-1.', '1e3', '1E-3', '-.5e2', '1.5e+3', '.inf', '-.Inf', '+.INF', '.nan', '.NaN', 'NaN', 'inf',
-  'true', 'True', 'TRUE', 'tRUE', 'yes', 'No', 'on', 'OFF', 'y', 'n',
-  'null', 'Null', 'NULL', 'nULL', '~', '',
-  '2001-12-14', '2001-12-14t21:59:43.10-05:00', '12:30:45', '1:20', '=', '<', '<<x', 'a: b', '-', '- a', '#x', 'a #b', 'a#b',
-  '9007199254740993', '123456789012345678901234567890', '1.7976931348623157e309', '0.1', '00.1',
+  '0b101',
+  '0o17',
+  '0O17',
+  '017',
+  '0x1F',
+  '0X1f',
+  '-0x1F',
+  '+0o7',
+  '1_000',
+  '+12',
+  '-0',
+  '007',
+  '.5',
+  '-.5',
+  '+.5',
+  '1.',
+  '-1.',
+  '1e3',
+  '1E-3',
+  '-.5e2',
+  '1.5e+3',
+  '.inf',
+  '-.Inf',
+  '+.INF',
+  '.nan',
+  '.NaN',
+  'NaN',
+  'inf',
+  'true',
+  'True',
+  'TRUE',
+  'tRUE',
+  'yes',
+  'No',
+  'on',
+  'OFF',
+  'y',
+  'n',
+  'null',
+  'Null',
+  'NULL',
+  'nULL',
+  '~',
+  '',
+  '2001-12-14',
+  '2001-12-14t21:59:43.10-05:00',
+  '12:30:45',
+  '1:20',
+  '=',
+  '<',
+  '<<x',
+  'a: b',
+  '-',
+  '- a',
+  '#x',
+  'a #b',
+  'a#b',
+  '9007199254740993',
+  '123456789012345678901234567890',
+  '1.7976931348623157e309',
+  '0.1',
+  '00.1',
 ];
 
-const token = fc.oneof(
-  fc.constantFrom(...TRICKY_SCALARS),
-  fc.string({ maxLength: 8 }),
-  fc.string({ unit: 'binary', maxLength: 6 }),
-  fc.stringMatching(/^[-+.0-9eExXoObB_]{1,8}$/),
-);
+const token = fc.oneof(fc.constantFrom(...TRICKY_SCALARS), fc.string({ maxLength: 8 }), fc.string({ unit: 'binary', maxLength: 6 }), fc.stringMatching(/^[-+.0-9eExXoObB_]{1,8}$/));
 
 /** JSON-like values, with keys and strings drawn from the tricky tokens too. */
 const value = fc.letrec((tie) => ({
@@ -83,7 +137,7 @@ const layout = fc.record({
 type Layout = typeof layout extends fc.Arbitrary<infer T> ? T : never;
 
 function renderScalar(value: Tree, style: Layout, at: number): string {
-  if (typeof value !== 'string') return value === null ? ['null', '~', ''][at % 3] ?? '' : String(value);
+  if (typeof value !== 'string') return value === null ? (['null', '~', ''][at % 3] ?? '') : String(value);
   const quote = style.quote === 'mixed' ? (['plain', 'double', 'single'] as const)[(style.seed + at) % 3] : style.quote;
   if (quote === 'double') return JSON.stringify(value);
   if (quote === 'single') return `'${value.replaceAll("'", "''")}'`;
@@ -168,12 +222,7 @@ describe('the fast reading of a plain file agrees with yaml', () => {
   it('on hand-written plain scalars, as keys, values and list items', () => {
     fc.assert(
       fc.property(fc.array(token, { minLength: 1, maxLength: 6 }), fc.constantFrom('map', 'list', 'flow'), (tokens, shape) => {
-        const lines =
-          shape === 'map'
-            ? tokens.map((item, index) => `k${index}: ${item}`)
-            : shape === 'list'
-              ? tokens.map((item) => `- ${item}`)
-              : [`[${tokens.join(', ')}]`];
+        const lines = shape === 'map' ? tokens.map((item, index) => `k${index}: ${item}`) : shape === 'list' ? tokens.map((item) => `- ${item}`) : [`[${tokens.join(', ')}]`];
         expectAgreement(lines.join('\n') + '\n');
         expectAgreement(tokens.map((item) => `${item}: v`).join('\n') + '\n');
       }),

@@ -72,15 +72,13 @@ describe('planner properties', () => {
   });
 
   it('the plan does not depend on the order of any set, nor of the audiences', () => {
-    const scenario = fc
-      .tuple(audienceDefinitions(4), audienceDefinition(audienceName))
-      .chain(([definitions, other]) =>
-        fc.record({
-          definitions: fc.constant(definitions),
-          live: fc.constant(definitions.map((full, index) => (index === 0 ? { ...other, name: full.name } : full))),
-          reordered: fc.tuple(...definitions.map(reorderSets)).chain((items) => shuffled(items)),
-        }),
-      );
+    const scenario = fc.tuple(audienceDefinitions(4), audienceDefinition(audienceName)).chain(([definitions, other]) =>
+      fc.record({
+        definitions: fc.constant(definitions),
+        live: fc.constant(definitions.map((full, index) => (index === 0 ? { ...other, name: full.name } : full))),
+        reordered: fc.tuple(...definitions.map(reorderSets)).chain((items) => shuffled(items)),
+      }),
+    );
     fc.assert(
       fc.property(scenario, ({ definitions, live, reordered }) => {
         const state = liveState(live.map((full, index) => liveAudience(index + 1, full)));
@@ -94,15 +92,18 @@ describe('planner properties', () => {
 
   it('applying a plan’s updates gives a state that plans to no changes', () => {
     fc.assert(
-      fc.property(audienceDefinitions(5).chain((wanted) => fc.tuple(fc.constant(wanted), fc.tuple(...wanted.map((full) => audienceDefinition(fc.constant(full.name)))))), ([wanted, existing]) => {
-        const live = liveState(existing.map((full, index) => liveAudience(index + 1, full)));
-        const plan = planAccount(declare(wanted), live, options);
-        const after = existing.map((full, index) => {
-          const update = plan.changes.find((change) => change.action === 'update' && change.id === index + 1);
-          return liveAudience(index + 1, update?.action === 'update' ? update.after : full);
-        });
-        expect(planAccount(declare(wanted), liveState(after), options).changes).toEqual([]);
-      }),
+      fc.property(
+        audienceDefinitions(5).chain((wanted) => fc.tuple(fc.constant(wanted), fc.tuple(...wanted.map((full) => audienceDefinition(fc.constant(full.name)))))),
+        ([wanted, existing]) => {
+          const live = liveState(existing.map((full, index) => liveAudience(index + 1, full)));
+          const plan = planAccount(declare(wanted), live, options);
+          const after = existing.map((full, index) => {
+            const update = plan.changes.find((change) => change.action === 'update' && change.id === index + 1);
+            return liveAudience(index + 1, update?.action === 'update' ? update.after : full);
+          });
+          expect(planAccount(declare(wanted), liveState(after), options).changes).toEqual([]);
+        },
+      ),
       RUNS,
     );
   });

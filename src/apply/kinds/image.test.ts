@@ -14,7 +14,11 @@ function generate(name: string, from?: string): ImageGenerate {
     id: null,
     before: null,
     after: {
-      request: { operation: from ? 'variations' : 't2i', params: { version: 'v2.0', width: 384, height: 384, image_format: 'png', samples: 1 }, inputs: from ? { image: { from, file: `${from}.png`, sha256: null } } : {} },
+      request: {
+        operation: from ? 'variations' : 't2i',
+        params: { version: 'v2.0', width: 384, height: 384, image_format: 'png', samples: 1 },
+        inputs: from ? { image: { from, file: `${from}.png`, sha256: null } } : {},
+      },
       seeds: null,
       outputs: [`${name}.png`],
     },

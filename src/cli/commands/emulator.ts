@@ -34,7 +34,10 @@ export const emulatorCommand: CommandDefinition = {
       })
       .option('quirks', { type: 'boolean', default: false, describe: "Answer with the spec examples' quirks" }),
   run: async (args, io) => {
-    const kinds = String(args['faultKinds']).split(',').map((kind) => kind.trim()).filter(Boolean);
+    const kinds = String(args['faultKinds'])
+      .split(',')
+      .map((kind) => kind.trim())
+      .filter(Boolean);
     const unknown = kinds.filter((kind) => kind !== '5xx' && kind !== '429' && kind !== 'reset');
     if (unknown.length > 0) throw new UsageError(`unknown fault kinds: ${unknown.join(', ')}`, 'use 5xx, 429 and reset, e.g. --fault-kinds 5xx,429');
     const problem = numberProblem(args);

@@ -17,11 +17,7 @@ export const importCommand: CommandDefinition = {
     const out = fileOption(args, 'out', '-o', 'audiences import --ad-account 1234 -o audiences.yaml');
     const { importAccount } = await import('../../operations/import.js');
     const result = await withServices(args, io, (services) =>
-      importAccount(
-        { adAccountId, out, force: args['force'] === true, names: Array.isArray(args['name']) ? args['name'].map(String) : [] },
-        services.audiences(adAccountId),
-        io.cwd,
-      ),
+      importAccount({ adAccountId, out, force: args['force'] === true, names: Array.isArray(args['name']) ? args['name'].map(String) : [] }, services.audiences(adAccountId), io.cwd),
     );
     if (out) io.stderr(`Imported ${result.imported} audience${result.imported === 1 ? '' : 's'} of ad account ${adAccountId} into ${out}.\n`);
     else io.stdout(result.text);

@@ -32,12 +32,16 @@ export const planCommand: CommandDefinition = {
     ]);
     if (out) await checkPlanTarget(out, io.cwd);
     const planned = await withServices(args, io, (services) =>
-      planFiles(files, { allowMassDelete: args['allowMassDelete'] === true }, {
-        cwd: io.cwd,
-        reader: (adAccountId) => services.audiences(adAccountId),
-        business: (adAccountId) => services.business(adAccountId),
-        cache: args['cache'] === true,
-      }),
+      planFiles(
+        files,
+        { allowMassDelete: args['allowMassDelete'] === true },
+        {
+          cwd: io.cwd,
+          reader: (adAccountId) => services.audiences(adAccountId),
+          business: (adAccountId) => services.business(adAccountId),
+          cache: args['cache'] === true,
+        },
+      ),
     );
     const plans = planned.map((account) => account.plan);
     io.stdout(renderPlans(plans, format, style));

@@ -6,18 +6,7 @@ import { sha256, type ImageStore } from '../../apply/kinds/image.js';
 import { projectPathProblem } from '../../config/image-rules.js';
 import { AppError } from '../../errors.js';
 import { writeFileAtomically } from '../files.js';
-import {
-  detectImageFormat,
-  dictionary,
-  IMAGE_INPUT_FIELDS,
-  LOCK_FILE,
-  own,
-  type DesiredState,
-  type ImageLock,
-  type ImageState,
-  type LocalFile,
-  type LockedImage,
-} from '../../model/index.js';
+import { detectImageFormat, dictionary, IMAGE_INPUT_FIELDS, LOCK_FILE, own, type DesiredState, type ImageLock, type ImageState, type LocalFile, type LockedImage } from '../../model/index.js';
 import type { Plan } from '../../plan/index.js';
 import type { KindOperations } from './kind.js';
 
@@ -118,7 +107,11 @@ function createImageStore(dir: string): ImageStore {
 
 /** The lock as written: images by name, two-space JSON, so its diffs review well. */
 function renderLock(lock: ImageLock): string {
-  const images = dictionary(Object.keys(lock.images).sort().map((name) => [name, lock.images[name] as LockedImage] as const));
+  const images = dictionary(
+    Object.keys(lock.images)
+      .sort()
+      .map((name) => [name, lock.images[name] as LockedImage] as const),
+  );
   return `${JSON.stringify({ lockVersion: 1, images }, null, 2)}\n`;
 }
 

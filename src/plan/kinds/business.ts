@@ -40,12 +40,10 @@ export function planBusiness(desired: DesiredBusiness, company: Company | null):
       ],
     };
   }
-  const errors = businessMismatches(desired, company).map(
-    ({ field, expected, actual }): PlanProblem => ({
-      code: 'BUSINESS_MISMATCH',
-      message: `the business ${desired.registrationNumber} has ${field} ${JSON.stringify(actual)}, but the file expects ${JSON.stringify(expected)}`,
-      hint: `is this the right number for this account? If the business changed its ${field}, update business.${field}`,
-    }),
-  );
+  const errors = businessMismatches(desired, company).map(({ field, expected, actual }): PlanProblem => ({
+    code: 'BUSINESS_MISMATCH',
+    message: `the business ${desired.registrationNumber} has ${field} ${JSON.stringify(actual)}, but the file expects ${JSON.stringify(expected)}`,
+    hint: `is this the right number for this account? If the business changed its ${field}, update business.${field}`,
+  }));
   return { header, errors };
 }

@@ -66,7 +66,11 @@ describe('planImages', () => {
 
   it('regenerates a changed request with new seeds, and what is made from it after it', () => {
     const changed = { ...banner, params: { ...banner.params, prompt: 'a red kite' } };
-    const plan = planImages([banner, variant].map((image) => (image.key === 'banner' ? changed : image)), generated(), false);
+    const plan = planImages(
+      [banner, variant].map((image) => (image.key === 'banner' ? changed : image)),
+      generated(),
+      false,
+    );
     expect(plan.changes.map((change) => [change.name, change.action === 'generate' ? change.display.reason : '', change.action === 'generate' ? change.after.seeds : ''])).toEqual([
       ['banner', 'request-changed', null],
       ['variant', 'input-regenerated', null],
@@ -78,7 +82,9 @@ describe('planImages', () => {
   it('sends pinned seeds, and treats pinning other seeds as a changed request', () => {
     const pinned = { ...banner, params: { ...banner.params, seed: [7] } };
     const plan = planImages([pinned], generated(), false);
-    expect(plan.changes).toEqual([expect.objectContaining({ after: expect.objectContaining({ seeds: [7] }), display: { reason: 'request-changed', fields: [{ field: 'seed', before: null, after: [7] }] } })]);
+    expect(plan.changes).toEqual([
+      expect.objectContaining({ after: expect.objectContaining({ seeds: [7] }), display: { reason: 'request-changed', fields: [{ field: 'seed', before: null, after: [7] }] } }),
+    ]);
   });
 
   it('regenerates when a local input changed, since the request records its content', () => {

@@ -70,7 +70,9 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
   if (state.lockProblem !== undefined) {
     return {
       changes: [],
-      errors: [{ code: 'IMAGE_LOCK', message: `the image lock cannot be read: ${state.lockProblem}`, hint: 'restore images.lock.json from version control, or delete it to generate every image anew' }],
+      errors: [
+        { code: 'IMAGE_LOCK', message: `the image lock cannot be read: ${state.lockProblem}`, hint: 'restore images.lock.json from version control, or delete it to generate every image anew' },
+      ],
       fingerprint,
     };
   }
@@ -150,7 +152,8 @@ function fileProblems(image: DesiredImage, state: ImageState): PlanProblem[] {
   const problem = (code: PlanProblem['code'], message: string, hint: string): void => void problems.push({ code, name: image.key, message: `image "${image.key}": ${message}`, hint });
   for (const path of image.outputs) {
     const file = own(state.files, path);
-    if (file?.status === 'refused') problem('IMAGE_PATH', `cannot write ${path}: ${file.reason}`, 'keep image files in the folder of the desired-state file or below it, not through links that lead elsewhere');
+    if (file?.status === 'refused')
+      problem('IMAGE_PATH', `cannot write ${path}: ${file.reason}`, 'keep image files in the folder of the desired-state file or below it, not through links that lead elsewhere');
   }
   for (const field of IMAGE_INPUT_FIELDS) {
     const input = image.inputs[field];
@@ -166,11 +169,19 @@ function fileProblems(image: DesiredImage, state: ImageState): PlanProblem[] {
     }
     const accepted = INPUT_FORMATS[image.operation];
     if (file.format === null || !accepted.includes(file.format)) {
-      problem('IMAGE_INPUT', `${field} ${input.file} is ${file.format === null ? 'not an image the service reads' : `a ${file.format} file`} (by its content)`, `${image.operation} takes ${accepted.join(', ')} files: convert it`);
+      problem(
+        'IMAGE_INPUT',
+        `${field} ${input.file} is ${file.format === null ? 'not an image the service reads' : `a ${file.format} file`} (by its content)`,
+        `${image.operation} takes ${accepted.join(', ')} files: convert it`,
+      );
       continue;
     }
     if (image.operation === 'inpainting' && field !== 'mask' && file.width !== null && file.height !== null && Math.max(file.width, file.height) > INPAINTING_MAX_SIDE) {
-      problem('IMAGE_INPUT', `${field} ${input.file} is ${file.width}×${file.height} pixels; inpainting takes at most ${INPAINTING_MAX_SIDE} a side`, `scale it down to fit ${INPAINTING_MAX_SIDE}×${INPAINTING_MAX_SIDE}`);
+      problem(
+        'IMAGE_INPUT',
+        `${field} ${input.file} is ${file.width}×${file.height} pixels; inpainting takes at most ${INPAINTING_MAX_SIDE} a side`,
+        `scale it down to fit ${INPAINTING_MAX_SIDE}×${INPAINTING_MAX_SIDE}`,
+      );
     }
   }
   return problems;
