@@ -10,9 +10,9 @@ import type { Change, Fingerprint, Plan, PlanProblem, PlanSummary } from './type
  * order of the registry. `live` must hold what `neededReads` asks for (checked first).
  */
 export function planAccount(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
-  const missing = missingReads(desired, live);
-  if (missing.length > 0) throw missingReadError(missing);
   const identities = matchIdentities(desired, live.audiences);
+  const missing = missingReads(desired, live, identities);
+  if (missing.length > 0) throw missingReadError(missing);
   const planned: Change[] = [];
   const errors: PlanProblem[] = [...identities.errors];
   const warnings: PlanProblem[] = [];

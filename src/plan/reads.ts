@@ -1,7 +1,7 @@
 import { AppError } from '../errors.js';
 import type { DesiredState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
 import { diffDefinition } from './diff.js';
-import { matchIdentities } from './identity.js';
+import { matchIdentities, type Identities } from './identity.js';
 
 /**
  * The read contract between the operations that read the account and the planner: what a
@@ -25,8 +25,7 @@ export interface NeededReads {
  * needed can depend on its full read, so it is asked of each read as it arrives (see
  * src/operations/kinds/audience.ts, which starts the link reads while other reads are in flight).
  */
-export function neededReads(desired: DesiredState, list: LiveAudienceSummary[]): NeededReads {
-  const identities = matchIdentities(desired, list);
+export function neededReads(desired: DesiredState, list: LiveAudienceSummary[], identities: Identities = matchIdentities(desired, list)): NeededReads {
   const declared = new Map(identities.matched.map((pair) => [pair.live.id, pair.desired]));
   const linkIds = identities.matched.filter((pair) => pair.desired.adGroups).map((pair) => pair.live.id);
   if (desired.prune) linkIds.push(...identities.undeclared.map((summary) => summary.id));
@@ -40,9 +39,9 @@ export function neededReads(desired: DesiredState, list: LiveAudienceSummary[]):
   };
 }
 
-/** What the live state lacks of what `desired` needs read: empty when the reader kept the contract. */
-export function missingReads(desired: DesiredState, live: LiveState): string[] {
-  const needed = neededReads(desired, live.audiences);
+/** What the live state lacks of what `desired` needs read (`identities`: its audiences matched with the live list): empty when the reader kept the contract. */
+export function missingReads(desired: DesiredState, live: LiveState, identities: Identities): string[] {
+  const needed = neededReads(desired, live.audiences, identities);
   const linkIds = new Set(needed.linkIds);
   const missing: string[] = [];
   for (const id of needed.detailIds) {
