@@ -35,3 +35,11 @@ export class AppError extends Error {
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }
+
+/** The code of a request that was never sent because the command was interrupted before its turn. */
+export const NOT_STARTED = 'NOT_STARTED';
+
+/** Whether `value` says a request was never sent (see NOT_STARTED): nothing happened, nothing is unknown. */
+export function isNotStarted(value: unknown): boolean {
+  return isAppError(value) && value.code === NOT_STARTED;
+}

@@ -1,5 +1,6 @@
 import type { AdGroupLink, AudienceDefinition, LiveAudience, LiveAudienceSummary } from '../model/index.js';
-import { isApiError } from './api-error.js';
+import { isNotStarted } from '../errors.js';
+import { isApiError, type ApiError } from './api-error.js';
 import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire } from './audience-wire.js';
 import type { HttpClient } from './http.js';
 
@@ -52,6 +53,8 @@ function isRetriedNotFound(error: unknown): boolean {
 export function createAudienceClient(http: HttpClient, adAccountId: number): AudienceClient {
   const headers = { adAccountId: String(adAccountId) };
 
+  /** The list that settles an unknown outcome; interrupted before it was sent, the outcome stays unknown. */
+  const listOrUnknown = (unknown: ApiError): Promise<LiveAudienceSummary[]> => client.list().catch((error: unknown) => Promise.reject(stillUnknown(error, unknown)));
   const client: AudienceClient = {
     adAccountId,
     list: async () => {
@@ -66,13 +69,15 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       // A create is never repeated blindly: when its outcome is unknown (a timeout, a reset
       // or a 5xx after it was sent), the account is listed and an audience of that name that
       // appeared (none of the `existing` ones) is the one this create made.
+      let unknown: ApiError | undefined;
       for (let attempt = 1; ; attempt += 1) {
         try {
           const body = await http.request({ method: 'POST', path: BASE, headers, body: audienceToWire(adAccountId, definition), response: 'AudienceWriteResponse' });
           return audienceFromWire(body);
         } catch (error) {
-          if (!isApiError(error) || !error.ambiguous || attempt >= RECONCILE_ATTEMPTS) throw error;
-          const made = (await client.list()).filter((summary) => summary.name === definition.name && !existing.has(summary.id));
+          if (!isApiError(error) || !error.ambiguous || attempt >= RECONCILE_ATTEMPTS) throw stillUnknown(error, unknown);
+          unknown = error;
+          const made = (await listOrUnknown(unknown)).filter((summary) => summary.name === definition.name && !existing.has(summary.id));
           if (made.length === 1 && made[0]) return client.read(made[0].id);
           if (made.length > 1) throw error;
         }
@@ -95,13 +100,15 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       // listed: what is gone was deleted, what is left is sent again.
       let pending = [...new Set(ids)];
       let deleted = 0;
+      let unknown: ApiError | undefined;
       for (let attempt = 1; pending.length > 0; attempt += 1) {
         try {
           const body = await http.request({ method: 'DELETE', path: BASE, query: { audienceIds: pending.join(',') }, headers, idempotent: false, response: 'BatchDeleteResult' });
           return { successCount: deleted + body.successCount, failCount: body.failCount, errorMessages: body.errorMessages ?? [] };
         } catch (error) {
-          if (!isApiError(error) || !error.ambiguous || attempt >= RECONCILE_ATTEMPTS) throw error;
-          const present = new Set((await client.list()).map((summary) => summary.id));
+          if (!isApiError(error) || !error.ambiguous || attempt >= RECONCILE_ATTEMPTS) throw stillUnknown(error, unknown);
+          unknown = error;
+          const present = new Set((await listOrUnknown(unknown)).map((summary) => summary.id));
           deleted += pending.filter((id) => !present.has(id)).length;
           pending = pending.filter((id) => present.has(id));
         }
@@ -121,4 +128,12 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
     },
   };
   return client;
+}
+
+/**
+ * After a request whose outcome is unknown (`unknown`), a request an interrupt kept from
+ * being sent (NOT_STARTED) settles nothing: the unknown outcome is what stands.
+ */
+function stillUnknown(error: unknown, unknown: ApiError | undefined): unknown {
+  return unknown !== undefined && isNotStarted(error) ? unknown : error;
 }

@@ -15,7 +15,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { setTimeout as wait } from 'node:timers/promises';
-import { AppError } from '../errors.js';
+import { AppError, NOT_STARTED } from '../errors.js';
 import { redact } from '../secrets.js';
 import { packageVersion } from '../version.js';
 import { ApiError, snippet, URL_VARIABLE, type ApiErrorInit, type ServiceName } from './api-error.js';
@@ -78,6 +78,8 @@ export interface HttpClient {
   download(url: string): Promise<Download>;
   /** The current bound on requests in flight. */
   readonly concurrency: number;
+  /** From now on no request sends its first attempt: each fails with NOT_STARTED (an interrupt). Those already sent go on. */
+  stopStarting(): void;
   /**
    * Closes the kept-alive connections (once: a second call answers with the first). Requests
    * made after it, and those waiting to try again, fail at once.
@@ -98,6 +100,8 @@ interface Transport {
   log: ((line: string) => void) | undefined;
   /** Aborted when the client closes: pauses, pacing and waits to try again end at once. */
   closed: AbortController;
+  /** Aborted when the command is interrupted: no exchange sends its first attempt any more. */
+  stopping: AbortController;
 }
 
 /** Turns a 2xx answer, at the given attempt, into the result of the exchange. */
@@ -139,6 +143,7 @@ function createTransport(options: HttpClientOptions): Transport {
     random: options.random ?? Math.random,
     log: options.verbose === true && options.log !== undefined ? options.log : undefined,
     closed,
+    stopping: new AbortController(),
   };
 }
 
@@ -161,6 +166,10 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
   let state: RetryState = { idempotent: exchange.idempotent, startedAt: transport.now(), attempt: 1 };
   for (;;) {
     const permit = await transport.limiter.acquire();
+    if (state.attempt === 1 && transport.stopping.signal.aborted) {
+      permit.release('ok');
+      throw notStartedError(exchange);
+    }
     const result = await attemptExchange(transport.agent, exchange, transport.timeouts, transport.now);
     permit.release(limiterOutcome(result));
     if (result.ok) {
@@ -185,6 +194,14 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
     if (transport.closed.signal.aborted) throw fail('gave up: the client was closed while it waited to try again');
     state = { ...state, attempt: state.attempt + 1 };
   }
+}
+
+/**
+ * A request that never left because the command was interrupted before its turn: nothing
+ * happened, and nothing is unknown (a request already sent goes on, retries included).
+ */
+function notStartedError(exchange: Exchange): AppError {
+  return new AppError({ code: NOT_STARTED, source: 'user', summary: `${exchange.method} ${exchange.shown} was not sent: the command was interrupted` });
 }
 
 /** A 2xx answer that cannot be used; after a request that may have acted, an ambiguous one. */
@@ -248,6 +265,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     get concurrency() {
       return transport.limiter.limit;
     },
+    stopStarting: () => transport.stopping.abort(),
     close: () => {
       transport.closed.abort();
       return (closing ??= transport.agent.close());

@@ -26,6 +26,8 @@ export interface Services {
   audiences(adAccountId: number): AudienceClient;
   business(adAccountId: number): BusinessClient;
   images(): ImageClient;
+  /** An interrupt: no request of any service sends its first attempt any more (see HttpClient.stopStarting). */
+  stopStarting(): void;
   close(): Promise<void>;
 }
 
@@ -69,6 +71,9 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
         }),
       );
       return images;
+    },
+    stopStarting() {
+      for (const http of transports) http.stopStarting();
     },
     async close() {
       await Promise.all(transports.map((http) => http.close()));

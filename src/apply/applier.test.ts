@@ -112,3 +112,15 @@ describe('applyPlan: batch deletes', () => {
     expect(client.calls).toEqual(['unlink 1 101', 'deleteMany 2,3']);
   });
 });
+
+describe('applyPlan: interrupted', () => {
+  it('starts no change once interrupted: the ones in flight finish, the others end as not started', async () => {
+    const client = account({ audiences: [1, 2, 3] });
+    const interrupt = new AbortController();
+    const plan = planOf([unlinking(1, 101), deletion(1), deletion(2), deletion(3)]);
+    const result = await applyPlan(plan, { audiences: client }, () => interrupt.abort(), interrupt.signal);
+    expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 ok', 'delete 1 skipped', 'delete 2 skipped', 'delete 3 skipped']);
+    expect(result.results.slice(1).map((change) => change.cause)).toEqual(Array(3).fill('not started: the apply was interrupted'));
+    expect(client.calls).toEqual(['unlink 1 101']);
+  });
+});

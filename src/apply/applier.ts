@@ -2,19 +2,30 @@ import type { AudienceClient } from '../api/audiences.js';
 import type { ApplyResult, Change, ChangeResult, Plan } from '../plan/index.js';
 import type { ApplyServices, DoneChange } from './kind.js';
 import { APPLY_KINDS } from './kinds/index.js';
-import { identify } from './results.js';
+import { identify, notStarted } from './results.js';
 
 /**
  * Executes a plan kind by kind, in the order of the registry. Every change ends as `ok`,
  * `failed` (with the cause) or `skipped` (with the reason); nothing throws halfway. `report` is
- * called once per finished change. Without an image service, image changes are skipped.
+ * called once per finished change. Without an image service, image changes are skipped. Once
+ * `signal` is aborted (an interrupt), no change starts: those in flight finish, the others end
+ * as not started.
  */
-export async function applyPlan(plan: Plan, services: ApplyServices, report: (result: ChangeResult) => void = () => undefined): Promise<ApplyResult> {
+export async function applyPlan(
+  plan: Plan,
+  services: ApplyServices,
+  report: (result: ChangeResult) => void = () => undefined,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<ApplyResult> {
   const results = new Map<Change, ChangeResult>();
   for (const kind of APPLY_KINDS) {
     const changes = plan.changes.filter((change) => change.kind === kind.kind);
     if (changes.length === 0) continue;
-    const kindResults = await kind.apply(changes, { ...services, plan, report, earlier: [...results.values()] });
+    if (signal.aborted) {
+      for (const change of changes) results.set(change, notStarted(change));
+      continue;
+    }
+    const kindResults = await kind.apply(changes, { ...services, plan, report, signal, earlier: [...results.values()] });
     for (const change of changes) results.set(change, kindResults.get(change) ?? { ...identify(change), status: 'skipped', cause: 'its kind gave no result for it' });
   }
   const ordered = plan.changes.map((change) => results.get(change) ?? { ...identify(change), status: 'skipped' as const, cause: 'no kind applies it' });

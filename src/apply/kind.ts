@@ -12,6 +12,8 @@ export interface ApplyServices {
 
 export interface ApplyContext extends ApplyServices {
   plan: Plan;
+  /** Aborted when the apply is interrupted: no change starts after it (see `notStarted`), those in flight finish. */
+  signal: AbortSignal;
   /** Called once per finished change, as it finishes. */
   report(result: ChangeResult): void;
   /** The results of the kinds applied before this one (a delete waits for the unlinks of its audience). */

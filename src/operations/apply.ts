@@ -38,6 +38,8 @@ export interface ApplyDeps {
   images?: () => ImageClient;
   /** Requests in flight at once (image generations are bounded further). */
   concurrency?: number;
+  /** Called as the first change is about to start: from then on an interrupt aborts the signal (see src/cli/interrupts.ts) until `release`. */
+  interruptible?: () => { signal: AbortSignal; release(): void };
 }
 
 export interface ApplyRequest {
@@ -64,13 +66,22 @@ export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<
   const services = plans.map((plan) => servicesFor(plan, deps));
   if (!request.savedPlan && !request.autoApprove && !(await view.confirm())) return 1;
 
+  const interrupts = deps.interruptible?.() ?? { signal: new AbortController().signal, release: () => undefined };
   const applied: AppliedAccount[] = [];
-  for (const [index, plan] of plans.entries()) {
-    if (plan.changes.length > 0) applied.push(await applyAndVerify(plan, services[index] as ApplyServices, (result) => view.progress(result)));
+  try {
+    for (const [index, plan] of plans.entries()) {
+      if (plan.changes.length > 0) applied.push(await applyAndVerify(plan, services[index] as ApplyServices, (result) => view.progress(result), interrupts.signal));
+    }
+  } finally {
+    interrupts.release();
   }
   view.finished(applied, request.savedPlan !== undefined);
+  if (interrupts.signal.aborted) return INTERRUPTED_EXIT_CODE;
   return applied.every((account) => account.result.summary.failed + account.result.summary.skipped === 0 && account.remaining.length === 0 && account.unverified === null) ? 0 : 1;
 }
+
+/** The exit code of a command stopped by SIGINT, as shells report it (128 + 2). */
+const INTERRUPTED_EXIT_CODE = 130;
 
 /** Saved plans, each refused when the account (or an image file) changed since it was made. */
 async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
@@ -94,13 +105,16 @@ function servicesFor(plan: Plan, deps: ApplyDeps): ApplyServices {
 
 /**
  * Applies one plan, then checks that every change it made is as planned and reports what
- * still differs. A failed check must not lose what was done: it is reported instead.
+ * still differs. A failed check must not lose what was done: it is reported instead. Once
+ * `signal` is aborted, no change starts and nothing is checked.
  */
-export async function applyAndVerify(plan: Plan, services: ApplyServices, report: (result: ChangeResult) => void): Promise<AppliedAccount> {
-  const result = await applyPlan(plan, services, report);
+export async function applyAndVerify(plan: Plan, services: ApplyServices, report: (result: ChangeResult) => void, signal: AbortSignal = new AbortController().signal): Promise<AppliedAccount> {
+  const result = await applyPlan(plan, services, report, signal);
+  // Interrupted, the person wants out: nothing more is asked of the service. The next plan shows what is left.
+  if (signal.aborted) return { plan, result, remaining: [], unverified: null, interrupted: true };
   try {
-    return { plan, result, remaining: await verifyApplied(plan, result, services.audiences), unverified: null };
+    return { plan, result, remaining: await verifyApplied(plan, result, services.audiences), unverified: null, interrupted: false };
   } catch (error) {
-    return { plan, result, remaining: [], unverified: causeOf(error) };
+    return { plan, result, remaining: [], unverified: causeOf(error), interrupted: false };
   }
 }

@@ -29,4 +29,6 @@ export interface AppliedAccount {
   remaining: string[];
   /** Why the account could not be read back after applying (the changes' results still stand), or null. */
   unverified: string | null;
+  /** The apply was interrupted: the changes in flight finished, the others were not started (and nothing was read back). */
+  interrupted: boolean;
 }

@@ -16,17 +16,17 @@ export function progressLine(result: ChangeResult, style: Style): string {
 /** What was done and what was not, per account, with what to do next. */
 export function applySummary(applied: AppliedAccount[], fromSavedPlan: boolean): string {
   const lines: string[] = [''];
-  for (const { plan, result, remaining, unverified } of applied) {
+  for (const { plan, result, remaining, unverified, interrupted } of applied) {
     const { ok, failed, skipped } = result.summary;
-    lines.push(`Apply ${failed + skipped === 0 ? 'complete' : 'incomplete'} for ad account ${plan.adAccountId}: ${ok} done, ${failed} failed, ${skipped} skipped.`);
+    const state = interrupted ? 'interrupted' : failed + skipped === 0 ? 'complete' : 'incomplete';
+    lines.push(`Apply ${state} for ad account ${plan.adAccountId}: ${ok} done, ${failed} failed, ${skipped} skipped.`);
     const notDone = result.results.filter((change) => change.status !== 'ok');
     if (notDone.length > 0) {
       lines.push('Not done:');
       for (const change of notDone) lines.push(`  ${describeChange(change)}: ${change.status}, ${visible(change.cause ?? '')}`);
+      const fix = interrupted ? 'Run' : fromSavedPlan ? 'Fix the cause, then run' : 'Fix the cause and run';
       lines.push(
-        fromSavedPlan
-          ? 'Fix the cause, then run `audiences plan` again: the saved plan is now stale, a new plan finishes the job.'
-          : 'Fix the cause and run `audiences apply` again: it plans anew and finishes the job.',
+        fromSavedPlan ? `${fix} \`audiences plan\` again: the saved plan is now stale, a new plan finishes the job.` : `${fix} \`audiences apply\` again: it plans anew and finishes the job.`,
       );
     }
     if (remaining.length > 0) {

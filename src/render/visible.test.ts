@@ -40,7 +40,13 @@ describe('every renderer prints untrusted text visibly', () => {
 
   it('the progress lines and the summary of an apply, with a service message', () => {
     const failed: ChangeResult = { action: 'create', name: HOSTILE, id: null, status: 'failed', cause: 'bad request\r\u001b]0;title\u0007' };
-    const applied: AppliedAccount = { plan, result: { adAccountId: 1234, results: [failed], summary: { ok: 0, failed: 1, skipped: 0 } }, remaining: [HOSTILE], unverified: HOSTILE };
+    const applied: AppliedAccount = {
+      plan,
+      result: { adAccountId: 1234, results: [failed], summary: { ok: 0, failed: 1, skipped: 0 } },
+      remaining: [HOSTILE],
+      unverified: HOSTILE,
+      interrupted: false,
+    };
     for (const text of [progressLine(failed, plainStyle), applySummary([applied], false)]) expect(lines(text).filter((line) => ACTING.test(line))).toEqual([]);
   });
 

@@ -4,8 +4,10 @@
  * Everything runs against the real emulator on port 0, through the real client and transport;
  * the CLI runs in this process (`runInProcess`) where its output and exit code matter.
  */
+import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AudienceClient } from '../../src/api/audiences.js';
@@ -433,5 +435,43 @@ describe('checking the account after applying', () => {
     expect(code).toBe(1);
     // The plan of an empty account reads nothing, and the check reads nothing either.
     expect(reads).toBe(0);
+  });
+});
+
+describe('an apply interrupted with Ctrl-C', () => {
+  it('finishes the changes in flight, starts no other, says so in its summary, exits 130, and a rerun finishes the job', async () => {
+    await emulator.close();
+    ({ emulator, env } = await emulatorEnv({ latencyMs: 150 }));
+    const names = Array.from({ length: 12 }, (_, index) => `interrupted-${String(index).padStart(2, '0')}`);
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}` });
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../../bin/audiences.js', import.meta.url)), 'apply', '--auto-approve', '--concurrency', '1'], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('ok      create') && !child.killed) child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+
+    expect(code, stdout + stderr).toBe(130);
+    expect(stderr).toContain('Interrupted: the changes in flight are finishing and no other starts.');
+    const summary = /Apply interrupted for ad account 1234: (\d+) done, 0 failed, (\d+) skipped\./.exec(stdout);
+    expect(summary, stdout).not.toBeNull();
+    const [done, notStarted] = [Number(summary?.[1]), Number(summary?.[2])];
+    expect(done).toBeGreaterThanOrEqual(1);
+    expect(notStarted).toBeGreaterThanOrEqual(1);
+    expect(done + notStarted).toBe(names.length);
+    expect(stdout.match(/: skipped, not started: the apply was interrupted/g) ?? []).toHaveLength(notStarted);
+
+    // What the summary says was done is what the account holds: the next plan creates exactly the rest.
+    const stored = (await storedAudiences(emulator)).map((audience) => audience.name).filter((name) => name.startsWith('interrupted-'));
+    expect(stored).toHaveLength(done);
+    const rerun = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(rerun.stdout).toContain(`Plan: ${notStarted} to create, 0 to update, 0 to delete, 0 to unlink.`);
+    expect(rerun.code).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { startInTurns } from '../../api/in-turns.js';
 import type { AdGroupUnlink, Change, ChangeResult } from '../../plan/index.js';
 import type { ApplyKind } from '../kind.js';
-import { attempt } from '../results.js';
+import { attempt, notStarted } from '../results.js';
 
 function isUnlink(change: Change): change is AdGroupUnlink {
   return change.action === 'unlink';
@@ -10,10 +10,10 @@ function isUnlink(change: Change): change is AdGroupUnlink {
 /** Ad-group links: each unlink is one request, all of them before any audience is changed (a delete needs its ad groups released). */
 export const adGroupLinkKind: ApplyKind = {
   kind: 'adGroupLink',
-  apply: async (changes, { audiences, report }) => {
+  apply: async (changes, { audiences, report, signal }) => {
     const unlinks = changes.filter(isUnlink);
     const results = await startInTurns(unlinks, async (change) => {
-      const result = await attempt(change, () => audiences.unlink(change.id, change.adGroupId));
+      const result = signal.aborted ? notStarted(change) : await attempt(change, () => audiences.unlink(change.id, change.adGroupId));
       report(result);
       return result;
     });

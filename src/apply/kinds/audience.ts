@@ -3,7 +3,7 @@ import { startInTurns } from '../../api/in-turns.js';
 import type { AudienceDefinition, LiveAudience } from '../../model/index.js';
 import { diffDefinition, knownAudienceIds, type AudienceCreate, type AudienceDelete, type AudienceUpdate, type Change, type ChangeResult } from '../../plan/index.js';
 import type { ApplyKind } from '../kind.js';
-import { attempt, causeOf, identify } from '../results.js';
+import { attempt, causeOf, identify, notStarted, unmade } from '../results.js';
 
 /** The batch delete takes ids in the query string; keep each request's URL short. */
 const DELETE_BATCH_SIZE = 100;
@@ -31,7 +31,7 @@ export const audienceKind: ApplyKind = {
       context.report(result);
     };
     const existing = knownAudienceIds(context.plan);
-    await startInTurns(changes.filter(isWrite), async (change) => finish(change, await write(change, context.audiences, existing)));
+    await startInTurns(changes.filter(isWrite), async (change) => finish(change, context.signal.aborted ? notStarted(change) : await write(change, context.audiences, existing)));
 
     const blocked = blockedDeletes(context.earlier);
     const deletes = changes.filter(isDelete);
@@ -41,7 +41,8 @@ export const audienceKind: ApplyKind = {
     const deletable = deletes.filter((change) => !blocked.has(change.id));
     for (let start = 0; start < deletable.length; start += DELETE_BATCH_SIZE) {
       const batch = deletable.slice(start, start + DELETE_BATCH_SIZE);
-      (await deleteBatch(batch, context.audiences)).forEach((result, index) => finish(batch[index] as AudienceDelete, result));
+      const batchResults = context.signal.aborted ? batch.map(notStarted) : await deleteBatch(batch, context.audiences);
+      batchResults.forEach((result, index) => finish(batch[index] as AudienceDelete, result));
     }
     return results;
   },
@@ -65,7 +66,7 @@ async function write(change: AudienceCreate | AudienceUpdate, client: AudienceCl
     const live = change.action === 'create' ? await client.create(change.after, existing) : await client.update(change.id, change.after);
     return { ...identify(change), id: change.action === 'create' ? live.id : change.id, status: 'ok', differing: differingFields(change.after, live) };
   } catch (error) {
-    return { ...identify(change), status: 'failed', cause: causeOf(error) };
+    return unmade(change, error);
   }
 }
 
@@ -95,7 +96,7 @@ async function deleteBatch(changes: AudienceDelete[], client: AudienceClient): P
   try {
     outcome = await client.deleteMany(changes.map((change) => change.id));
   } catch (error) {
-    return changes.map((change) => ({ ...identify(change), status: 'failed', cause: causeOf(error) }));
+    return changes.map((change) => unmade(change, error));
   }
   if (outcome.failCount === 0) return changes.map((change) => ({ ...identify(change), status: 'ok' }));
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { InpaintingRequest, TextToImageRequest, VariationsRequest } from '../../api/generated/wire.js';
 import type { ImageClient } from '../../api/imagegen.js';
-import { causeOf, identify } from '../results.js';
+import { causeOf, identify, NOT_STARTED, unmade } from '../results.js';
 import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage } from '../../model/index.js';
 import type { Change, ChangeResult, ImageGenerate, ImageRemove } from '../../plan/index.js';
 import type { ApplyKind } from '../kind.js';
@@ -21,10 +21,10 @@ function isImageChange(change: Change): change is ImageGenerate | ImageRemove {
  */
 export const imageKind: ApplyKind = {
   kind: 'image',
-  apply: async (changes, { images, report }) => {
+  apply: async (changes, { images, report, signal }) => {
     const imageChanges = changes.filter(isImageChange);
     const results = images
-      ? await applyImages(imageChanges, images.client, images.store, { concurrency: images.concurrency }, report)
+      ? await applyImages(imageChanges, images.client, images.store, { concurrency: images.concurrency, signal }, report)
       : imageChanges.map((change) => {
           const result: ChangeResult = { ...identify(change), status: 'skipped', cause: NO_IMAGE_SERVICE };
           report(result);
@@ -56,7 +56,8 @@ export async function applyImages(
   /** Absent when the changes only remove images. */
   client: ImageClient | undefined,
   store: ImageStore,
-  options: { concurrency: number },
+  /** `signal`: once aborted, no generation or removal starts (they end as not started). */
+  options: { concurrency: number; signal?: AbortSignal },
   report: (result: ChangeResult) => void = () => undefined,
 ): Promise<ChangeResult[]> {
   const slots = limiter(Math.max(1, options.concurrency));
@@ -82,14 +83,16 @@ export async function applyImages(
           finish(change, 'skipped', inputs);
           return;
         }
-        const outcome = await slots(() => generate(change, inputs, client, store));
-        if (typeof outcome === 'string') finish(change, 'failed', outcome);
+        const outcome = await slots(async () => (options.signal?.aborted ? null : generate(change, inputs, client, store)));
+        if (outcome === null) finish(change, 'skipped', NOT_STARTED);
+        else if (typeof outcome === 'string') finish(change, 'failed', outcome);
         else {
           first = outcome;
           finish(change, 'ok');
         }
       } catch (error) {
-        finish(change, 'failed', causeOf(error));
+        const result = unmade(change, error);
+        finish(change, result.status, result.cause);
       } finally {
         settle.get(change.name)?.(first);
       }
@@ -97,6 +100,10 @@ export async function applyImages(
   );
 
   for (const change of changes.filter((candidate): candidate is ImageRemove => candidate.action === 'remove')) {
+    if (options.signal?.aborted) {
+      finish(change, 'skipped', NOT_STARTED);
+      continue;
+    }
     try {
       await store.delete(change.before.outputs.map((output) => output.path));
       await store.record(change.name, null);

@@ -1,4 +1,5 @@
 import { fileArgs, UsageError, type CommandDefinition } from '../command.js';
+import { interruptible } from '../interrupts.js';
 import { outputStyle } from '../output.js';
 import { loadServices, withServices } from '../services.js';
 
@@ -25,6 +26,7 @@ export const applyCommand: CommandDefinition = {
         { savedPlan, files, autoApprove: args['autoApprove'] === true, allowMassDelete: args['allowMassDelete'] === true },
         {
           view: textApplyView(io, style),
+          interruptible: interruptible(io, () => services.stopStarting()),
           cwd: io.cwd,
           client: (adAccountId) => services.audiences(adAccountId),
           business: (adAccountId) => services.business(adAccountId),
