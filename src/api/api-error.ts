@@ -199,6 +199,13 @@ export function snippet(text: string): string {
   return flat.length > SNIPPET_LENGTH ? `${flat.slice(0, SNIPPET_LENGTH)}…` : flat;
 }
 
+const MESSAGE_LENGTH = 1000;
+
+/** A service's message as an error shows it: whole up to 1000 characters, then its start and how much was cut (the codes are kept whole). */
+function cut(message: string): string {
+  return message.length > MESSAGE_LENGTH ? `${message.slice(0, MESSAGE_LENGTH)}… (${message.length - MESSAGE_LENGTH} more characters)` : message;
+}
+
 /** True for a JSON object (not an array): each of its fields is then read for what it is. */
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -216,11 +223,11 @@ export function parseErrorBody(text: string): ErrorFields {
   const body: Partial<Record<keyof ErrorBody, unknown>> = parsed;
   const fields: ErrorFields = {};
   if (typeof body.code === 'number') fields.serviceCode = body.code;
-  if (typeof body.msg === 'string' && body.msg !== '') fields.serviceMsg = body.msg;
+  if (typeof body.msg === 'string' && body.msg !== '') fields.serviceMsg = cut(body.msg);
   if (isRecord(body.extras)) {
     const extras: Partial<Record<keyof ErrorExtras, unknown>> = body.extras;
     if (typeof extras.detailCode === 'number') fields.detailCode = extras.detailCode;
-    if (typeof extras.detailMsg === 'string' && extras.detailMsg !== '') fields.detailMsg = extras.detailMsg;
+    if (typeof extras.detailMsg === 'string' && extras.detailMsg !== '') fields.detailMsg = cut(extras.detailMsg);
   }
   if (Object.keys(fields).length === 0) fields.reason = `body: ${snippet(text)}`;
   return fields;

@@ -5,7 +5,7 @@
 import { parseErrorBody, type ApiErrorInit } from './api-error.js';
 import type { Exchange } from './exchange.js';
 import type { AttemptOutcome } from './limiter.js';
-import { answerFailure, parseRetryAfter, type FailedAttempt, type Failure } from './retry.js';
+import { answerFailure, parseRetryAfter, seconds, type FailedAttempt, type Failure } from './retry.js';
 import type { Timeouts, TransportAgent } from './transport-agent.js';
 
 export interface Answer {
@@ -34,15 +34,29 @@ export function header(headers: Answer['headers'], name: string): string | undef
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** What ends an attempt early: an answer over the size the tool reads, or an attempt over its time in all. */
+class AttemptLimit extends Error {
+  constructor(
+    readonly code: 'ANSWER_TOO_LARGE' | 'ATTEMPT_TOO_LONG',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Sends the exchange once through the agent's `dispatch`, the whole body collected in memory:
- * the answers are small JSON documents or images, read at once, so no stream is needed.
+ * the answers are small JSON documents or images, read at once, so no stream is needed. An
+ * answer over `maxAnswerBytes`, or an attempt over `timeouts.totalMs`, is aborted.
  */
-function send(agent: TransportAgent, exchange: Exchange): Promise<Answer> {
+function send(agent: TransportAgent, exchange: Exchange, limits: AttemptLimits): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let status = 0;
     let headers: Answer['headers'] = {};
     const chunks: Buffer[] = [];
+    let size = 0;
+    let abort: ((reason: Error) => void) | undefined;
+    const deadline = setTimeout(() => abort?.(new AttemptLimit('ATTEMPT_TOO_LONG', `the answer took over ${seconds(limits.timeouts.totalMs)} in all`)), limits.timeouts.totalMs);
     agent.dispatch(
       {
         origin: exchange.url.origin,
@@ -52,25 +66,42 @@ function send(agent: TransportAgent, exchange: Exchange): Promise<Answer> {
         body: exchange.body ?? null,
       },
       {
-        onRequestStart: () => undefined,
+        onRequestStart: (controller) => {
+          abort = (reason) => controller.abort(reason);
+        },
         onResponseStart: (_controller, statusCode, responseHeaders) => {
           status = statusCode;
           headers = responseHeaders;
         },
-        onResponseData: (_controller, chunk) => {
-          chunks.push(chunk);
+        onResponseData: (controller, chunk) => {
+          size += chunk.length;
+          if (size > limits.maxAnswerBytes) controller.abort(new AttemptLimit('ANSWER_TOO_LARGE', `the answer was larger than ${limits.maxAnswerBytes} bytes, and was cut off`));
+          else chunks.push(chunk);
         },
-        onResponseEnd: () => resolve({ status, headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }),
-        onResponseError: (_controller, error) => reject(error),
+        onResponseEnd: () => {
+          clearTimeout(deadline);
+          resolve({ status, headers, bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+        },
+        onResponseError: (_controller, error) => {
+          clearTimeout(deadline);
+          reject(error);
+        },
       },
     );
   });
 }
 
+/** The bounds of one attempt: its timeouts, and the largest answer read. */
+export interface AttemptLimits {
+  timeouts: Timeouts;
+  maxAnswerBytes: number;
+}
+
 /** Sends the exchange once and sorts the outcome; `now` times it and reads Retry-After dates. */
-export async function attemptExchange(agent: TransportAgent, exchange: Exchange, timeouts: Timeouts, now: () => number): Promise<AttemptResult> {
+export async function attemptExchange(agent: TransportAgent, exchange: Exchange, limits: AttemptLimits, now: () => number): Promise<AttemptResult> {
+  const { timeouts } = limits;
   const startedAt = now();
-  const sent = await send(agent, exchange).then(
+  const sent = await send(agent, exchange, limits).then(
     (answer) => ({ answer }),
     (thrown: unknown) => ({ thrown }),
   );
@@ -112,6 +143,12 @@ const UNSENT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EA
 
 /** Sorts a thrown network error into retry terms and words it for people. */
 function classify(error: unknown, timeouts: Timeouts): { failure: Failure; error: AttemptError } {
+  // Cut off by the tool: the request was sent, so its outcome is as unknown as a lost answer's.
+  if (error instanceof AttemptLimit) {
+    return error.code === 'ATTEMPT_TOO_LONG'
+      ? { failure: { kind: 'lost' }, error: { kind: 'timeout', reason: error.message, cause: error } }
+      : { failure: { kind: 'lost' }, error: { kind: 'network', reason: error.message, cause: error } };
+  }
   const code = errorCodeOf(error);
   const message = error instanceof Error ? error.message : String(error);
   const timeout = (failure: Failure, reason: string) => ({ failure, error: { kind: 'timeout' as const, reason, cause: error } });

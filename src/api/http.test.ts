@@ -711,4 +711,12 @@ describe('parseErrorBody', () => {
     expect(parseErrorBody('   ')).toEqual({ reason: 'empty body' });
     expect(parseErrorBody('x'.repeat(500)).reason).toHaveLength('body: '.length + 201);
   });
+
+  it('keeps the codes of a 5 MB message whole, and the start of its text', () => {
+    const huge = 'y'.repeat(5 * 1024 * 1024);
+    const fields = parseErrorBody(JSON.stringify({ code: -813, msg: huge, extras: { detailCode: 31001, detailMsg: huge } }));
+    expect(fields).toMatchObject({ serviceCode: -813, detailCode: 31001 });
+    expect(fields.serviceMsg).toBe(`${'y'.repeat(1000)}… (${huge.length - 1000} more characters)`);
+    expect(fields.detailMsg).toBe(fields.serviceMsg);
+  });
 });

@@ -32,7 +32,9 @@ export type { HttpRequest } from './exchange.js';
 export type { RetryPolicy } from './retry.js';
 export type { Timeouts } from './transport-agent.js';
 
-export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = { connectMs: 10_000, headersMs: 60_000, bodyMs: 60_000 };
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = { connectMs: 10_000, headersMs: 60_000, bodyMs: 60_000, totalMs: 180_000 };
+/** The largest answer read: the audience answers are a few KB, a generation's images a few MB; anything larger is cut off. */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_CONCURRENCY = 8;
 
 export interface HttpClientOptions {
@@ -50,6 +52,8 @@ export interface HttpClientOptions {
   /** Spaces request starts to stay under a known quota. */
   requestsPerSecond?: number;
   timeouts?: Partial<Timeouts>;
+  /** The largest answer read (default MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
   retry?: Partial<RetryPolicy>;
   /** Log each attempt (method, path, status, duration, attempt) through `log`. */
   verbose?: boolean;
@@ -93,6 +97,7 @@ interface Transport {
   agent: TransportAgent;
   limiter: ConcurrencyLimiter;
   timeouts: Timeouts;
+  maxAnswerBytes: number;
   policy: RetryPolicy;
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -137,6 +142,7 @@ function createTransport(options: HttpClientOptions): Transport {
     agent: createTransportAgent(limiter.maxConcurrency, timeouts),
     limiter,
     timeouts,
+    maxAnswerBytes: options.maxAnswerBytes ?? MAX_ANSWER_BYTES,
     policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
     now,
     sleep,
@@ -170,7 +176,7 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
       permit.release('ok');
       throw notStartedError(exchange);
     }
-    const result = await attemptExchange(transport.agent, exchange, transport.timeouts, transport.now);
+    const result = await attemptExchange(transport.agent, exchange, transport, transport.now);
     permit.release(limiterOutcome(result));
     if (result.ok) {
       logAttempt(transport, exchange, result, state.attempt);

@@ -113,7 +113,7 @@ export function nextStep(state: RetryState, failed: FailedAttempt, nowMs: number
 }
 
 /** A duration for people: whole seconds, or tenths. */
-function seconds(ms: number): string {
+export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
 }
 

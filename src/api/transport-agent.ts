@@ -16,6 +16,8 @@ export interface Timeouts {
   headersMs: number;
   /** The longest silence between two chunks of the response body. */
   bodyMs: number;
+  /** One attempt in all, from sending to the last byte: a body that drips a byte at a time ends here. */
+  totalMs: number;
 }
 
 /** What the transport uses of the agent: sending one request, and closing the kept-alive connections. */

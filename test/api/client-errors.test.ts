@@ -236,3 +236,40 @@ describe('image results', () => {
     expect(JSON.parse(server.seen[1]?.body ?? '')).toEqual({ prompt: 'x', image: 'AAAA', mask: 'AAAA' });
   });
 });
+
+describe('answers that never end', () => {
+  it('cuts off an answer larger than the cap, after the cap, and says so', async () => {
+    // An endless body: chunks until the client hangs up.
+    server.answers = [
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const write = (): void => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', write);
+        };
+        write();
+      },
+    ];
+    const client = transport({ baseUrl: server.url, headers: bearer('t'), maxAnswerBytes: 1024 * 1024, retry: { maxAttempts: 1 } });
+    clients.push(client);
+    const error = await client.request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).summary).toContain('the answer was larger than 1048576 bytes, and was cut off');
+  });
+
+  it('ends an attempt whose body drips, after its time in all, though bytes keep coming', async () => {
+    server.answers = [
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 20);
+        res.on('close', () => clearInterval(drip));
+      },
+    ];
+    const client = transport({ baseUrl: server.url, headers: bearer('t'), timeouts: { bodyMs: 1000, totalMs: 300 }, retry: { maxAttempts: 1 } });
+    clients.push(client);
+    const error = await client.request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).summary).toContain('the answer took over 0.3 s in all');
+  });
+});
