@@ -107,13 +107,25 @@ function registerHeaderSecrets(headers: Readonly<Record<string, string>>): void 
   }
 }
 
-function queryString(query: HttpRequest['query']): string {
+function queryString(query: HttpRequest['query'], shorten: (value: string) => string = (value) => value): string {
   const parts: string[] = [];
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value === undefined) continue;
-    parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(value)).replace(/%2C/gi, ',')}`);
+    parts.push(`${encodeURIComponent(name)}=${shorten(encodeURIComponent(String(value)).replace(/%2C/gi, ','))}`);
   }
   return parts.length === 0 ? '' : `?${parts.join('&')}`;
+}
+
+const SHOWN_LIST_ITEMS = 3;
+
+/**
+ * A query value as errors and progress lines show it: a list of more than a few items (the
+ * ids of a batch delete) as its first ones and how many there are, so that the result line of
+ * each change in a batch stays one short line.
+ */
+function shortList(value: string): string {
+  const items = value.split(',');
+  return items.length <= SHOWN_LIST_ITEMS + 1 ? value : `${items.slice(0, SHOWN_LIST_ITEMS).join(',')},…(${items.length} in all)`;
 }
 
 /**
@@ -136,7 +148,7 @@ export function requestExchange(target: ServiceTarget, request: HttpRequest): Ex
   return {
     method: request.method,
     url: new URL(`${target.base.origin}${target.basePath}${path}${query}`),
-    shown: `${path}${query}`,
+    shown: `${path}${queryString(request.query, shortList)}`,
     headers: {
       'user-agent': target.userAgent,
       accept: 'application/json',

@@ -406,6 +406,14 @@ describe('errors', () => {
     expect(error.detail).toContain('service code -404, detail code 2001 (not found)');
   });
 
+  it('name a batch delete by its first ids and their count, so each line stays short; the request itself carries them all', async () => {
+    const ids = Array.from({ length: 42 }, (_, index) => index + 1).join(',');
+    server.answers = [json(400, { code: -1, msg: 'bad ids' })];
+    const error = await failure(client().request({ method: 'DELETE', path: '/openapi/v4/targetings', query: { audienceIds: ids }, idempotent: false, response: 'BatchDeleteResult' }));
+    expect(error.summary).toBe('the audience API answered 400 to DELETE /openapi/v4/targetings?audienceIds=1,2,3,…(42 in all): bad ids');
+    expect(server.seen[0]?.url).toBe(`/base/openapi/v4/targetings?audienceIds=${ids}`);
+  });
+
   it('tolerate missing, empty and null extras', async () => {
     for (const extras of [undefined, {}, null]) {
       server.seen = [];
