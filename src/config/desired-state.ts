@@ -27,12 +27,19 @@ export function toDesiredState(file: AudiencesFile, source: DesiredState['source
   return {
     adAccountId: file.adAccountId,
     prune: file.prune ?? false,
+    pruneImages: file.pruneImages ?? file.prune ?? false,
+    ...(file.massDelete ? { massDelete: massDeleteOf(file.massDelete) } : {}),
     ignore: file.ignore ?? [],
     audiences: file.audiences.map(toDesiredAudience),
     ...(file.business ? { business: toDesiredBusiness(file.business) } : {}),
     ...(file.images ? { images: file.images.map(toDesiredImage) } : {}),
     source,
   };
+}
+
+/** The mass-delete guard as far as the file sets it. */
+function massDeleteOf(guard: NonNullable<AudiencesFile['massDelete']>): NonNullable<DesiredState['massDelete']> {
+  return { ...(guard.percent === undefined ? {} : { ratio: guard.percent / 100 }), ...(guard.minimum === undefined ? {} : { minManaged: guard.minimum }) };
 }
 
 /**

@@ -459,7 +459,7 @@ describe('validateConfig: did you mean', () => {
 
   it('lists the choices when nothing is close', () => {
     expect(issues(oneAudience('type: BANNER'))[0]?.hint).toBe('one of DISPLAY, MESSAGE');
-    expect(issues('adAccountId: 1\naudiences: []\nzzz: 1\n')[0]?.hint).toBe('the fields here are adAccountId, prune, ignore, business, images, audiences');
+    expect(issues('adAccountId: 1\naudiences: []\nzzz: 1\n')[0]?.hint).toBe('the fields here are adAccountId, prune, pruneImages, massDelete, ignore, business, images, audiences');
   });
 
   it('suggests a root field', () => {
@@ -613,5 +613,22 @@ describe('formatting', () => {
     expect(error).toMatchObject({ code: 'CONFIG_INVALID', source: 'user', summary: 'a.yaml is not valid (2 problems)' });
     expect(error.issues).toHaveLength(2);
     expect(error.detail).toBe('a.yaml:1:7: x: bad\na.yaml:3:7: x: bad\n  hint: fix it');
+  });
+});
+
+describe('validateConfig: what the file prunes, and its mass-delete guard', () => {
+  const desiredOf = (head: string) => desired(`adAccountId: 1234\n${head}audiences: []\n`);
+
+  it('prunes images as it prunes audiences unless pruneImages says otherwise', () => {
+    expect(desiredOf('prune: true\n')).toMatchObject({ prune: true, pruneImages: true });
+    expect(desiredOf('')).toMatchObject({ prune: false, pruneImages: false });
+    expect(desiredOf('pruneImages: true\n')).toMatchObject({ prune: false, pruneImages: true });
+    expect(desiredOf('prune: true\npruneImages: false\n')).toMatchObject({ prune: true, pruneImages: false });
+  });
+
+  it('takes the mass-delete guard as far as the file sets it', () => {
+    expect(desiredOf('massDelete: { percent: 50, minimum: 0 }\n').massDelete).toEqual({ ratio: 0.5, minManaged: 0 });
+    expect(desiredOf('massDelete: { minimum: 3 }\n').massDelete).toEqual({ minManaged: 3 });
+    expect(desiredOf('').massDelete).toBeUndefined();
   });
 });

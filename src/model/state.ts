@@ -26,6 +26,10 @@ export interface DesiredState {
   adAccountId: number;
   /** Delete live audiences that are not declared (except `ignore` matches). */
   prune: boolean;
+  /** Remove locked images the file no longer declares (with their files). Apart from `prune`: an edit of the images never deletes an audience. */
+  pruneImages: boolean;
+  /** The mass-delete guard of this account, as far as the file sets it (the rest: DEFAULT_MASS_DELETE). */
+  massDelete?: { ratio?: number; minManaged?: number };
   /** Name globs never touched, even with prune. */
   ignore: string[];
   audiences: DesiredAudience[];

@@ -1,11 +1,9 @@
 import type { AudienceDefinition, Company, DesiredState, LiveAudienceSummary, LiveState } from '../model/index.js';
 import type { Identities } from './identity.js';
-import type { MassDeleteThreshold } from './safety.js';
 import type { Change, Fingerprint, Plan, PlanProblem } from './types.js';
 
 export interface PlanOptions {
   allowMassDelete: boolean;
-  massDelete?: MassDeleteThreshold;
 }
 
 /** What each kind plans from: both states, the audiences' identities, and the changes of the kinds planned before it. */

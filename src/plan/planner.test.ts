@@ -207,3 +207,15 @@ describe('plan data order', () => {
     expect(created?.action === 'create' && Object.keys(created.after).slice(0, 3)).toEqual(['name', 'type', 'ageType']);
   });
 });
+
+describe('planAccount: the mass-delete guard of the file', () => {
+  const live = liveState([liveAudience(1, { name: 'a' }), liveAudience(2, { name: 'b' }), liveAudience(3, { name: 'c' })]);
+  const codes = (massDelete?: { ratio?: number; minManaged?: number }) =>
+    planAccount(desiredState([desiredAudience({ name: 'a' })], { prune: true, ...(massDelete ? { massDelete } : {}) }), live, options).errors.map((error) => error.code);
+
+  it('applies below the default minimum of 10 when the file lowers it, at the share the file sets', () => {
+    expect(codes()).toEqual([]);
+    expect(codes({ minManaged: 0 })).toEqual(['MASS_DELETE']);
+    expect(codes({ minManaged: 0, ratio: 0.7 })).toEqual([]);
+  });
+});

@@ -266,6 +266,25 @@ ${HERO}`),
     expect(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8'))).toEqual({ lockVersion: 1, images: {} });
   });
 
+  it('prunes images apart from audiences: with pruneImages alone, an edit of the images deletes no audience', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const created = await fetch(`${emulator.url}/openapi/v4/targetings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
+      body: JSON.stringify({ adAccountId: 1234, name: 'kept-by-hand', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' }),
+    });
+    expect(created.status).toBe(200);
+    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\npruneImages: true\naudiences: []\n');
+    const apply = await run(cwd, 'apply', '--auto-approve');
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to unlink, 1 to remove.');
+    expect(apply.stdout).not.toContain('delete audience');
+    await expect(readFile(join(cwd, 'assets/hero.webp'))).rejects.toThrow();
+    const listed = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234' } });
+    expect(JSON.stringify(await listed.json())).toContain('kept-by-hand');
+  });
+
   it('plans and applies images named like the properties every object has', async () => {
     const names = ['__proto__', 'toString', 'constructor'];
     const images = names.map((name) => HERO.replace('name: hero', `name: ${name}`).replace('assets/hero.webp', `assets/${name}.webp`)).join('');

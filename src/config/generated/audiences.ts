@@ -169,9 +169,26 @@ export interface AudiencesFile {
    */
   adAccountId: number
   /**
-   * true: audiences of the account that this file does not declare are deleted (except `ignore` matches and protected ones). false: they are left alone.
+   * true: audiences of the account that this file does not declare are deleted (except `ignore` matches and protected ones), and so are the locked images it no longer declares unless `pruneImages` says otherwise. false: they are left alone.
    */
   prune?: boolean
+  /**
+   * Whether the locked images this file no longer declares are removed (with their files); by default as `prune`. With `prune: false` and `pruneImages: true`, an edit of the images can never delete an audience.
+   */
+  pruneImages?: boolean
+  /**
+   * The guard against deleting too much at once: a plan that deletes more than `percent` of the managed audiences is refused (unless --allow-mass-delete), once the account has `minimum` of them.
+   */
+  massDelete?: {
+    /**
+     * The share of the managed audiences a plan may delete, in percent.
+     */
+    percent?: number
+    /**
+     * The guard applies once the account has this many managed audiences (0: always).
+     */
+    minimum?: number
+  }
   /**
    * Name globs (picomatch) of live audiences never touched, even with prune.
    */

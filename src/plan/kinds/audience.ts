@@ -60,7 +60,7 @@ export const audienceKind: PlanKind = {
       }
     }
     const deletes = changes.filter((change) => change.action === 'delete').length;
-    const massDelete = checkMassDelete(deletes, identities.managedCount, options.massDelete ?? DEFAULT_MASS_DELETE);
+    const massDelete = checkMassDelete(deletes, identities.managedCount, { ...DEFAULT_MASS_DELETE, ...desired.massDelete });
     if (massDelete && !options.allowMassDelete) errors.push(massDelete);
     return { changes, errors, warnings, fingerprint: fingerprint(input) };
   },

@@ -25,7 +25,7 @@ export const imageKind: PlanKind = {
   kind: 'image',
   plan: ({ desired, live }) => {
     if (!live.images) return { changes: [], errors: [], warnings: [] };
-    const { changes, errors, fingerprint } = planImages(desired.images ?? [], live.images, desired.prune);
+    const { changes, errors, fingerprint } = planImages(desired.images ?? [], live.images, desired.pruneImages);
     return { changes, errors, warnings: [], fingerprint: { images: fingerprint }, header: { imageDir: live.images.dir } };
   },
   staleReasons: (plan, current) => {
