@@ -8,6 +8,7 @@ import { OPERATION_KINDS } from './kinds/index.js';
 import type { BusinessLookup } from './kinds/kind.js';
 import { planFiles } from './plan.js';
 import { readSavedPlans } from './saved-plan.js';
+import { takeApplyLock } from './apply-lock.js';
 import { checkPlanIsFresh } from './stale.js';
 
 /**
@@ -52,9 +53,20 @@ export interface ApplyRequest {
 /**
  * The apply use case. A saved plan is checked for staleness and applied (saving it was the
  * approval). Otherwise the files are planned, the plan shown, and applied after approval or
- * with --auto-approve. Returns the exit code: 0 when everything was done and checked.
+ * with --auto-approve. Returns the exit code: 0 when everything was done and checked. One
+ * apply at a time per working folder (see apply-lock.ts).
  */
 export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<number> {
+  const release = await takeApplyLock(deps.cwd);
+  try {
+    return await planAndApply(request, deps);
+  } finally {
+    await release();
+  }
+}
+
+/** The apply itself, under the folder's apply lock. */
+async function planAndApply(request: ApplyRequest, deps: ApplyDeps): Promise<number> {
   const { view } = deps;
   const plans = request.savedPlan ? await freshSavedPlans(request.savedPlan, deps) : await plannedFromFiles(request, deps);
   if (!plans) return 1;

@@ -18,6 +18,7 @@ import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { StoredAudience } from '../../src/emulator/store.js';
 import { REGION_FIELDS, stableStringify, TARGETING_FIELDS, type AudienceDefinition, type JsonValue } from '../../src/model/index.js';
 import { textApplyView } from '../../src/cli/apply-view.js';
+import { takeApplyLock } from '../../src/operations/apply-lock.js';
 import { applyAndVerify, runApply } from '../../src/operations/apply.js';
 import { planDesired } from '../../src/operations/plan.js';
 import { plainStyle } from '../../src/render/index.js';
@@ -473,5 +474,24 @@ describe('an apply interrupted with Ctrl-C', () => {
     const rerun = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(rerun.stdout).toContain(`Plan: ${notStarted} to create, 0 to update, 0 to delete, 0 to unlink.`);
     expect(rerun.code).toBe(0);
+  });
+});
+
+describe('two applies in one folder', () => {
+  it('refuses the second with a clear message while the first holds the lock, and changes nothing', async () => {
+    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: locked-out\n    type: DISPLAY\n' });
+    const release = await takeApplyLock(cwd);
+    try {
+      const second = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain('error[APPLY_LOCKED]: another apply is running in this folder (it holds .audiences/apply.lock)');
+      expect(second.stderr).toContain('hint: wait for it to finish');
+      expect((await storedAudiences(emulator)).map((audience) => audience.name)).not.toContain('locked-out');
+    } finally {
+      await release();
+    }
+    const after = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(after.code, after.stderr).toBe(0);
+    expect((await storedAudiences(emulator)).map((audience) => audience.name)).toContain('locked-out');
   });
 });
