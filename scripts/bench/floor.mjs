@@ -9,7 +9,8 @@
  *   node floor.mjs reads         the requests of `plan-no-change`: the list, then a read of
  *                                each audience; prints {"read": count}
  *   node floor.mjs creates N     the requests of `apply-creates`: the list, N creates (the
- *                                bench's audiences 0..N-1), the list again; prints
+ *                                bench's audiences 0..N-1), the list that settles races with
+ *                                another apply, the list that checks them; prints
  *                                {"created": audiences listed at the end}
  *
  * Run as its own process by the bench, with ADS_API_URL, ADS_ACCESS_TOKEN,
@@ -74,6 +75,7 @@ if (shape === 'reads') {
 } else {
   await list();
   await inFlight(creates, (index) => call('POST', BASE, createBody(index)));
+  await list();
   outcome = { created: (await list()).length };
 }
 await pool.close();

@@ -8,7 +8,7 @@ export const CANCELLED_TEXT = '\nApply cancelled: nothing was changed.\n';
 
 /** One line per finished change, as it finishes. */
 export function progressLine(result: ChangeResult, style: Style): string {
-  if (result.status === 'ok') return `${style.add('ok')}      ${describeChange(result)}`;
+  if (result.status === 'ok') return `${style.add('ok')}      ${describeChange(result)}${result.cause === undefined ? '' : `: ${visible(result.cause)}`}`;
   if (result.status === 'skipped') return `${style.warn('skipped')} ${describeChange(result)}: ${visible(result.cause ?? '')}`;
   return `${style.error('FAILED')}  ${describeChange(result)}: ${visible(result.cause ?? '')}`;
 }

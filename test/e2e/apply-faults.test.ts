@@ -495,3 +495,25 @@ describe('two applies in one folder', () => {
     expect((await storedAudiences(emulator)).map((audience) => audience.name)).toContain('locked-out');
   });
 });
+
+describe('applies racing from two folders against one account', () => {
+  it('converge: no audience twice, every plan afterwards empty, and the apply that lost a race says it adopted the other', async () => {
+    await emulator.close();
+    ({ emulator, env } = await emulatorEnv({ latencyMs: 25 }));
+    const adoptions: string[] = [];
+    for (let round = 1; round <= 3; round += 1) {
+      const names = Array.from({ length: 10 }, (_, index) => `race-${round}-${String(index).padStart(2, '0')}`);
+      const file = `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}`;
+      const folders = await Promise.all([workspace({ 'audiences.yaml': file }), workspace({ 'audiences.yaml': file })]);
+      const runs = await Promise.all(folders.map((cwd) => runInProcess(['apply', '--auto-approve'], { cwd, env })));
+      for (const run of runs) expect(run.code, run.stdout + run.stderr).toBe(0);
+      adoptions.push(...runs.flatMap((run) => run.stderr.split('\n').filter((line) => line.includes('adopted: another apply created'))));
+
+      const stored = (await storedAudiences(emulator)).map((audience) => audience.name).filter((name) => name.startsWith(`race-${round}-`));
+      expect([...stored].sort()).toEqual(names);
+      for (const cwd of folders) expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+    }
+    // Both applies created every audience at once, so each name was raced: one of them adopted it.
+    expect(adoptions.length).toBeGreaterThanOrEqual(10);
+  });
+});

@@ -12,14 +12,18 @@ function isWrite(change: Change): change is AudienceCreate | AudienceUpdate {
   return change.action === 'create' || change.action === 'update';
 }
 
+function isCreate(change: Change): change is AudienceCreate {
+  return change.action === 'create';
+}
+
 function isDelete(change: Change): change is AudienceDelete {
   return change.action === 'delete';
 }
 
 /**
  * Audiences: creates and updates run concurrently (the transport bounds how many are in
- * flight), then deletes go through the batch delete, except those whose ad groups could not
- * all be released. The service answers a write with the audience as it stored it; the answer
+ * flight), a create that raced another apply's is settled (see settleRaces), then deletes go
+ * through the batch delete, except those whose ad groups could not all be released. The service answers a write with the audience as it stored it; the answer
  * is compared with what was sent as it arrives (`differing`), so verifying needs no reads.
  */
 export const audienceKind: ApplyKind = {
@@ -32,6 +36,7 @@ export const audienceKind: ApplyKind = {
     };
     const existing = knownAudienceIds(context.plan);
     await startInTurns(changes.filter(isWrite), async (change) => finish(change, context.signal.aborted ? notStarted(change) : await write(change, context.audiences, existing)));
+    for (const [change, result] of await settleRaces(changes.filter(isCreate), results, context.audiences, existing)) finish(change, result);
 
     const blocked = blockedDeletes(context.earlier);
     const deletes = changes.filter(isDelete);
@@ -59,6 +64,44 @@ export const audienceKind: ApplyKind = {
     return (await Promise.all(checks)).flat();
   },
 };
+
+/**
+ * Another apply (a pipeline and a person, two merges in quick succession) may create the same
+ * audience at the same time: the service then holds two of that name, and every later plan
+ * would stop at DUPLICATE_LIVE_NAME. After its creates, an apply lists the account once; for
+ * each name it created that another audience made after its plan also holds, the lowest id
+ * stays, and the apply whose audience has the higher id deletes its own (just made: unlinked
+ * and unused) and adopts the other, saying so. Both applies decide alike, so one stays.
+ * Returns the results that change (each is reported again, with the adoption as its cause).
+ */
+async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Change, ChangeResult>, client: AudienceClient, existing: ReadonlySet<number>): Promise<Map<Change, ChangeResult>> {
+  const made = creates.flatMap((change) => {
+    const result = results.get(change);
+    return result?.status === 'ok' && result.id !== null ? [{ change, result, id: result.id }] : [];
+  });
+  const settled = new Map<Change, ChangeResult>();
+  if (made.length === 0) return settled;
+  let listed: Array<{ id: number; name: string }>;
+  try {
+    listed = await client.list();
+  } catch {
+    // Without the list nothing can be told apart: each create stands as made (verifying lists again).
+    return settled;
+  }
+  for (const { change, result, id } of made) {
+    const rivals = listed.filter((summary) => summary.name === change.name && summary.id !== id && !existing.has(summary.id)).map((summary) => summary.id);
+    const kept = Math.min(id, ...rivals);
+    if (kept === id) continue;
+    const race = `another apply created "${change.name}" at the same time (id ${kept}), and the lowest id stays`;
+    try {
+      await client.delete(id);
+      settled.set(change, { ...result, id: kept, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` });
+    } catch (error) {
+      settled.set(change, { ...identify(change), id, status: 'failed', cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed: ${causeOf(error)}` });
+    }
+  }
+  return settled;
+}
 
 /** A create or an update, with the fields the service's answer holds otherwise than sent. */
 async function write(change: AudienceCreate | AudienceUpdate, client: AudienceClient, existing: ReadonlySet<number>): Promise<ChangeResult> {
