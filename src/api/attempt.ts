@@ -143,11 +143,12 @@ const UNSENT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EA
 
 /** Sorts a thrown network error into retry terms and words it for people. */
 function classify(error: unknown, timeouts: Timeouts): { failure: Failure; error: AttemptError } {
-  // Cut off by the tool: the request was sent, so its outcome is as unknown as a lost answer's.
+  // Cut off by the tool. Too long: as a lost answer (the outcome is unknown, a read is tried
+  // again). Too large: the same request would answer as much again, so it is not repeated.
   if (error instanceof AttemptLimit) {
     return error.code === 'ATTEMPT_TOO_LONG'
       ? { failure: { kind: 'lost' }, error: { kind: 'timeout', reason: error.message, cause: error } }
-      : { failure: { kind: 'lost' }, error: { kind: 'network', reason: error.message, cause: error } };
+      : { failure: { kind: 'permanent' }, error: { kind: 'network', reason: error.message, cause: error } };
   }
   const code = errorCodeOf(error);
   const message = error instanceof Error ? error.message : String(error);

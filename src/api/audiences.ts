@@ -15,8 +15,9 @@ export interface DeleteManyResult {
 /** The eight audience operations for one ad account, in the model's terms. */
 export interface AudienceClient {
   readonly adAccountId: number;
-  list(): Promise<LiveAudienceSummary[]>;
-  read(id: number): Promise<LiveAudience>;
+  /** `continuation`: part of a change already sent, so sent even after an interrupt (see HttpRequest.continuation). */
+  list(options?: { continuation?: boolean }): Promise<LiveAudienceSummary[]>;
+  read(id: number, options?: { continuation?: boolean }): Promise<LiveAudience>;
   /**
    * Creates an audience. `existing` are ids that were there before (the account as planned):
    * when the outcome is unknown, an audience of the name is taken as the one made only when it
@@ -24,7 +25,7 @@ export interface AudienceClient {
    */
   create(definition: AudienceDefinition, existing?: ReadonlySet<number>): Promise<LiveAudience>;
   update(id: number, definition: AudienceDefinition): Promise<LiveAudience>;
-  delete(id: number): Promise<void>;
+  delete(id: number, options?: { continuation?: boolean }): Promise<void>;
   /** One batch delete: the service answers 200 even when some fail, so the outcome is data. */
   deleteMany(ids: number[]): Promise<DeleteManyResult>;
   adGroups(id: number): Promise<AdGroupLink[]>;
@@ -53,16 +54,16 @@ function isRetriedNotFound(error: unknown): boolean {
 export function createAudienceClient(http: HttpClient, adAccountId: number): AudienceClient {
   const headers = { adAccountId: String(adAccountId) };
 
-  /** The list that settles an unknown outcome; interrupted before it was sent, the outcome stays unknown. */
-  const listOrUnknown = (unknown: ApiError): Promise<LiveAudienceSummary[]> => client.list().catch((error: unknown) => Promise.reject(stillUnknown(error, unknown)));
+  /** The list that settles an unknown outcome: part of the change already sent, so sent even after an interrupt. */
+  const listOrUnknown = (unknown: ApiError): Promise<LiveAudienceSummary[]> => client.list({ continuation: true }).catch((error: unknown) => Promise.reject(stillUnknown(error, unknown)));
   const client: AudienceClient = {
     adAccountId,
-    list: async () => {
-      const body = await http.request({ method: 'GET', path: `${BASE}/audiences`, headers, response: 'AudienceListResponse' });
+    list: async (options = {}) => {
+      const body = await http.request({ method: 'GET', path: `${BASE}/audiences`, headers, response: 'AudienceListResponse', ...options });
       return (body.content ?? []).map(audienceSummaryFromWire);
     },
-    read: async (id) => {
-      const body = await http.request({ method: 'GET', path: `${BASE}/${id}`, headers, response: 'AudienceDetail' });
+    read: async (id, options = {}) => {
+      const body = await http.request({ method: 'GET', path: `${BASE}/${id}`, headers, response: 'AudienceDetail', ...options });
       return audienceFromWire(body);
     },
     create: async (definition, existing = new Set()) => {
@@ -78,7 +79,7 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
           if (!isApiError(error) || !error.ambiguous || attempt >= RECONCILE_ATTEMPTS) throw stillUnknown(error, unknown);
           unknown = error;
           const made = (await listOrUnknown(unknown)).filter((summary) => summary.name === definition.name && !existing.has(summary.id));
-          if (made.length === 1 && made[0]) return client.read(made[0].id);
+          if (made.length === 1 && made[0]) return client.read(made[0].id, { continuation: true });
           if (made.length > 1) throw error;
         }
       }
@@ -87,9 +88,9 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       const body = await http.request({ method: 'PUT', path: BASE, headers, body: audienceToWire(adAccountId, definition, id), response: 'AudienceWriteResponse' });
       return audienceFromWire(body);
     },
-    delete: async (id) => {
+    delete: async (id, options = {}) => {
       try {
-        await http.request({ method: 'DELETE', path: `${BASE}/${id}`, headers });
+        await http.request({ method: 'DELETE', path: `${BASE}/${id}`, headers, ...options });
       } catch (error) {
         if (!isRetriedNotFound(error)) throw error;
       }

@@ -20,6 +20,11 @@ export interface HttpRequest {
   /** Safe to repeat? Default: every method but POST. */
   idempotent?: boolean;
   /**
+   * Part of a change already sent (the list that settles a lost answer, the download of a
+   * generated image): sent even after an interrupt, which stops only what has not begun.
+   */
+  continuation?: boolean;
+  /**
    * The schema title (see wire-schemas.ts) the 2xx body must match; the answer is then that
    * type. Without it the answer is expected to be empty, and any body is ignored.
    */
@@ -35,6 +40,8 @@ export interface Exchange {
   headers: Record<string, string>;
   body: string | undefined;
   idempotent: boolean;
+  /** Sent even once the client stops starting requests (see HttpRequest.continuation). */
+  continuation: boolean;
 }
 
 /** Where a client's requests go and what each carries. */
@@ -158,6 +165,7 @@ export function requestExchange(target: ServiceTarget, request: HttpRequest): Ex
     },
     body,
     idempotent: request.idempotent ?? request.method !== 'POST',
+    continuation: request.continuation ?? false,
   };
 }
 
@@ -173,5 +181,7 @@ export function downloadExchange(target: ServiceTarget, link: string): Exchange 
     headers: { 'user-agent': target.userAgent, accept: '*/*', ...(sameOrigin ? target.headers : {}) },
     body: undefined,
     idempotent: true,
+    // A download fetches what a generation already made.
+    continuation: true,
   };
 }

@@ -33,8 +33,12 @@ export type { RetryPolicy } from './retry.js';
 export type { Timeouts } from './transport-agent.js';
 
 export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = { connectMs: 10_000, headersMs: 60_000, bodyMs: 60_000, totalMs: 180_000 };
-/** The largest answer read: the audience answers are a few KB, a generation's images a few MB; anything larger is cut off. */
-export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+/**
+ * The largest answer read, by service; anything larger is cut off. The audience and business
+ * answers are a few KB; a generation answered in Base64 may hold 8 samples of 2048 pixels a
+ * side as PNG (spec: imagegen), some 100 MB once encoded.
+ */
+export const MAX_ANSWER_BYTES: Readonly<Record<ServiceName, number>> = { audience: 8 * 1024 * 1024, business: 8 * 1024 * 1024, imagegen: 256 * 1024 * 1024 };
 export const DEFAULT_CONCURRENCY = 8;
 
 export interface HttpClientOptions {
@@ -142,7 +146,7 @@ function createTransport(options: HttpClientOptions): Transport {
     agent: createTransportAgent(limiter.maxConcurrency, timeouts),
     limiter,
     timeouts,
-    maxAnswerBytes: options.maxAnswerBytes ?? MAX_ANSWER_BYTES,
+    maxAnswerBytes: options.maxAnswerBytes ?? MAX_ANSWER_BYTES[options.service],
     policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
     now,
     sleep,
@@ -172,7 +176,7 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
   let state: RetryState = { idempotent: exchange.idempotent, startedAt: transport.now(), attempt: 1 };
   for (;;) {
     const permit = await transport.limiter.acquire();
-    if (state.attempt === 1 && transport.stopping.signal.aborted) {
+    if (state.attempt === 1 && transport.stopping.signal.aborted && !exchange.continuation) {
       permit.release('ok');
       throw notStartedError(exchange);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AudienceClient, DeleteManyResult } from '../api/audiences.js';
-import type { AdGroupUnlink, AudienceDelete, Change, Plan } from '../plan/index.js';
+import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, Plan } from '../plan/index.js';
 import { definition } from '../../test/helpers/builders.js';
 import { applyPlan } from './applier.js';
 
@@ -122,5 +122,43 @@ describe('applyPlan: interrupted', () => {
     expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 ok', 'delete 1 skipped', 'delete 2 skipped', 'delete 3 skipped']);
     expect(result.results.slice(1).map((change) => change.cause)).toEqual(Array(3).fill('not started: the apply was interrupted'));
     expect(client.calls).toEqual(['unlink 1 101']);
+  });
+});
+
+describe('applyPlan: a create another apply raced', () => {
+  const made = { id: 8, name: 'race', audienceStatus: 'STANDBY', type: 'DISPLAY', createdDate: '', lastModifiedDate: '' };
+  const create: AudienceCreate = { action: 'create', kind: 'audience', name: 'race', id: null, before: null, after: definition({ name: 'race' }) };
+
+  function racedAccount(rival: { definition: ReturnType<typeof definition> }, remove: (id: number) => Promise<void>) {
+    const client = account({ audiences: [] });
+    client.create = async () => ({ ...made, populationScore: null, definition: definition({ name: 'race' }) });
+    client.list = async () => [{ ...made, id: 7 }, made];
+    client.read = async (id) => ({ ...made, id, populationScore: null, definition: rival.definition });
+    client.delete = async (id) => {
+      client.calls.push(`delete ${id}`);
+      await remove(id);
+    };
+    return client;
+  }
+
+  it('adopts the lower id when the rival holds the same definition, deleting its own', async () => {
+    const client = racedAccount({ definition: definition({ name: 'race' }) }, async () => undefined);
+    const [result] = (await applyPlan(planOf([create]), { audiences: client })).results;
+    expect(result).toMatchObject({ status: 'ok', id: 7 });
+    expect(result?.cause).toContain('adopted: another apply created "race" at the same time (id 7)');
+    expect(client.calls).toEqual(['delete 8']);
+  });
+
+  it('keeps both, and says so, when the rival is another audience or its duplicate cannot be deleted: the create was made', async () => {
+    const foreign = racedAccount({ definition: definition({ name: 'race', type: 'MESSAGE' }) }, async () => undefined);
+    const [kept] = (await applyPlan(planOf([create]), { audiences: foreign })).results;
+    expect(kept).toMatchObject({ status: 'ok', id: 8 });
+    expect(kept?.cause).toContain('appeared meanwhile (id 7) with another definition: both are kept');
+    expect(foreign.calls).toEqual([]);
+
+    const stuck = racedAccount({ definition: definition({ name: 'race' }) }, () => Promise.reject(new Error('the service went away')));
+    const [left] = (await applyPlan(planOf([create]), { audiences: stuck })).results;
+    expect(left).toMatchObject({ status: 'ok', id: 8 });
+    expect(left?.cause).toContain('deleting the duplicate this apply made (id 8) failed (the service went away)');
   });
 });

@@ -1,7 +1,7 @@
 import { isAppError } from '../errors.js';
 // Not ./files.js: its imports (crypto) would load on every start, for an error path.
 import { fileSystemError } from '../operations/file-errors.js';
-import { visible } from '../render/visible.js';
+import { visible } from '../model/index.js';
 import { redact } from '../secrets.js';
 
 /**

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.js';
-import type { DesiredState } from '../model/index.js';
+import { visible, type DesiredState } from '../model/index.js';
 import type { Path } from './positions.js';
 
 /**
@@ -28,9 +28,10 @@ export interface Finding {
 
 /** `FILE:LINE:COL: message` and, when there is one, `  hint: …` on the next line. */
 export function formatIssue(issue: ConfigIssue, severity: 'error' | 'warning' = 'error'): string {
-  const where = issue.line > 0 ? `${issue.file}:${issue.line}:${issue.column}` : issue.file;
-  const text = `${where}: ${severity === 'warning' ? 'warning: ' : ''}${issue.message}`;
-  return issue.hint === undefined ? text : `${text}\n  hint: ${issue.hint}`;
+  // Messages quote the file's values: made visible, so that no value acts on the terminal.
+  const where = visible(issue.line > 0 ? `${issue.file}:${issue.line}:${issue.column}` : issue.file);
+  const text = `${where}: ${severity === 'warning' ? 'warning: ' : ''}${visible(issue.message)}`;
+  return issue.hint === undefined ? text : `${text}\n  hint: ${visible(issue.hint)}`;
 }
 
 /** Past this many problems of one run, more lines help nobody: the rest are counted. */

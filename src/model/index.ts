@@ -11,3 +11,4 @@ export * from './state.js';
 export * from './names.js';
 export * from './business.js';
 export * from './images.js';
+export * from './visible.js';

@@ -24,7 +24,10 @@ export async function takeApplyLock(cwd: string): Promise<() => Promise<void>> {
     throw fileWriteError(error, '.audiences/');
   }
   try {
-    return await lock(cwd, { lockfilePath: join(cwd, APPLY_LOCK), realpath: false, stale: STALE_MS, retries: 0 });
+    // A lock lost while held (its folder removed, or taken over after a stall) must not stop an
+    // apply halfway: the changes in flight and the summary matter more. It is only released.
+    const release = await lock(cwd, { lockfilePath: join(cwd, APPLY_LOCK), realpath: false, stale: STALE_MS, retries: 0, onCompromised: () => undefined });
+    return () => release().catch(() => undefined);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw fileWriteError(error, APPLY_LOCK);
     throw new AppError({

@@ -7,7 +7,7 @@ import { startInTurns } from '../api/in-turns.js';
 import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig, type ConfigIssue } from '../config/index.js';
 import { AppError } from '../errors.js';
 import { writeFileAtomically } from './files.js';
-import { nameMatcher, type LiveAudience, type LiveAudienceSummary } from '../model/index.js';
+import { nameMatcher, visible, type LiveAudience, type LiveAudienceSummary } from '../model/index.js';
 
 export interface ImportRequest {
   adAccountId: number;
@@ -59,7 +59,7 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
 
   const schemaRef = relative(target ? dirname(target) : cwd, fileURLToPath(AUDIENCES_SCHEMA_URL));
   const render = (audiences: LiveAudience[], left: SkippedAudience[]) => {
-    const notes = left.map(({ audience, reason }) => `Not imported: ${JSON.stringify(audience.name)} (id ${audience.id}): ${reason}.`);
+    const notes = left.map(({ audience, reason }) => visible(`Not imported: ${JSON.stringify(audience.name)} (id ${audience.id}): ${reason}.`));
     const text = renderDesiredFile({ adAccountId: request.adAccountId, audiences, schemaRef, notes });
     return { text, check: validateConfig(text, request.out ?? '(import)') };
   };

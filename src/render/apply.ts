@@ -1,6 +1,6 @@
 import type { AppliedAccount, ChangeResult } from '../plan/index.js';
 import type { Style } from './style.js';
-import { visible } from './visible.js';
+import { visible } from '../model/index.js';
 
 /** What `apply` asks on a terminal before changing anything. */
 export const APPROVAL_PROMPT = '\nDo you want to apply these changes? Only `yes` is accepted.\n  Enter a value: ';

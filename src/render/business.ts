@@ -1,6 +1,6 @@
 import type { Company } from '../model/index.js';
 import type { PlanBusiness } from '../plan/index.js';
-import { visible } from './visible.js';
+import { visible } from '../model/index.js';
 
 /** The plan's header line for the account's business: who it is, or that the number has none. */
 export function businessLine(business: PlanBusiness): string {

@@ -10,4 +10,3 @@ export { noChangesText } from './summary.js';
 export { businessLine, renderCompany } from './business.js';
 export { renderPlans } from './plans.js';
 export { APPROVAL_PROMPT, applySummary, CANCELLED_TEXT, progressLine } from './apply.js';
-export { visible } from './visible.js';

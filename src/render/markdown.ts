@@ -2,7 +2,7 @@ import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
 import { buildBlocks, type Block } from './rows.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
-import { visible } from './visible.js';
+import { visible } from '../model/index.js';
 
 /** Pull-request comments are limited to 65,536 characters; keep a margin for the note. */
 export const MARKDOWN_LIMIT = 65_000;

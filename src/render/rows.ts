@@ -2,7 +2,7 @@ import { diffArrays } from 'diff';
 import { DEFINITION_FIELDS, PROVINCES, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceDefinition, type JsonValue, type TargetingField } from '../model/index.js';
 import type { AdGroupRef, Change, FieldChange, Plan } from '../plan/index.js';
 import { imageBlock } from './image-rows.js';
-import { visible } from './visible.js';
+import { visible } from '../model/index.js';
 
 /**
  * The display rows of a plan, built once: text and Markdown are two views of these rows,

@@ -1,5 +1,5 @@
 import type { Plan, PlanProblem } from '../plan/index.js';
-import { visible } from './visible.js';
+import { visible } from '../model/index.js';
 
 /** `2 to create, 1 to update, …`: the counts every view shows, zero counts of image actions left out. */
 export function summaryText(plan: Plan): string {

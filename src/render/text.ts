@@ -2,7 +2,7 @@ import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
 import { buildBlocks, type Block, type Line } from './rows.js';
 import type { Style } from './style.js';
-import { visible } from './visible.js';
+import { visible } from '../model/index.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
 
 /** The plan for a terminal: `+ ~ -` blocks, each changed field before → after, then problems and a summary. */

@@ -238,7 +238,7 @@ describe('image results', () => {
 });
 
 describe('answers that never end', () => {
-  it('cuts off an answer larger than the cap, after the cap, and says so', async () => {
+  it('cuts off an answer larger than the cap, after the cap, says so, and does not ask again', async () => {
     // An endless body: chunks until the client hangs up.
     server.answers = [
       (_req, res) => {
@@ -251,11 +251,12 @@ describe('answers that never end', () => {
         write();
       },
     ];
-    const client = transport({ baseUrl: server.url, headers: bearer('t'), maxAnswerBytes: 1024 * 1024, retry: { maxAttempts: 1 } });
+    const client = transport({ baseUrl: server.url, headers: bearer('t'), maxAnswerBytes: 1024 * 1024 });
     clients.push(client);
     const error = await client.request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).summary).toContain('the answer was larger than 1048576 bytes, and was cut off');
+    expect(server.seen).toHaveLength(1);
   });
 
   it('ends an attempt whose body drips, after its time in all, though bytes keep coming', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runInProcess, workspace } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const bin = fileURLToPath(new URL('../../bin/audiences.js', import.meta.url));
@@ -92,5 +93,18 @@ describe('audiences validate', () => {
     const result = await audiences(fixtures, 'validate', '-f');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[USAGE\]/);
+  });
+});
+
+describe('validate quotes the file visibly', () => {
+  it('prints no character from the file that would act on the terminal (bidi overrides in names, C1 controls in keys)', async () => {
+    const cwd = await workspace({
+      'audiences.yaml':
+        'adAccountId: 1234\naudiences:\n  - name: "evil\u202egnp.exe"\n    type: DISPLAY\n  - name: "evil\u202egnp.exe"\n    type: DISPLAY\n  - name: b\n    type: DISPLAY\n    "ty\u009b2Jpe": x\n',
+    });
+    const { stderr } = await runInProcess(['validate'], { cwd, env: {} });
+    expect(stderr).toContain('already the name');
+    expect(stderr).toContain('evil\\u202egnp.exe');
+    expect(stderr).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
   });
 });

@@ -69,10 +69,13 @@ export const audienceKind: ApplyKind = {
  * Another apply (a pipeline and a person, two merges in quick succession) may create the same
  * audience at the same time: the service then holds two of that name, and every later plan
  * would stop at DUPLICATE_LIVE_NAME. After its creates, an apply lists the account once; for
- * each name it created that another audience made after its plan also holds, the lowest id
- * stays, and the apply whose audience has the higher id deletes its own (just made: unlinked
- * and unused) and adopts the other, saying so. Both applies decide alike, so one stays.
- * Returns the results that change (each is reported again, with the adoption as its cause).
+ * each name it created that another audience made after its plan also holds with the same
+ * definition, the lowest id stays: the apply whose audience has the higher id deletes its own
+ * (just made: unlinked and unused) and adopts the other, saying so. Both applies decide alike,
+ * so one stays. A rival with another definition is no race (someone made an audience of that
+ * name by hand): both stay, and the change says so. These requests finish what was sent, so
+ * they go out even after an interrupt. Returns the results that change (each is reported
+ * again, with what happened as its cause).
  */
 async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Change, ChangeResult>, client: AudienceClient, existing: ReadonlySet<number>): Promise<Map<Change, ChangeResult>> {
   const made = creates.flatMap((change) => {
@@ -83,7 +86,7 @@ async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Chang
   if (made.length === 0) return settled;
   let listed: Array<{ id: number; name: string }>;
   try {
-    listed = await client.list();
+    listed = await client.list({ continuation: true });
   } catch {
     // Without the list nothing can be told apart: each create stands as made (verifying lists again).
     return settled;
@@ -92,15 +95,29 @@ async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Chang
     const rivals = listed.filter((summary) => summary.name === change.name && summary.id !== id && !existing.has(summary.id)).map((summary) => summary.id);
     const kept = Math.min(id, ...rivals);
     if (kept === id) continue;
-    const race = `another apply created "${change.name}" at the same time (id ${kept}), and the lowest id stays`;
-    try {
-      await client.delete(id);
-      settled.set(change, { ...result, id: kept, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` });
-    } catch (error) {
-      settled.set(change, { ...identify(change), id, status: 'failed', cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed: ${causeOf(error)}` });
-    }
+    settled.set(change, await settleRace(change, result, id, kept, client));
   }
   return settled;
+}
+
+/** One raced create whose audience (`id`) is not the lowest of its name (`kept`): adopted, or both kept when the rival is another audience. */
+async function settleRace(change: AudienceCreate, result: ChangeResult, id: number, kept: number, client: AudienceClient): Promise<ChangeResult> {
+  const duplicate = `the next plan stops at DUPLICATE_LIVE_NAME until one of ids ${kept} and ${id} is pinned or deleted`;
+  try {
+    const rival = await client.read(kept, { continuation: true });
+    if (differingFields(change.after, rival).length > 0) {
+      return { ...result, cause: `another audience named "${change.name}" appeared meanwhile (id ${kept}) with another definition: both are kept; ${duplicate}` };
+    }
+  } catch (error) {
+    return { ...result, cause: `another audience named "${change.name}" appeared meanwhile (id ${kept}), and it could not be read (${causeOf(error)}): both are kept; ${duplicate}` };
+  }
+  const race = `another apply created "${change.name}" at the same time (id ${kept}), and the lowest id stays`;
+  try {
+    await client.delete(id, { continuation: true });
+    return { ...result, id: kept, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` };
+  } catch (error) {
+    return { ...result, cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed (${causeOf(error)}): ${duplicate}` };
+  }
 }
 
 /** A create or an update, with the fields the service's answer holds otherwise than sent. */
@@ -155,16 +172,22 @@ async function deleteBatch(changes: AudienceDelete[], client: AudienceClient): P
   }
   let remaining: Set<number>;
   try {
-    remaining = new Set((await client.list()).map((summary) => summary.id));
+    remaining = new Set((await client.list({ continuation: true })).map((summary) => summary.id));
   } catch (error) {
-    const cause = `the batch delete reported ${outcome.failCount} failures (${messages.join('; ')}) and the account could not be read again: ${causeOf(error)}`;
+    const cause = `the batch delete reported ${outcome.failCount} failures (${fewMessages(messages)}) and the account could not be read again: ${causeOf(error)}`;
     return changes.map((change) => ({ ...identify(change), status: 'failed', cause }));
   }
   return changes.map((change) =>
     remaining.has(change.id)
-      ? { ...identify(change), status: 'failed', cause: named.get(change.id) ?? (messages.join('; ') || 'the batch delete did not delete it') }
+      ? { ...identify(change), status: 'failed', cause: named.get(change.id) ?? (fewMessages(messages) || 'the batch delete did not delete it') }
       : { ...identify(change), status: 'ok' },
   );
+}
+
+/** A batch's messages on one change's line: the first few, and how many more there were. */
+function fewMessages(messages: string[]): string {
+  const shown = messages.slice(0, 3).join('; ');
+  return messages.length > 3 ? `${shown}; and ${messages.length - 3} more` : shown;
 }
 
 /**

@@ -15,7 +15,7 @@ export const applyCommand: CommandDefinition = {
       .positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' })
       .option('file', { alias: 'f', type: 'string', array: true, requiresArg: true, describe: 'A desired-state file (repeat for several; default: audiences.yaml)' })
       .option('auto-approve', { type: 'boolean', default: false, describe: 'Apply without asking (required without a terminal)' })
-      .option('allow-mass-delete', { type: 'boolean', default: false, describe: 'Allow a plan that deletes more than 30% of the managed audiences' }),
+      .option('allow-mass-delete', { type: 'boolean', default: false, describe: "Allow a plan that deletes more than the mass-delete share of the managed audiences (30%, or the file's massDelete)" }),
   run: async (args, io) => {
     const savedPlan = typeof args['plan'] === 'string' ? args['plan'] : undefined;
     const files = fileArgs(args, 'audiences apply -f audiences.yaml');

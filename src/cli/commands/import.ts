@@ -1,4 +1,5 @@
 import { fileOption, UsageError, type CommandDefinition } from '../command.js';
+import { visible } from '../../model/index.js';
 import { withServices } from '../services.js';
 
 /** `audiences import`: the live audiences of an account as a desired-state file that plans to no changes. */
@@ -22,7 +23,7 @@ export const importCommand: CommandDefinition = {
     if (out) io.stderr(`Imported ${result.imported} audience${result.imported === 1 ? '' : 's'} of ad account ${adAccountId} into ${out}.\n`);
     else io.stdout(result.text);
     for (const { audience, reason } of result.skipped) {
-      io.stderr(`warning: ${JSON.stringify(audience.name)} (id ${audience.id}) was not imported: ${reason}\n`);
+      io.stderr(`warning: ${visible(JSON.stringify(audience.name))} (id ${audience.id}) was not imported: ${visible(reason)}\n`);
     }
     return 0;
   },

@@ -17,7 +17,7 @@ export const planCommand: CommandDefinition = {
       .option('out', { type: 'string', requiresArg: true, describe: 'Save the plan to this file for `audiences apply PLAN`' })
       .option('format', { choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' })
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
-      .option('allow-mass-delete', { type: 'boolean', default: false, describe: 'Allow a plan that deletes more than 30% of the managed audiences' })
+      .option('allow-mass-delete', { type: 'boolean', default: false, describe: "Allow a plan that deletes more than the mass-delete share of the managed audiences (30%, or the file's massDelete)" })
       .option('cache', { type: 'boolean', default: false, describe: 'Reuse single reads of unchanged audiences (kept under .audiences/cache/)' }),
   run: async (args, io) => {
     const files = fileArgs(args, 'audiences plan -f audiences.yaml');

@@ -7,7 +7,7 @@ import { applySummary, progressLine } from './apply.js';
 import { renderMarkdown } from './markdown.js';
 import { plainStyle } from './style.js';
 import { renderText } from './text.js';
-import { visible } from './visible.js';
+import { visible } from '../model/index.js';
 
 /** A name that would paint a forged `ok` line, colour it, ring the bell and read backwards. */
 const HOSTILE = 'spring\r\u001b[32mok\u001b[0m\u0007\u009b\u202eevil\n```';

@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAudienceClient } from '../../src/api/audiences.js';
+import type { HttpClient } from '../../src/api/http.js';
+import { createImageClient } from '../../src/api/imagegen.js';
+import { isNotStarted } from '../../src/errors.js';
+import { definition } from '../helpers/builders.js';
+import { bearer, reply, startScripted, transport, type Script, type ScriptedServer } from './support.js';
+
+let server: ScriptedServer;
+let client: HttpClient;
+beforeEach(async () => (server = await startScripted()));
+afterEach(async () => {
+  await client.close();
+  await server.close();
+});
+/** Ctrl-C arrives while this answer is on its way: the request itself was already sent. */
+const interruptDuring =
+  (answer: Script): Script =>
+  (req, res, body) => {
+    client.stopStarting();
+    answer(req, res, body);
+  };
+
+/**
+ * An interrupt stops what has not begun; what a change already sent still needs (the list that
+ * settles a lost answer, the read of what it found, the download of a generated image) goes out.
+ */
+describe('requests that finish a change already sent, after an interrupt', () => {
+  it('a create whose lost answer is found by the list is never "not started"', async () => {
+    client = transport({ baseUrl: server.url, headers: bearer('t') });
+    server.answers = [
+      reply(500, { code: -500, msg: 'boom' }), // POST: the service made it, the answer is lost
+      interruptDuring(reply(200, { content: [{ id: 77, name: 'a', audienceStatus: 'STANDBY', type: 'DISPLAY', createdDate: '2026-01-01T00:00:00', lastModifiedDate: '2026-01-01T00:00:00' }] })),
+    ];
+    const error = await createAudienceClient(client, 1234)
+      .create(definition({ name: 'a' }))
+      .catch((thrown: unknown) => thrown);
+    expect(server.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /openapi/v4/targetings', 'GET /openapi/v4/targetings/audiences', 'GET /openapi/v4/targetings/77']);
+    expect(isNotStarted(error)).toBe(false);
+  });
+
+  it('a generation made before Ctrl-C is never "not started" (return_type url, the default)', async () => {
+    client = transport({ service: 'imagegen', baseUrl: server.url, headers: { Authorization: 'AppKey k' } });
+    server.answers = [interruptDuring(reply(200, { id: 'job', model_version: 'v2.1', images: [{ id: 'i', seed: 4, image: `${server.url}/files/i.webp` }] }))];
+    const error = await createImageClient(client)
+      .textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 })
+      .catch((thrown: unknown) => thrown);
+    expect(isNotStarted(error)).toBe(false);
+  });
+});
+
+it('an image answer over the cap is not generated again and again', async () => {
+  client = transport({ service: 'imagegen', baseUrl: server.url, headers: { Authorization: 'AppKey k' }, maxAnswerBytes: 1024 * 1024 });
+  const big = 'A'.repeat(2 * 1024 * 1024); // 8 samples at 2048 px in base64 are far above 32 MB; scaled down here
+  server.answers = [reply(200, { id: 'job', model_version: 'v2.1', images: [{ id: 'i', seed: 4, image: big }] })];
+  await createImageClient(client)
+    .textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768, return_type: 'base64_string' })
+    .catch(() => undefined);
+  expect(server.seen).toHaveLength(1);
+});
