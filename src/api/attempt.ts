@@ -128,7 +128,8 @@ function sortAnswer(answer: Answer, nowMs: number): Outcome {
 /** What the concurrency limiter learns from an attempt. */
 export function limiterOutcome(result: AttemptResult): AttemptOutcome {
   if (result.ok) return 'ok';
-  return result.failure.kind === 'throttled' ? 'throttled' : 'failed';
+  if (result.failure.kind !== 'throttled') return 'failed';
+  return result.retryAfterMs === undefined ? 'throttled' : 'paused';
 }
 
 /** The code of a network error, or of the first error it wraps. */

@@ -1,6 +1,6 @@
 /**
  * The one HTTP transport of the three service clients: an undici agent with keep-alive
- * connections, a bounded and self-adjusting number of requests in flight, timeouts for
+ * connections, a bounded number of requests in flight and a start rate, both adapted to the quota the service enforces (limiter.ts), timeouts for
  * connecting, the response headers and the body, retries with backoff that honour
  * Retry-After, response validation against the wire schemas, and errors that name the
  * request but never a secret.
@@ -170,16 +170,19 @@ function exchangeError(service: ServiceName, exchange: Exchange, init: Omit<ApiE
 
 /**
  * Runs one exchange until an attempt succeeds or the retry policy stops: a loop over
- * `nextStep` decisions, its one state the attempt and when the first one began.
+ * `nextStep` decisions, its one state the attempt and when the first one began (none before
+ * it). A retry takes its turn ahead of the requests not yet started.
  */
 async function runExchange<T>(transport: Transport, exchange: Exchange, accept: Accept<T>): Promise<T> {
-  let state: RetryState = { idempotent: exchange.idempotent, startedAt: transport.now(), attempt: 1 };
+  let state: RetryState | undefined;
   for (;;) {
-    const permit = await transport.limiter.acquire();
-    if (state.attempt === 1 && transport.stopping.signal.aborted && !exchange.continuation) {
+    const permit = await transport.limiter.acquire({ retry: state !== undefined });
+    if (state === undefined && transport.stopping.signal.aborted && !exchange.continuation) {
       permit.release('ok');
       throw notStartedError(exchange);
     }
+    // The time budget starts with the first attempt: waiting for a turn is not retrying.
+    state ??= { idempotent: exchange.idempotent, startedAt: transport.now(), attempt: 1 };
     const result = await attemptExchange(transport.agent, exchange, transport, transport.now);
     permit.release(limiterOutcome(result));
     if (result.ok) {
@@ -190,10 +193,11 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
       return accept(result.answer, state.attempt);
     }
     const step = nextStep(state, result, transport.now(), transport.policy, transport.random);
+    const attempts = state.attempt;
     const fail = (gaveUp: string | undefined): ApiError => {
-      logAttempt(transport, exchange, result, state.attempt);
+      logAttempt(transport, exchange, result, attempts);
       const ambiguous = isAmbiguous(result.failure, exchange.idempotent);
-      return exchangeError(transport.service, exchange, { ...result.error, gaveUp, ambiguous, attempts: state.attempt });
+      return exchangeError(transport.service, exchange, { ...result.error, gaveUp, ambiguous, attempts });
     };
     if (step.kind === 'stop') throw fail(step.gaveUp);
     logAttempt(transport, exchange, result, state.attempt, `, retrying in ${String(step.delayMs)} ms`);

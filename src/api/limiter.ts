@@ -1,16 +1,28 @@
 /**
- * Bounds the requests in flight and adapts the bound to the service: halve it when the
- * service says 429 (multiplicative decrease), then win it back one slot per window of
- * successes (additive increase), never above the configured maximum. An optional
- * requests-per-second limit spaces request starts evenly to stay under a known quota, and a
- * pause (the service's Retry-After) holds every start until it ends: when the answers are
- * fast, fewer requests in flight alone would not lower the rate.
+ * Bounds the requests in flight and how fast they start, and adapts both to the service's
+ * quota, which it finds by itself (AIMD):
+ * - A quota answer without Retry-After, while other requests still succeed, tells the rate the service allows: the
+ *   answers accepted in the last second. Starts are then spaced to a little under it
+ *   (multiplicative decrease to what was measured), and the rate grows again linearly, a tenth
+ *   of it per second (additive increase), until the next quota answer. At a steady quota this
+ *   saws a few percent under the allowed rate and loses almost nothing to refusals.
+ * - A quota answer with Retry-After says how long to wait, and one when nothing got through
+ *   says nothing about the rate: the bound on requests in flight is halved instead, and won
+ *   back one slot per window of successes.
+ * - A configured requests-per-second is where the rate starts and the most it grows to, less
+ *   1%: timers and the network shift each start by a millisecond or two, and spaced exactly,
+ *   a late start and a timely one could put one request too many into the service's second.
+ * - A pause (the service's Retry-After) holds every start until it ends.
+ * Only a quota answer of a request that started under the current rate and bound lowers them:
+ * those in flight before were caused by the old ones. A request tried again after a quota
+ * answer goes ahead of those not yet started: its time budget runs, theirs does not yet.
  */
 
-export type AttemptOutcome = 'ok' | 'throttled' | 'failed';
+/** `throttled`: a quota answer without Retry-After; `paused`: one with it (the service said how long to wait). */
+export type AttemptOutcome = 'ok' | 'throttled' | 'paused' | 'failed';
 
 export interface Permit {
-  /** Frees the slot and feeds the outcome into the adaptive bound; a second call is ignored. */
+  /** Frees the slot and feeds the outcome into the adaptive bounds; a second call is ignored. */
   release(outcome: AttemptOutcome): void;
 }
 
@@ -21,19 +33,34 @@ export interface LimiterOptions {
   sleep: (ms: number) => Promise<void>;
 }
 
+/** Starts are spaced to this share of the rate measured when the service refused one. */
+const DECREASE_TO = 0.95;
+/** Per second without a refusal, the rate grows by this share of the rate it was lowered to. */
+const INCREASE_PER_SECOND = 0.1;
+/** The rate is never spaced below this (the slowest documented quota of the service is 1 per 5 s). */
+const MIN_RATE = 0.1;
+/** A configured rate is spaced to this share of it. */
+const CONFIGURED_SHARE = 0.99;
+/** Successes are counted over this window to measure the rate the service accepts. */
+const WINDOW_MS = 1000;
+
 export class ConcurrencyLimiter {
   readonly maxConcurrency: number;
   #limit: number;
   #inFlight = 0;
-  /**
-   * Bumped on every decrease. 429s from requests that started before the last decrease
-   * were caused by the old bound, so they must not halve the new one again.
-   */
+  /** Bumped on every decrease, of the rate or of the bound. */
   #epoch = 0;
   #successes = 0;
+  /** Requests per second that starts are spaced to (Infinity: not spaced). */
+  #rate: number;
+  readonly #maxRate: number;
+  /** How much the rate grows per second, set at each decrease. */
+  #increase = 0;
+  #grownAt = 0;
+  /** When the answers of the last window's successes came. */
+  readonly #accepted: number[] = [];
   #nextStartAt = Number.NEGATIVE_INFINITY;
   #pausedUntil = Number.NEGATIVE_INFINITY;
-  readonly #interval: number;
   readonly #waiters: (() => void)[] = [];
   readonly #now: () => number;
   readonly #sleep: (ms: number) => Promise<void>;
@@ -46,7 +73,8 @@ export class ConcurrencyLimiter {
     if (rps !== undefined && !(rps > 0)) throw new RangeError(`requests per second must be above 0, not ${String(rps)}`);
     this.maxConcurrency = options.maxConcurrency;
     this.#limit = options.maxConcurrency;
-    this.#interval = rps === undefined ? 0 : 1000 / rps;
+    this.#rate = rps === undefined ? Number.POSITIVE_INFINITY : rps * CONFIGURED_SHARE;
+    this.#maxRate = this.#rate;
     this.#now = options.now;
     this.#sleep = options.sleep;
   }
@@ -56,23 +84,29 @@ export class ConcurrencyLimiter {
     return this.#limit;
   }
 
+  /** The rate starts are spaced to, in requests per second (Infinity when they are not). */
+  get rate(): number {
+    return this.#rate;
+  }
+
   get inFlight(): number {
     return this.#inFlight;
   }
 
-  async acquire(): Promise<Permit> {
+  /** A slot, once the bound, the pause and the spacing allow; `retry` goes ahead of first attempts. */
+  async acquire(options: { retry?: boolean } = {}): Promise<Permit> {
     if (this.#inFlight >= this.#limit || this.#waiters.length > 0) {
-      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+      await new Promise<void>((resolve) => (options.retry === true ? this.#waiters.unshift(resolve) : this.#waiters.push(resolve)));
     } else {
       this.#inFlight += 1;
     }
     const epoch = this.#epoch;
     const pausedFor = this.#pausedUntil - this.#now();
     if (pausedFor > 0) await this.#sleep(pausedFor);
-    if (this.#interval > 0) {
+    if (Number.isFinite(this.#rate)) {
       const now = this.#now();
       const startAt = Math.max(now, this.#nextStartAt);
-      this.#nextStartAt = startAt + this.#interval;
+      this.#nextStartAt = startAt + 1000 / this.#rate;
       if (startAt > now) await this.#sleep(startAt - now);
     }
     let released = false;
@@ -91,21 +125,49 @@ export class ConcurrencyLimiter {
   }
 
   #settle(outcome: AttemptOutcome, epoch: number): void {
-    if (outcome === 'throttled' && epoch === this.#epoch) {
-      this.#limit = Math.max(1, Math.floor(this.#limit / 2));
-      this.#epoch += 1;
-      this.#successes = 0;
-    } else if (outcome === 'ok' && this.#limit < this.maxConcurrency) {
+    if (outcome === 'ok') this.#succeeded();
+    else if (outcome !== 'failed' && epoch === this.#epoch) this.#throttled(outcome === 'throttled');
+    this.#inFlight -= 1;
+    while (this.#inFlight < this.#limit && this.#waiters.length > 0) {
+      this.#inFlight += 1;
+      this.#waiters.shift()?.();
+    }
+  }
+
+  #succeeded(): void {
+    const now = this.#now();
+    this.#accepted.push(now);
+    this.#forgetBefore(now - WINDOW_MS);
+    if (Number.isFinite(this.#rate) && this.#rate < this.#maxRate) {
+      this.#rate = Math.min(this.#maxRate, this.#rate + (this.#increase * (now - this.#grownAt)) / 1000);
+      this.#grownAt = now;
+    }
+    if (this.#limit < this.maxConcurrency) {
       this.#successes += 1;
       if (this.#successes >= this.#limit) {
         this.#limit += 1;
         this.#successes = 0;
       }
     }
-    this.#inFlight -= 1;
-    while (this.#inFlight < this.#limit && this.#waiters.length > 0) {
-      this.#inFlight += 1;
-      this.#waiters.shift()?.();
+  }
+
+  /** Drops the successes answered at or before `time` (the oldest come first). */
+  #forgetBefore(time: number): void {
+    while ((this.#accepted[0] ?? Number.POSITIVE_INFINITY) <= time) this.#accepted.shift();
+  }
+
+  #throttled(findRate: boolean): void {
+    const now = this.#now();
+    this.#forgetBefore(now - WINDOW_MS);
+    const accepted = this.#accepted.length;
+    this.#epoch += 1;
+    if (findRate && accepted > 0) {
+      this.#rate = Math.max(MIN_RATE, Math.min(this.#rate, accepted) * DECREASE_TO);
+      this.#increase = this.#rate * INCREASE_PER_SECOND;
+      this.#grownAt = now;
+    } else {
+      this.#limit = Math.max(1, Math.floor(this.#limit / 2));
+      this.#successes = 0;
     }
   }
 }

@@ -84,14 +84,20 @@ describe('nextStep', () => {
     expect(nextStep(at(1), { failure: { kind: 'permanent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
   });
 
-  it('waits the backoff, or Retry-After when the service gives one, until the attempts are used up', () => {
+  it('waits the backoff, or Retry-After when the service gives one, past the attempt count while the budget lasts', () => {
     expect(nextStep(at(1), { failure: status503, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'retry', delayMs: 50, pauseUntil: undefined });
     expect(nextStep(at(2), { failure: status503, retryAfterMs: 4000 }, 0, policy, half)).toEqual({ kind: 'retry', delayMs: 4000, pauseUntil: undefined });
-    expect(nextStep(at(3), { failure: status503, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
+    expect(nextStep(at(9), { failure: { kind: 'lost' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'retry', delayMs: 2000, pauseUntil: undefined });
   });
 
-  it('tries a quota answer past the attempt count, never sooner than the backoff, and pauses every start for its Retry-After', () => {
-    expect(nextStep(at(7), { failure: { kind: 'throttled' }, retryAfterMs: 0 }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 3200, pauseUntil: 1000 });
+  it('tries a service that cannot be reached at all only the attempt count', () => {
+    expect(nextStep(at(2), { failure: { kind: 'unsent' }, retryAfterMs: undefined }, 0, policy, half)).toMatchObject({ kind: 'retry' });
+    expect(nextStep(at(3), { failure: { kind: 'unsent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
+    expect(nextStep(at(3, false), { failure: { kind: 'unsent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
+  });
+
+  it('tries a quota answer again past the attempt count after a short backoff, and pauses every start for its Retry-After', () => {
+    expect(nextStep(at(7, false), { failure: { kind: 'throttled' }, retryAfterMs: 0 }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 50, pauseUntil: 1000 });
     expect(nextStep(at(1), { failure: { kind: 'throttled' }, retryAfterMs: 2000 }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 2000, pauseUntil: 3000 });
   });
 

@@ -4,9 +4,12 @@
  */
 
 export interface RetryPolicy {
-  /** Attempts in all, the first included. */
+  /** Attempts in all when the service cannot be reached at all (it is down or the address is wrong, not flaky). */
   maxAttempts: number;
-  /** No retry starts later than this after the first attempt began. */
+  /**
+   * No retry starts later than this after the first attempt began. Quota answers and the
+   * transient failures of idempotent requests are tried again for as long as it lasts.
+   */
   budgetMs: number;
   /** Upper bound of the first backoff; doubled on each further attempt. */
   baseDelayMs: number;
@@ -18,7 +21,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
   maxAttempts: 5,
   budgetMs: 60_000,
   baseDelayMs: 250,
-  maxDelayMs: 10_000,
+  maxDelayMs: 4_000,
 };
 
 /**
@@ -95,15 +98,22 @@ export interface RetryState {
  */
 export type RetryStep = { kind: 'stop'; gaveUp?: string } | { kind: 'retry'; delayMs: number; pauseUntil: number | undefined };
 
-/** The retry policy as one decision: given the state and a failed attempt at `nowMs`, what comes next. */
+/**
+ * The retry policy as one decision: given the state and a failed attempt at `nowMs`, what comes next.
+ * - A quota answer was refused before any work, and a transient failure of an idempotent
+ *   request (a 5xx, a lost connection) can be repeated safely: both are tried again for as
+ *   long as the time budget lasts, so a busy or flaky service slows a command down instead of
+ *   stopping it. A quota answer is tried again soon (the limiter spaces the starts to the
+ *   rate it found, and holds them for a Retry-After); a transient failure after a backoff.
+ * - A service that cannot be reached at all is tried `maxAttempts` times.
+ */
 export function nextStep(state: RetryState, failed: FailedAttempt, nowMs: number, policy: RetryPolicy, random: () => number): RetryStep {
   if (!isRetryable(failed.failure, state.idempotent)) return { kind: 'stop' };
   const throttled = failed.failure.kind === 'throttled';
-  // A quota answer was refused before any work: it is tried again for as long as the time
-  // budget allows, not a number of times (a busy account answers many of them in a row).
-  if (state.attempt >= policy.maxAttempts && !throttled) return { kind: 'stop' };
-  // A quota answer waits at least the backoff too: a Retry-After of 0 must not make a tight loop.
-  const delayMs = throttled ? Math.max(failed.retryAfterMs ?? 0, backoffDelay(state.attempt, policy, random)) : (failed.retryAfterMs ?? backoffDelay(state.attempt, policy, random));
+  if (failed.failure.kind === 'unsent' && state.attempt >= policy.maxAttempts) return { kind: 'stop' };
+  // A quota answer waits a short backoff too: a service that refuses everything must not make a tight loop.
+  const backoff = backoffDelay(state.attempt, throttled ? { ...policy, maxDelayMs: policy.baseDelayMs } : policy, random);
+  const delayMs = throttled ? Math.max(failed.retryAfterMs ?? 0, backoff) : (failed.retryAfterMs ?? backoff);
   if (nowMs + delayMs - state.startedAt > policy.budgetMs) {
     return { kind: 'stop', gaveUp: `gave up: waiting ${seconds(delayMs)} more would pass the retry budget of ${seconds(policy.budgetMs)}` };
   }

@@ -206,6 +206,21 @@ describe('latency and rate limits', () => {
     expect(await tryList(emulator, '5678')).toBe(200);
     expect((await faultLog(emulator)).filter((fault) => fault === 'rate-limit')).toHaveLength(1);
   });
+  it('counts only writes when the scope is "writes": reads go through, and a bad scope is refused', async () => {
+    const emulator = await start({ rateLimitPerSecond: 1, rateLimitScope: 'writes' });
+    expect(await sequential(4, () => tryList(emulator))).toEqual([200, 200, 200, 200]);
+    const create = () =>
+      fetch(`${emulator.url}/openapi/v4/targetings`, {
+        method: 'POST',
+        headers: { ...headers(emulator), 'content-type': 'application/json' },
+        body: JSON.stringify({ adAccountId: 1234, name: 'w', type: 'DISPLAY' }),
+      });
+    expect((await create()).status).not.toBe(429);
+    expect((await create()).status).toBe(429);
+    expect(await tryList(emulator)).toBe(200);
+    const refused = await fetch(`${emulator.url}/_emulator/faults`, { method: 'PUT', body: JSON.stringify({ rateLimitScope: 'reads' }) });
+    expect(refused.status).toBe(400);
+  });
 });
 
 describe('quota answers in both spellings of the service', () => {

@@ -11,6 +11,10 @@ import type { QuotaStatus } from './http-error.js';
 
 export type FaultKind = '5xx' | '429' | 'reset';
 
+/** What the rate limit counts: every request, or only writes (the real service's documented limits are on writes). */
+export const rateLimitScopes = ['all', 'writes'] as const;
+export type RateLimitScope = (typeof rateLimitScopes)[number];
+
 export interface FaultSettings {
   latencyMs: number;
   jitterMs: number;
@@ -20,6 +24,7 @@ export interface FaultSettings {
   retryAfterSeconds: number;
   /** Requests per second per ad account; 0 = unlimited. */
   rateLimitPerSecond: number;
+  rateLimitScope: RateLimitScope;
   /** The status of a rate-limited or injected-429 answer: the real service uses both spellings. */
   quotaStatus: QuotaStatus;
   /** Whether that answer carries Retry-After (the real service does not always send it). */
@@ -43,6 +48,7 @@ export const defaultFaultSettings: FaultSettings = {
   seed: 1,
   retryAfterSeconds: 1,
   rateLimitPerSecond: 0,
+  rateLimitScope: 'all',
   quotaStatus: 429,
   quotaRetryAfter: true,
   memberIds: 'catalog',
@@ -149,6 +155,10 @@ export function parseFaultPatch(body: unknown): Partial<FaultSettings> | string 
       case 'quotaStatus':
         if (!quotaStatuses.includes(value as QuotaStatus)) return `quotaStatus must be one of ${quotaStatuses.join(', ')}`;
         patch.quotaStatus = value as QuotaStatus;
+        break;
+      case 'rateLimitScope':
+        if (!rateLimitScopes.includes(value as RateLimitScope)) return `rateLimitScope must be one of ${rateLimitScopes.map((v) => `"${v}"`).join(', ')}`;
+        patch.rateLimitScope = value as RateLimitScope;
         break;
       case 'quotaRetryAfter':
         if (typeof value !== 'boolean') return 'quotaRetryAfter must be true or false';

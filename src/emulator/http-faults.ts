@@ -22,7 +22,8 @@ export interface Answered {
  * is served; a fault "before" replaces serving, one "after" replaces the answer of what was served.
  */
 export async function serveUnderFaults(faults: Faults, call: Call, serve: Handler): Promise<Answered> {
-  const wait = faults.admit(rateKey(call.headers), performance.now());
+  const counted = faults.settings.rateLimitScope === 'all' || call.method !== 'GET';
+  const wait = counted ? faults.admit(rateKey(call.headers), performance.now()) : undefined;
   if (wait !== undefined) return { reply: quotaReply(faults.settings, wait, 'the request rate limit of this ad account is exceeded'), fault: 'rate-limit' };
   const fault = faults.decide();
   const name = describeFault(fault);

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { MemberIdSpelling } from './audiences.js';
 import type { EmulatorContext } from './context.js';
 import { createFaults, defaultFaultSettings } from './faults.js';
-import type { FaultKind, FaultSettings } from './faults.js';
+import type { FaultKind, FaultSettings, RateLimitScope } from './faults.js';
 import type { QuotaStatus } from './http-error.js';
 import { createImagegen } from './imagegen.js';
 import { requestListener } from './pipeline.js';
@@ -41,6 +41,8 @@ export interface EmulatorOptions {
   retryAfterSeconds?: number;
   /** Per ad account; a quota answer beyond it. */
   rateLimitPerSecond?: number;
+  /** Whether the rate limit counts every request or only writes. */
+  rateLimitScope?: RateLimitScope;
   /** A quota answer is 429 (code -813) or 400 (code -10). */
   quotaStatus?: QuotaStatus;
   /** Whether a quota answer carries Retry-After. */
@@ -99,6 +101,7 @@ function startFaultSettings(options: EmulatorOptions): FaultSettings {
     seed: options.faultSeed ?? defaultFaultSettings.seed,
     retryAfterSeconds: options.retryAfterSeconds ?? defaultFaultSettings.retryAfterSeconds,
     rateLimitPerSecond: options.rateLimitPerSecond ?? defaultFaultSettings.rateLimitPerSecond,
+    rateLimitScope: options.rateLimitScope ?? defaultFaultSettings.rateLimitScope,
     quotaStatus: options.quotaStatus ?? defaultFaultSettings.quotaStatus,
     quotaRetryAfter: options.quotaRetryAfter ?? defaultFaultSettings.quotaRetryAfter,
     memberIds: options.memberIds ?? defaultFaultSettings.memberIds,

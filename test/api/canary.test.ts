@@ -13,7 +13,7 @@ import { renderError } from '../../src/cli/report-error.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { definition } from '../helpers/builders.js';
 import { runInProcess, workspace } from '../helpers/cli.js';
-import { emulatorCall, startScripted, transport, type ScriptedServer } from './support.js';
+import { emulatorCall, FAST_RETRY, startScripted, transport, type ScriptedServer } from './support.js';
 
 const CANARY = 'canary-7f3a9c1e5b2d';
 /** A second canary for the CLI, registered only by the CLI's own path. */
@@ -27,7 +27,8 @@ const transports: HttpClient[] = [];
 
 function canaryTransport(service: 'audience' | 'business' | 'imagegen', baseUrl: string): HttpClient {
   const headers = { Authorization: service === 'imagegen' ? `AppKey ${CANARY}` : `Bearer ${CANARY}` };
-  const http = transport({ service, baseUrl, headers, verbose: true, log });
+  // A service that answers 500 to everything: a short budget ends the retries soon.
+  const http = transport({ service, baseUrl, headers, verbose: true, log, retry: { ...FAST_RETRY, budgetMs: 200 } });
   transports.push(http);
   return http;
 }

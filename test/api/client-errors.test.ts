@@ -119,9 +119,9 @@ describe.each(Object.entries(calls))('%s', (_name, call) => {
 describe('silence', () => {
   it('is a timeout for every client', async () => {
     server.answers = [silence];
-    // undici checks its timers about once a second: one attempt each, all at once, keeps this short.
+    // undici checks its timers about once a second: one attempt each (no budget to retry), all at once, keeps this short.
     const slow = (service: 'audience' | 'business' | 'imagegen') => {
-      const client = transport({ service, baseUrl: server.url, timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 } });
+      const client = transport({ service, baseUrl: server.url, timeouts: { headersMs: 100 }, retry: { budgetMs: 0 } });
       clients.push(client);
       return client;
     };
@@ -267,7 +267,7 @@ describe('answers that never end', () => {
         res.on('close', () => clearInterval(drip));
       },
     ];
-    const client = transport({ baseUrl: server.url, headers: bearer('t'), timeouts: { bodyMs: 1000, totalMs: 300 }, retry: { maxAttempts: 1 } });
+    const client = transport({ baseUrl: server.url, headers: bearer('t'), timeouts: { bodyMs: 1000, totalMs: 300 }, retry: { budgetMs: 0 } });
     clients.push(client);
     const error = await client.request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);

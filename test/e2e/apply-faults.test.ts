@@ -84,6 +84,25 @@ describe('apply through a flaky service', () => {
     expect((await storedAudiences(emulator, 1234)).map((audience) => audience.name).sort()).toEqual(names);
   });
 
+  it('plans to the end with half of the requests failing: a read is tried again for as long as its time budget lasts, not a number of times', async () => {
+    const names = Array.from({ length: 60 }, (_, index) => `flaky-${String(index).padStart(2, '0')}`);
+    const made = await Promise.all(names.map((name) => live.client.create(definition({ name }))));
+    for (const audience of made.slice(0, 6)) await linkAdGroup(emulator, audience.id, 101);
+    const desired = desiredFromFile({ adAccountId: 1234, audiences: names.map((name, index): Audience => ({ name, type: 'DISPLAY', ...(index % 10 === 0 ? { genders: ['F'] } : {}) })) });
+    await setFaults(emulator, { faultRate: 0.5, faultKinds: ['5xx', 'reset', '429'], retryAfterSeconds: 0, seed: 5 });
+    const flaky = connectClient(emulator, { retry: { ...FAST_RETRY, maxAttempts: 5 } });
+    const plan = await planDesired(desired, { allowMassDelete: false }, flaky.client);
+    await flaky.close();
+    await setFaults(emulator, { faultRate: 0 });
+    expect(plan.errors).toEqual([]);
+    expect(plan.summary).toMatchObject({ create: 0, update: 6, delete: 0 });
+    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as { requests: Array<{ method: string; path: string; fault: string | null }> };
+    const faultsByRead = new Map<string, number>();
+    for (const request of log.requests.filter((entry) => entry.method === 'GET' && entry.fault !== null)) faultsByRead.set(request.path, (faultsByRead.get(request.path) ?? 0) + 1);
+    // At least one read failed more often than the attempt count allows: it would have stopped the plan before.
+    expect(Math.max(...faultsByRead.values())).toBeGreaterThanOrEqual(5);
+  });
+
   it('converges on 200 changes with 30% of requests failing: every audience once, as declared, nothing left over', async () => {
     // The account before: 100 audiences, 20 of them in use by an ad group.
     const existing = Array.from({ length: 100 }, (_, index) => `existing-${String(index).padStart(3, '0')}`);
@@ -107,7 +126,7 @@ describe('apply through a flaky service', () => {
     expect(first.summary).toMatchObject({ create: 100, update: 40, delete: 40, unlink: 20 });
     expect(first.changes).toHaveLength(200);
 
-    // The default number of attempts, without the waits: some requests run out of attempts, so rounds matter.
+    // The default number of attempts, without the waits: a create whose answer is lost settles by listing, so rounds matter.
     const flaky = connectClient(emulator, { retry: { ...FAST_RETRY, maxAttempts: 5 } });
     await setFaults(emulator, { faultRate: 0.3, faultKinds: ['5xx', '429', 'reset'], retryAfterSeconds: 0, seed: 3 });
     const rounds: string[] = [];

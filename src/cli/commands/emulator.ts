@@ -1,6 +1,7 @@
 import { AppError } from '../../errors.js';
 import { UsageError, type CommandDefinition } from '../command.js';
 import type { MemberIdSpelling } from '../../emulator/audiences.js';
+import type { RateLimitScope } from '../../emulator/faults.js';
 
 /**
  * `audiences emulator`: serves the local emulator of the three services until SIGINT/SIGTERM
@@ -20,6 +21,7 @@ export const emulatorCommand: CommandDefinition = {
       .option('fault-kinds', { type: 'string', default: '5xx,429,reset', describe: 'Faults to inject, comma-separated' })
       .option('fault-seed', { type: 'number', default: 1, describe: 'Seed of the fault sequence' })
       .option('rate-limit', { type: 'number', default: 0, describe: 'Requests per second per ad account (0 = unlimited)' })
+      .option('rate-limit-scope', { choices: ['all', 'writes'] satisfies RateLimitScope[], default: 'all', describe: 'What the rate limit counts: all requests, or only writes' })
       .option('quota-status', {
         type: 'number',
         choices: [429, 400],
@@ -52,6 +54,7 @@ export const emulatorCommand: CommandDefinition = {
       faultKinds: kinds as Array<'5xx' | '429' | 'reset'>,
       faultSeed: Number(args['faultSeed']),
       rateLimitPerSecond: Number(args['rateLimit']),
+      rateLimitScope: args['rateLimitScope'] as RateLimitScope,
       quotaStatus: args['quotaStatus'] === 400 ? 400 : 429,
       quotaRetryAfter: args['quotaRetryAfter'] !== false,
       memberIds: args['memberIds'] as MemberIdSpelling | undefined,
