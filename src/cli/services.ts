@@ -17,7 +17,7 @@ export function loadServices() {
  */
 export async function withServices<T>(args: GlobalOptions, io: Io, work: (services: Services) => Promise<T>): Promise<T> {
   const [{ openConnection }, { createServices }] = await loadServices();
-  const connection = await openConnection({ emulator: args.emulator, env: io.env, cwd: io.cwd });
+  const connection = await openConnection({ emulator: args.emulator, env: io.env, cwd: io.cwd, notice: (line) => io.stderr(`${line}\n`) });
   const services = createServices(connection.endpoints, {
     concurrency: args.concurrency,
     requestsPerSecond: args.requestsPerSecond,

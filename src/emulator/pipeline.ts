@@ -1,7 +1,8 @@
 /**
  * One request from the socket to its answer, in the order of SPEC.md (Order of checks): read the
- * body; a test-only route is answered at once; a service request goes rate limit → fault draw →
- * route (auth, body checks, operation, write) → log → latency → answer, or a reset connection.
+ * body; once the state file's lock is lost, every request is a 500; a test-only route is answered
+ * at once; a service request goes rate limit → fault draw → route (auth, body checks, operation,
+ * write) → log → latency → answer, or a reset connection.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -39,6 +40,13 @@ export function requestListener(emulator: EmulatorContext): RequestListener {
 async function answer(emulator: EmulatorContext, routers: Routers, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now();
   const call = await readCall(req);
+  // A state that can no longer be written is not answered from: its answers would claim changes
+  // that are on no disk (SPEC.md, State file).
+  const lost = emulator.store.lost();
+  if (lost) {
+    send(res, errorReply(lost));
+    return;
+  }
   if (isControlPath(call.url.pathname)) {
     send(res, await routers.control(call));
     return;

@@ -24,13 +24,17 @@ import { openStore } from './store.js';
 import type { Store } from './store.js';
 export { MAX_BODY_BYTES } from './http-plumbing.js';
 export type { LoggedRequest } from './request-log.js';
-export { StateFileError } from './store.js';
+export { StateFileBusyError, StateFileError } from './store.js';
 
 export interface EmulatorOptions {
   /** 0 = any free port; the host is always 127.0.0.1. */
   port?: number;
-  /** Persist state here (atomic writes); absent = in memory. */
+  /** Persist state here (atomic writes, the file locked while running); absent = in memory. */
   statePath?: string;
+  /** How long to wait for the state file's lock while another emulator holds it (default 60 s). */
+  stateWaitMs?: number;
+  /** Called once when that wait begins, with its length. */
+  onStateWait?: (waitMs: number) => void;
   accessToken?: string;
   appKey?: string;
   latencyMs?: number;
@@ -67,12 +71,15 @@ export const DEFAULT_APP_KEY = 'emulator-app-key';
 
 /** Opens (or seeds) the state, then serves on 127.0.0.1 until closed; a state file it cannot use throws before listening. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const store = await openStore(options.statePath, seedState);
+  const store = await openStore(options.statePath, seedState, { waitMs: options.stateWaitMs, onWait: options.onStateWait });
   // Image URLs name the port, which is known only once the server listens.
   let url = '';
   const emulator = createContext(options, store, () => url);
   const server = createServer(requestListener(emulator));
-  url = await listen(server, options.port ?? 0);
+  url = await listen(server, options.port ?? 0).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   return { url, accessToken: emulator.accessToken, appKey: emulator.appKey, close: () => stop(server, store) };
 }
 
@@ -120,11 +127,11 @@ async function listen(server: Server, port: number): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Stops serving (open connections are cut), then waits for the last state write. */
+/** Stops serving (open connections are cut), then waits for the last state write and lets the state file go. */
 async function stop(server: Server, store: Store): Promise<void> {
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
   });
-  await store.persist();
+  await store.close();
 }

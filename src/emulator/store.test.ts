@@ -1,8 +1,10 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from './server.js';
+import { startLocalEmulator } from '../operations/connection.js';
+import { StateFileBusyError, startEmulator } from './server.js';
 import type { RunningEmulator } from './server.js';
 
 /** Persistence: atomic writes, restarts, corrupt files, concurrent changes. */
@@ -106,3 +108,73 @@ describe('state file', () => {
     expect((await readdir(join(dir, 'nested'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 });
+
+describe('one emulator per state file', () => {
+  it('makes a second one wait for the first to close, then load every change the first made', async () => {
+    const first = await start();
+    await createAudience(first, 'from-first');
+    let waiting: () => void = () => undefined;
+    const waited = new Promise<void>((resolve) => (waiting = resolve));
+    const opening = startEmulator({ statePath, onStateWait: () => waiting() });
+    await waited;
+    // The second has not read the file yet: what the first still does is not lost.
+    await createAudience(first, 'from-first-later');
+    await stop(first);
+    const second = await opening;
+    running.push(second);
+    await createAudience(second, 'from-second');
+    await stop(second);
+    const state = JSON.parse(await readFile(statePath, 'utf8'));
+    expect(state.audiences.map((audience: { name: string }) => audience.name)).toEqual(['from-first', 'from-first-later', 'from-second']);
+  });
+
+  it('stops one that may not wait with an error naming the file, writes nothing, and lets the file go once closed', async () => {
+    const first = await start();
+    await createAudience(first, 'kept');
+    const before = await readFile(statePath, 'utf8');
+    const refused = await startEmulator({ statePath, stateWaitMs: 0 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(StateFileBusyError);
+    expect((refused as Error).message).toBe(`another process is using the emulator state file ${statePath} (it holds ${statePath}.lock)`);
+    expect(await readFile(statePath, 'utf8')).toBe(before);
+    // What the command line reports: the code, and what to do.
+    await expect(startLocalEmulator({ statePath, stateWaitMs: 0 })).rejects.toMatchObject({
+      code: 'EMULATOR_BUSY',
+      hint: expect.stringContaining('let the other command finish'),
+    });
+    await stop(first);
+    const next = await start();
+    expect(await listNames(next)).toEqual(['kept']);
+    await stop(next);
+    // Closed, it leaves the file alone: no lock, no temporary file.
+    expect(await readdir(join(dir, 'nested'))).toEqual(['state.json']);
+  });
+
+  it("removes a write left by a process that is gone (or by an earlier one with this process's pid), never one of a living process", async () => {
+    const dead = await exitedPid();
+    const living = process.ppid;
+    const folder = join(dir, 'nested');
+    await mkdir(folder, { recursive: true });
+    const files = {
+      dead: `state.json.${dead}.3.tmp`,
+      mine: `state.json.${process.pid}.1.tmp`,
+      living: `state.json.${living}.2.tmp`,
+      otherFile: `other.json.${dead}.1.tmp`,
+      notAWrite: `state.json.${dead}.tmp`,
+    };
+    for (const name of Object.values(files)) await writeFile(join(folder, name), '{"half": ');
+    const emulator = await start();
+    expect((await readdir(folder)).sort()).toEqual([files.living, files.notAWrite, files.otherFile, 'state.json', 'state.json.lock'].sort());
+    await stop(emulator);
+  });
+});
+
+/** The pid of a process that has exited. */
+async function exitedPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.on('exit', resolve));
+  if (child.pid === undefined) throw new Error('no pid');
+  return child.pid;
+}

@@ -1,10 +1,20 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { lock } from 'proper-lockfile';
 
 /**
  * The emulator's whole state, and its persistence: one JSON file written atomically
  * (a temporary file, then rename) with writes serialized and coalesced, so a crash never
  * leaves half a file and a burst of changes costs a few writes, not one per change.
+ *
+ * One emulator per state file at a time: each keeps its state in memory and writes all of it,
+ * so two processes sharing the file would each overwrite the other's changes (the last write
+ * wins). An emulator holds the file's lock (proper-lockfile: `<file>.lock`, a folder made
+ * atomically and refreshed while held) from opening to closing; another one waits for it, a
+ * bounded time, then stops with StateFileBusyError. A lock per change with the state reloaded
+ * under it was the alternative: it would let two emulators share the file at once, but every
+ * request would read the whole file, and what is not in the file (image jobs, the request log,
+ * fault settings) could not be shared anyway.
  */
 export type AudienceType = 'DISPLAY' | 'MESSAGE';
 export type AudienceStatus = 'STANDBY' | 'AVAILABLE' | 'SEED_NOT_ENOUGH' | 'ERROR';
@@ -156,14 +166,35 @@ export interface Store {
   /** Resolves once a write that includes every change made before the call is on disk. */
   persist(): Promise<void>;
   replace(state: EmulatorState): Promise<void>;
+  /** Why the state can no longer be written (the file's lock was lost), if it cannot. */
+  lost(): Error | undefined;
+  /** Writes what is left, then lets another emulator open the file. */
+  close(): Promise<void>;
 }
+
+/** How an emulator waits for the lock of a state file another one holds. */
+export interface StoreWait {
+  /** How long to wait before StateFileBusyError (default 60 s; 0 = not at all). */
+  waitMs?: number | undefined;
+  /** Called once, when the lock is held by another and the wait (of `waitMs`) begins. */
+  onWait?: ((waitMs: number) => void) | undefined;
+}
+
+/** The default wait for a state file's lock: long enough for another command to finish. */
+export const STATE_WAIT_MS = 60_000;
+/**
+ * A lock whose holder stopped refreshing it this long ago (it was killed) is taken over: the same
+ * threshold as the apply lock, so a stalled but living emulator is not mistaken for a dead one.
+ */
+export const STATE_STALE_MS = 30_000;
+const RETRY_MS = 250;
 
 /**
  * Opens the state file (seeding and writing it when absent) or keeps state in memory when no
  * path is given. A file that exists but cannot be read as a state is an error naming the file:
- * silently reseeding would throw away someone's data.
+ * silently reseeding would throw away someone's data. The file's lock is held until `close`.
  */
-export async function openStore(path: string | undefined, seed: () => EmulatorState): Promise<Store> {
+export async function openStore(path: string | undefined, seed: () => EmulatorState, wait: StoreWait = {}): Promise<Store> {
   if (path === undefined) {
     const memory: Store = {
       state: seed(),
@@ -171,9 +202,37 @@ export async function openStore(path: string | undefined, seed: () => EmulatorSt
       replace: async (state) => {
         memory.state = state;
       },
+      lost: () => undefined,
+      close: async () => undefined,
     };
     return memory;
   }
+  await mkdir(dirname(path), { recursive: true });
+  let lostLock: Error | undefined;
+  const release = await lockStateFile(path, wait, (error) => {
+    lostLock = new StateFileError(`the lock of the emulator state file ${path} was taken by another process; nothing more is written (${error.message})`, { cause: error });
+  });
+  let store: Store;
+  try {
+    await removeLeftoverWrites(path);
+    store = await openLocked(path, seed, () => lostLock);
+  } catch (error) {
+    await release().catch(() => undefined);
+    throw error;
+  }
+  const close = store.close;
+  store.close = async () => {
+    try {
+      await close();
+    } finally {
+      await release().catch(() => undefined);
+    }
+  };
+  return store;
+}
+
+/** The store of a state file this process holds the lock of. */
+async function openLocked(path: string, seed: () => EmulatorState, lost: () => Error | undefined): Promise<Store> {
   const existing = await readState(path);
   let counter = 0;
   let chain: Promise<void> = Promise.resolve();
@@ -184,6 +243,9 @@ export async function openStore(path: string | undefined, seed: () => EmulatorSt
       if (queued) return queued;
       const write = chain.then(async () => {
         queued = undefined;
+        // Once another process holds the file, a write from here would overwrite its changes.
+        const reason = lost();
+        if (reason) throw reason;
         const text = JSON.stringify(store.state, null, 1) + '\n';
         const tmp = `${path}.${process.pid}.${++counter}.tmp`;
         await writeFile(tmp, text, 'utf8');
@@ -197,10 +259,81 @@ export async function openStore(path: string | undefined, seed: () => EmulatorSt
       store.state = state;
       await store.persist();
     },
+    lost,
+    // Every change answered was written before its answer; once the lock is lost, nothing more is.
+    close: () => (lost() ? Promise.resolve() : store.persist()),
   };
-  await mkdir(dirname(path), { recursive: true });
   if (!existing) await store.persist();
   return store;
+}
+
+/**
+ * Takes the state file's lock: at once when it is free (or stale), else after `onWait`, trying
+ * every 250 ms until `waitMs` have passed. Returns the release.
+ */
+async function lockStateFile(path: string, wait: StoreWait, onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
+  const options = { realpath: false, stale: STATE_STALE_MS, onCompromised };
+  try {
+    return await lock(path, { ...options, retries: 0 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+  }
+  const waitMs = wait.waitMs ?? STATE_WAIT_MS;
+  if (waitMs > 0) {
+    wait.onWait?.(waitMs);
+    const retries = Math.ceil(waitMs / RETRY_MS);
+    try {
+      return await lock(path, { ...options, retries: { retries, factor: 1, minTimeout: RETRY_MS, maxTimeout: RETRY_MS } });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    }
+  }
+  throw new StateFileBusyError(path, waitMs);
+}
+
+/**
+ * Removes the temporary files of writes that never finished: `<file>.<pid>.<n>.tmp` of a process
+ * that is gone (killed during a write). Called under the lock. A file of a living process is
+ * kept, since it may still be renamed into place; this process's own pid is the exception: under
+ * the lock it has written nothing yet, so such a file is an earlier process's that had the same
+ * pid (every run of a container often gets the same one).
+ */
+async function removeLeftoverWrites(path: string): Promise<void> {
+  const folder = dirname(path);
+  const prefix = `${basename(path)}.`;
+  for (const name of await readdir(folder)) {
+    if (!name.startsWith(prefix)) continue;
+    const match = /^(\d+)\.\d+\.tmp$/.exec(name.slice(prefix.length));
+    const pid = Number(match?.[1]);
+    if (!match || !Number.isSafeInteger(pid) || pid <= 0) continue;
+    if (pid !== process.pid && isAlive(pid)) continue;
+    await unlink(join(folder, name)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+}
+
+/** Whether a process with this pid exists (one of another user's counts: it cannot be signalled, but lives). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Another emulator holds the state file's lock, and did not let it go within the wait. */
+export class StateFileBusyError extends Error {
+  override name = 'StateFileBusyError';
+  /** After how long a lock whose holder stopped refreshing it is taken over. */
+  readonly staleMs = STATE_STALE_MS;
+  constructor(
+    readonly path: string,
+    readonly waitedMs: number,
+  ) {
+    super(`another process is using the emulator state file ${path} (it holds ${path}.lock)`);
+  }
 }
 
 /** The state file cannot be used as it is: its owner repairs or deletes it. */

@@ -18,11 +18,21 @@ export const EMULATOR_STATE_FILE = join('.audiences', 'emulator-state.json');
 /**
  * `--emulator` starts the built-in emulator in this process (state under `.audiences/`);
  * otherwise the services are found through the environment (DESIGN.md).
+ *
+ * The emulator holds its state file's lock from here until `close`, for the whole command: a
+ * plan, import or apply started meanwhile in the same folder (or an `audiences emulator --state`
+ * serving that file) waits for it, and then loads the state with every change made before. An
+ * apply therefore takes the state's lock before the apply lock, so a second `--emulator` apply
+ * waits its turn instead of being refused. `notice` says that a command is waiting.
  */
-export async function openConnection(options: { emulator: boolean; env: Record<string, string | undefined>; cwd: string }): Promise<Connection> {
+export async function openConnection(options: { emulator: boolean; env: Record<string, string | undefined>; cwd: string; notice?: (line: string) => void }): Promise<Connection> {
   if (options.emulator) {
     await mkdir(join(options.cwd, '.audiences'), { recursive: true });
-    const emulator = await startLocalEmulator({ port: 0, statePath: join(options.cwd, EMULATOR_STATE_FILE) });
+    const emulator = await startLocalEmulator({
+      port: 0,
+      statePath: join(options.cwd, EMULATOR_STATE_FILE),
+      onStateWait: (waitMs) => options.notice?.(`Waiting for another command that uses the emulator's state (${EMULATOR_STATE_FILE}), up to ${seconds(waitMs)}…`),
+    });
     return {
       endpoints: { apiUrl: emulator.url, companyUrl: emulator.url, imageUrl: emulator.url, accessToken: emulator.accessToken, appKey: emulator.appKey },
       emulated: true,
@@ -54,13 +64,29 @@ export async function openConnection(options: { emulator: boolean; env: Record<s
   };
 }
 
-/** Starts the built-in emulator; a state file it cannot use is the user's to repair or delete. */
+/**
+ * Starts the built-in emulator; a state file it cannot use is the user's to repair or delete, and
+ * one held by another process past the wait is the user's to let go.
+ */
 export async function startLocalEmulator(options: EmulatorOptions): Promise<RunningEmulator> {
-  const { startEmulator, StateFileError } = await import('../emulator/server.js');
+  const { startEmulator, StateFileBusyError, StateFileError } = await import('../emulator/server.js');
   try {
     return await startEmulator(options);
   } catch (error) {
+    if (error instanceof StateFileBusyError) {
+      throw new AppError({
+        code: 'EMULATOR_BUSY',
+        source: 'user',
+        summary: `${error.message}, and did not let it go within ${seconds(error.waitedMs)}`,
+        hint: `let the other command finish (an apply waiting for its approval holds it too) and run this one again; an \`audiences emulator --state\` serving this file holds it until stopped (point the tool at that server with ADS_API_URL instead of --emulator); a lock left by a killed process is taken over ${seconds(error.staleMs)} after it stopped`,
+        cause: error,
+      });
+    }
     if (!(error instanceof StateFileError)) throw error;
     throw new AppError({ code: 'EMULATOR_STATE', source: 'user', summary: error.message, hint: 'repair the file, or delete it to start again from the seeded state', cause: error });
   }
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
 }

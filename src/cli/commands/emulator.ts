@@ -14,7 +14,7 @@ export const emulatorCommand: CommandDefinition = {
   builder: (argv) =>
     argv
       .option('port', { type: 'number', default: 0, describe: 'Port on 127.0.0.1 (0 = any free port)' })
-      .option('state', { type: 'string', describe: 'Persist the state in this file (default: in memory)' })
+      .option('state', { type: 'string', describe: 'Persist the state in this file, locked while serving (default: in memory)' })
       .option('latency', { type: 'number', default: 0, describe: 'Added latency per request, in ms' })
       .option('jitter', { type: 'number', default: 0, describe: 'Random extra latency up to this many ms' })
       .option('fault-rate', { type: 'number', default: 0, describe: 'Share of requests answered with a fault (0 to 1)' })
@@ -48,6 +48,7 @@ export const emulatorCommand: CommandDefinition = {
     const emulator = await startLocalEmulator({
       port: Number(args['port']),
       statePath: typeof args['state'] === 'string' ? args['state'] : undefined,
+      onStateWait: (waitMs) => io.stderr(`Waiting for another process that uses ${String(args['state'])}, up to ${Math.round(waitMs / 1000)} s…\n`),
       latencyMs: Number(args['latency']),
       jitterMs: Number(args['jitter']),
       faultRate: Number(args['faultRate']),
