@@ -22,6 +22,8 @@ export type ApiErrorKind = 'http' | 'network' | 'timeout' | 'invalid-response';
 
 export interface ApiErrorInit {
   service: ServiceName;
+  /** Where the service's URL was set, when not its own variable (the business service at ADS_API_URL). */
+  urlSetting?: string | undefined;
   method: HttpMethod;
   /** Path and query as requested, without the base URL. */
   path: string;
@@ -81,14 +83,15 @@ function errorCode(init: ApiErrorInit): string {
 
 function hintFor(init: ApiErrorInit): string | undefined {
   const label = SERVICE_LABEL[init.service];
+  const urlSetting = init.urlSetting ?? URL_VARIABLE[init.service];
   if (init.kind === 'network') {
-    return `Is the ${label} reachable, and is the URL right (${URL_VARIABLE[init.service]})?`;
+    return `Is the ${label} reachable, and is the URL right (${urlSetting})?`;
   }
   if (init.kind === 'timeout') {
-    return `The ${label} is slow or unreachable: try again later, and check the URL (${URL_VARIABLE[init.service]}).`;
+    return `The ${label} is slow or unreachable: try again later, and check the URL (${urlSetting}).`;
   }
   if (init.kind === 'invalid-response') {
-    return `Check that ${URL_VARIABLE[init.service]} points at the ${label} itself, not at a proxy or another service.`;
+    return `Check that ${urlSetting} points at the ${label} itself, not at a proxy or another service.`;
   }
   if (isQuotaAnswer(init.status ?? 0, init.serviceCode)) {
     return 'The request quota of the service is used up: wait a little, lower --concurrency, or set a requests-per-second limit.';

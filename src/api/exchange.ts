@@ -42,6 +42,8 @@ export interface Exchange {
   idempotent: boolean;
   /** Sent even once the client stops starting requests (see HttpRequest.continuation). */
   continuation: boolean;
+  /** Where the service's URL was set (an environment variable), for the hints of errors. */
+  urlSetting: string;
 }
 
 /** Where a client's requests go and what each carries. */
@@ -52,6 +54,7 @@ export interface ServiceTarget {
   /** Sent to the base URL's origin only. */
   headers: Readonly<Record<string, string>>;
   userAgent: string;
+  urlSetting: string;
 }
 
 function isLoopback(hostname: string): boolean {
@@ -141,7 +144,7 @@ function shortList(value: string): string {
  */
 export function serviceTarget(baseUrl: string, urlSetting: string, headers: Readonly<Record<string, string>> | undefined, userAgent: string): ServiceTarget {
   const base = parseServiceUrl(baseUrl, urlSetting);
-  const target = { base, basePath: base.pathname.replace(/\/+$/, ''), headers: { ...headers }, userAgent };
+  const target = { base, basePath: base.pathname.replace(/\/+$/, ''), headers: { ...headers }, userAgent, urlSetting };
   registerHeaderSecrets(target.headers);
   return target;
 }
@@ -166,6 +169,7 @@ export function requestExchange(target: ServiceTarget, request: HttpRequest): Ex
     body,
     idempotent: request.idempotent ?? request.method !== 'POST',
     continuation: request.continuation ?? false,
+    urlSetting: target.urlSetting,
   };
 }
 
@@ -183,5 +187,6 @@ export function downloadExchange(target: ServiceTarget, link: string): Exchange 
     idempotent: true,
     // A download fetches what a generation already made.
     continuation: true,
+    urlSetting: target.urlSetting,
   };
 }

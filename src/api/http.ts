@@ -45,6 +45,8 @@ export interface HttpClientOptions {
   service: ServiceName;
   /** https://, or http:// on a loopback address; a path prefix is kept. */
   baseUrl: string;
+  /** Where the base URL was set (an environment variable), for messages; by default the service's own variable. */
+  urlSetting?: string;
   /**
    * Sent with every request to the base URL's origin (never to another origin). The
    * credential of an Authorization header, and any header whose name mentions a key, token
@@ -165,7 +167,7 @@ function logAttempt(transport: Transport, exchange: Exchange, result: AttemptRes
 
 /** The error of an exchange, naming its request. */
 function exchangeError(service: ServiceName, exchange: Exchange, init: Omit<ApiErrorInit, 'service' | 'method' | 'path'>): ApiError {
-  return new ApiError({ service, method: exchange.method, path: exchange.shown, ...init });
+  return new ApiError({ service, urlSetting: exchange.urlSetting, method: exchange.method, path: exchange.shown, ...init });
 }
 
 /**
@@ -257,7 +259,7 @@ function acceptFile(service: ServiceName, exchange: Exchange): Accept<Download> 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const { service } = options;
   checkLimits(options);
-  const target = serviceTarget(options.baseUrl, URL_VARIABLE[service], options.headers, `audiences/${packageVersion()}`);
+  const target = serviceTarget(options.baseUrl, options.urlSetting ?? URL_VARIABLE[service], options.headers, `audiences/${packageVersion()}`);
   const transport = createTransport(options);
   let closing: Promise<void> | undefined;
 

@@ -7,7 +7,8 @@ import { createImageClient, type ImageClient } from './imagegen.js';
 /** Where the three services are and the credentials for them. */
 export interface Endpoints {
   apiUrl: string;
-  companyUrl: string;
+  /** The business service's own address; without it, the business service is reached at apiUrl. */
+  companyUrl: string | undefined;
   imageUrl: string | undefined;
   accessToken: string | undefined;
   appKey: string | undefined;
@@ -33,7 +34,7 @@ export interface Services {
 
 export function createServices(endpoints: Endpoints, options: TransportOptions): Services {
   const transports: HttpClient[] = [];
-  const transport = (settings: Pick<HttpClientOptions, 'service' | 'baseUrl' | 'headers'>): HttpClient => {
+  const transport = (settings: Pick<HttpClientOptions, 'service' | 'baseUrl' | 'urlSetting' | 'headers'>): HttpClient => {
     const http = createHttpClient({
       ...settings,
       concurrency: options.concurrency,
@@ -45,7 +46,7 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
     return http;
   };
   /** A service's clients, one per ad account, over one transport made on first use. */
-  const perAccount = <C>(settings: () => Pick<HttpClientOptions, 'service' | 'baseUrl' | 'headers'>, create: (http: HttpClient, adAccountId: number) => C) => {
+  const perAccount = <C>(settings: () => Pick<HttpClientOptions, 'service' | 'baseUrl' | 'urlSetting' | 'headers'>, create: (http: HttpClient, adAccountId: number) => C) => {
     let http: HttpClient | undefined;
     const clients = new Map<number, C>();
     return (adAccountId: number): C => {
@@ -57,7 +58,10 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
   };
   const bearer = () => ({ Authorization: `Bearer ${requireCredential(endpoints.accessToken, 'ADS_ACCESS_TOKEN', 'Bearer')}` });
   const audiences = perAccount(() => ({ service: 'audience', baseUrl: endpoints.apiUrl, headers: bearer() }), createAudienceClient);
-  const business = perAccount(() => ({ service: 'business', baseUrl: endpoints.companyUrl, headers: bearer() }), createBusinessClient);
+  const business = perAccount(
+    () => ({ service: 'business', baseUrl: endpoints.companyUrl ?? endpoints.apiUrl, urlSetting: endpoints.companyUrl === undefined ? 'ADS_API_URL' : 'ADS_COMPANY_URL', headers: bearer() }),
+    createBusinessClient,
+  );
   let images: ImageClient | undefined;
   return {
     audiences,

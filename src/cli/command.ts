@@ -1,12 +1,28 @@
 import type { Argv, ArgumentsCamelCase } from 'yargs';
 import type { Io } from './io.js';
 
+/** The environment variables the commands read, and what each is for. */
+export const ENVIRONMENT = {
+  ADS_API_URL: 'the audience API (https://, or http:// on loopback)',
+  ADS_ACCESS_TOKEN: 'the credential of the audience and business APIs',
+  ADS_COMPANY_URL: 'the business-information API, for a file with `business:` (default: ADS_API_URL)',
+  IMAGEGEN_API_URL: 'the image-generation API, for a file with `images:`',
+  IMAGEGEN_API_KEY: 'the credential of the image-generation API',
+  NO_COLOR: 'no colour (as --no-color)',
+  FORCE_COLOR: 'colour even when not on a terminal (as --color); 0 turns it off',
+} as const;
+export type EnvironmentVariable = keyof typeof ENVIRONMENT;
+
+/** The variables of a command that talks to the services (audiences, business, images). */
+export const SERVICE_ENVIRONMENT: EnvironmentVariable[] = ['ADS_API_URL', 'ADS_ACCESS_TOKEN', 'ADS_COMPANY_URL', 'IMAGEGEN_API_URL', 'IMAGEGEN_API_KEY', 'NO_COLOR', 'FORCE_COLOR'];
+
 export interface GlobalOptions {
   emulator: boolean;
   concurrency: number;
   /** Spaces request starts to stay under a known quota; absent = no pacing. */
   requestsPerSecond?: number | undefined;
-  color: boolean;
+  /** --color or --no-color; undefined when neither was given (then the environment decides). */
+  color: boolean | undefined;
   verbose: boolean;
   debug: boolean;
 }
@@ -18,6 +34,10 @@ export interface GlobalOptions {
 export interface CommandDefinition {
   name: string;
   describe: string;
+  /** For its --help: a command line or two and what each does. */
+  examples: Array<[command: string, description: string]>;
+  /** For its --help: the environment variables it reads (names from ENVIRONMENT). */
+  environment: EnvironmentVariable[];
   // yargs builders change the argument type; each command narrows it inside `run`.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   builder: (argv: Argv<GlobalOptions>) => Argv<any>;
@@ -36,12 +56,14 @@ export class UsageError extends Error {
   }
 }
 
-/** The desired-state files named with -f (none: the default file); an empty name is a mistake. */
+/** The desired-state files named with -f or, where a command takes them, as arguments (none: the default file); an empty name is a mistake. */
 export function fileArgs(args: Record<string, unknown>, example: string): string[] {
   const named = args['file'];
-  const files = Array.isArray(named) ? named.map(String) : [];
-  if (Array.isArray(named) && (files.length === 0 || files.some((file) => file.trim() === ''))) throw new UsageError('-f needs a file name', example);
-  return files;
+  const flagged = Array.isArray(named) ? named.map(String) : [];
+  if (Array.isArray(named) && (flagged.length === 0 || flagged.some((file) => file.trim() === ''))) throw new UsageError('-f needs a file name', example);
+  const positional = Array.isArray(args['files']) ? args['files'].map(String) : [];
+  if (positional.some((file) => file.trim() === '')) throw new UsageError('a file name is empty', example);
+  return [...positional, ...flagged];
 }
 
 /** A file named by an option (`--out`, `-o`), or undefined when not given; an empty name is a mistake. */

@@ -3,7 +3,7 @@ import { packageVersion } from '../version.js';
 import { renderError } from './report-error.js';
 import type { Io } from './io.js';
 import { processIo } from './process-io.js';
-import { UsageError, type CommandDefinition, type GlobalOptions } from './command.js';
+import { ENVIRONMENT, UsageError, type CommandDefinition, type GlobalOptions } from './command.js';
 import { applyCommand } from './commands/apply.js';
 import { companyCommand } from './commands/company.js';
 import { importCommand } from './commands/import.js';
@@ -22,7 +22,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .option('emulator', { type: 'boolean', default: false, describe: 'Run against the built-in emulator (state under .audiences/)' })
     .option('concurrency', { type: 'number', default: 8, requiresArg: true, describe: 'Requests in flight at once' })
     .option('requests-per-second', { type: 'number', requiresArg: true, describe: 'Most requests started per second, per service (to stay under a quota)' })
-    .option('color', { type: 'boolean', default: true, describe: 'Colour on a terminal (--no-color or NO_COLOR turns it off)' })
+    .option('color', { type: 'boolean', describe: 'Colour even when not on a terminal (--no-color: never; default: on a terminal, unless NO_COLOR or TERM=dumb)' })
     .option('verbose', { type: 'boolean', default: false, describe: 'Log each request to stderr' })
     .option('debug', { type: 'boolean', default: false, describe: 'Show stack traces' })
     .strict()
@@ -37,10 +37,12 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       throw error;
     })
     .version(packageVersion())
-    .help();
+    .alias('version', 'v')
+    .help()
+    .alias('help', 'h');
   // Commands run after parsing, not as yargs handlers: before it runs a handler, yargs renders
   // the whole help text to keep it, a cost every run would pay for nothing.
-  for (const command of commands) parser.command(command.name, command.describe, command.builder);
+  for (const command of commands) parser.command(command.name, command.describe, (argv) => withHelp(command, command.builder(argv)));
   try {
     let helpText = '';
     const args = await parser.parseAsync(argv, {}, (_error, _parsed, output) => {
@@ -66,6 +68,21 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.stderr(renderError(error, debug));
     return 1;
   }
+}
+
+const GLOBAL_OPTIONS = ['emulator', 'concurrency', 'requests-per-second', 'color', 'verbose', 'debug', 'help', 'version'];
+
+/** A command's --help: its own options first, then the global ones, examples, and the environment it reads. */
+function withHelp(command: CommandDefinition, argv: Argv): Argv {
+  // getOptions() is public in yargs (the options known so far) but not typed.
+  const known = Object.keys((argv as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+  const positionals = [...command.name.matchAll(/[<[](\w+)/g)].map((match) => match[1]);
+  const own = known.filter((key) => ![...GLOBAL_OPTIONS, ...positionals].includes(key) && !/[A-Z]/.test(key) && key.length > 1 && key !== '$0');
+  const grouped = argv.group(own, 'Options:').group(GLOBAL_OPTIONS, 'Global options:');
+  const helped = command.examples.reduce((parser, [line, description]) => parser.example(line, description), grouped);
+  if (command.environment.length === 0) return helped;
+  const width = Math.max(...command.environment.map((name) => name.length));
+  return helped.epilogue(['Environment:', ...command.environment.map((name) => `  ${name.padEnd(width)}  ${ENVIRONMENT[name]}`)].join('\n'));
 }
 
 function checkGlobalOptions(args: GlobalOptions): void {

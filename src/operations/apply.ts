@@ -98,7 +98,7 @@ const INTERRUPTED_EXIT_CODE = 130;
 /** Saved plans, each refused when the account (or an image file) changed since it was made. */
 async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
   const plans = await readSavedPlans(file, deps.cwd);
-  for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, business: deps.business?.(plan.adAccountId) });
+  for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, business: plan.business ? deps.business?.(plan.adAccountId) : undefined });
   return plans;
 }
 

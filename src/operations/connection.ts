@@ -54,7 +54,7 @@ export async function openConnection(options: { emulator: boolean; env: Record<s
   return {
     endpoints: {
       apiUrl,
-      companyUrl: env.ADS_COMPANY_URL || apiUrl,
+      companyUrl: env.ADS_COMPANY_URL || undefined,
       imageUrl: env.IMAGEGEN_API_URL || undefined,
       accessToken: env.ADS_ACCESS_TOKEN || undefined,
       appKey: env.IMAGEGEN_API_KEY || undefined,

@@ -34,7 +34,8 @@ export async function planFiles(files: string[], options: PlanOptions, deps: Pla
   const desiredStates = await readValidDesiredStates(files, deps.cwd);
   return Promise.all(
     desiredStates.map(async ({ file, desired }) => {
-      const context = { business: deps.business?.(desired.adAccountId), file, cwd: deps.cwd };
+      // The business service is opened only for a file that declares a business.
+      const context = { business: desired.business ? deps.business?.(desired.adAccountId) : undefined, file, cwd: deps.cwd };
       if (!deps.cache) return { file, desired, plan: await planDesired(desired, options, deps.reader(desired.adAccountId), context) };
       const reader = cachedReader(deps.reader(desired.adAccountId), detailCachePath(deps.cwd, desired.adAccountId));
       const plan = await planDesired(desired, options, reader, context);

@@ -76,6 +76,14 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
   try {
     data = JSON.parse(text);
   } catch (error) {
+    if (/^\s*adAccountId\s*:/m.test(text)) {
+      throw new AppError({
+        code: 'PLAN_INVALID',
+        source: 'user',
+        summary: `${file} is a desired-state file, not a saved plan`,
+        hint: `to plan and apply it, run \`audiences apply -f ${file}\`; to apply exactly a reviewed plan, save it first with \`audiences plan -f ${file} --out plan.json\``,
+      });
+    }
     throw invalidPlan(file, (error as Error).message);
   }
   const plans = Array.isArray(data) ? data : [data];

@@ -18,10 +18,10 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   head.push(hasChanges(plan) ? `**Plan: ${summaryText(plan)}.**` : `**${noChangesText(plan)}**`, '');
   if (plan.errors.length > 0) {
     head.push(`**${count(plan.errors.length, 'error')}: this plan cannot be applied.**`, '');
-    head.push(...plan.errors.map((error) => `- :x: ${escape(problemText(error))}${error.hint ? ` — _${escape(error.hint)}_` : ''}`), '');
+    head.push(...plan.errors.map((error) => `- :x: error${escape(problemText(error))}${error.hint ? ` — _${escape(error.hint)}_` : ''}`), '');
   }
   if (plan.warnings.length > 0) {
-    head.push(...plan.warnings.map((warning) => `- :warning: ${escape(problemText(warning))}${warning.hint ? ` — _${escape(warning.hint)}_` : ''}`), '');
+    head.push(...plan.warnings.map((warning) => `- :warning: warning${escape(problemText(warning))}${warning.hint ? ` — _${escape(warning.hint)}_` : ''}`), '');
   }
   if (!hasChanges(plan)) return `${head.join('\n').trimEnd()}\n`;
 

@@ -24,8 +24,9 @@ export function noChangesText(plan: Plan): string {
     : `No changes planned: ad account ${plan.adAccountId} cannot be brought to the desired state until the errors are resolved.`;
 }
 
+/** `[CODE]: message`, after `error` or `warning`: the one form of every error of the command line. */
 export function problemText(problem: PlanProblem): string {
-  return `[${problem.code}] ${visible(problem.message)}`;
+  return `[${problem.code}]: ${visible(problem.message)}`;
 }
 
 export function count(n: number, noun: string): string {

@@ -11,11 +11,11 @@ export function renderText(plan: Plan, style: Style): string {
   for (const block of buildBlocks(plan)) out.push(...blockLines(block, style), '');
   if (!hasChanges(plan)) out.push(noChangesText(plan), '');
   for (const warning of plan.warnings) {
-    out.push(style.warn(`Warning ${problemText(warning)}`));
+    out.push(style.warn(`warning${problemText(warning)}`));
     if (warning.hint) out.push(`  hint: ${visible(warning.hint)}`);
   }
   for (const error of plan.errors) {
-    out.push(style.error(`Error ${problemText(error)}`));
+    out.push(style.error(`error${problemText(error)}`));
     if (error.hint) out.push(`  hint: ${visible(error.hint)}`);
   }
   if (plan.warnings.length + plan.errors.length > 0) out.push('');

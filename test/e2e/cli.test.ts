@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { workspace } from '../helpers/cli.js';
+import { runInProcess, workspace } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const bin = fileURLToPath(new URL('../../bin/audiences.js', import.meta.url));
@@ -43,6 +43,67 @@ describe('the audiences command', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error\[USAGE\]/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('command-line conventions', () => {
+  const env = { ADS_ACCESS_TOKEN: 'token' };
+  const file = 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: DISPLAY\n';
+
+  it('-h and -v are --help and --version', async () => {
+    const help = await audiences('-h');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('audiences <command> [options]');
+    const version = await audiences('-v');
+    expect(version).toEqual(await audiences('--version'));
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('plan and validate take files as arguments, as -f does', async () => {
+    const cwd = await workspace({ 'x.yaml': file });
+    const validated = await runInProcess(['validate', 'x.yaml'], { cwd, env: {} });
+    expect(validated).toMatchObject({ code: 0, stdout: 'x.yaml: ok (1 audience)\n' });
+    const planned = await runInProcess(['plan', 'x.yaml', '--emulator', '--format', 'json'], { cwd, env: {} });
+    expect(planned.code).toBe(0);
+    expect(JSON.parse(planned.stdout)).toMatchObject({ adAccountId: 1234, summary: { create: 1 } });
+  });
+
+  it('apply of a desired-state file says what was meant', async () => {
+    const cwd = await workspace({ 'audiences.yaml': `# the account\n${file}` });
+    const result = await runInProcess(['apply', 'audiences.yaml', '--emulator'], { cwd, env: {} });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error[PLAN_INVALID]: audiences.yaml is a desired-state file, not a saved plan');
+    expect(result.stderr).toContain('run `audiences apply -f audiences.yaml`');
+  });
+
+  it("a subcommand's help lists its own options, then the global ones, with examples and the environment it reads", async () => {
+    const { stdout, code } = await audiences('plan', '--help');
+    expect(code).toBe(0);
+    const at = (text: string) => stdout.indexOf(text);
+    expect(at('--out')).toBeGreaterThan(at('Options:'));
+    expect(at('Global options:')).toBeGreaterThan(at('--out'));
+    expect(at('--emulator')).toBeGreaterThan(at('Global options:'));
+    expect(at('Examples:')).toBeGreaterThan(at('--emulator'));
+    expect(stdout).toMatch(/Environment:\n {2}ADS_API_URL/);
+    expect((await audiences('validate', '--help')).stdout).not.toContain('Environment:');
+  });
+
+  it('blames the variable that was set: the business service at ADS_API_URL when ADS_COMPANY_URL is not set', async () => {
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nbusiness:\n  registrationNumber: 120-81-47521\naudiences: []\n` });
+    const plain = await runInProcess(['plan'], { cwd, env: { ...env, ADS_API_URL: 'http://ads.example.com' } });
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toMatch(/^error\[INSECURE_URL\]: ADS_API_URL: refusing/);
+    expect(plain.stderr).not.toContain('ADS_COMPANY_URL');
+    const company = await runInProcess(['plan'], { cwd, env: { ...env, ADS_API_URL: 'https://ads.example.com', ADS_COMPANY_URL: 'http://company.example.com' } });
+    expect(company.stderr).toMatch(/^error\[INSECURE_URL\]: ADS_COMPANY_URL: refusing/);
+  });
+
+  it('colours piped output with --color or FORCE_COLOR, and not by default', async () => {
+    const cwd = await workspace({ 'audiences.yaml': file });
+    const ansi = `${String.fromCharCode(27)}[`;
+    expect((await runInProcess(['plan', '--emulator'], { cwd, env: {} })).stdout).not.toContain(ansi);
+    expect((await runInProcess(['plan', '--emulator', '--color'], { cwd, env: {} })).stdout).toContain(ansi);
+    expect((await runInProcess(['plan', '--emulator'], { cwd, env: { FORCE_COLOR: '1' } })).stdout).toContain(ansi);
   });
 });
 

@@ -115,7 +115,7 @@ describe('business: as a precondition of plan and apply', () => {
     const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nbusiness:\n${business}audiences:\n${audience}` });
     const apply = await run(cwd, 'apply', '--auto-approve');
     expect(apply.code).toBe(1);
-    expect(apply.stdout).toContain(`Error [${code}]`);
+    expect(apply.stdout).toContain(`error[${code}]`);
     expect((await requests()).filter((request) => request.method !== 'GET')).toEqual([]);
   });
 
@@ -325,10 +325,10 @@ ${HERO}`),
     );
     const plan = await run(cwd, 'plan');
     expect(plan.code).toBe(1);
-    expect(plan.stdout).toContain('Error [IMAGE_INPUT] image "a": image not-an-image.png is not an image the service reads (by its content)');
-    expect(plan.stdout).toContain('Error [IMAGE_INPUT] image "b": image missing.png does not exist');
+    expect(plan.stdout).toContain('error[IMAGE_INPUT]: image "a": image not-an-image.png is not an image the service reads (by its content)');
+    expect(plan.stdout).toContain('error[IMAGE_INPUT]: image "b": image missing.png does not exist');
     expect(plan.stdout).toContain('image: missing.png (missing)');
-    expect(plan.stdout).toContain('Error [IMAGE_INPUT] image "c": image big.png is 1100×64 pixels; inpainting takes at most 1024 a side');
+    expect(plan.stdout).toContain('error[IMAGE_INPUT]: image "c": image big.png is 1100×64 pixels; inpainting takes at most 1024 a side');
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(1);
     expect(await imageRequests()).toEqual([]);
   });
@@ -345,12 +345,12 @@ ${HERO}`),
     await writeFile(join(cwd, 'audiences.yaml'), config(HERO));
     const plan = await run(cwd, 'apply', '--auto-approve');
     expect(plan.code).toBe(1);
-    expect(plan.stdout).toContain('Error [IMAGE_PATH] image "hero": cannot write assets/hero.webp: it leads out of the project folder through a link');
+    expect(plan.stdout).toContain('error[IMAGE_PATH]: image "hero": cannot write assets/hero.webp: it leads out of the project folder through a link');
     expect(await imageRequests()).toEqual([]);
 
     await rm(join(cwd, 'assets'));
     await mkdir(join(cwd, 'assets'));
     await symlink(join(outside, 'hero.webp'), join(cwd, 'assets', 'hero.webp'));
-    expect((await run(cwd, 'plan')).stdout).toContain('Error [IMAGE_PATH]');
+    expect((await run(cwd, 'plan')).stdout).toContain('error[IMAGE_PATH]');
   });
 });

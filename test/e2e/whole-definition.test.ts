@@ -53,7 +53,7 @@ describe('whole definitions through the CLI', () => {
         '        - customerFileId=5001 inclusionType=EXCLUDE "VIP customers"',
       ].join('\n'),
     );
-    expect(plan.stdout).toContain('Warning [OMITTED_FIELDS] audience "busan-area" leaves out locations, customerFileTargetings');
+    expect(plan.stdout).toContain('warning[OMITTED_FIELDS]: audience "busan-area" leaves out locations, customerFileTargetings');
     expect(plan.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete, 0 to unlink.');
 
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);

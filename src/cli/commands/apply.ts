@@ -1,4 +1,4 @@
-import { fileArgs, UsageError, type CommandDefinition } from '../command.js';
+import { fileArgs, SERVICE_ENVIRONMENT, UsageError, type CommandDefinition } from '../command.js';
 import { interruptible } from '../interrupts.js';
 import { outputStyle } from '../output.js';
 import { loadServices, withServices } from '../services.js';
@@ -10,6 +10,12 @@ import { loadServices, withServices } from '../services.js';
 export const applyCommand: CommandDefinition = {
   name: 'apply [plan]',
   describe: 'Make the ad account match the files (or apply a saved plan)',
+  examples: [
+    ['$0 apply', 'plan audiences.yaml, show the plan, and apply it once approved'],
+    ['$0 apply plan.json', 'apply exactly a plan saved with `audiences plan --out plan.json` (refused if the account moved)'],
+    ['$0 apply -f a.yaml --auto-approve', 'plan and apply without asking (in a pipeline)'],
+  ],
+  environment: SERVICE_ENVIRONMENT,
   builder: (argv) =>
     argv
       .positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' })

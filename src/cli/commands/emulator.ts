@@ -11,6 +11,11 @@ import type { RateLimitScope } from '../../emulator/faults.js';
 export const emulatorCommand: CommandDefinition = {
   name: 'emulator',
   describe: 'Serve the local emulator of the audience, company and image-generation services',
+  examples: [
+    ['$0 emulator --port 8080', 'serve the emulator and print the environment to reach it'],
+    ['$0 emulator --rate-limit 10 --no-quota-retry-after', 'an account that allows 10 requests a second and answers 429 without Retry-After'],
+  ],
+  environment: [],
   builder: (argv) =>
     argv
       .option('port', { type: 'number', default: 0, describe: 'Port on 127.0.0.1 (0 = any free port)' })

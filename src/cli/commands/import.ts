@@ -6,6 +6,11 @@ import { withServices } from '../services.js';
 export const importCommand: CommandDefinition = {
   name: 'import',
   describe: 'Write the live audiences of an ad account as an audiences file',
+  examples: [
+    ['$0 import --ad-account 1234 --out audiences.yaml', 'start a file from what the account holds'],
+    ["$0 import --ad-account 1234 --name 'seoul-*'", 'only the audiences whose name matches'],
+  ],
+  environment: ['ADS_API_URL', 'ADS_ACCESS_TOKEN'],
   builder: (argv) =>
     argv
       .option('ad-account', { type: 'number', demandOption: true, requiresArg: true, describe: 'The ad account to import' })

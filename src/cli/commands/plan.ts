@@ -1,4 +1,4 @@
-import { fileArgs, fileOption, type CommandDefinition } from '../command.js';
+import { fileArgs, fileOption, SERVICE_ENVIRONMENT, type CommandDefinition } from '../command.js';
 import { outputStyle } from '../output.js';
 import { loadServices, withServices } from '../services.js';
 
@@ -9,10 +9,17 @@ export type PlanFormat = 'text' | 'json' | 'markdown';
  * apply. Exit 1 when the plan has errors; with --detailed-exitcode, 2 when it has changes.
  */
 export const planCommand: CommandDefinition = {
-  name: 'plan',
+  name: 'plan [files..]',
   describe: 'Show what apply would change in the ad account',
+  examples: [
+    ['$0 plan', 'the plan of audiences.yaml'],
+    ['$0 plan a.yaml b.yaml --out plan.json', 'the plan of two files, saved for `audiences apply plan.json`'],
+    ['$0 plan --format markdown', 'the plan as a pull-request comment'],
+  ],
+  environment: SERVICE_ENVIRONMENT,
   builder: (argv) =>
     argv
+      .positional('files', { type: 'string', array: true, describe: 'Desired-state files, as with -f' })
       .option('file', { alias: 'f', type: 'string', array: true, requiresArg: true, describe: 'A desired-state file (repeat for several; default: audiences.yaml)' })
       .option('out', { type: 'string', requiresArg: true, describe: 'Save the plan to this file for `audiences apply PLAN`' })
       .option('format', { choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' })

@@ -6,10 +6,15 @@ import { fileArgs, type CommandDefinition } from '../command.js';
  * exit 0 when every file is valid, 1 otherwise.
  */
 export const validateCommand: CommandDefinition = {
-  name: 'validate',
+  name: 'validate [files..]',
   describe: 'Check audiences files offline: YAML, the schema and the rules of the spec',
+  examples: [
+    ['$0 validate', 'check audiences.yaml'],
+    ['$0 validate accounts/*.yaml', 'check several files'],
+  ],
+  environment: [],
   builder: (argv) =>
-    argv.option('file', {
+    argv.positional('files', { type: 'string', array: true, describe: 'Desired-state files, as with -f' }).option('file', {
       alias: 'f',
       type: 'string',
       array: true,
