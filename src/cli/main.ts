@@ -9,10 +9,11 @@ import { companyCommand } from './commands/company.js';
 import { importCommand } from './commands/import.js';
 import { planCommand } from './commands/plan.js';
 import { emulatorCommand } from './commands/emulator.js';
+import { showCommand } from './commands/show.js';
 import { validateCommand } from './commands/validate.js';
 
 /** Every command, each a small file; their handlers load the heavy modules lazily. */
-const commands: CommandDefinition[] = [validateCommand, planCommand, applyCommand, importCommand, companyCommand, emulatorCommand];
+const commands: CommandDefinition[] = [validateCommand, planCommand, showCommand, applyCommand, importCommand, companyCommand, emulatorCommand];
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   let debug = argv.includes('--debug');

@@ -9,4 +9,5 @@ export { renderText } from './text.js';
 export { noChangesText } from './summary.js';
 export { businessLine, renderCompany } from './business.js';
 export { renderPlans } from './plans.js';
+export { commentMarker, renderComment, renderErrorComment, type CommentContext, type ErrorReport } from './comment.js';
 export { APPROVAL_PROMPT, applySummary, CANCELLED_TEXT, progressLine } from './apply.js';

@@ -7,15 +7,21 @@ import { visible } from '../model/index.js';
 /** Pull-request comments are limited to 65,536 characters; keep a margin for the note. */
 export const MARKDOWN_LIMIT = 65_000;
 
+/** What makes a change destructive for a reviewer: it deletes, unlinks or removes something. */
+const DESTRUCTIVE = new Set(['delete', 'unlink', 'remove']);
+
 /**
- * The plan as a pull-request comment: the summary and problems first, one table row per
- * change, the details folded in a `diff` block. Kept under the comment size limit: what does
- * not fit is cut, with a note saying how much.
+ * One account's plan as a section of a pull-request comment: its own hidden marker, the
+ * summary, the deletes and unlinks called out with their count, the problems, one table row
+ * per change (destructive ones first), and the details folded in a `diff` block. Kept under
+ * `limit` characters: what does not fit is cut, with a note saying how much.
  */
 export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
-  const head: string[] = [`### audiences plan for ad account ${plan.adAccountId}`, ''];
+  const head: string[] = [accountMarker(plan.adAccountId), `### Ad account ${plan.adAccountId}`, ''];
   if (plan.business) head.push(escape(businessLine(plan.business)), '');
   head.push(hasChanges(plan) ? `**Plan: ${summaryText(plan)}.**` : `**${noChangesText(plan)}**`, '');
+  const destructive = destructiveText(plan);
+  if (destructive) head.push(`:warning: **${destructive}**: review them first (they are listed first).`, '');
   if (plan.errors.length > 0) {
     head.push(`**${count(plan.errors.length, 'error')}: this plan cannot be applied.**`, '');
     head.push(...plan.errors.map((error) => `- :x: error${escape(problemText(error))}${error.hint ? ` — _${escape(error.hint)}_` : ''}`), '');
@@ -25,10 +31,33 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   }
   if (!hasChanges(plan)) return `${head.join('\n').trimEnd()}\n`;
 
-  const blocks = buildBlocks(plan);
+  const blocks = destructiveFirst(plan);
   const table = ['| | change |', '|---|---|', ...blocks.map((block) => `| \`${block.symbol}\` | ${escape(block.title)} |`)];
   const details = blocks.flatMap(diffLines);
   return fit(head, table, details, limit);
+}
+
+/** The hidden marker of one account's section. */
+export function accountMarker(adAccountId: number): string {
+  return `<!-- audiences-plan account=${adAccountId} -->`;
+}
+
+/** "This plan deletes 2 audiences, unlinks 1 ad group": what a reviewer must not miss, or undefined. */
+function destructiveText(plan: Plan): string | undefined {
+  const { delete: deletes, unlink, remove } = plan.summary;
+  const parts = [
+    deletes > 0 ? `deletes ${count(deletes, 'audience')}` : undefined,
+    unlink > 0 ? `unlinks ${count(unlink, 'ad group')}` : undefined,
+    remove > 0 ? `removes ${count(remove, 'image')}` : undefined,
+  ].filter((part) => part !== undefined);
+  return parts.length === 0 ? undefined : `This plan ${parts.join(', ')}`;
+}
+
+/** The plan's blocks, those of deletes, unlinks and removes first, each group in the plan's order. */
+function destructiveFirst(plan: Plan): Block[] {
+  const blocks = buildBlocks(plan);
+  const first = blocks.filter((_, index) => DESTRUCTIVE.has(plan.changes[index]?.action ?? ''));
+  return [...first, ...blocks.filter((_, index) => !DESTRUCTIVE.has(plan.changes[index]?.action ?? ''))];
 }
 
 /** Lines for a `diff` block: the first column carries the symbol so the block is coloured. */
@@ -43,8 +72,9 @@ function diffLines(block: Block): string[] {
 }
 
 function fit(head: string[], table: string[], details: string[], limit: number): string {
-  const open = ['', '<details><summary>Details</summary>', '', '```diff'];
-  const close = ['```', '', '</details>'];
+  const fence = fenceFor(details);
+  const open = ['', '<details><summary>Details</summary>', '', `${fence}diff`];
+  const close = [fence, '', '</details>'];
   const size = (lines: string[]): number => lines.reduce((total, line) => total + line.length + 1, 0);
   const budget = limit - size(head) - size(open) - size(close) - 200;
   const keptTable = take(table, Math.floor(budget * 0.4));
@@ -55,6 +85,12 @@ function fit(head: string[], table: string[], details: string[], limit: number):
   out.push(...open, ...keptDetails, ...close);
   if (cut > 0) out.push('', `_The plan is too long for one comment: ${count(cut, 'line')} were cut. Run \`audiences plan\` to see all of it._`);
   return `${out.join('\n')}\n`;
+}
+
+/** A code fence longer than any run of backticks in `lines`, which would otherwise close the block early. */
+export function fenceFor(lines: string[]): string {
+  const longest = Math.max(0, ...lines.map((line) => Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length))));
+  return '`'.repeat(Math.max(3, longest + 1));
 }
 
 /** The longest head of `lines` that fits in `budget` characters. */
@@ -69,7 +105,13 @@ function take(lines: string[], budget: number): string[] {
   return lines.slice(0, kept);
 }
 
-/** Text in a table cell or a list item: visible (see visible.ts), with no `|` to end the cell and no `<` to open a tag. */
-function escape(text: string): string {
-  return visible(text).replace(/\|/g, '\\|').replace(/</g, '&lt;');
+/**
+ * Text in a table cell or a list item, from the file, the account or the service: visible (see
+ * visible.ts), and inert as Markdown: no `|` ends the cell, no tag opens, no link or image is
+ * made of `[x](url)`, no emphasis or code span, and no `@name` or `#1` notifies anyone or links.
+ */
+export function escape(text: string): string {
+  return visible(text).replace(/[\\`*_[\]|~<>@#]/g, (char) => MARKDOWN_ENTITIES[char] ?? `\\${char}`);
 }
+
+const MARKDOWN_ENTITIES: Readonly<Record<string, string>> = { '<': '&lt;', '>': '&gt;', '@': '&#64;', '#': '&#35;' };

@@ -1,12 +1,14 @@
-import { renderJson } from './json.js';
-import { renderMarkdown } from './markdown.js';
+import { renderComment, type CommentContext } from './comment.js';
 import type { Style } from './style.js';
 import { renderText } from './text.js';
 import type { Plan } from '../plan/index.js';
 
-/** One plan as itself; several (one per file) as an array, in every format. */
-export function renderPlans(plans: Plan[], format: 'text' | 'json' | 'markdown', style: Style): string {
-  if (format === 'json') return plans.length === 1 ? renderJson(plans[0] as Plan) : `${JSON.stringify(plans, null, 2)}\n`;
-  const render = format === 'markdown' ? (plan: Plan) => renderMarkdown(plan) : (plan: Plan) => renderText(plan, style);
-  return plans.map(render).join('\n');
+/**
+ * The plans of one run (one per file) in a format: JSON is always an array of plans, one file
+ * or several alike; Markdown is one comment with a section per account; text, one after another.
+ */
+export function renderPlans(plans: Plan[], format: 'text' | 'json' | 'markdown', style: Style, context: CommentContext = { files: [] }): string {
+  if (format === 'json') return `${JSON.stringify(plans, null, 2)}\n`;
+  if (format === 'markdown') return renderComment(plans, context);
+  return plans.map((plan) => renderText(plan, style)).join('\n');
 }

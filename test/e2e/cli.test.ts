@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -65,7 +66,7 @@ describe('command-line conventions', () => {
     expect(validated).toMatchObject({ code: 0, stdout: 'x.yaml: ok (1 audience)\n' });
     const planned = await runInProcess(['plan', 'x.yaml', '--emulator', '--format', 'json'], { cwd, env: {} });
     expect(planned.code).toBe(0);
-    expect(JSON.parse(planned.stdout)).toMatchObject({ adAccountId: 1234, summary: { create: 1 } });
+    expect(JSON.parse(planned.stdout)).toMatchObject([{ adAccountId: 1234, summary: { create: 1 } }]);
   });
 
   it('apply of a desired-state file says what was meant', async () => {
@@ -104,6 +105,53 @@ describe('command-line conventions', () => {
     expect((await runInProcess(['plan', '--emulator'], { cwd, env: {} })).stdout).not.toContain(ansi);
     expect((await runInProcess(['plan', '--emulator', '--color'], { cwd, env: {} })).stdout).toContain(ansi);
     expect((await runInProcess(['plan', '--emulator'], { cwd, env: { FORCE_COLOR: '1' } })).stdout).toContain(ansi);
+  });
+});
+
+describe('output for pipelines', () => {
+  const file = (account: number) => `adAccountId: ${account}\nprune: true\naudiences:\n  - name: seoul\n    type: DISPLAY\n`;
+
+  it('JSON is an array of plans, for one file and for several', async () => {
+    const cwd = await workspace({ 'a.yaml': file(1234), 'b.yaml': file(5678) });
+    const one = JSON.parse((await runInProcess(['plan', 'a.yaml', '--emulator', '--format', 'json'], { cwd, env: {} })).stdout) as Array<{ adAccountId: number }>;
+    const two = JSON.parse((await runInProcess(['plan', 'a.yaml', 'b.yaml', '--emulator', '--format', 'json'], { cwd, env: {} })).stdout) as Array<{ adAccountId: number }>;
+    expect(one.map((plan) => plan.adAccountId)).toEqual([1234]);
+    expect(two.map((plan) => plan.adAccountId)).toEqual([1234, 5678]);
+  });
+
+  it('a failed plan still writes its output: a JSON error object, or the comment with the error, and exits 1', async () => {
+    const cwd = await workspace({ 'a.yaml': 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: BANNER\n' });
+    const json = await runInProcess(['plan', 'a.yaml', '--emulator', '--format', 'json'], { cwd, env: {} });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'CONFIG_INVALID', problems: [{ file: 'a.yaml', line: 4, column: 11 }] } });
+    expect(json.stderr).toContain('error[CONFIG_INVALID]');
+    const markdown = await runInProcess(['plan', 'a.yaml', '--emulator', '--format', 'markdown', '--commit', 'abc1234'], { cwd, env: {} });
+    expect(markdown.code).toBe(1);
+    expect(markdown.stdout.split('\n')[0]).toBe('<!-- audiences-plan files=a.yaml -->');
+    expect(markdown.stdout).toContain(':x: **The plan failed: error[CONFIG\\_INVALID]**');
+    expect(markdown.stdout).toContain('- **a.yaml:4:11**: ');
+    expect(markdown.stdout).toContain('Planned at commit abc1234.');
+    const unauthorized = await runInProcess(['plan', 'a.yaml', '--format', 'markdown'], { cwd, env: { ADS_API_URL: 'http://127.0.0.1:9', ADS_ACCESS_TOKEN: 'bad token' } });
+    expect(unauthorized.code).toBe(1);
+    expect(unauthorized.stdout).toContain('**The plan failed: error[');
+    expect(unauthorized.stdout).not.toContain('bad token');
+  });
+
+  it('show renders a saved plan again in every format, without reading the account', async () => {
+    const cwd = await workspace({ 'a.yaml': file(1234) });
+    const saved = await runInProcess(['plan', 'a.yaml', '--emulator', '--out', 'plan.json', '--format', 'markdown'], { cwd, env: {} });
+    expect(saved.code).toBe(0);
+    // No service is configured: show reads nothing but the file.
+    const text = await runInProcess(['show', 'plan.json'], { cwd, env: {} });
+    expect(text).toMatchObject({ code: 0, stderr: '' });
+    expect(text.stdout).toContain('+ create audience "seoul"');
+    const json = await runInProcess(['show', 'plan.json', '--format', 'json'], { cwd, env: {} });
+    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')));
+    const markdown = await runInProcess(['show', 'plan.json', '--format', 'markdown'], { cwd, env: {} });
+    expect(markdown.stdout.slice(markdown.stdout.indexOf('<!-- audiences-plan account'))).toBe(saved.stdout.slice(saved.stdout.indexOf('<!-- audiences-plan account')));
+    const missing = await runInProcess(['show', 'nothing.json', '--format', 'json'], { cwd, env: {} });
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'PLAN_UNREADABLE' } });
   });
 });
 

@@ -185,10 +185,12 @@ ${HERO}`),
 
     await rm(join(cwd, 'assets/hero.webp'));
     const plan = await run(cwd, 'plan', '--format', 'json');
-    expect(JSON.parse(plan.stdout)).toMatchObject({
-      changes: [{ action: 'generate', kind: 'image', name: 'hero', after: { seeds: images.hero.seeds }, display: { reason: 'output-missing' } }],
-      summary: { generate: 1 },
-    });
+    expect(JSON.parse(plan.stdout)).toMatchObject([
+      {
+        changes: [{ action: 'generate', kind: 'image', name: 'hero', after: { seeds: images.hero.seeds }, display: { reason: 'output-missing' } }],
+        summary: { generate: 1 },
+      },
+    ]);
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
     expect((await readFile(join(cwd, 'assets/hero.webp'))).equals(original)).toBe(true);
 

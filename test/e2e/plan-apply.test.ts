@@ -62,8 +62,8 @@ describe('validate, plan and apply through the real CLI', () => {
     const stray = await createDirectly('stray');
     await createDirectly('legacy-kept');
     const drift = await runCli(['plan', '--format', 'json'], { cwd, env });
-    const plan = JSON.parse(drift.stdout) as { changes: Array<{ action: string; id: number }> };
-    expect(plan.changes).toEqual([expect.objectContaining({ action: 'delete', id: stray })]);
+    const [plan] = JSON.parse(drift.stdout) as Array<{ changes: Array<{ action: string; id: number }> }>;
+    expect(plan?.changes).toEqual([expect.objectContaining({ action: 'delete', id: stray })]);
     expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
     expect((await runCli(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
   });

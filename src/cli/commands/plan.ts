@@ -1,5 +1,8 @@
 import { fileArgs, fileOption, SERVICE_ENVIRONMENT, type CommandDefinition } from '../command.js';
+import type { Io } from '../io.js';
 import { outputStyle } from '../output.js';
+import { withErrorOutput } from '../report-error.js';
+import type { CommentContext } from '../../render/comment.js';
 import { loadServices, withServices } from '../services.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
@@ -25,39 +28,46 @@ export const planCommand: CommandDefinition = {
       .option('format', { choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' })
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
       .option('allow-mass-delete', { type: 'boolean', default: false, describe: "Allow a plan that deletes more than the mass-delete share of the managed audiences (30%, or the file's massDelete)" })
-      .option('cache', { type: 'boolean', default: false, describe: 'Reuse single reads of unchanged audiences (kept under .audiences/cache/)' }),
+      .option('cache', { type: 'boolean', default: false, describe: 'Reuse single reads of unchanged audiences (kept under .audiences/cache/)' })
+      .option('commit', { type: 'string', requiresArg: true, describe: 'The commit planned, named in the Markdown comment (a pipeline passes its own)' }),
   run: async (args, io) => {
     const files = fileArgs(args, 'audiences plan -f audiences.yaml');
     const format = args['format'] as PlanFormat;
-    const out = fileOption(args, 'out', '--out', 'audiences plan --out plan.json');
-    const [style, { planFiles }, { checkPlanTarget, savePlans }, { renderPlans }] = await Promise.all([
-      outputStyle(args, io),
-      import('../../operations/plan.js'),
-      import('../../operations/saved-plan.js'),
-      import('../../render/index.js'),
-      loadServices(),
-    ]);
-    if (out) await checkPlanTarget(out, io.cwd);
-    const planned = await withServices(args, io, (services) =>
-      planFiles(
-        files,
-        { allowMassDelete: args['allowMassDelete'] === true },
-        {
-          cwd: io.cwd,
-          reader: (adAccountId) => services.audiences(adAccountId),
-          business: (adAccountId) => services.business(adAccountId),
-          cache: args['cache'] === true,
-        },
-      ),
-    );
-    const plans = planned.map((account) => account.plan);
-    io.stdout(renderPlans(plans, format, style));
-    if (plans.some((plan) => plan.errors.length > 0)) return 1;
-    if (out) {
-      await savePlans(plans, out, io.cwd);
-      io.stderr(`Saved the plan to ${out}; apply it with \`audiences apply ${out}\`.\n`);
-    }
-    const changes = plans.some((plan) => plan.changes.length > 0);
-    return args['detailedExitcode'] === true && changes ? 2 : 0;
+    const context = { files, commit: typeof args['commit'] === 'string' ? args['commit'] : undefined };
+    return withErrorOutput(format, context, io, () => plan(args, io, files, format, context));
   },
 };
+
+/** The plan command itself; a failure is also written in the output format by withErrorOutput. */
+async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files: string[], format: PlanFormat, context: CommentContext): Promise<number> {
+  const out = fileOption(args, 'out', '--out', 'audiences plan --out plan.json');
+  const [style, { planFiles }, { checkPlanTarget, savePlans }, { renderPlans }] = await Promise.all([
+    outputStyle(args, io),
+    import('../../operations/plan.js'),
+    import('../../operations/saved-plan.js'),
+    import('../../render/index.js'),
+    loadServices(),
+  ]);
+  if (out) await checkPlanTarget(out, io.cwd);
+  const planned = await withServices(args, io, (services) =>
+    planFiles(
+      files,
+      { allowMassDelete: args['allowMassDelete'] === true },
+      {
+        cwd: io.cwd,
+        reader: (adAccountId) => services.audiences(adAccountId),
+        business: (adAccountId) => services.business(adAccountId),
+        cache: args['cache'] === true,
+      },
+    ),
+  );
+  const plans = planned.map((account) => account.plan);
+  io.stdout(renderPlans(plans, format, style, context));
+  if (plans.some((plan) => plan.errors.length > 0)) return 1;
+  if (out) {
+    await savePlans(plans, out, io.cwd);
+    io.stderr(`Saved the plan to ${out}; apply it with \`audiences apply ${out}\`.\n`);
+  }
+  const changes = plans.some((plan) => plan.changes.length > 0);
+  return args['detailedExitcode'] === true && changes ? 2 : 0;
+}

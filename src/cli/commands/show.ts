@@ -1,0 +1,31 @@
+import type { CommandDefinition } from '../command.js';
+import { outputStyle } from '../output.js';
+import { withErrorOutput } from '../report-error.js';
+import type { PlanFormat } from './plan.js';
+
+/**
+ * `audiences show PLAN`: renders a plan saved with `plan --out`, as text, JSON or the Markdown
+ * comment, without reading the account (nothing is checked against it: `apply PLAN` does that).
+ */
+export const showCommand: CommandDefinition = {
+  name: 'show <plan>',
+  describe: 'Show a saved plan again, without reading the account',
+  examples: [
+    ['$0 show audiences.plan.json', 'the saved plan as text'],
+    ['$0 show audiences.plan.json --format markdown', 'as the pull-request comment'],
+  ],
+  environment: ['NO_COLOR', 'FORCE_COLOR'],
+  builder: (argv) =>
+    argv
+      .positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' })
+      .option('format', { choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' }),
+  run: async (args, io) => {
+    const file = String(args['plan']);
+    const format = args['format'] as PlanFormat;
+    return withErrorOutput(format, { files: [file] }, io, async () => {
+      const [style, { readSavedPlans }, { renderPlans }] = await Promise.all([outputStyle(args, io), import('../../operations/saved-plan.js'), import('../../render/index.js')]);
+      io.stdout(renderPlans(await readSavedPlans(file, io.cwd), format, style, { files: [file] }));
+      return 0;
+    });
+  },
+};

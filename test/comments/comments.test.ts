@@ -1,0 +1,83 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/api-error.js';
+import { errorReport } from '../../src/cli/report-error.js';
+import { ConfigError } from '../../src/config/issues.js';
+import type { Plan } from '../../src/plan/index.js';
+import { planAccount } from '../../src/plan/index.js';
+import { commentMarker, renderComment, renderErrorComment } from '../../src/render/index.js';
+import { desiredAudience, desiredState, liveState } from '../helpers/builders.js';
+
+/**
+ * Golden pull-request comments (`--format markdown`): the plans come from the golden plan
+ * scenarios (test/golden/<scenario>/plan.json). `npx vitest run test/comments -u` rewrites
+ * them; review the diff.
+ */
+const here = fileURLToPath(new URL('.', import.meta.url));
+const goldenPlan = async (scenario: string): Promise<Plan> => JSON.parse(await readFile(join(here, '..', 'golden', scenario, 'plan.json'), 'utf8')) as Plan;
+const context = { files: ['audiences.yaml'], commit: '4b198fd' };
+
+describe('the pull-request comment', () => {
+  it('mixed changes: deletes and unlinks first, under a warning with their count', async () => {
+    const comment = renderComment([await goldenPlan('mixed')], context);
+    await expect(comment).toMatchFileSnapshot(join(here, 'mixed.md'));
+    expect(comment.split('\n')[0]).toBe('<!-- audiences-plan files=audiences.yaml -->');
+    expect(comment).toContain(':warning: **This plan deletes 1 audience, unlinks 2 ad groups**');
+    const rows = comment.split('\n').filter((line) => line.startsWith('| `'));
+    expect(rows.map((row) => row.slice(3, 4))).toEqual(['-', '-', '-', '+', '~']);
+  });
+
+  it('several accounts: one comment, a section and a marker per account', async () => {
+    const comment = renderComment([await goldenPlan('mixed'), { ...(await goldenPlan('no-changes')), adAccountId: 5678 }], { files: ['shop.yaml', 'brand.yaml'] });
+    await expect(comment).toMatchFileSnapshot(join(here, 'several-accounts.md'));
+    expect(comment.split('\n')[0]).toBe('<!-- audiences-plan files=shop.yaml,brand.yaml -->');
+    expect(comment).toContain('<!-- audiences-plan account=1234 -->');
+    expect(comment).toContain('<!-- audiences-plan account=5678 -->');
+  });
+
+  it('a plan with errors, and a plan that failed: the error, its hint and each problem at its place', async () => {
+    await expect(renderComment([await goldenPlan('mass-delete-refused')], context)).toMatchFileSnapshot(join(here, 'plan-errors.md'));
+    const invalid = new ConfigError([
+      { file: 'audiences.yaml', line: 4, column: 11, pointer: '/audiences/0/type', message: 'type must be one of DISPLAY, MESSAGE', hint: 'did you mean DISPLAY?' },
+      { file: 'audiences.yaml', line: 9, column: 5, pointer: '/audiences/1', message: 'unknown key "agess"' },
+    ]);
+    await expect(renderErrorComment(errorReport(invalid), context)).toMatchFileSnapshot(join(here, 'error-invalid-file.md'));
+    const unauthorized = new ApiError({
+      service: 'audience',
+      method: 'GET',
+      path: '/openapi/v4/targetings/audiences',
+      kind: 'http',
+      status: 401,
+      serviceCode: -401,
+      serviceMsg: 'invalid token',
+      ambiguous: false,
+      attempts: 1,
+    });
+    const comment = renderErrorComment(errorReport(unauthorized), context);
+    await expect(comment).toMatchFileSnapshot(join(here, 'error-unauthorized.md'));
+    expect(comment.split('\n')[0]).toBe(commentMarker(['audiences.yaml']));
+  });
+
+  it('cut at the size limit, saying how much', async () => {
+    const audiences = Array.from({ length: 200 }, (_, index) => desiredAudience({ name: `audience-${String(index).padStart(3, '0')}`, ufoInterests: ['TRAVEL'] }));
+    const plan = planAccount(desiredState(audiences), liveState([]), { allowMassDelete: false });
+    const comment = renderComment([plan], context, 6000);
+    await expect(comment).toMatchFileSnapshot(join(here, 'cut.md'));
+    expect(comment.length).toBeLessThan(6000);
+    expect(comment).toMatch(/The plan is too long for one comment: \d+ lines were cut/);
+  });
+
+  it('makes names inert: no mention, link, tag or code span, and no fence closed by a name', () => {
+    const name = 'x @team [a](https://e.example) <img src=x> `y` ```';
+    const plan = planAccount(desiredState([desiredAudience({ name })]), liveState([]), { allowMassDelete: false });
+    const comment = renderComment([plan], context);
+    const table = comment.split('\n').find((line) => line.startsWith('| `+`')) ?? '';
+    expect(table).toContain('&#64;team');
+    expect(table).toContain('\\[a\\](https://e.example)');
+    expect(table).toContain('&lt;img src=x&gt;');
+    expect(table).toContain('\\`y\\`');
+    expect(comment).toContain('````diff');
+  });
+});
