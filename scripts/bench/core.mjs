@@ -112,7 +112,7 @@ export async function runBench(options) {
 
       const plan = (name, path, expected) =>
         networkRun(name, n, ['plan', '-f', path, '--format', 'json'], (run, byPhase) => {
-          const summary = parsePlan(run.stdout)?.summary;
+          const summary = parsePlan(run.stdout)?.[0]?.summary;
           if (!summary) return 'the output is not a plan';
           const changes = Object.values(summary).reduce((sum, value) => sum + value, 0);
           if (summary.update !== expected.updates || changes !== expected.updates) return `expected ${expected.updates} updates, the plan has ${JSON.stringify(summary)}`;
