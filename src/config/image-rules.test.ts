@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkImageRules } from './image-rules.js';
 import { validateConfig } from './index.js';
 
 /** A file with the given images (YAML list items, indented under `images:`) and no audiences. */
@@ -180,6 +181,28 @@ describe('images in validate', () => {
         'images[7].image.from: the inputs form a cycle: d → e → d',
       ]),
     );
+  });
+
+  it('a ring of 20,000 images: one cycle, named by its ends, without overflowing the stack', () => {
+    const count = 20_000;
+    const images = Array.from({ length: count }, (_, index) => ({ name: `i${index}`, image: { from: `i${(index + 1) % count}` }, version: 'v2.0', output: `o/${index}.png` }));
+    const cycles = checkImageRules({ images }, () => 0).errors.filter((finding) => finding.message.includes('cycle'));
+    expect(cycles).toEqual([
+      {
+        path: ['images', count - 1, 'image', 'from'],
+        target: 'value',
+        message: `the inputs form a cycle: i0 → i1 → i2 → i3 → … ${count - 6} more … → i${count - 2} → i${count - 1} → i0`,
+        hint: 'an image cannot depend, even indirectly, on itself',
+      },
+    ]);
+  });
+
+  it('names at most ten images in the hint of an unknown one', () => {
+    const images = Array.from({ length: 12 }, (_, index) => ({ name: `i${index}`, prompt: 'a cat', version: 'v2.0', output: `o/${index}.png` }));
+    const unknown = checkImageRules({ images: [...images, { name: 'x', image: { from: 'nope' }, version: 'v2.0', output: 'o/x.png' }] }, () => 0).errors.find((finding) =>
+      finding.message.startsWith('no image is named'),
+    );
+    expect(unknown?.hint).toBe('the images are i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 and 3 more');
   });
 
   it('warns about parameters that do nothing or are not recommended', () => {

@@ -207,6 +207,8 @@ function advice(image: Record<string, unknown>, at: Path, operation: ImageOperat
 function referenceRules(images: Array<{ image: Record<string, unknown>; at: Path }>, names: Map<string, { at: Path; samples: number }>): Finding[] {
   const findings: Finding[] = [];
   const edges = new Map<string, Array<{ to: string; path: Path }>>();
+  // Made once: each of 20,000 unknown names listing every image took minutes and gigabytes.
+  const known = names.size > 0 ? `the images are ${listed([...names.keys()])}` : 'declare the source image under images:';
   for (const { image, at } of images) {
     const name = typeof image['name'] === 'string' ? image['name'] : undefined;
     for (const field of IMAGE_INPUT_FIELDS) {
@@ -220,7 +222,7 @@ function referenceRules(images: Array<{ image: Record<string, unknown>; at: Path
           path,
           target: 'value',
           message: `no image is named ${JSON.stringify(source)}`,
-          hint: names.size > 0 ? `the images are ${[...names.keys()].join(', ')}` : 'declare the source image under images:',
+          hint: known,
         });
       } else if (source === name) {
         findings.push({ path, target: 'value', message: 'an image cannot be its own input', hint: 'name another image, or a file' });
@@ -236,23 +238,53 @@ function referenceRules(images: Array<{ image: Record<string, unknown>; at: Path
       }
     }
   }
-  // A cycle is reported once, at the reference that closes it.
+  // A cycle is reported once, at the reference that closes it. The walk keeps its own stack
+  // and one trail: recursion overflowed the stack on a chain of 20,000 images.
   const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (name: string, trail: string[]): void => {
-    state.set(name, 'visiting');
-    for (const edge of edges.get(name) ?? []) {
+  for (const start of [...edges.keys()].sort()) {
+    if (state.has(start)) continue;
+    /** The images being visited, from `start`, and where each sits in the trail. */
+    const trail: string[] = [];
+    const position = new Map<string, number>();
+    const frames: Array<{ name: string; next: number }> = [];
+    const enter = (name: string): void => {
+      state.set(name, 'visiting');
+      position.set(name, trail.length);
+      trail.push(name);
+      frames.push({ name, next: 0 });
+    };
+    enter(start);
+    for (let frame = frames.at(-1); frame !== undefined; frame = frames.at(-1)) {
+      const edge = edges.get(frame.name)?.[frame.next];
+      if (edge === undefined) {
+        state.set(frame.name, 'done');
+        position.delete(frame.name);
+        trail.pop();
+        frames.pop();
+        continue;
+      }
+      frame.next += 1;
       const seen = state.get(edge.to);
       if (seen === 'visiting') {
-        const cycle = [...trail.slice(trail.indexOf(edge.to)), name, edge.to];
-        findings.push({ path: edge.path, target: 'value', message: `the inputs form a cycle: ${cycle.join(' → ')}`, hint: 'an image cannot depend, even indirectly, on itself' });
+        const cycle = [...trail.slice(position.get(edge.to)), edge.to];
+        findings.push({ path: edge.path, target: 'value', message: `the inputs form a cycle: ${shownCycle(cycle)}`, hint: 'an image cannot depend, even indirectly, on itself' });
       } else if (seen === undefined) {
-        visit(edge.to, [...trail, name]);
+        enter(edge.to);
       }
     }
-    state.set(name, 'done');
-  };
-  for (const name of [...edges.keys()].sort()) if (!state.has(name)) visit(name, []);
+  }
   return findings;
+}
+
+/** Names in a hint: the first few and how many more, so that a hint stays a line. */
+function listed(names: string[], shown = 10): string {
+  return names.length <= shown ? names.join(', ') : `${names.slice(0, shown).join(', ')} and ${names.length - shown} more`;
+}
+
+/** A long cycle by its ends: each closing reference of a long chain naming it whole made the messages quadratic. */
+function shownCycle(cycle: string[]): string {
+  if (cycle.length <= 8) return cycle.join(' → ');
+  return [...cycle.slice(0, 4), `… ${cycle.length - 7} more …`, ...cycle.slice(-3)].join(' → ');
 }
 
 /**

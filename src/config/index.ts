@@ -2,8 +2,10 @@
  * The desired-state file: audiences.yaml read with positions, checked against
  * schemas/audiences.schema.json and every rule of the spec that needs no server, and turned
  * into the model's DesiredState with every shorthand expanded. Problems come back all at
- * once, each with file, line, column and JSON pointer; nothing here throws for bad input.
- * `validateConfig` is pure; `readDesiredStates` is the only function that reads files.
+ * once, each with file, line, column and JSON pointer; nothing here throws for bad input but
+ * a file past the size limit, which is the wrong file rather than one with problems
+ * (FILE_TOO_LARGE). `validateConfig` is pure; `readDesiredStates` is the only function that
+ * reads files.
  */
 export { validateConfig, LIMITS } from './validate-config.js';
 export { readDesiredStates, DEFAULT_CONFIG_FILE } from './read-config.js';

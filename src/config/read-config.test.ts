@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,9 +59,28 @@ describe('readDesiredStates', () => {
     });
   });
 
-  it('a file past the size limit, without reading all of it', async () => {
-    writeFileSync(join(dir, 'huge.yaml'), Buffer.alloc(LIMITS.bytes + 1, 0x23));
-    const [read] = await readDesiredStates(['huge.yaml'], dir);
-    expect(read?.result).toMatchObject({ ok: false, issues: [{ line: 0, message: 'the file is too large (more than 10 MB)' }] });
+  it('a file past the size limit stops the reading of every file before any is read, naming it with its size', async () => {
+    // Sparse: 12 MB of nothing, which a parser would take for one long key.
+    writeFileSync(join(dir, 'huge.yaml'), '');
+    truncateSync(join(dir, 'huge.yaml'), 12 * 1024 * 1024);
+    const refused = readDesiredStates([join(fixtures, 'valid.yaml'), 'huge.yaml', 'nope.yaml'], dir);
+    await expect(refused).rejects.toMatchObject({
+      code: 'FILE_TOO_LARGE',
+      source: 'user',
+      summary: 'huge.yaml is 12.0 MB, more than 8 MB, the limit of an audiences file',
+      hint: expect.stringContaining('is this the right file?'),
+    });
+  });
+
+  it('a file one byte past the limit is refused; one at the limit is read', async () => {
+    writeFileSync(join(dir, 'limit.yaml'), Buffer.alloc(LIMITS.bytes + 1, 0x23));
+    await expect(readDesiredStates(['limit.yaml'], dir)).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
+    truncateSync(join(dir, 'limit.yaml'), LIMITS.bytes);
+    const [read] = await readDesiredStates(['limit.yaml'], dir);
+    expect(read?.result).toMatchObject({ ok: false, issues: [{ message: 'the file is empty' }] });
+  });
+
+  it('a file whose size its stat does not tell is read no further than the limit', async () => {
+    await expect(readDesiredStates(['/dev/zero'], dir)).rejects.toMatchObject({ code: 'FILE_TOO_LARGE', summary: '/dev/zero is larger than 8 MB, the limit of an audiences file' });
   });
 });

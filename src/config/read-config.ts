@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { AppError } from '../errors.js';
 import { decodeUtf8 } from './decode.js';
 import type { ConfigIssue, ConfigResult } from './issues.js';
 import { LIMITS, validateConfig } from './validate-config.js';
@@ -12,13 +13,41 @@ export const DEFAULT_CONFIG_FILE = 'audiences.yaml';
  * Reads each file (relative to `cwd`; named in results as given) and validates it: bytes →
  * UTF-8 → validateConfig. A file that cannot be read is a problem of that file, not an
  * exception, so every file gets its answer. `source.hash` is the hash of the bytes.
+ *
+ * A file larger than LIMITS.bytes is not an audiences file with a problem but the wrong file
+ * (or a hostile one): it throws FILE_TOO_LARGE, found by the sizes of all the files before
+ * any of them is read.
  */
 export async function readDesiredStates(files: string[], cwd: string): Promise<Array<{ file: string; result: ConfigResult }>> {
+  await Promise.all(files.map((file) => checkSize(file, cwd)));
   return Promise.all(files.map(async (file) => ({ file, result: await readDesiredState(file, cwd) })));
 }
 
+/** Throws FILE_TOO_LARGE for a regular file past the limit; any other problem is left to the reading, which says it. */
+async function checkSize(file: string, cwd: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(resolve(cwd, file));
+  } catch {
+    return;
+  }
+  if (info.isFile() && info.size > LIMITS.bytes) throw fileTooLarge(file, info.size);
+}
+
+/** The error for a file past LIMITS.bytes; `size` when it is known (a pipe or a device has none). */
+function fileTooLarge(file: string, size?: number): AppError {
+  const limit = `${LIMITS.bytes / (1024 * 1024)} MB`;
+  return new AppError({
+    code: 'FILE_TOO_LARGE',
+    source: 'user',
+    summary:
+      size === undefined ? `${file} is larger than ${limit}, the limit of an audiences file` : `${file} is ${(size / (1024 * 1024)).toFixed(1)} MB, more than ${limit}, the limit of an audiences file`,
+    hint: 'is this the right file? 10,000 audiences take about 1 MB (2 MB as import writes them, with a comment each)',
+  });
+}
+
 async function readDesiredState(file: string, cwd: string): Promise<ConfigResult> {
-  const read = await readBytes(resolve(cwd, file));
+  const read = await readBytes(resolve(cwd, file), file);
   if (!read.ok) return { ok: false, issues: [{ file, line: 0, column: 0, pointer: '', ...read.problem }] };
   const decoded = decodeUtf8(read.bytes);
   if (!decoded.ok) {
@@ -44,8 +73,11 @@ async function readDesiredState(file: string, cwd: string): Promise<ConfigResult
 
 type Problem = Pick<ConfigIssue, 'message' | 'hint'>;
 
-/** Reads at most one byte past the limit, so a huge file (or /dev/zero) is refused without reading it all. */
-async function readBytes(path: string): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; problem: Problem }> {
+/**
+ * Reads at most one byte past the limit: a file whose size its stat did not tell (a pipe,
+ * /dev/zero) or that grew since is refused without reading it all.
+ */
+async function readBytes(path: string, file: string): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; problem: Problem }> {
   let handle;
   try {
     handle = await open(path, 'r');
@@ -64,15 +96,13 @@ async function readBytes(path: string): Promise<{ ok: true; bytes: Uint8Array } 
       chunks.push(chunk.subarray(0, bytesRead));
       length += bytesRead;
     }
-    if (length > LIMITS.bytes) {
-      return { ok: false, problem: { message: `the file is too large (more than ${LIMITS.bytes / (1024 * 1024)} MB)`, hint: 'is this the right file? an audiences file is far smaller' } };
-    }
-    return { ok: true, bytes: Buffer.concat(chunks, length) };
+    if (length <= LIMITS.bytes) return { ok: true, bytes: Buffer.concat(chunks, length) };
   } catch (error) {
     return { ok: false, problem: openProblem(error) };
   } finally {
     await handle.close();
   }
+  throw fileTooLarge(file);
 }
 
 function openProblem(error: unknown): Problem {

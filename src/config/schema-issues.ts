@@ -18,11 +18,11 @@ const PROVINCE_LIST = Object.entries(PROVINCES)
  */
 export function findingsFromSchemaErrors(errors: readonly ErrorObject[]): Finding[] {
   const kept = errors.filter((error) => !error.schemaPath.includes('/dependencies/') && error.keyword !== 'if');
-  const alternatives = kept.filter((error) => error.keyword === 'anyOf');
+  const choiceOf = alternativesIndex(kept);
   const findings: Finding[] = [];
   const seen = new Set<string>();
   for (const error of kept) {
-    const choice = alternatives.find((anyOf) => within(error.instancePath, anyOf.instancePath));
+    const choice = choiceOf(error.instancePath);
     const finding = choice ? fromAlternative(error, choice) : fromError(error);
     if (!finding) continue;
     finding.hint ??= describedHint(error, finding.path);
@@ -44,8 +44,25 @@ function describedHint(error: ErrorObject, path: Path): string | undefined {
   return field === undefined ? text : `${field}: ${/^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text}`;
 }
 
-function within(path: string, parent: string): boolean {
-  return path === parent || path.startsWith(parent + '/');
+/**
+ * The `anyOf` error a value falls under: the first, in ajv's order, at the value's path or at
+ * one of its parents. Looked up by path, parent by parent, so that a file with an error under
+ * each of 20,000 alternatives costs 20,000 lookups, not 20,000 squared (88 s).
+ */
+function alternativesIndex(errors: readonly ErrorObject[]): (instancePath: string) => ErrorObject | undefined {
+  const byPath = new Map<string, { error: ErrorObject; order: number }>();
+  for (const [order, error] of errors.entries()) {
+    if (error.keyword === 'anyOf' && !byPath.has(error.instancePath)) byPath.set(error.instancePath, { error, order });
+  }
+  return (instancePath) => {
+    if (byPath.size === 0) return undefined;
+    let found: { error: ErrorObject; order: number } | undefined;
+    for (let path = instancePath; ; path = path.slice(0, path.lastIndexOf('/'))) {
+      const here = byPath.get(path);
+      if (here !== undefined && (found === undefined || here.order < found.order)) found = here;
+      if (path === '') return found?.error;
+    }
+  };
 }
 
 /**

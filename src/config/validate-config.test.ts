@@ -546,8 +546,9 @@ describe('validateConfig: hostile and broken input', () => {
   });
 
   it('a huge scalar: the problem with it, no stack overflow', () => {
-    expect(problems(`adAccountId: 1\naudiences:\n  - name: ${'x'.repeat(9 * 1024 * 1024)}\n    type: DISPLAY\n`)).toEqual([
-      `3:11: audiences[0].name: is ${9 * 1024 * 1024} characters long as the service counts them, more than the 255 allowed`,
+    const length = LIMITS.bytes - 1024;
+    expect(problems(`adAccountId: 1\naudiences:\n  - name: ${'x'.repeat(length)}\n    type: DISPLAY\n`)).toEqual([
+      `3:11: audiences[0].name: is ${length} characters long as the service counts them, more than the 255 allowed`,
     ]);
   });
 
@@ -581,9 +582,42 @@ describe('validateConfig: hostile and broken input', () => {
     expect(problems(text)).toEqual([`1:1: the file holds too many values (more than ${LIMITS.values}, counting each alias expansion)`]);
   });
 
+  it('too many values in a plain file: at the first line of the map, as in any other layout', () => {
+    const text = `# a comment\n\nadAccountId: 1\naudiences: []\nx:\n${'  - 1\n'.repeat(LIMITS.values)}`;
+    expect(issues(text)).toEqual([
+      {
+        file: 'audiences.yaml',
+        line: 3,
+        column: 1,
+        pointer: '',
+        message: `the file holds too many values (more than ${LIMITS.values}, counting each alias expansion)`,
+        hint: expect.stringContaining('is this the right file?'),
+      },
+    ]);
+    // A file yaml reads (aliases are not the plain layout) says it at the same place.
+    const block = Array.from({ length: 1000 }, () => 'x').join(',');
+    const uses = Array.from({ length: Math.ceil(LIMITS.values / 1000) + 1 }, () => '*a').join(',');
+    const aliased = `# a comment\n\nadAccountId: 1\naudiences: []\nx: &a [${block}]\ny: [${uses}]\n`;
+    expect(problems(aliased)).toEqual([`3:1: the file holds too many values (more than ${LIMITS.values}, counting each alias expansion)`]);
+  });
+
+  it('certainly too many values, written in a way yaml reads slowly: refused before it reads them', () => {
+    const text = `adAccountId: 1\naudiences: []\nx: [${'1,'.repeat(LIMITS.values + 1)}1]\n`;
+    expect(issues(text)).toEqual([
+      {
+        file: 'audiences.yaml',
+        line: 0,
+        column: 0,
+        pointer: '',
+        message: `the file holds too many values (more than ${LIMITS.values}, counting each alias expansion)`,
+        hint: expect.stringContaining('is this the right file?'),
+      },
+    ]);
+  });
+
   it('text past the size limit, before parsing it', () => {
     const [issue] = issues('#'.repeat(LIMITS.bytes + 1));
-    expect(issue).toMatchObject({ line: 0, column: 0, message: 'the file is too large (10.0 MB; the limit is 10.0 MB)' });
+    expect(issue).toMatchObject({ line: 0, column: 0, message: 'the file is too large (8.0 MB; the limit is 8.0 MB)' });
   });
 
   it('reports every one of many problems', () => {

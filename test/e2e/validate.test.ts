@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -87,6 +87,44 @@ describe('audiences validate', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('warning.yaml: ok (1 audience)\n');
     expect(result.stderr).toBe('warning.yaml:5:18: warning: audiences[0].genders[1]: repeats genders[0]\n  hint: a set holds each value once: remove the repeat\n');
+  });
+
+  it('shows the first 200 problems in file order, then how many more there are, and counts them all', async () => {
+    const dir = mkdtempSync(join(empty, 'many-'));
+    // 5,004 problems of two kinds: 4,550 misspelt types (the schema's) and, on every tenth
+    // audience but the first of them, a repeated name (a rule's): 454.
+    const lines = ['adAccountId: 1234', 'audiences:'];
+    for (let index = 0; index < 4550; index += 1) lines.push(`  - name: ${index % 10 === 9 ? 'twin' : `a${index}`}`, '    type: DISPLY');
+    writeFileSync(join(dir, 'many.yaml'), `${lines.join('\n')}\n`);
+    const result = await audiences(dir, 'validate', '-f', 'many.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    const problems = result.stderr.split('\n').filter((line) => /^many\.yaml:\d+:\d+: /.test(line));
+    expect(problems).toHaveLength(200);
+    expect(problems.slice(0, 3)).toEqual([
+      'many.yaml:4:11: audiences[0].type: unknown value "DISPLY"',
+      'many.yaml:6:11: audiences[1].type: unknown value "DISPLY"',
+      'many.yaml:8:11: audiences[2].type: unknown value "DISPLY"',
+    ]);
+    expect(problems).toContain('many.yaml:41:11: audiences[19].name: "twin" is already the name of audiences[9] (line 21)');
+    const places = problems.map((line) => Number(line.split(':')[1]) * 1000 + Number(line.split(':')[2]));
+    expect(places).toEqual([...places].sort((a, b) => a - b));
+    expect(result.stderr.endsWith('… and 4804 more problems\nmany.yaml: invalid (5004 problems)\n')).toBe(true);
+  });
+
+  it('refuses a file past the size limit before reading it: FILE_TOO_LARGE, its name and size, for validate and plan alike', async () => {
+    const dir = mkdtempSync(join(empty, 'large-'));
+    // Sparse: 9 MB of zero bytes, which nothing could parse in time if it were read.
+    writeFileSync(join(dir, 'big.yaml'), '');
+    truncateSync(join(dir, 'big.yaml'), 9 * 1024 * 1024);
+    copyFileSync(join(fixtures, 'valid.yaml'), join(dir, 'valid.yaml'));
+    const expected = [
+      'error[FILE_TOO_LARGE]: big.yaml is 9.0 MB, more than 8 MB, the limit of an audiences file',
+      '  hint: is this the right file? 10,000 audiences take about 1 MB (2 MB as import writes them, with a comment each)',
+      '',
+    ].join('\n');
+    expect(await audiences(dir, 'validate', '-f', 'valid.yaml', '-f', 'big.yaml')).toEqual({ code: 1, stdout: '', stderr: expected });
+    expect(await audiences(dir, 'plan', '--emulator', '-f', 'big.yaml')).toEqual({ code: 1, stdout: '', stderr: expected });
   });
 
   it('refuses an -f without a file as a usage error', async () => {
