@@ -146,3 +146,21 @@ describe('validate quotes the file visibly', () => {
     expect(stderr).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
   });
 });
+
+describe('validate --format json', () => {
+  it('lists every file and its problems as data, with the same exit code', async () => {
+    const cwd = await workspace({
+      'good.yaml': 'adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n',
+      'bad.yaml': 'adAccountId: 5678\naudiences:\n  - name: b\n    type: BANNER\n',
+    });
+    const result = await runInProcess(['validate', 'good.yaml', 'bad.yaml', '--format', 'json'], { cwd, env: {} });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('');
+    const [good, bad] = JSON.parse(result.stdout) as Array<{ file: string; valid: boolean; audiences: number; errors: Array<{ line: number; column: number; message: string }> }>;
+    expect(good).toEqual({ file: 'good.yaml', valid: true, audiences: 1, errors: [], warnings: [] });
+    expect(bad).toMatchObject({ file: 'bad.yaml', valid: false, errors: [{ line: 4, column: 11, pointer: '/audiences/0/type' }] });
+    expect(bad?.errors[0]?.message).toContain('type');
+    const refused = await runInProcess(['validate', 'missing.yaml', '--format', 'json'], { cwd, env: {} });
+    expect(JSON.parse(refused.stdout)).toMatchObject([{ file: 'missing.yaml', valid: false }]);
+  });
+});
