@@ -68,14 +68,14 @@ export interface AudienceClient {
    * is none of them. Throws OUTCOME_UNKNOWN when a lost answer cannot be settled.
    */
   create(definition: AudienceDefinition, existing?: ReadonlySet<number>): Promise<Created>;
-  /** Throws OUTCOME_UNKNOWN when the last attempt's answer was lost (the update may have been made). */
+  /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost (the update may have been made). */
   update(id: number, definition: AudienceDefinition): Promise<Updated>;
-  /** Throws OUTCOME_UNKNOWN when the last attempt's answer was lost. */
+  /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost. */
   delete(id: number, options?: { continuation?: boolean }): Promise<Outcome>;
   /** One batch delete: the service answers 200 even when some fail, so the outcome is data. */
   deleteMany(ids: number[]): Promise<DeleteManyResult>;
   adGroups(id: number): Promise<AdGroupLink[]>;
-  /** Throws OUTCOME_UNKNOWN when the last attempt's answer was lost. */
+  /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost. */
   unlink(id: number, adGroupId: number): Promise<Outcome>;
 }
 
@@ -100,8 +100,10 @@ function isRetriedNotFound(error: unknown): boolean {
 
 /**
  * Watches the attempts of one request that changes the account: the first answer lost on the
- * way (the service may have acted), and whether the last attempt may have acted without a
- * usable answer (lost, or a 2xx whose body could not be read).
+ * way (the service may have acted), and whether a failure of the request leaves its outcome
+ * unsettled: an attempt may have acted without a usable answer (lost, or a 2xx whose body
+ * could not be read), and none that followed said otherwise. A later quota answer or refusal
+ * says nothing of what the lost attempt did, so any lost answer before a failure counts.
  */
 function watchAnswers() {
   let lost: string | undefined;
@@ -115,9 +117,9 @@ function watchAnswers() {
     get lost(): string | undefined {
       return lost;
     },
-    /** The last attempt may have acted, but no usable answer came of it. */
+    /** An attempt may have acted, but no usable answer came of it (meaningful once the request failed). */
     get unsettled(): boolean {
-      return last === 'lost' || last === 'answered';
+      return lost !== undefined || last === 'answered';
     },
   };
 }

@@ -174,6 +174,38 @@ describe('the create under silence', () => {
   });
 });
 
+describe('a change whose answer was lost, then refused for the quota', () => {
+  it('is unknown, not failed: the quota answer says nothing of what the lost attempt did', async () => {
+    // Asked to wait a second, past the budget: the quota answer stands.
+    const quota = reply(429, { code: -813, msg: 'too many requests' }, { 'Retry-After': '1' });
+    for (const [name, call] of [
+      ['update', (client: HttpClient) => createAudienceClient(client, 1234).update(5, audienceBody)],
+      ['delete', (client: HttpClient) => createAudienceClient(client, 1234).delete(5)],
+      ['unlink', (client: HttpClient) => createAudienceClient(client, 1234).unlink(5, 101)],
+    ] as const) {
+      server.seen.length = 0;
+      server.answers = [reply(503, { code: -500, msg: 'busy' }), quota];
+      const client = transport({ baseUrl: server.url, headers: bearer('t'), retry: { maxAttempts: 5, baseDelayMs: 0, maxDelayMs: 0, budgetMs: 500 } });
+      clients.push(client);
+      const error = await call(client).catch((thrown: unknown) => thrown);
+      expect(server.seen, name).toHaveLength(2);
+      expect(isOutcomeUnknown(error), name).toBe(true);
+      expect((error as Error).message, name).toContain('may have been carried out');
+    }
+  });
+
+  it('is failed when no answer was lost: the quota answer says it was not made', async () => {
+    server.answers = [reply(429, { code: -813, msg: 'too many requests' }, { 'Retry-After': '1' })];
+    const client = transport({ baseUrl: server.url, headers: bearer('t'), retry: { maxAttempts: 5, baseDelayMs: 0, maxDelayMs: 0, budgetMs: 500 } });
+    clients.push(client);
+    const error = await createAudienceClient(client, 1234)
+      .update(5, audienceBody)
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(isOutcomeUnknown(error)).toBe(false);
+  });
+});
+
 describe('business lookup', () => {
   it.each([
     ['an error body', reply(404, { code: -404, msg: 'not found', extras: { detailCode: 3002, detailMsg: 'no company' } })],
