@@ -5,16 +5,16 @@ import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, ChangeResul
 import { definition } from '../../test/helpers/builders.js';
 import { applyPlan } from './applier.js';
 
-/**
- * The service's batch delete can only be made to name an ad group id equal to another
- * audience's id with ids the emulator never hands out (its audiences start at 100001), so
- * these cases use a small in-memory account; the end-to-end tests cover the emulator.
- */
 /** A batch delete the service answered at once: no answer lost on the way. */
 function answered(ids: number[], answer: BatchAnswer): DeleteManyResult {
   return { deletedUnanswered: [], lostAnswer: null, sent: ids, answer };
 }
 
+/**
+ * The service's batch delete can only be made to name an ad group id equal to another
+ * audience's id with ids the emulator never hands out (its audiences start at 100001), so
+ * these cases use a small in-memory account; the end-to-end tests cover the emulator.
+ */
 function account(options: { audiences: number[]; deleteMany?: (ids: number[]) => DeleteManyResult; failUnlink?: boolean }): AudienceClient & { present: Set<number>; calls: string[] } {
   const present = new Set(options.audiences);
   const calls: string[] = [];

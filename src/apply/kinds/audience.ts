@@ -161,9 +161,9 @@ async function deleteBatch(changes: AudienceDelete[], client: AudienceClient): P
   if (changes.length === 1 && only) return [await attempt(only, () => client.delete(only.id))];
   const { deletedUnanswered, lostAnswer, sent, answer } = await client.deleteMany(changes.map((change) => change.id));
   const listed = `the batch delete's answer was lost (${lostAnswer ?? ''}); the account was listed and the audience`;
-  const resent = changes.filter((change) => sent.includes(change.id));
-  const answered = 'error' in answer ? resent.map((change) => unmade(change, answer.error)) : await answeredDeletes(resent, answer, client);
-  const results = new Map(resent.map((change, index) => [change, answered[index] as ChangeResult]));
+  const sentLast = changes.filter((change) => sent.includes(change.id));
+  const answered = 'error' in answer ? sentLast.map((change) => unmade(change, answer.error)) : await answeredDeletes(sentLast, answer, client);
+  const results = new Map(sentLast.map((change, index) => [change, answered[index] as ChangeResult]));
   return changes.map((change) => {
     const result = results.get(change);
     if (result === undefined)
