@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AudienceClient, BatchAnswer, DeleteManyResult } from '../api/audiences.js';
-import { AppError, OUTCOME_UNKNOWN } from '../errors.js';
+import { AppError, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
 import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, ChangeResult, Plan } from '../plan/index.js';
 import { definition } from '../../test/helpers/builders.js';
 import { applyPlan } from './applier.js';
@@ -237,6 +237,26 @@ describe('applyPlan: answers lost on the way', () => {
     expect(result.results.map((change) => change.status)).toEqual(['failed', 'unknown', 'unknown']);
     expect(result.results[0]?.cause).toBe('audience 1: in use');
     expect(result.results[1]?.cause).toContain('could not be read again to tell which: the service went away');
+  });
+
+  it('a create whose lost answer was found to have made nothing, and that an interrupt kept from being sent again, is not started, saying why', async () => {
+    const client = account({ audiences: [] });
+    client.create = async () => {
+      throw new AppError({
+        code: NOT_STARTED,
+        source: 'user',
+        summary: 'not sent again: the command was interrupted',
+        detail: 'the answer was lost (the service answered 500); the account was listed and the audience was not there',
+      });
+    };
+    const [result] = (await applyPlan(planOf([creating('later')]), { audiences: client })).results;
+    expect(result).toEqual({
+      action: 'create',
+      name: 'later',
+      id: null,
+      status: 'skipped',
+      cause: 'not started: the apply was interrupted before it was sent again (the answer was lost (the service answered 500); the account was listed and the audience was not there)',
+    });
   });
 
   it("an unlink whose outcome is unknown holds back its audience's delete", async () => {
