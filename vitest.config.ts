@@ -31,7 +31,14 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/e2e/**/*.test.ts', 'test/api/**/*.test.ts', 'test/property/apply.property.test.ts', 'test/generated-types.test.ts', ...loopback],
+          include: [
+            'test/e2e/**/*.test.ts',
+            'test/api/**/*.test.ts',
+            'test/property/apply.property.test.ts',
+            'test/property/apply-outcomes.property.test.ts',
+            'test/generated-types.test.ts',
+            ...loopback,
+          ],
           globalSetup: build,
         },
       },

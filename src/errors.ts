@@ -43,3 +43,14 @@ export const NOT_STARTED = 'NOT_STARTED';
 export function isNotStarted(value: unknown): boolean {
   return isAppError(value) && value.code === NOT_STARTED;
 }
+
+/**
+ * The code of a change whose request may have acted but whose answer was lost, when looking
+ * could not settle it either (the list that would tell failed too): neither done nor refused.
+ */
+export const OUTCOME_UNKNOWN = 'OUTCOME_UNKNOWN';
+
+/** Whether `value` says a change's outcome is unknown (see OUTCOME_UNKNOWN). */
+export function isOutcomeUnknown(value: unknown): boolean {
+  return isAppError(value) && value.code === OUTCOME_UNKNOWN;
+}

@@ -3,7 +3,7 @@
  * sorted into what the retry policy and the errors need. Nothing here waits or retries.
  */
 import { parseErrorBody, type ApiErrorInit } from './api-error.js';
-import type { Exchange } from './exchange.js';
+import type { AttemptEnd, Exchange } from './exchange.js';
 import type { AttemptOutcome } from './limiter.js';
 import { answerFailure, parseRetryAfter, seconds, type FailedAttempt, type Failure } from './retry.js';
 import type { Timeouts, TransportAgent } from './transport-agent.js';
@@ -106,9 +106,25 @@ export async function attemptExchange(agent: TransportAgent, exchange: Exchange,
     (thrown: unknown) => ({ thrown }),
   );
   const tookMs = now() - startedAt;
-  if ('answer' in sent) return { tookMs, ...sortAnswer(sent.answer, now()) };
-  const { failure, error } = classify(sent.thrown, timeouts);
-  return { tookMs, shown: error.reason ?? 'failed', ok: false, failure, error, retryAfterMs: undefined };
+  const result: AttemptResult = { tookMs, ...('answer' in sent ? sortAnswer(sent.answer, now()) : failed(sent.thrown, timeouts)) };
+  exchange.onAttempt?.(attemptEnd(result));
+  return result;
+}
+
+/** A thrown network error as the outcome of an attempt. */
+function failed(thrown: unknown, timeouts: Timeouts): Outcome {
+  const { failure, error } = classify(thrown, timeouts);
+  return { shown: error.reason ?? 'failed', ok: false, failure, error, retryAfterMs: undefined };
+}
+
+/** How an attempt ended, as a caller that changes the account sees it (see AttemptEnd). */
+function attemptEnd(result: AttemptResult): AttemptEnd {
+  if (result.ok) return { kind: 'answered' };
+  const { failure, error } = result;
+  if (failure.kind === 'status' && failure.status >= 500) return { kind: 'lost', reason: `the service answered ${String(failure.status)}` };
+  const tooLarge = error.cause instanceof AttemptLimit && error.cause.code === 'ANSWER_TOO_LARGE';
+  if (failure.kind === 'lost' || tooLarge) return { kind: 'lost', reason: error.reason ?? result.shown };
+  return { kind: 'not-acted' };
 }
 
 /** An answer as a success (2xx) or as a failure with the service's error body and Retry-After. */

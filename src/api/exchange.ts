@@ -8,6 +8,16 @@ import { redact, registerSecret } from '../secrets.js';
 import type { HttpMethod } from './api-error.js';
 import type { WireTypeName } from './wire-schemas.js';
 
+/**
+ * How one attempt of a request ended, for a caller that changes the account and must say how
+ * it knows the outcome:
+ * - `answered`: a 2xx came back;
+ * - `lost`: the service may have acted, but no usable answer came back (the connection broke
+ *   or went silent once the request was sent, a 5xx, an answer cut off as too large);
+ * - `not-acted`: the service did not act on it (any other answer, or no connection at all).
+ */
+export type AttemptEnd = { kind: 'answered' } | { kind: 'lost'; reason: string } | { kind: 'not-acted' };
+
 export interface HttpRequest {
   method: HttpMethod;
   /** Appended to the base URL's path. */
@@ -29,6 +39,12 @@ export interface HttpRequest {
    * type. Without it the answer is expected to be empty, and any body is ignored.
    */
   response?: WireTypeName;
+  /**
+   * Told how each attempt ends, in order: a request that changes the account learns from it
+   * that an answer was lost on the way (and a retry's answer settled it), or that its last
+   * attempt was such a one (the outcome is then unknown).
+   */
+  onAttempt?: (end: AttemptEnd) => void;
 }
 
 /** One request as it is sent, each attempt alike. */
@@ -44,6 +60,8 @@ export interface Exchange {
   continuation: boolean;
   /** Where the service's URL was set (an environment variable), for the hints of errors. */
   urlSetting: string;
+  /** See HttpRequest.onAttempt. */
+  onAttempt?: ((end: AttemptEnd) => void) | undefined;
 }
 
 /** Where a client's requests go and what each carries. */
@@ -170,6 +188,7 @@ export function requestExchange(target: ServiceTarget, request: HttpRequest): Ex
     idempotent: request.idempotent ?? request.method !== 'POST',
     continuation: request.continuation ?? false,
     urlSetting: target.urlSetting,
+    onAttempt: request.onAttempt,
   };
 }
 

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { AudienceClient, DeleteManyResult } from '../api/audiences.js';
-import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, Plan } from '../plan/index.js';
+import type { AudienceClient, BatchAnswer, DeleteManyResult } from '../api/audiences.js';
+import { AppError, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
+import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, ChangeResult, Plan } from '../plan/index.js';
 import { definition } from '../../test/helpers/builders.js';
 import { applyPlan } from './applier.js';
+
+/** A batch delete the service answered at once: no answer lost on the way. */
+function answered(ids: number[], answer: BatchAnswer): DeleteManyResult {
+  return { deletedUnanswered: [], lostAnswer: null, sent: ids, answer };
+}
 
 /**
  * The service's batch delete can only be made to name an ad group id equal to another
@@ -25,15 +31,16 @@ function account(options: { audiences: number[]; deleteMany?: (ids: number[]) =>
     delete: async (id) => {
       calls.push(`delete ${id}`);
       present.delete(id);
+      return { verified: null };
     },
     deleteMany: async (ids) => {
       calls.push(`deleteMany ${ids.join(',')}`);
-      const outcome = options.deleteMany?.(ids) ?? { successCount: ids.length, failCount: 0, errorMessages: [] };
-      return outcome;
+      return options.deleteMany?.(ids) ?? answered(ids, { successCount: ids.length, failCount: 0, errorMessages: [] });
     },
     unlink: async (id, adGroupId) => {
       calls.push(`unlink ${id} ${adGroupId}`);
       if (options.failUnlink) throw new Error(`ad group ${adGroupId} could not be released`);
+      return { verified: null };
     },
   };
 }
@@ -74,7 +81,7 @@ describe('applyPlan: batch deletes', () => {
       audiences: [5, 101, 7],
       deleteMany: (ids) => {
         for (const id of ids.filter((candidate) => candidate !== 5)) client.present.delete(id);
-        return { successCount: ids.length - 1, failCount: 1, errorMessages: ['audience 5: in use by ad groups 101, 7'] };
+        return answered(ids, { successCount: ids.length - 1, failCount: 1, errorMessages: ['audience 5: in use by ad groups 101, 7'] });
       },
     });
     const result = await applyPlan(planOf([deletion(5), deletion(101), deletion(7)]), { audiences: client });
@@ -84,7 +91,7 @@ describe('applyPlan: batch deletes', () => {
       { id: 7, status: 'ok' },
     ]);
     expect(result.results[0]?.cause).toBe('audience 5: in use by ad groups 101, 7');
-    expect(result.summary).toEqual({ ok: 2, failed: 1, skipped: 0 });
+    expect(result.summary).toEqual({ ok: 2, verified: 0, failed: 1, unknown: 0, skipped: 0 });
   });
 
   it('reads the account again when the messages do not say which audience failed', async () => {
@@ -93,7 +100,7 @@ describe('applyPlan: batch deletes', () => {
       deleteMany: (ids) => {
         client.present.delete(1);
         client.present.delete(3);
-        return { successCount: ids.length - 1, failCount: 1, errorMessages: ['one audience could not be deleted'] };
+        return answered(ids, { successCount: ids.length - 1, failCount: 1, errorMessages: ['one audience could not be deleted'] });
       },
     });
     const result = await applyPlan(planOf([deletion(1), deletion(2), deletion(3)]), { audiences: client });
@@ -131,12 +138,13 @@ describe('applyPlan: a create another apply raced', () => {
 
   function racedAccount(rival: { definition: ReturnType<typeof definition> }, remove: (id: number) => Promise<void>) {
     const client = account({ audiences: [] });
-    client.create = async () => ({ ...made, populationScore: null, definition: definition({ name: 'race' }) });
+    client.create = async () => ({ id: made.id, audience: { ...made, populationScore: null, definition: definition({ name: 'race' }) }, verified: null });
     client.list = async () => [{ ...made, id: 7 }, made];
     client.read = async (id) => ({ ...made, id, populationScore: null, definition: rival.definition });
     client.delete = async (id) => {
       client.calls.push(`delete ${id}`);
       await remove(id);
+      return { verified: null };
     };
     return client;
   }
@@ -160,5 +168,105 @@ describe('applyPlan: a create another apply raced', () => {
     const [left] = (await applyPlan(planOf([create]), { audiences: stuck })).results;
     expect(left).toMatchObject({ status: 'ok', id: 8 });
     expect(left?.cause).toContain('deleting the duplicate this apply made (id 8) failed (the service went away)');
+  });
+});
+
+describe('applyPlan: answers lost on the way', () => {
+  const creating = (name: string): AudienceCreate => ({ action: 'create', kind: 'audience', name, id: null, before: null, after: definition({ name }) });
+  const unknown = (what: string) => new AppError({ code: OUTCOME_UNKNOWN, source: 'remote', summary: `the outcome is unknown: ${what} may have been carried out, but its answer was lost (503)` });
+
+  it('a create found after a lost answer is done and says how it is known; one that could not be settled is unknown, neither done nor failed', async () => {
+    const client = account({ audiences: [] });
+    client.list = async () => [];
+    client.create = async (sent) => {
+      if (sent.name === 'lost') throw unknown('the create of audience "lost"');
+      const audience = {
+        id: sent.name === 'found' ? 8 : 9,
+        name: sent.name,
+        audienceStatus: 'STANDBY' as const,
+        type: 'DISPLAY' as const,
+        createdDate: '',
+        lastModifiedDate: '',
+        populationScore: null,
+        definition: sent,
+      };
+      return { id: audience.id, audience, verified: sent.name === 'found' ? 'the answer was lost (503); the account was listed and the audience was found (id 8)' : null };
+    };
+    const reported: ChangeResult[] = [];
+    const result = await applyPlan(planOf([creating('found'), creating('lost'), creating('plain')]), { audiences: client }, (change) => reported.push(change));
+    expect(result.results).toEqual([
+      { action: 'create', name: 'found', id: 8, status: 'ok', verified: 'the answer was lost (503); the account was listed and the audience was found (id 8)', differing: [] },
+      { action: 'create', name: 'lost', id: null, status: 'unknown', cause: 'the outcome is unknown: the create of audience "lost" may have been carried out, but its answer was lost (503)' },
+      { action: 'create', name: 'plain', id: 9, status: 'ok', differing: [] },
+    ]);
+    expect(result.summary).toEqual({ ok: 1, verified: 1, failed: 0, unknown: 1, skipped: 0 });
+    expect(reported).toHaveLength(3);
+  });
+
+  it('a batch delete says, per audience, whether the list after a lost answer found it gone, or it was sent again and deleted', async () => {
+    const client = account({
+      audiences: [1, 2, 3],
+      deleteMany: () => ({ deletedUnanswered: [1, 3], lostAnswer: 'the service answered 503', sent: [2], answer: { successCount: 1, failCount: 0, errorMessages: [] } }),
+    });
+    const result = await applyPlan(planOf([deletion(1), deletion(2), deletion(3)]), { audiences: client });
+    expect(result.results.map(({ id, status, verified }) => ({ id, status, verified }))).toEqual([
+      { id: 1, status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was gone" },
+      { id: 2, status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was still there, so it was sent again and deleted" },
+      { id: 3, status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was gone" },
+    ]);
+    expect(result.summary).toEqual({ ok: 0, verified: 3, failed: 0, unknown: 0, skipped: 0 });
+  });
+
+  it('a batch delete whose lost answer could not be settled is unknown for what was left, and done for what was found gone', async () => {
+    const client = account({
+      audiences: [1, 2],
+      deleteMany: () => ({ deletedUnanswered: [1], lostAnswer: 'reset', sent: [2], answer: { error: unknown('the batch delete of audience 2') } }),
+    });
+    const result = await applyPlan(planOf([deletion(1), deletion(2)]), { audiences: client });
+    expect(result.results.map(({ id, status }) => ({ id, status }))).toEqual([
+      { id: 1, status: 'ok' },
+      { id: 2, status: 'unknown' },
+    ]);
+    expect(result.results[1]?.cause).toContain('the outcome is unknown: the batch delete of audience 2');
+  });
+
+  it('a batch whose failures are not all named, and whose account cannot be listed again, is failed where named and unknown elsewhere', async () => {
+    const client = account({ audiences: [1, 2, 3], deleteMany: (ids) => answered(ids, { successCount: 1, failCount: 2, errorMessages: ['audience 1: in use', 'one more failed'] }) });
+    client.list = () => Promise.reject(new Error('the service went away'));
+    const result = await applyPlan(planOf([deletion(1), deletion(2), deletion(3)]), { audiences: client });
+    expect(result.results.map((change) => change.status)).toEqual(['failed', 'unknown', 'unknown']);
+    expect(result.results[0]?.cause).toBe('audience 1: in use');
+    expect(result.results[1]?.cause).toContain('could not be read again to tell which: the service went away');
+  });
+
+  it('a create whose lost answer was found to have made nothing, and that an interrupt kept from being sent again, is not started, saying why', async () => {
+    const client = account({ audiences: [] });
+    client.create = async () => {
+      throw new AppError({
+        code: NOT_STARTED,
+        source: 'user',
+        summary: 'not sent again: the command was interrupted',
+        detail: 'the answer was lost (the service answered 500); the account was listed and the audience was not there',
+      });
+    };
+    const [result] = (await applyPlan(planOf([creating('later')]), { audiences: client })).results;
+    expect(result).toEqual({
+      action: 'create',
+      name: 'later',
+      id: null,
+      status: 'skipped',
+      cause: 'not started: the apply was interrupted before it was sent again (the answer was lost (the service answered 500); the account was listed and the audience was not there)',
+    });
+  });
+
+  it("an unlink whose outcome is unknown holds back its audience's delete", async () => {
+    const client = account({ audiences: [1, 2] });
+    client.unlink = async () => {
+      throw unknown('the unlink of ad group 101 from audience 1');
+    };
+    const result = await applyPlan(planOf([unlinking(1, 101), deletion(1), deletion(2)]), { audiences: client });
+    expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 unknown', 'delete 1 skipped', 'delete 2 ok']);
+    expect(result.results[1]?.cause).toBe('whether ad group 101 was unlinked is unknown, so the audience may still be in use');
+    expect(client.calls).toEqual(['delete 2']);
   });
 });

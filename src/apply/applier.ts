@@ -5,8 +5,10 @@ import { APPLY_KINDS } from './kinds/index.js';
 import { identify, notStarted } from './results.js';
 
 /**
- * Executes a plan kind by kind, in the order of the registry. Every change ends as `ok`,
- * `failed` (with the cause) or `skipped` (with the reason); nothing throws halfway. `report` is
+ * Executes a plan kind by kind, in the order of the registry. Every change ends as `ok` (with
+ * `verified` when its answer was lost and the tool looked), `failed` (the service refused it,
+ * with the cause), `unknown` (its answer was lost and looking could not settle it) or
+ * `skipped` (with the reason); nothing throws halfway. `report` is
  * called once per finished change. Without an image service, image changes are skipped. Once
  * `signal` is aborted (an interrupt), no change starts: those in flight finish, the others end
  * as not started.
@@ -29,8 +31,19 @@ export async function applyPlan(
     for (const change of changes) results.set(change, kindResults.get(change) ?? { ...identify(change), status: 'skipped', cause: 'its kind gave no result for it' });
   }
   const ordered = plan.changes.map((change) => results.get(change) ?? { ...identify(change), status: 'skipped' as const, cause: 'no kind applies it' });
-  const count = (status: ChangeResult['status']): number => ordered.filter((result) => result.status === status).length;
-  return { adAccountId: plan.adAccountId, results: ordered, summary: { ok: count('ok'), failed: count('failed'), skipped: count('skipped') } };
+  return { adAccountId: plan.adAccountId, results: ordered, summary: countOutcomes(ordered) };
+}
+
+/** How many changes ended each way: done as answered, done and verified after a lost answer, failed, unknown, skipped. */
+export function countOutcomes(results: readonly ChangeResult[]): ApplyResult['summary'] {
+  const count = (outcome: (result: ChangeResult) => boolean): number => results.filter(outcome).length;
+  return {
+    ok: count((result) => result.status === 'ok' && result.verified === undefined),
+    verified: count((result) => result.status === 'ok' && result.verified !== undefined),
+    failed: count((result) => result.status === 'failed'),
+    unknown: count((result) => result.status === 'unknown'),
+    skipped: count((result) => result.status === 'skipped'),
+  };
 }
 
 /**

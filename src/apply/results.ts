@@ -1,4 +1,4 @@
-import { isAppError, isNotStarted } from '../errors.js';
+import { isAppError, isNotStarted, isOutcomeUnknown } from '../errors.js';
 import type { Change, ChangeResult } from '../plan/index.js';
 
 /** A change's result without its outcome: what it is and which audience (and ad group) it touches. */
@@ -9,24 +9,36 @@ export function identify(change: Change): Omit<ChangeResult, 'status'> {
 /** Why a change was not made: the apply was interrupted before it started. */
 export const NOT_STARTED = 'not started: the apply was interrupted';
 
-/** The result of a change the apply did not start, once it was interrupted. */
-export function notStarted(change: Change): ChangeResult {
-  return { ...identify(change), status: 'skipped', cause: NOT_STARTED };
+/**
+ * The result of a change the apply did not start, once it was interrupted. `lostFirst` says why
+ * one that was sent once is not started either: its answer was lost, and looking showed that
+ * the lost attempt had done nothing, but the interrupt came before it was sent again.
+ */
+export function notStarted(change: Change, lostFirst?: string): ChangeResult {
+  return { ...identify(change), status: 'skipped', cause: lostFirst === undefined ? NOT_STARTED : `${NOT_STARTED} before it was sent again (${lostFirst})` };
 }
 
-/** Runs one request of a change: `ok` when it answers, otherwise as `unmade` says. */
-export async function attempt(change: Change, run: () => Promise<unknown>): Promise<ChangeResult> {
+/** A change done: `ok`, with how it was known when its answer was lost (see ChangeResult.verified). */
+export function done(change: Change, verified: string | null): ChangeResult {
+  return { ...identify(change), status: 'ok', ...(verified === null ? {} : { verified }) };
+}
+
+/** Runs one request of a change: `ok` when it answers (with `verified` as it says), otherwise as `unmade` says. */
+export async function attempt(change: Change, run: () => Promise<{ verified: string | null }>): Promise<ChangeResult> {
   try {
-    await run();
-    return { ...identify(change), status: 'ok' };
+    return done(change, (await run()).verified);
   } catch (error) {
     return unmade(change, error);
   }
 }
 
-/** A change whose request threw: not started when it was never sent (an interrupt), else failed with the cause. */
+/**
+ * A change whose request threw: not started when it was never sent (an interrupt), unknown
+ * when it may have acted and looking could not settle it, else failed with the cause.
+ */
 export function unmade(change: Change, error: unknown): ChangeResult {
-  return isNotStarted(error) ? notStarted(change) : { ...identify(change), status: 'failed', cause: causeOf(error) };
+  if (isNotStarted(error)) return notStarted(change, isAppError(error) ? error.detail : undefined);
+  return { ...identify(change), status: isOutcomeUnknown(error) ? 'unknown' : 'failed', cause: causeOf(error) };
 }
 
 /** The cause of a failure in one line: an error's summary (with the first line of its detail), or its message. */

@@ -89,7 +89,11 @@ async function planAndApply(request: ApplyRequest, deps: ApplyDeps): Promise<num
   }
   view.finished(applied, request.savedPlan !== undefined);
   if (interrupts.signal.aborted) return INTERRUPTED_EXIT_CODE;
-  return applied.every((account) => account.result.summary.failed + account.result.summary.skipped === 0 && account.remaining.length === 0 && account.unverified === null) ? 0 : 1;
+  return applied.every(
+    (account) => account.result.summary.failed + account.result.summary.unknown + account.result.summary.skipped === 0 && account.remaining.length === 0 && account.unverified === null,
+  )
+    ? 0
+    : 1;
 }
 
 /** The exit code of a command stopped by SIGINT, as shells report it (128 + 2). */

@@ -7,9 +7,22 @@ export interface ChangeResult {
   /** The audience's id: for a create, the id it got (null when it failed). */
   id: number | null;
   adGroupId?: number;
-  status: 'ok' | 'failed' | 'skipped';
-  /** Why it failed or was skipped. */
+  /**
+   * - `ok`: done (with `verified` when its answer was lost and the tool looked);
+   * - `failed`: the service refused it, and `cause` says why;
+   * - `unknown`: its answer was lost and looking could not settle it: it may or may not have
+   *   been made, and `cause` says what is known (the next plan shows which);
+   * - `skipped`: not started (the apply was interrupted, or what it needed failed first).
+   */
+  status: 'ok' | 'failed' | 'unknown' | 'skipped';
+  /** Why it failed, is unknown or was skipped; on a change done, what else happened (an adopted race). */
   cause?: string;
+  /**
+   * Done although its answer was lost (a broken connection, a 5xx after the service may have
+   * acted): how the tool found out, e.g. "the answer was lost (…); the account was listed and
+   * the audience was found (id 123)". Only on `ok`.
+   */
+  verified?: string;
   /** For a create or update: the fields that the service's answer holds otherwise than sent (verified after the apply). */
   differing?: string[];
 }
@@ -18,7 +31,12 @@ export interface ChangeResult {
 export interface ApplyResult {
   adAccountId: number;
   results: ChangeResult[];
-  summary: { ok: number; failed: number; skipped: number };
+  /**
+   * How many changes ended each way; the five add up to the number of changes. `ok` counts the
+   * changes done as answered, `verified` those done and known by looking after a lost answer
+   * (their status is `ok` too).
+   */
+  summary: { ok: number; verified: number; failed: number; unknown: number; skipped: number };
 }
 
 /** One account's apply: what each change did, what still differs afterwards, and whether that could be checked. */

@@ -42,7 +42,7 @@ describe('every renderer prints untrusted text visibly', () => {
     const failed: ChangeResult = { action: 'create', name: HOSTILE, id: null, status: 'failed', cause: 'bad request\r\u001b]0;title\u0007' };
     const applied: AppliedAccount = {
       plan,
-      result: { adAccountId: 1234, results: [failed], summary: { ok: 0, failed: 1, skipped: 0 } },
+      result: { adAccountId: 1234, results: [failed], summary: { ok: 0, verified: 0, failed: 1, unknown: 0, skipped: 0 } },
       remaining: [HOSTILE],
       unverified: HOSTILE,
       interrupted: false,

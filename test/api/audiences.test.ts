@@ -1,9 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
-import { createAudienceClient, type AudienceClient } from '../../src/api/audiences.js';
+import { isOutcomeUnknown, type AppError } from '../../src/errors.js';
+import { createAudienceClient, type AudienceClient, type BatchAnswer } from '../../src/api/audiences.js';
 import type { HttpClient } from '../../src/api/http.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
-import { REGION_FIELDS } from '../../src/model/index.js';
+import { REGION_FIELDS, type LiveAudience } from '../../src/model/index.js';
 import { definition } from '../helpers/builders.js';
 import { bearer, emulatorCall, startProxy, storedAudiences, transport, type Proxy, type ProxyAction } from './support.js';
 
@@ -25,6 +26,13 @@ afterAll(async () => {
 beforeEach(async () => {
   await emulatorCall(emulator, 'POST', '/_emulator/reset');
 });
+
+/** The audience a create or update answered, the first time (no answer lost on the way). */
+function answered(outcome: { audience: LiveAudience | null; verified: string | null }): LiveAudience {
+  expect(outcome.verified).toBeNull();
+  if (outcome.audience === null) throw new Error('the write answered no audience');
+  return outcome.audience;
+}
 
 async function rejection(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(
@@ -52,7 +60,7 @@ const seoulWomen = definition({
 
 describe('the eight operations against the emulator', () => {
   it('create answers the model, with the service names of regions and members', async () => {
-    const created = await client.create(seoulWomen);
+    const created = answered(await client.create(seoulWomen));
     expect(created.id).toBeGreaterThan(0);
     expect(created.name).toBe('seoul-women-20s');
     expect(created.definition.ages).toEqual(['20', '25']);
@@ -66,7 +74,7 @@ describe('the eight operations against the emulator', () => {
   });
 
   it('read returns what create stored; list returns the summaries', async () => {
-    const created = await client.create(seoulWomen);
+    const created = answered(await client.create(seoulWomen));
     const other = await client.create(definition({ name: 'everyone', type: 'MESSAGE' }));
     const read = await client.read(created.id);
     // Create and read answer different region shapes (the spec's Depth2Location vs Location); the codes are the same.
@@ -91,7 +99,7 @@ describe('the eight operations against the emulator', () => {
 
   it('update replaces the definition; everything not sent is cleared', async () => {
     const created = await client.create(seoulWomen);
-    const updated = await client.update(created.id, definition({ name: 'renamed', genderType: 'NOT_ALL', genders: ['M'] }));
+    const updated = answered(await client.update(created.id, definition({ name: 'renamed', genderType: 'NOT_ALL', genders: ['M'] })));
     expect(updated.id).toBe(created.id);
     expect(updated.name).toBe('renamed');
     const read = await client.read(created.id);
@@ -148,7 +156,9 @@ describe('the eight operations against the emulator', () => {
     const free = await client.create(definition({ name: 'free' }));
     const linked = await client.create(definition({ name: 'linked' }));
     await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: linked.id, adGroupId: 101 });
-    const result = await client.deleteMany([free.id, linked.id, 999_999]);
+    const outcome = await client.deleteMany([free.id, linked.id, 999_999]);
+    expect(outcome).toMatchObject({ deletedUnanswered: [], lostAnswer: null, sent: [free.id, linked.id, 999_999] });
+    const result = outcome.answer as BatchAnswer;
     expect(result.successCount).toBe(1);
     expect(result.failCount).toBe(2);
     expect(result.errorMessages).toHaveLength(2);
@@ -159,7 +169,7 @@ describe('the eight operations against the emulator', () => {
 
   it('delete many of nothing sends nothing', async () => {
     await emulatorCall(emulator, 'DELETE', '/_emulator/requests');
-    expect(await client.deleteMany([])).toEqual({ successCount: 0, failCount: 0, errorMessages: [] });
+    expect(await client.deleteMany([])).toEqual({ deletedUnanswered: [], lostAnswer: null, sent: [], answer: { successCount: 0, failCount: 0, errorMessages: [] } });
     const log = (await emulatorCall(emulator, 'GET', '/_emulator/requests')) as { requests: unknown[] };
     expect(log.requests).toEqual([]);
   });
@@ -186,7 +196,7 @@ describe("reading the spec examples' quirks", () => {
     const quirkyHttp = transport({ baseUrl: quirky.url, headers: bearer(quirky.accessToken) });
     try {
       const quirkyClient = createAudienceClient(quirkyHttp, ACCOUNT);
-      const created = await quirkyClient.create(seoulWomen);
+      const created = answered(await quirkyClient.create(seoulWomen));
       const read = await quirkyClient.read(created.id);
       for (const live of [created, read]) {
         expect(live.definition.depth2Locations).toEqual([expect.objectContaining({ value: 'B01', description: expect.stringContaining('Suwon') })]);
@@ -222,20 +232,33 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
 
   const posts = () => proxy.seen.filter((request) => request.startsWith('POST '));
 
-  it.each(['500-after', 'reset-after'] as const)('create: %s adopts the audience the service made, without a second POST', async (action) => {
+  /** The error a promise rejects with, whatever it is. */
+  const thrown = (promise: Promise<unknown>): Promise<unknown> =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+  it.each(['500-after', 'reset-after'] as const)('create: %s adopts the audience the service made, without a second POST, and says how it knows', async (action) => {
     actions.push([/^POST /, action]);
     const created = await createAudienceClient(proxied, ACCOUNT).create(seoulWomen);
     const stored = await storedAudiences(emulator, ACCOUNT);
     expect(stored.map((audience) => [audience.id, audience.name])).toEqual([[created.id, 'seoul-women-20s']]);
     expect(posts()).toHaveLength(1);
-    expect(created.definition.genders).toEqual(['F']);
+    expect(created.audience?.definition.genders).toEqual(['F']);
+    expect(created.verified).toMatch(new RegExp(`^the answer was lost \\(.+\\); the account was listed and the audience was found \\(id ${created.id}\\)$`));
   });
 
-  it.each(['500-before', 'reset-before'] as const)('create: %s finds nothing made and sends it again', async (action) => {
+  it.each(['500-before', 'reset-before'] as const)('create: %s finds nothing made and sends it again, and says so', async (action) => {
     actions.push([/^POST /, action]);
     const created = await createAudienceClient(proxied, ACCOUNT).create(seoulWomen);
     expect((await storedAudiences(emulator, ACCOUNT)).map((audience) => audience.id)).toEqual([created.id]);
     expect(posts()).toHaveLength(2);
+    expect(created.verified).toMatch(/^the answer was lost \(.+\); the account was listed and the audience was not there, so it was sent again and made$/);
+  });
+
+  it('create: an answer that comes back the first time is not "verified"', async () => {
+    expect((await createAudienceClient(proxied, ACCOUNT).create(seoulWomen)).verified).toBeNull();
   });
 
   it.each([
@@ -250,39 +273,83 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
     expect(posts()).toHaveLength(sent);
   });
 
-  it('create: two audiences of that name after a lost answer is not guessed at', async () => {
-    await client.create(seoulWomen);
+  it('create: two audiences of that name after a lost answer is not guessed at: the outcome is unknown, naming them', async () => {
+    const first = await client.create(seoulWomen);
     actions.push([/^POST /, '500-after']);
-    const error = await rejection(createAudienceClient(proxied, ACCOUNT).create(seoulWomen));
-    expect(error).toMatchObject({ status: 500, ambiguous: true });
-    expect(error.detail).toContain('check the live state');
-    expect(await storedAudiences(emulator, ACCOUNT)).toHaveLength(2);
+    const error = await thrown(createAudienceClient(proxied, ACCOUNT).create(seoulWomen));
+    expect(isOutcomeUnknown(error)).toBe(true);
+    const stored = await storedAudiences(emulator, ACCOUNT);
+    expect(stored).toHaveLength(2);
+    expect((error as AppError).summary).toContain(`2 audiences of that name made since the plan (ids ${stored.map((audience) => audience.id).join(', ')})`);
+    expect(first.id).toBe(stored[0]?.id);
   });
 
-  it('delete: a retry after the first attempt went through is a success', async () => {
+  it('create: when the list that would settle a lost answer fails too, the outcome is unknown (not "failed"), with both causes', async () => {
+    actions.push([/^POST /, '500-after'], ...Array.from({ length: 5 }, (): [RegExp, ProxyAction] => [/^GET .*\/audiences/, '500-before']));
+    const error = await thrown(createAudienceClient(proxied, ACCOUNT).create(seoulWomen));
+    expect(isOutcomeUnknown(error)).toBe(true);
+    expect((error as AppError).summary).toMatch(
+      /^the outcome is unknown: the create of audience "seoul-women-20s" may have been carried out, but its answer was lost \(the audience API answered 500 to POST .*\); listing the account to find out failed too: the audience API answered 500 to GET /,
+    );
+    expect(await storedAudiences(emulator, ACCOUNT)).toHaveLength(1);
+  });
+
+  it('update: a retry after a lost answer is done, and says so; when every answer is lost the outcome is unknown', async () => {
+    const created = await client.create(seoulWomen);
+    actions.push([/^PUT /, 'reset-after']);
+    const updated = await createAudienceClient(proxied, ACCOUNT).update(created.id, definition({ name: 'seoul-women-20s', genderType: 'NOT_ALL', genders: ['M'] }));
+    expect(updated.audience.definition.genders).toEqual(['M']);
+    expect(updated.verified).toMatch(/^the answer was lost \(.+\); the update was sent again, as an update safely can be, and answered$/);
+
+    actions.push(...Array.from({ length: 5 }, (): [RegExp, ProxyAction] => [/^PUT /, '500-after']));
+    const error = await thrown(createAudienceClient(proxied, ACCOUNT).update(created.id, definition({ name: 'seoul-women-20s' })));
+    expect(isOutcomeUnknown(error)).toBe(true);
+    expect((error as AppError).summary).toContain(`the update of audience ${created.id} may have been carried out, but its answer was lost`);
+  });
+
+  it('update: a refusal stays a failure (the service said why), not an unknown', async () => {
+    const error = await thrown(createAudienceClient(proxied, ACCOUNT).update(999_999, definition({ name: 'nobody' })));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(isOutcomeUnknown(error)).toBe(false);
+  });
+
+  it('delete: a retry after the first attempt went through is a success, and says the audience was already gone', async () => {
     const created = await client.create(seoulWomen);
     actions.push([/^DELETE /, '500-after']);
-    await createAudienceClient(proxied, ACCOUNT).delete(created.id);
+    const deleted = await createAudienceClient(proxied, ACCOUNT).delete(created.id);
+    expect(deleted.verified).toMatch(/^the answer was lost \(the service answered 500\); sent again, the audience was already gone \(404\)$/);
     expect(await storedAudiences(emulator, ACCOUNT)).toEqual([]);
     expect(proxy.seen.filter((request) => request.startsWith('DELETE '))).toHaveLength(2);
   });
 
-  it('unlink: a retry after the first attempt went through is a success', async () => {
+  it('delete: when every answer is lost, the outcome is unknown, even if the service did nothing (the client cannot tell)', async () => {
+    const created = await client.create(seoulWomen);
+    actions.push(...Array.from({ length: 5 }, (): [RegExp, ProxyAction] => [/^DELETE /, 'reset-before']));
+    expect(isOutcomeUnknown(await thrown(createAudienceClient(proxied, ACCOUNT).delete(created.id)))).toBe(true);
+  });
+
+  it('unlink: a retry after the first attempt went through is a success, and says so', async () => {
     const created = await client.create(seoulWomen);
     await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: created.id, adGroupId: 101 });
     actions.push([/\/unlink/, 'reset-after']);
-    await createAudienceClient(proxied, ACCOUNT).unlink(created.id, 101);
+    const unlinked = await createAudienceClient(proxied, ACCOUNT).unlink(created.id, 101);
+    expect(unlinked.verified).toMatch(/^the answer was lost \(.+\); sent again, the ad group no longer used the audience \(404\)$/);
     expect(await client.adGroups(created.id)).toEqual([]);
     expect(proxy.seen.filter((request) => request.includes('/unlink'))).toHaveLength(2);
   });
 
-  it('delete many: a lost answer is reconciled by listing, and only what is left is sent again', async () => {
+  it('delete many: a lost answer is reconciled by listing, and only what is left is sent again; the result says which went which way', async () => {
     const free = await client.create(definition({ name: 'free' }));
     const linked = await client.create(definition({ name: 'linked' }));
     await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: linked.id, adGroupId: 101 });
     actions.push([/^DELETE /, '500-after']);
     const result = await createAudienceClient(proxied, ACCOUNT).deleteMany([free.id, linked.id]);
-    expect(result).toEqual({ successCount: 1, failCount: 1, errorMessages: [expect.stringMatching(new RegExp(`^audience ${linked.id}: in use`))] });
+    expect(result).toEqual({
+      deletedUnanswered: [free.id],
+      lostAnswer: expect.stringContaining('answered 500'),
+      sent: [linked.id],
+      answer: { successCount: 0, failCount: 1, errorMessages: [expect.stringMatching(new RegExp(`^audience ${linked.id}: in use`))] },
+    });
     expect(proxy.seen.filter((request) => request.startsWith('DELETE '))).toEqual([
       `DELETE /openapi/v4/targetings?audienceIds=${free.id},${linked.id}`,
       `DELETE /openapi/v4/targetings?audienceIds=${linked.id}`,
@@ -293,7 +360,19 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
     const one = await client.create(definition({ name: 'one' }));
     const two = await client.create(definition({ name: 'two' }));
     actions.push([/^DELETE /, 'reset-after']);
-    expect(await createAudienceClient(proxied, ACCOUNT).deleteMany([one.id, two.id])).toEqual({ successCount: 2, failCount: 0, errorMessages: [] });
+    expect(await createAudienceClient(proxied, ACCOUNT).deleteMany([one.id, two.id])).toMatchObject({
+      deletedUnanswered: [one.id, two.id],
+      sent: [],
+      answer: { successCount: 0, failCount: 0, errorMessages: [] },
+    });
     expect(proxy.seen.filter((request) => request.startsWith('DELETE '))).toHaveLength(1);
+  });
+
+  it('delete many: when the list that would settle a lost answer fails, the outcome is unknown, as data', async () => {
+    const one = await client.create(definition({ name: 'one' }));
+    actions.push([/^DELETE /, 'reset-after'], ...Array.from({ length: 5 }, (): [RegExp, ProxyAction] => [/^GET .*\/audiences/, 'reset-before']));
+    const result = await createAudienceClient(proxied, ACCOUNT).deleteMany([one.id, 999_999]);
+    expect(result).toMatchObject({ deletedUnanswered: [], sent: [one.id, 999_999] });
+    expect('error' in result.answer && isOutcomeUnknown(result.answer.error)).toBe(true);
   });
 });

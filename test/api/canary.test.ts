@@ -65,7 +65,8 @@ function operations(baseUrl: string): Record<string, () => Promise<unknown>> {
     create: () => audiences.create(definition({ name: 'canary' })),
     update: () => audiences.update(100001, definition({ name: 'canary' })),
     delete: () => audiences.delete(100001),
-    deleteMany: () => audiences.deleteMany([100001, 100002]),
+    // The batch delete's outcome is data: the error that stands instead of an answer.
+    deleteMany: () => audiences.deleteMany([100001, 100002]).then((result) => ('error' in result.answer ? Promise.reject(result.answer.error) : result)),
     adGroups: () => audiences.adGroups(100001),
     unlink: () => audiences.unlink(100001, 101),
     lookup: () => business.lookup('120-81-47521'),

@@ -10,6 +10,7 @@ import { createAudienceClient } from '../../src/api/audiences.js';
 import { createBusinessClient } from '../../src/api/business.js';
 import type { HttpClient } from '../../src/api/http.js';
 import { createImageClient } from '../../src/api/imagegen.js';
+import { isOutcomeUnknown } from '../../src/errors.js';
 import { definition } from '../helpers/builders.js';
 import { bearer, reply, replyBytes, silence, startScripted, transport, type Script, type ScriptedServer } from './support.js';
 
@@ -37,10 +38,23 @@ function http(service: 'audience' | 'business' | 'imagegen', timeouts?: { header
 }
 
 /** One call of each client, all answered by the same scripted answers. */
+/**
+ * A create whose answer could not be used (a 2xx it cannot read, a timeout) may have made the
+ * audience: when the list that would tell fails too, its outcome is unknown, and the error
+ * about the answer is that error's cause.
+ */
+async function unknownCause(error: unknown): Promise<never> {
+  expect(isOutcomeUnknown(error)).toBe(true);
+  throw (error as Error).cause;
+}
+
 const calls = {
   'audience list': () => createAudienceClient(http('audience'), 1234).list(),
   'audience read': () => createAudienceClient(http('audience'), 1234).read(5),
-  'audience create': () => createAudienceClient(http('audience'), 1234).create(audienceBody),
+  'audience create': () =>
+    createAudienceClient(http('audience'), 1234)
+      .create(audienceBody)
+      .catch((error: unknown) => (isOutcomeUnknown(error) ? unknownCause(error) : Promise.reject(error))),
   'business lookup': () => createBusinessClient(http('business'), 1234).lookup('120-81-47521'),
   'text to image': () => createImageClient(http('imagegen')).textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 }),
 };
@@ -128,7 +142,7 @@ describe('silence', () => {
     const errors = await Promise.all([
       failure(() => createAudienceClient(slow('audience'), 1234).list()),
       failure(() => createAudienceClient(slow('audience'), 1234).read(5)),
-      failure(() => createAudienceClient(slow('audience'), 1234).create(audienceBody)),
+      failure(() => createAudienceClient(slow('audience'), 1234).create(audienceBody).catch(unknownCause)),
       failure(() => createBusinessClient(slow('business'), 1234).lookup('120-81-47521')),
       failure(() => createImageClient(slow('imagegen')).textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 })),
     ]);
@@ -157,6 +171,38 @@ describe('the create under silence', () => {
     const result = await createAudienceClient(http('audience', { headersMs: 100 }), 1234).create(audienceBody);
     expect(result.id).toBe(9);
     expect(server.seen.map((seen) => `${seen.method} ${seen.url}`)).toEqual(['POST /openapi/v4/targetings', 'GET /openapi/v4/targetings/audiences', 'POST /openapi/v4/targetings']);
+  });
+});
+
+describe('a change whose answer was lost, then refused for the quota', () => {
+  it('is unknown, not failed: the quota answer says nothing of what the lost attempt did', async () => {
+    // Asked to wait a second, past the budget: the quota answer stands.
+    const quota = reply(429, { code: -813, msg: 'too many requests' }, { 'Retry-After': '1' });
+    for (const [name, call] of [
+      ['update', (client: HttpClient) => createAudienceClient(client, 1234).update(5, audienceBody)],
+      ['delete', (client: HttpClient) => createAudienceClient(client, 1234).delete(5)],
+      ['unlink', (client: HttpClient) => createAudienceClient(client, 1234).unlink(5, 101)],
+    ] as const) {
+      server.seen.length = 0;
+      server.answers = [reply(503, { code: -500, msg: 'busy' }), quota];
+      const client = transport({ baseUrl: server.url, headers: bearer('t'), retry: { maxAttempts: 5, baseDelayMs: 0, maxDelayMs: 0, budgetMs: 500 } });
+      clients.push(client);
+      const error = await call(client).catch((thrown: unknown) => thrown);
+      expect(server.seen, name).toHaveLength(2);
+      expect(isOutcomeUnknown(error), name).toBe(true);
+      expect((error as Error).message, name).toContain('may have been carried out');
+    }
+  });
+
+  it('is failed when no answer was lost: the quota answer says it was not made', async () => {
+    server.answers = [reply(429, { code: -813, msg: 'too many requests' }, { 'Retry-After': '1' })];
+    const client = transport({ baseUrl: server.url, headers: bearer('t'), retry: { maxAttempts: 5, baseDelayMs: 0, maxDelayMs: 0, budgetMs: 500 } });
+    clients.push(client);
+    const error = await createAudienceClient(client, 1234)
+      .update(5, audienceBody)
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(isOutcomeUnknown(error)).toBe(false);
   });
 });
 

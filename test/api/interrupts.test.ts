@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAudienceClient } from '../../src/api/audiences.js';
 import type { HttpClient } from '../../src/api/http.js';
 import { createImageClient } from '../../src/api/imagegen.js';
-import { isNotStarted } from '../../src/errors.js';
+import { isNotStarted, type AppError } from '../../src/errors.js';
 import { definition } from '../helpers/builders.js';
 import { bearer, reply, startScripted, transport, type Script, type ScriptedServer } from './support.js';
 
@@ -37,6 +37,20 @@ describe('requests that finish a change already sent, after an interrupt', () =>
       .catch((thrown: unknown) => thrown);
     expect(server.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /openapi/v4/targetings', 'GET /openapi/v4/targetings/audiences', 'GET /openapi/v4/targetings/77']);
     expect(isNotStarted(error)).toBe(false);
+  });
+
+  it('a create whose lost answer the list shows made nothing is not sent again after Ctrl-C, and says what is known', async () => {
+    client = transport({ baseUrl: server.url, headers: bearer('t') });
+    server.answers = [
+      reply(500, { code: -500, msg: 'boom' }), // POST: the answer is lost
+      interruptDuring(reply(200, { content: [] })), // the list: nothing was made; Ctrl-C meanwhile
+    ];
+    const error = await createAudienceClient(client, 1234)
+      .create(definition({ name: 'a' }))
+      .catch((thrown: unknown) => thrown);
+    expect(server.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /openapi/v4/targetings', 'GET /openapi/v4/targetings/audiences']);
+    expect(isNotStarted(error)).toBe(true);
+    expect((error as AppError).detail).toBe('the answer was lost (the service answered 500); the account was listed and the audience was not there');
   });
 
   it('a generation made before Ctrl-C is never "not started" (return_type url, the default)', async () => {

@@ -41,9 +41,10 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  * What the proxy does with one request:
  * - `pass`: forward it and relay the answer;
  * - `500-before` / `reset-before`: fail without forwarding (the service never saw it);
- * - `500-after` / `reset-after`: forward it (the service acts), then lose the answer.
+ * - `500-after` / `reset-after`: forward it (the service acts), then lose the answer;
+ * - `refuse`: answer 403 without forwarding (a refusal the client does not retry).
  */
-export type ProxyAction = 'pass' | '500-before' | 'reset-before' | '500-after' | 'reset-after';
+export type ProxyAction = 'pass' | '500-before' | 'reset-before' | '500-after' | 'reset-after' | 'refuse';
 
 export interface Proxy {
   url: string;
@@ -52,19 +53,24 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(target: string, decide: (request: string, index: number) => ProxyAction): Promise<Proxy> {
+/** `decide` sees each request as "METHOD /path?query", its index in arrival order and its body. */
+export async function startProxy(target: string, decide: (request: string, index: number, body: string) => ProxyAction): Promise<Proxy> {
   const seen: string[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const body = await readBody(req);
       const request = `${req.method ?? ''} ${req.url ?? ''}`;
       seen.push(request);
-      const action = decide(request, seen.length - 1);
+      const action = decide(request, seen.length - 1, body.toString('utf8'));
       const fail500 = () => {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ code: -500, msg: 'Internal Server Error', extras: { detailCode: 8002, detailMsg: 'injected by the test proxy' } }));
       };
       if (action === '500-before') return fail500();
+      if (action === 'refuse') {
+        res.writeHead(403, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ code: -403, msg: 'Forbidden', extras: { detailCode: 1003, detailMsg: 'refused by the test proxy' } }));
+      }
       if (action === 'reset-before') return req.socket.destroy();
       const headers = Object.fromEntries(
         Object.entries(req.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && !['host', 'connection', 'content-length'].includes(entry[0])),

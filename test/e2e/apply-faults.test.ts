@@ -16,7 +16,7 @@ import { main } from '../../src/cli/main.js';
 import type { Audience, AudiencesFile } from '../../src/config/generated/audiences.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { StoredAudience } from '../../src/emulator/store.js';
-import { REGION_FIELDS, stableStringify, TARGETING_FIELDS, type AudienceDefinition, type JsonValue } from '../../src/model/index.js';
+import { REGION_FIELDS, stableStringify, TARGETING_FIELDS, type AudienceDefinition, type JsonValue, type LiveAudience } from '../../src/model/index.js';
 import { textApplyView } from '../../src/cli/apply-view.js';
 import { takeApplyLock } from '../../src/operations/apply-lock.js';
 import { applyAndVerify, runApply } from '../../src/operations/apply.js';
@@ -444,8 +444,9 @@ describe('checking the account after applying', () => {
       },
       // The service answers busan-travel's create with another region than the one sent.
       create: async (sent) => {
-        const stored = await live.client.create(sent);
-        return sent.name === 'busan-travel' ? { ...stored, definition: { ...stored.definition, locations: [{ value: 'B' }] } } : stored;
+        const created = await live.client.create(sent);
+        const stored = created.audience as LiveAudience;
+        return sent.name === 'busan-travel' ? { ...created, audience: { ...stored, definition: { ...stored.definition, locations: [{ value: 'B' }] } } } : created;
       },
     };
     const { code, stdout } = await applyThrough(client);

@@ -1,9 +1,9 @@
-import type { AudienceClient } from '../../api/audiences.js';
+import type { AudienceClient, BatchAnswer } from '../../api/audiences.js';
 import { startInTurns } from '../../api/in-turns.js';
 import type { AudienceDefinition, LiveAudience } from '../../model/index.js';
 import { diffDefinition, knownAudienceIds, type AudienceCreate, type AudienceDelete, type AudienceUpdate, type Change, type ChangeResult } from '../../plan/index.js';
 import type { ApplyKind } from '../kind.js';
-import { attempt, causeOf, identify, notStarted, unmade } from '../results.js';
+import { attempt, causeOf, done, identify, notStarted, unmade } from '../results.js';
 
 /** The batch delete takes ids in the query string; keep each request's URL short. */
 const DELETE_BATCH_SIZE = 100;
@@ -41,12 +41,12 @@ export const audienceKind: ApplyKind = {
     const blocked = blockedDeletes(context.earlier);
     const deletes = changes.filter(isDelete);
     for (const change of deletes.filter((candidate) => blocked.has(candidate.id))) {
-      finish(change, { ...identify(change), status: 'skipped', cause: `${blocked.get(change.id)}, so the audience is still in use` });
+      finish(change, { ...identify(change), status: 'skipped', cause: blocked.get(change.id) });
     }
     const deletable = deletes.filter((change) => !blocked.has(change.id));
     for (let start = 0; start < deletable.length; start += DELETE_BATCH_SIZE) {
       const batch = deletable.slice(start, start + DELETE_BATCH_SIZE);
-      const batchResults = context.signal.aborted ? batch.map(notStarted) : await deleteBatch(batch, context.audiences);
+      const batchResults = context.signal.aborted ? batch.map((change) => notStarted(change)) : await deleteBatch(batch, context.audiences);
       batchResults.forEach((result, index) => finish(batch[index] as AudienceDelete, result));
     }
     return results;
@@ -120,21 +120,26 @@ async function settleRace(change: AudienceCreate, result: ChangeResult, id: numb
   }
 }
 
-/** A create or an update, with the fields the service's answer holds otherwise than sent. */
+/**
+ * A create or an update, with the fields the service's answer holds otherwise than sent (left
+ * to verifying when a create found after a lost answer could not be read back).
+ */
 async function write(change: AudienceCreate | AudienceUpdate, client: AudienceClient, existing: ReadonlySet<number>): Promise<ChangeResult> {
   try {
-    const live = change.action === 'create' ? await client.create(change.after, existing) : await client.update(change.id, change.after);
-    return { ...identify(change), id: change.action === 'create' ? live.id : change.id, status: 'ok', differing: differingFields(change.after, live) };
+    const written = change.action === 'create' ? await client.create(change.after, existing) : { ...(await client.update(change.id, change.after)), id: change.id };
+    return { ...done(change, written.verified), id: written.id, ...(written.audience === null ? {} : { differing: differingFields(change.after, written.audience) }) };
   } catch (error) {
     return unmade(change, error);
   }
 }
 
-/** The audiences whose deletes must wait: an unlink of theirs failed, so an ad group still uses them. */
+/** The audiences whose deletes must wait, and why: an unlink of theirs failed (or may not have been made), so an ad group may still use them. */
 function blockedDeletes(earlier: readonly ChangeResult[]): Map<number, string> {
   const blocked = new Map<number, string>();
   for (const result of earlier) {
-    if (result.action === 'unlink' && result.status === 'failed' && result.id !== null) blocked.set(result.id, `unlinking ad group ${result.adGroupId} failed`);
+    if (result.action !== 'unlink' || result.id === null) continue;
+    if (result.status === 'failed') blocked.set(result.id, `unlinking ad group ${result.adGroupId} failed, so the audience is still in use`);
+    if (result.status === 'unknown') blocked.set(result.id, `whether ad group ${result.adGroupId} was unlinked is unknown, so the audience may still be in use`);
   }
   return blocked;
 }
@@ -147,41 +152,47 @@ function differingFields(sent: AudienceDefinition, live: LiveAudience): string[]
 /**
  * Several deletes in one request. The service answers 200 with counts and messages; each
  * message that names an id marks that delete failed. When the messages do not say which
- * failed, the account is listed again: an audience still there was not deleted.
+ * failed, the account is listed again: an audience still there was not deleted. A delete whose
+ * batch answer was lost is done when the list that settled it found the audience gone, or when
+ * it was sent again and deleted; either way it says so (`verified`).
  */
 async function deleteBatch(changes: AudienceDelete[], client: AudienceClient): Promise<ChangeResult[]> {
   const [only] = changes;
   if (changes.length === 1 && only) return [await attempt(only, () => client.delete(only.id))];
-  let outcome;
-  try {
-    outcome = await client.deleteMany(changes.map((change) => change.id));
-  } catch (error) {
-    return changes.map((change) => unmade(change, error));
-  }
-  if (outcome.failCount === 0) return changes.map((change) => ({ ...identify(change), status: 'ok' }));
+  const { deletedUnanswered, lostAnswer, sent, answer } = await client.deleteMany(changes.map((change) => change.id));
+  const listed = `the batch delete's answer was lost (${lostAnswer ?? ''}); the account was listed and the audience`;
+  const sentLast = changes.filter((change) => sent.includes(change.id));
+  const answered = 'error' in answer ? sentLast.map((change) => unmade(change, answer.error)) : await answeredDeletes(sentLast, answer, client);
+  const results = new Map(sentLast.map((change, index) => [change, answered[index] as ChangeResult]));
+  return changes.map((change) => {
+    const result = results.get(change);
+    if (result === undefined)
+      return deletedUnanswered.includes(change.id) ? done(change, `${listed} was gone`) : { ...identify(change), status: 'unknown', cause: 'the batch delete gave no account of it' };
+    return result.status === 'ok' && lostAnswer !== null ? { ...result, verified: `${listed} was still there, so it was sent again and deleted` } : result;
+  });
+}
 
-  const messages = outcome.errorMessages ?? [];
+/** The deletes of a batch the service answered: failed where a message names them or the account still holds them. */
+async function answeredDeletes(changes: AudienceDelete[], answer: BatchAnswer, client: AudienceClient): Promise<ChangeResult[]> {
+  if (answer.failCount === 0) return changes.map((change) => done(change, null));
+  const messages = answer.errorMessages;
   const ids = new Set(changes.map((change) => change.id));
   const named = new Map<number, string>();
   for (const message of messages) {
     const id = audienceIdOf(message, ids);
     if (id !== undefined && !named.has(id)) named.set(id, message);
   }
-  if (named.size >= outcome.failCount) {
-    return changes.map((change) => (named.has(change.id) ? { ...identify(change), status: 'failed', cause: named.get(change.id) } : { ...identify(change), status: 'ok' }));
-  }
+  const failed = (change: AudienceDelete, cause: string): ChangeResult => ({ ...identify(change), status: 'failed', cause });
+  if (named.size >= answer.failCount) return changes.map((change) => (named.has(change.id) ? failed(change, named.get(change.id) as string) : done(change, null)));
   let remaining: Set<number>;
   try {
     remaining = new Set((await client.list({ continuation: true })).map((summary) => summary.id));
   } catch (error) {
-    const cause = `the batch delete reported ${outcome.failCount} failures (${fewMessages(messages)}) and the account could not be read again: ${causeOf(error)}`;
-    return changes.map((change) => ({ ...identify(change), status: 'failed', cause }));
+    // The named ones were refused; of the others, some were deleted and some not, and which cannot be told.
+    const cause = `the batch delete reported ${answer.failCount} failures (${fewMessages(messages)}), not all of them named, and the account could not be read again to tell which: ${causeOf(error)}`;
+    return changes.map((change) => (named.has(change.id) ? failed(change, named.get(change.id) as string) : { ...identify(change), status: 'unknown', cause }));
   }
-  return changes.map((change) =>
-    remaining.has(change.id)
-      ? { ...identify(change), status: 'failed', cause: named.get(change.id) ?? (fewMessages(messages) || 'the batch delete did not delete it') }
-      : { ...identify(change), status: 'ok' },
-  );
+  return changes.map((change) => (remaining.has(change.id) ? failed(change, named.get(change.id) ?? (fewMessages(messages) || 'the batch delete did not delete it')) : done(change, null)));
 }
 
 /** A batch's messages on one change's line: the first few, and how many more there were. */
