@@ -6,7 +6,7 @@ import type { HttpClient } from '../../src/api/http.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import { REGION_FIELDS, type LiveAudience } from '../../src/model/index.js';
 import { definition } from '../helpers/builders.js';
-import { bearer, emulatorCall, startProxy, storedAudiences, transport, type Proxy, type ProxyAction } from './support.js';
+import { bearer, emulatorCall, FAST_RETRY, startProxy, storedAudiences, transport, type Proxy, type ProxyAction } from './support.js';
 
 const ACCOUNT = 1234;
 
@@ -223,7 +223,8 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
       const [[, action]] = actions.splice(index, 1) as [[RegExp, ProxyAction]];
       return action;
     });
-    proxied = transport({ baseUrl: proxy.url, headers: bearer(emulator.accessToken) });
+    // A read or an idempotent write is tried again while its budget lasts: a short one, so "every answer lost" ends soon.
+    proxied = transport({ baseUrl: proxy.url, headers: bearer(emulator.accessToken), retry: { ...FAST_RETRY, budgetMs: 300 } });
   });
   afterEach(async () => {
     await proxied.close();
@@ -285,7 +286,7 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
   });
 
   it('create: when the list that would settle a lost answer fails too, the outcome is unknown (not "failed"), with both causes', async () => {
-    actions.push([/^POST /, '500-after'], ...Array.from({ length: 5 }, (): [RegExp, ProxyAction] => [/^GET .*\/audiences/, '500-before']));
+    actions.push([/^POST /, '500-after'], ...Array.from({ length: 1000 }, (): [RegExp, ProxyAction] => [/^GET .*\/audiences/, '500-before']));
     const error = await thrown(createAudienceClient(proxied, ACCOUNT).create(seoulWomen));
     expect(isOutcomeUnknown(error)).toBe(true);
     expect((error as AppError).summary).toMatch(
@@ -301,7 +302,7 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
     expect(updated.audience.definition.genders).toEqual(['M']);
     expect(updated.verified).toMatch(/^the answer was lost \(.+\); the update was sent again, as an update safely can be, and answered$/);
 
-    actions.push(...Array.from({ length: 5 }, (): [RegExp, ProxyAction] => [/^PUT /, '500-after']));
+    actions.push(...Array.from({ length: 1000 }, (): [RegExp, ProxyAction] => [/^PUT /, '500-after']));
     const error = await thrown(createAudienceClient(proxied, ACCOUNT).update(created.id, definition({ name: 'seoul-women-20s' })));
     expect(isOutcomeUnknown(error)).toBe(true);
     expect((error as AppError).summary).toContain(`the update of audience ${created.id} may have been carried out, but its answer was lost`);
@@ -324,7 +325,7 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
 
   it('delete: when every answer is lost, the outcome is unknown, even if the service did nothing (the client cannot tell)', async () => {
     const created = await client.create(seoulWomen);
-    actions.push(...Array.from({ length: 5 }, (): [RegExp, ProxyAction] => [/^DELETE /, 'reset-before']));
+    actions.push(...Array.from({ length: 1000 }, (): [RegExp, ProxyAction] => [/^DELETE /, 'reset-before']));
     expect(isOutcomeUnknown(await thrown(createAudienceClient(proxied, ACCOUNT).delete(created.id)))).toBe(true);
   });
 
@@ -370,7 +371,7 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
 
   it('delete many: when the list that would settle a lost answer fails, the outcome is unknown, as data', async () => {
     const one = await client.create(definition({ name: 'one' }));
-    actions.push([/^DELETE /, 'reset-after'], ...Array.from({ length: 5 }, (): [RegExp, ProxyAction] => [/^GET .*\/audiences/, 'reset-before']));
+    actions.push([/^DELETE /, 'reset-after'], ...Array.from({ length: 1000 }, (): [RegExp, ProxyAction] => [/^GET .*\/audiences/, 'reset-before']));
     const result = await createAudienceClient(proxied, ACCOUNT).deleteMany([one.id, 999_999]);
     expect(result).toMatchObject({ deletedUnanswered: [], sent: [one.id, 999_999] });
     expect('error' in result.answer && isOutcomeUnknown(result.answer.error)).toBe(true);

@@ -208,7 +208,7 @@ describe('a saved plan that went stale is refused, and nothing is changed', () =
     await writeFile(join(cwd, 'audiences.yaml'), `${twoAudiences.replace('genders: [F]', 'genders: [F]\n    ages: [20, 25]')}  - name: jeju-food\n    type: MESSAGE\n    locations: [N]\n`);
     const saved = await runInProcess(['plan', '--out', 'plan.json'], { cwd, env: target.env });
     expect(saved.code).toBe(0);
-    const plan = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as { summary: Record<string, number> };
+    const [plan] = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as Array<{ summary: Record<string, number> }>;
     expect(plan.summary).toMatchObject({ create: 1, update: 1, delete: 0 });
     return cwd;
   }

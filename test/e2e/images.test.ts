@@ -203,7 +203,7 @@ ${HERO}`),
     const cwd = await workspace({ 'audiences.yaml': config(HERO, 'business:\n  registrationNumber: 120-81-47521\n') });
     await run(cwd, 'plan', '--out', 'first.plan.json');
     const saved = await readFile(join(cwd, 'first.plan.json'), 'utf8');
-    expect(JSON.parse(saved)).toMatchObject({ business: { registrationNumber: '120-81-47521', company: { name: 'Demo Commerce Co., Ltd.' } }, imageDir: '.' });
+    expect(JSON.parse(saved)).toMatchObject([{ business: { registrationNumber: '120-81-47521', company: { name: 'Demo Commerce Co., Ltd.' } }, imageDir: '.' }]);
     expect(saved).not.toContain(env.IMAGEGEN_API_KEY as string);
     expect(saved).not.toContain(env.ADS_ACCESS_TOKEN as string);
     expect((await run(cwd, 'apply', 'first.plan.json')).code).toBe(0);

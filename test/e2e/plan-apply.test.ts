@@ -183,7 +183,7 @@ describe('files the commands write and keep', () => {
   it('plan --out replaces a plan saved before, and refuses any other file before reading the account', async () => {
     const cwd = await workspace({ 'audiences.yaml': desired, 'notes.json': '{"mine": true}', 'made-by-mktemp': '', 'plans/.keep': '' });
     expect((await runInProcess(['plan', '--out', 'made-by-mktemp'], { cwd, env })).code).toBe(0);
-    expect(JSON.parse(await readFile(join(cwd, 'made-by-mktemp'), 'utf8'))).toMatchObject({ formatVersion: 1 });
+    expect(JSON.parse(await readFile(join(cwd, 'made-by-mktemp'), 'utf8'))).toMatchObject([{ formatVersion: 1 }]);
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
     await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
