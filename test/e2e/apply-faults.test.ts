@@ -209,7 +209,7 @@ describe('a saved plan that went stale is refused, and nothing is changed', () =
     const saved = await runInProcess(['plan', '--out', 'plan.json'], { cwd, env: target.env });
     expect(saved.code).toBe(0);
     const [plan] = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as Array<{ summary: Record<string, number> }>;
-    expect(plan.summary).toMatchObject({ create: 1, update: 1, delete: 0 });
+    expect(plan?.summary).toMatchObject({ create: 1, update: 1, delete: 0 });
     return cwd;
   }
 
