@@ -66,30 +66,27 @@ describe('ConcurrencyLimiter', () => {
     expect(limiter.inFlight).toBe(0);
   });
 
-  it('spaces request starts to the requests-per-second limit, less 1%', async () => {
+  it('spaces starts evenly to a requests-per-second limit, from when each really started: any R + 1 span a second and 10 ms', async () => {
     let clock = 1000;
-    const slept: number[] = [];
-    const limiter = new ConcurrencyLimiter({
-      maxConcurrency: 10,
-      requestsPerSecond: 4,
-      now: () => clock,
-      sleep: (ms) => {
-        slept.push(ms);
-        return Promise.resolve();
-      },
-    });
-    const permits = await Promise.all(Array.from({ length: 4 }, () => limiter.acquire()));
-    expect(slept.map(Math.round)).toEqual([253, 505, 758]);
-    for (const permit of permits) permit.release('ok');
-    clock = 3000;
-    (await limiter.acquire()).release('ok');
-    expect(slept).toHaveLength(3);
+    // Every other timer fires 7 ms late: spacing from when a start was due would let the next one go closer.
+    let late = false;
+    const limiter = new ConcurrencyLimiter({ maxConcurrency: 10, requestsPerSecond: 4, now: () => clock, sleep: (ms) => ((clock += ms + ((late = !late) ? 7 : 0)), Promise.resolve()) });
+    const starts: number[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const permit = await limiter.acquire();
+      starts.push(clock);
+      permit.release('ok');
+    }
+    expect(starts[0]).toBe(1000);
+    expect(starts[1]).toBe(1000 + 253 + 7);
+    for (let i = 4; i < starts.length; i += 1) expect((starts[i] ?? 0) - (starts[i - 4] ?? 0)).toBeGreaterThanOrEqual(1010);
+    // A late start is caught up by 2 ms, no more: the whole run is no slower than the timers made it.
+    expect((starts.at(-1) ?? 0) - 1000).toBeLessThanOrEqual(11 * 253 + 6 * 7);
   });
 
-  it('finds the rate the service allows: a quota answer while others succeed spaces the starts a little under it, then the rate grows linearly', async () => {
+  it('finds the rate the service allows: a quota answer while others succeed keeps the starts a little under it, then the rate grows linearly', async () => {
     let clock = 0;
-    const slept: number[] = [];
-    const limiter = new ConcurrencyLimiter({ maxConcurrency: 8, now: () => clock, sleep: (ms) => (slept.push(ms), Promise.resolve()) });
+    const limiter = new ConcurrencyLimiter({ maxConcurrency: 8, now: () => clock, sleep: (ms) => ((clock += ms), Promise.resolve()) });
     expect(limiter.rate).toBe(Number.POSITIVE_INFINITY);
     // Ten answers accepted within the last second, then a refusal: the service allows about 10 per second.
     for (let i = 0; i < 10; i += 1) {
@@ -100,14 +97,17 @@ describe('ConcurrencyLimiter', () => {
     (await limiter.acquire()).release('throttled');
     expect(limiter.rate).toBeCloseTo(9.5);
     expect(limiter.limit).toBe(8);
-    expect(slept).toEqual([]);
 
-    const spaced = await Promise.all([limiter.acquire(), limiter.acquire(), limiter.acquire()]);
-    expect(slept.map(Math.round)).toEqual([105, 211]);
-    clock = 1600;
-    for (const permit of spaced) permit.release('ok');
-    // One second after the decrease the rate has grown by a tenth of 9.5.
-    expect(limiter.rate).toBeCloseTo(10.45);
+    // About 9.5 per second: each start about 1012 / 9.5 ms after the one before (the rate grows meanwhile).
+    const starts: number[] = [];
+    for (let i = 0; i < 9; i += 1) {
+      const permit = await limiter.acquire();
+      starts.push(clock);
+      permit.release('ok');
+    }
+    for (let i = 1; i < starts.length; i += 1) expect((starts[i] ?? 0) - (starts[i - 1] ?? 0)).toBeGreaterThanOrEqual(1012 / limiter.rate - 2);
+    // Grown since the decrease by a tenth of 9.5 per second.
+    expect(limiter.rate).toBeCloseTo(9.5 + 0.95 * ((clock - 600) / 1000));
   });
 
   it('a quota answer with Retry-After (the service said how long to wait) halves the bound and leaves the rate alone', async () => {
@@ -118,14 +118,14 @@ describe('ConcurrencyLimiter', () => {
     expect(limiter.limit).toBe(4);
   });
 
-  it('starts just under a configured rate, lowers it on a refusal and grows back, never above', async () => {
+  it('starts at a configured rate, lowers it on a refusal and grows back to it, never above', async () => {
     let clock = 0;
     const limiter = new ConcurrencyLimiter({ maxConcurrency: 4, requestsPerSecond: 20, now: () => clock, sleep: (ms) => ((clock += ms), Promise.resolve()) });
-    for (let i = 0; i < 20; i += 1) (await limiter.acquire()).release('ok');
+    for (let i = 0; i < 19; i += 1) (await limiter.acquire()).release('ok');
     (await limiter.acquire()).release('throttled');
-    expect(limiter.rate).toBeLessThan(20);
+    expect(limiter.rate).toBeCloseTo(19 * 0.95);
     for (let i = 0; i < 100; i += 1) (await limiter.acquire()).release('ok');
-    expect(limiter.rate).toBeCloseTo(19.8);
+    expect(limiter.rate).toBe(20);
   });
 
   it('a refusal of a request started before the last decrease lowers nothing again', async () => {

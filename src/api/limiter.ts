@@ -9,9 +9,12 @@
  * - A quota answer with Retry-After says how long to wait, and one when nothing got through
  *   says nothing about the rate: the bound on requests in flight is halved instead, and won
  *   back one slot per window of successes.
- * - A configured requests-per-second is where the rate starts and the most it grows to, less
- *   1%: timers and the network shift each start by a millisecond or two, and spaced exactly,
- *   a late start and a timely one could put one request too many into the service's second.
+ * - A configured requests-per-second is where the rate starts and the most it grows to.
+ * - A rate of R spaces the starts evenly, one after another, each from the later of when the
+ *   previous one was due and when it really started (less 2 ms, to catch up a timer that fired
+ *   a little late). So any R + 1 starts span at least a second and 10 ms more, for the network
+ *   to shift their arrival: spacing from due times alone would let a late start and a timely
+ *   one put one request too many into the service's second.
  * - A pause (the service's Retry-After) holds every start until it ends.
  * Only a quota answer of a request that started under the current rate and bound lowers them:
  * those in flight before were caused by the old ones. A request tried again after a quota
@@ -39,8 +42,10 @@ const DECREASE_TO = 0.95;
 const INCREASE_PER_SECOND = 0.1;
 /** The rate is never spaced below this (the slowest documented quota of the service is 1 per 5 s). */
 const MIN_RATE = 0.1;
-/** A configured rate is spaced to this share of it. */
-const CONFIGURED_SHARE = 0.99;
+/** What the network may shift a request's arrival by, against the service's count per second. */
+const ARRIVAL_TOLERANCE_MS = 10;
+/** How much earlier than its due time a start may follow a late one. */
+const CATCH_UP_MS = 2;
 /** Successes are counted over this window to measure the rate the service accepts. */
 const WINDOW_MS = 1000;
 
@@ -59,7 +64,10 @@ export class ConcurrencyLimiter {
   #grownAt = 0;
   /** When the answers of the last window's successes came. */
   readonly #accepted: number[] = [];
-  #nextStartAt = Number.NEGATIVE_INFINITY;
+  /** When the last start was due and when it really happened; the next start waits for it to be decided. */
+  #lastDue = Number.NEGATIVE_INFINITY;
+  #lastStart = Number.NEGATIVE_INFINITY;
+  #pacing: Promise<void> = Promise.resolve();
   #pausedUntil = Number.NEGATIVE_INFINITY;
   readonly #waiters: (() => void)[] = [];
   readonly #now: () => number;
@@ -73,7 +81,7 @@ export class ConcurrencyLimiter {
     if (rps !== undefined && !(rps > 0)) throw new RangeError(`requests per second must be above 0, not ${String(rps)}`);
     this.maxConcurrency = options.maxConcurrency;
     this.#limit = options.maxConcurrency;
-    this.#rate = rps === undefined ? Number.POSITIVE_INFINITY : rps * CONFIGURED_SHARE;
+    this.#rate = rps ?? Number.POSITIVE_INFINITY;
     this.#maxRate = this.#rate;
     this.#now = options.now;
     this.#sleep = options.sleep;
@@ -103,12 +111,7 @@ export class ConcurrencyLimiter {
     const epoch = this.#epoch;
     const pausedFor = this.#pausedUntil - this.#now();
     if (pausedFor > 0) await this.#sleep(pausedFor);
-    if (Number.isFinite(this.#rate)) {
-      const now = this.#now();
-      const startAt = Math.max(now, this.#nextStartAt);
-      this.#nextStartAt = startAt + 1000 / this.#rate;
-      if (startAt > now) await this.#sleep(startAt - now);
-    }
+    await this.#inRate();
     let released = false;
     return {
       release: (outcome) => {
@@ -117,6 +120,22 @@ export class ConcurrencyLimiter {
         this.#settle(outcome, epoch);
       },
     };
+  }
+
+  /** Waits for this start's turn at the rate (see the top), one start after another. */
+  async #inRate(): Promise<void> {
+    if (!Number.isFinite(this.#rate)) return;
+    const previous = this.#pacing;
+    let decided = (): void => undefined;
+    this.#pacing = new Promise((resolve) => (decided = resolve));
+    await previous;
+    const interval = (1000 + ARRIVAL_TOLERANCE_MS + CATCH_UP_MS) / this.#rate;
+    const due = Math.max(this.#now(), this.#lastDue + interval, this.#lastStart + interval - CATCH_UP_MS);
+    const wait = due - this.#now();
+    if (wait > 0) await this.#sleep(wait);
+    this.#lastDue = due;
+    this.#lastStart = this.#now();
+    decided();
   }
 
   /** Holds every request start until `until` (a time of `now`), as the service asked. */
