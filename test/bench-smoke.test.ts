@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStages, lowerBoundMs, phaseOf, stagesOf } from '../scripts/bench/bound.mjs';
 import { runBench, type BenchEntry } from '../scripts/bench/core.mjs';
+import { renderMarkdown } from '../scripts/bench/markdown.mjs';
 import { FLOORED_RUNS, renderTargets } from '../scripts/bench/table.mjs';
 
 const N = 20;
@@ -173,6 +174,19 @@ describe('npm run bench, on a tiny account', () => {
     }
     // Told nothing, the command goes faster than the limit at first: the emulator did refuse.
     expect(quota[0]?.refused).toBeGreaterThan(0);
+  });
+
+  it("prints the README's tables from the results: each plan and apply with its floor, each quota run", () => {
+    const rows = renderMarkdown(results)
+      .split('\n')
+      .filter((line) => line.startsWith('| '));
+    const floored = results.filter((entry) => FLOORED_RUNS.includes(entry.name));
+    for (const entry of floored)
+      expect(
+        rows.some((line) => line.includes(` | ${entry.wallMs} | ${results.find((floor) => floor.floorOf === entry.name)?.wallMs} | ${entry.overFloor} |`)),
+        entry.name,
+      ).toBe(true);
+    expect(rows.filter((line) => line.includes(`| ${QUOTA.creates} |`) && line.startsWith(`| ${QUOTA.rateLimit} |`))).toHaveLength(2);
   });
 
   it('relates the cold starts to an empty node process of the same run', () => {
