@@ -127,7 +127,10 @@ export async function runBench(options) {
      * `overFloor`. A floor that made other requests than its run fails both.
      */
     const floorRun = async ({ entry: run, requests }, { prepare, check = () => undefined } = {}) => {
-      if (!run.ok) return;
+      if (!run.ok) {
+        run.overFloor = null;
+        return;
+      }
       const stages = stagesOf(requests).map((stage) =>
         stage.map(({ method, path, adAccountId, body }) => ({ method, path, adAccountId, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) })),
       );
