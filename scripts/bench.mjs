@@ -1,22 +1,25 @@
 /**
- * `npm run bench [-- --quick] [--latency MS] [--concurrency N] [--sizes 100,1000] [--out FILE]`
+ * `npm run bench [-- --quick] [--latency MS] [--concurrency N] [--sizes 100,1000] [--quota-creates N] [--out FILE]`
  * (defaults: latency 20 ms, concurrency 8 — the command's default —, N = 100, 1000, 5000,
- * bench/results.json)
+ * 500 creates per quota run, bench/results.json)
  *
  * Runs the real command line (bin/audiences.js, so build first) against the emulator with a
  * fixed latency per request, for N managed audiences: plan with no changes, plan with 10%
  * changed, plan with ad groups declared on 10%, a naive sequential client as the baseline,
- * the transport floor (the plan's requests through a bare undici pool, nothing else), apply of
- * 10% updates, apply of N creates and its transport floor. For each: requests (from the emulator's
- * request log), wall time, the lower bound (the requests' critical path at the concurrency
- * and latency), their ratio, CPU time and peak memory of the process. Then the cold start of
- * `--help` and `validate`, and planning 10,000 audiences offline. Writes bench/results.json
- * and prints a table and the targets.
+ * apply of 10% updates and apply of N creates; each plan and apply is followed by its transport
+ * floor (its requests, in its stages, through a bare undici pool, nothing else: floor.mjs). For
+ * each: requests (from the emulator's request log), wall time, the lower bound (the requests'
+ * critical path at the concurrency and latency), their ratio, the wall time over the floor's,
+ * CPU time and peak memory of the process. Then the quota runs: applies of 500 creates while
+ * the emulator limits writes to R per second (R = 10 and 50, answered 429 or 400/-10 without
+ * Retry-After), with and without `--requests-per-second R`. Then the cold start of `--help` and
+ * `validate` beside an empty node process, and planning 10,000 audiences offline. Writes
+ * bench/results.json and prints a table and the targets.
  */
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { FULL_OPTIONS, QUICK_OPTIONS, runBench } from './bench/core.mjs';
-import { renderTable, renderTargets } from './bench/table.mjs';
+import { label, renderTable, renderTargets } from './bench/table.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -24,6 +27,7 @@ const { values } = parseArgs({
     latency: { type: 'string' },
     concurrency: { type: 'string' },
     sizes: { type: 'string' },
+    'quota-creates': { type: 'string' },
     out: { type: 'string' },
   },
 });
@@ -41,11 +45,13 @@ const options = {
   sizes: values.sizes === undefined ? base.sizes : values.sizes.split(',').map((size) => positive(size, '--sizes')),
   // With sizes of one's own, the baseline runs at each of them.
   naiveSizes: values.sizes === undefined ? base.naiveSizes : values.sizes.split(',').map(Number),
+  // 0: no quota runs.
+  quota: values['quota-creates'] === undefined ? base.quota : positive(values['quota-creates'], '--quota-creates') > 0 ? { ...base.quota, creates: Number(values['quota-creates']) } : null,
   outFile: values.out ?? fileURLToPath(new URL('../bench/results.json', import.meta.url)),
   log: (entry) => {
     const at = `[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s]`;
     if (entry.note) console.error(`${at} note: ${entry.note}`);
-    else console.error(`${at} ${entry.name} n=${entry.n}: ${entry.wallMs ?? '-'} ms${entry.ok ? '' : ` — ${entry.problem}`}`);
+    else console.error(`${at} ${label(entry)} n=${entry.n}: ${entry.wallMs ?? '-'} ms${entry.ok ? '' : ` — ${entry.problem}`}`);
   },
 };
 

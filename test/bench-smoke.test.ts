@@ -2,10 +2,15 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lowerBoundMs, phaseOf } from '../scripts/bench/bound.mjs';
+import { describeStages, lowerBoundMs, phaseOf, stagesOf } from '../scripts/bench/bound.mjs';
 import { runBench, type BenchEntry } from '../scripts/bench/core.mjs';
+import { renderMarkdown } from '../scripts/bench/markdown.mjs';
+import { FLOORED_RUNS, renderTargets } from '../scripts/bench/table.mjs';
 
 const N = 20;
+/** Enough creates to go over the limit within its first second (at 1 ms a request), few enough to end in about 2 s. */
+const QUOTA = { creates: 40, rateLimit: 20 };
+const round2 = (value: number) => Math.round(value * 100) / 100;
 const REQUIRED = ['wallMs', 'lowerBoundMs', 'ratio', 'cpuMs', 'peakRssMb'] as const;
 
 describe('the lower bound of a run', () => {
@@ -28,6 +33,44 @@ describe('the lower bound of a run', () => {
     // An apply that lists again after writing pays for the second list on the critical path too.
     expect(lowerBoundMs({ list: 2, read: 9, write: 8 }, { concurrency: 8, latencyMs: 10 })).toBe(20 + 20 + 10);
   });
+
+  it('cuts a run into the stages a floor replays: each list alone, reads with link reads, then each other phase', () => {
+    const get = (path: string) => ({ method: 'GET', path: `/openapi/v4/targetings${path}` });
+    const write = { method: 'PUT', path: '/openapi/v4/targetings' };
+    const log = [get('/audiences'), get('/1'), get('/2'), get('/1/adGroups'), get('/3'), write, write, get('/audiences'), get('/audiences')];
+    const stages = stagesOf(log);
+    expect(stages.map((stage) => stage.length)).toEqual([1, 4, 2, 1, 1]);
+    expect(stages.flat()).toEqual(log);
+    expect(describeStages(stages)).toEqual(['list 1', 'read+linkRead 4', 'write 2', 'list 1', 'list 1']);
+  });
+});
+
+describe('the targets', () => {
+  const run = (name: string, fields: Record<string, unknown>) => ({ name, n: 1000, requests: 0, wallMs: 1000, lowerBoundMs: null, ratio: null, cpuMs: null, peakRssMb: null, ok: true, ...fields });
+  const verdict = (text: string, label: string) =>
+    text
+      .split('\n')
+      .find((line) => line.includes(label))
+      ?.match(/^ {2}\[([^\]]+)\]/)?.[1];
+
+  it('hold each plan and apply to 1.1x its floor, a quota run to 1.15x (1.05x told the rate) with no failed change, cold starts to an empty node + 40 / 150 ms', () => {
+    const text = renderTargets([
+      ...FLOORED_RUNS.map((name, index) => run(name, { overFloor: [1.1, 1.11, 1.05, 1.2, 1.0][index] })),
+      run('apply-quota', { n: 500, rateLimit: 50, quotaStatus: 429, requestsPerSecond: null, ratio: 1.12, failed: 0 }),
+      run('apply-quota', { n: 500, rateLimit: 10, quotaStatus: 429, requestsPerSecond: 10, ratio: 1.06, failed: 0 }),
+      run('apply-quota', { n: 500, rateLimit: 50, quotaStatus: 400, requestsPerSecond: null, ratio: 1.1, failed: 1 }),
+      run('cold-start-node', { n: 0, wallMs: 100 }),
+      run('cold-start-help', { n: 0, wallMs: 141 }),
+      run('cold-start-validate', { n: 100, wallMs: 250 }),
+    ]);
+    expect(FLOORED_RUNS.map((name) => verdict(text, `${name}, N = 1000`))).toEqual(['met', 'MISSED', 'met', 'MISSED', 'met']);
+    expect(verdict(text, 'N = 5000')).toBe('not measured');
+    expect(verdict(text, 'limited to 50/s (429, no Retry-After), no rate given: wall <= 1.15x')).toBe('met');
+    expect(verdict(text, 'limited to 10/s (429, no Retry-After), --requests-per-second 10: wall <= 1.05x')).toBe('MISSED');
+    expect(verdict(text, 'limited to 50/s (400, no Retry-After)')).toBe('MISSED');
+    expect(verdict(text, '`audiences --help` cold start <= an empty node + 40 ms')).toBe('MISSED');
+    expect(verdict(text, '`validate` of 100 audiences cold start <= an empty node + 150 ms')).toBe('met');
+  });
 });
 
 describe('npm run bench, on a tiny account', () => {
@@ -43,6 +86,13 @@ describe('npm run bench, on a tiny account', () => {
       latencyMs: 1,
       concurrency: 8,
       naiveSizes: [N],
+      quota: {
+        creates: QUOTA.creates,
+        runs: [
+          { rateLimit: QUOTA.rateLimit, quotaStatus: 429, paced: false },
+          { rateLimit: QUOTA.rateLimit, quotaStatus: 400, paced: true },
+        ],
+      },
       coldStart: { runs: 1, validateSizes: [N] },
       offlineSize: 100,
       outFile,
@@ -62,10 +112,10 @@ describe('npm run bench, on a tiny account', () => {
         'plan-10pct-changed',
         'plan-10pct-ad-groups',
         'transport-floor',
-        'transport-floor-creates',
         'naive-sequential-read',
         'apply-10pct-updates',
         'apply-creates',
+        'apply-quota',
         'cold-start-node',
         'cold-start-help',
         'cold-start-validate',
@@ -87,15 +137,63 @@ describe('npm run bench, on a tiny account', () => {
     expect(plan?.byPhase).toMatchObject({ list: 1, read: N, linkRead: 0, write: 0 });
   });
 
-  it('measures the transport floor on the requests of the plan with no changes, and of the apply of creates', () => {
-    for (const [runName, floorName] of [
-      ['plan-no-change', 'transport-floor'],
-      ['apply-creates', 'transport-floor-creates'],
-    ]) {
-      const run = results.find((entry) => entry.name === runName);
-      const floor = results.find((entry) => entry.name === floorName);
-      expect(floor?.byPhase, floorName).toEqual(run?.byPhase);
-      expect(run?.overFloor, runName).toBe(Math.round(((run?.wallMs as number) / (floor?.wallMs as number)) * 100) / 100);
+  it("follows each plan and apply with its transport floor: the same requests in the same stages, and its wall time over the floor's", () => {
+    const floors = results.filter((entry) => entry.name === 'transport-floor');
+    expect(floors.map((floor) => floor.floorOf)).toEqual(FLOORED_RUNS);
+    for (const name of FLOORED_RUNS) {
+      const run = results.find((entry) => entry.name === name);
+      const floor = floors.find((entry) => entry.floorOf === name);
+      expect(floor?.n, name).toBe(run?.n);
+      expect(floor?.byPhase, name).toEqual(run?.byPhase);
+      expect(floor?.stages, name).toEqual(run?.stages);
+      expect(run?.overFloor, name).toBe(round2((run?.wallMs as number) / (floor?.wallMs as number)));
+    }
+    expect(results.find((entry) => entry.name === 'apply-10pct-updates')?.stages).toEqual(['list 1', `read+linkRead ${N + N / 10}`, `write ${N / 10}`, 'list 1']);
+  });
+
+  it('applies creates under a rate limit on writes, with and without the rate given, and relates the wall time to accepted writes / R', () => {
+    const quota = results.filter((entry) => entry.name === 'apply-quota');
+    expect(quota.map((entry) => [entry.rateLimit, entry.quotaStatus, entry.requestsPerSecond])).toEqual([
+      [QUOTA.rateLimit, 429, null],
+      [QUOTA.rateLimit, 400, QUOTA.rateLimit],
+    ]);
+    for (const entry of quota) {
+      expect(entry, String(entry.quotaStatus)).toMatchObject({
+        n: QUOTA.creates,
+        rateLimitScope: 'writes',
+        quotaRetryAfter: false,
+        accepted: QUOTA.creates,
+        done: QUOTA.creates,
+        failed: 0,
+        skipped: 0,
+      });
+      const accepted = entry.accepted as number;
+      expect(accepted + (entry.refused as number)).toBe(entry.byPhase?.write);
+      expect(entry.quotaMs).toBe(Math.round((1000 * accepted) / QUOTA.rateLimit));
+      expect(entry.ratio).toBe(round2((entry.wallMs as number) / ((1000 * accepted) / QUOTA.rateLimit)));
+    }
+    // Told nothing, the command goes faster than the limit at first: the emulator did refuse.
+    expect(quota[0]?.refused).toBeGreaterThan(0);
+  });
+
+  it("prints the README's tables from the results: each plan and apply with its floor, each quota run", () => {
+    const rows = renderMarkdown(results)
+      .split('\n')
+      .filter((line) => line.startsWith('| '));
+    const floored = results.filter((entry) => FLOORED_RUNS.includes(entry.name));
+    for (const entry of floored)
+      expect(
+        rows.some((line) => line.includes(` | ${entry.wallMs} | ${results.find((floor) => floor.floorOf === entry.name)?.wallMs} | ${entry.overFloor} |`)),
+        entry.name,
+      ).toBe(true);
+    expect(rows.filter((line) => line.includes(`| ${QUOTA.creates} |`) && line.startsWith(`| ${QUOTA.rateLimit} |`))).toHaveLength(2);
+  });
+
+  it('relates the cold starts to an empty node process of the same run', () => {
+    const emptyNode = results.find((entry) => entry.name === 'cold-start-node')?.wallMs as number;
+    for (const name of ['cold-start-help', 'cold-start-validate']) {
+      const entry = results.find((candidate) => candidate.name === name);
+      expect(entry?.overNodeMs, name).toBe(Math.round((entry?.wallMs as number) - emptyNode));
     }
   });
 

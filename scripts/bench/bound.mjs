@@ -35,6 +35,41 @@ export function countPhases(requests) {
 /** The stages the bound charges, each a set of phases whose requests may be in flight together. */
 const STAGES = [['read', 'linkRead'], ['unlink'], ['write'], ['delete'], ['other']];
 
+/** The stage a phase's requests are in: the reads and the link reads share one, as in the bound. */
+const stageOfPhase = (phase) => (phase === 'linkRead' ? 'read' : phase);
+
+/**
+ * A run's requests (in the log's order) cut into the stages it went through, for a floor to
+ * make the same requests in the same stages: a stage ends where the next request is of
+ * another stage, and each list is a stage of its own, as the bound charges it. The log has a
+ * request when its answer was made, before its latency, so a request sent after an answer of
+ * an earlier stage always comes after that stage's requests.
+ */
+export function stagesOf(requests) {
+  const stages = [];
+  let previous;
+  for (const request of requests) {
+    const stage = stageOfPhase(phaseOf(request));
+    if (stage === 'list' || stage !== previous) stages.push([]);
+    stages.at(-1).push(request);
+    previous = stage;
+  }
+  return stages;
+}
+
+/** The stages as text, e.g. `['list 1', 'read+linkRead 1100', 'write 100', 'list 1']`: the phases in each and how many requests. */
+export function describeStages(stages) {
+  return stages.map((stage) => {
+    const phases = new Set(stage.map(phaseOf));
+    return `${PHASES.filter((phase) => phases.has(phase)).join('+')} ${stage.length}`;
+  });
+}
+
+/** Whether two runs made as many requests of each phase. */
+export function samePhases(a, b) {
+  return PHASES.every((phase) => (a?.[phase] ?? 0) === (b?.[phase] ?? 0));
+}
+
 /** The critical path of the counted requests at `concurrency` in flight and `latencyMs` each. */
 export function lowerBoundMs(counts, { concurrency, latencyMs }) {
   let total = (counts.list ?? 0) * latencyMs;

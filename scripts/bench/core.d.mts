@@ -8,12 +8,24 @@ export interface BenchOptions {
   concurrency: number;
   /** The sizes at which the naive sequential client runs too. */
   naiveSizes: number[];
+  /**
+   * Applies of `creates` audiences to a fresh account whose writes the emulator limits to
+   * `rateLimit` per second (quota answers spelled `quotaStatus`, without Retry-After); `paced`:
+   * with `--requests-per-second rateLimit`. null: none.
+   */
+  quota: { creates: number; runs: QuotaRunSettings[] } | null;
   /** Cold starts of `--help` and of `validate` on files of these sizes (medians of `runs`); null: none. */
   coldStart: { runs: number; validateSizes: number[] } | null;
   /** Audiences planned offline (no network); 0: none. */
   offlineSize: number;
   outFile: string;
   log?: (entry: BenchEntry | { note: string }) => void;
+}
+
+export interface QuotaRunSettings {
+  rateLimit: number;
+  quotaStatus: 429 | 400;
+  paced: boolean;
 }
 
 /** One run; figures that do not apply to it (e.g. the lower bound of a cold start) are null. */

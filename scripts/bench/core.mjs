@@ -7,10 +7,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { countPhases, lowerBoundMs, timeline } from './bound.mjs';
+import { countPhases, describeStages, lowerBoundMs, phaseOf, samePhases, stagesOf, timeline } from './bound.mjs';
 import { measureCli, measureNode } from './child.mjs';
 import { startBenchEmulator } from './emulator.mjs';
-import { BENCH_ACCOUNT_ID, audiencesYaml, isChanged, isLinked, liveAnswers } from './fixtures.mjs';
+import { BENCH_ACCOUNT_ID, audienceName, audiencesYaml, isChanged, isLinked, liveAnswers } from './fixtures.mjs';
 
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
 
@@ -20,18 +20,34 @@ export const FULL_OPTIONS = Object.freeze({
   concurrency: 8,
   /** The naive client is sequential, (1 + N) · latency by construction: 100 s at N = 5000. */
   naiveSizes: [100, 1000, 5000],
+  /**
+   * Applies of `creates` audiences to a fresh account whose writes the emulator limits to
+   * `rateLimit` a second, answering the excess with `quotaStatus` and no Retry-After; `paced`:
+   * with `--requests-per-second rateLimit` (else the command finds the rate by itself).
+   */
+  quota: {
+    creates: 500,
+    runs: [
+      { rateLimit: 10, quotaStatus: 429, paced: false },
+      { rateLimit: 10, quotaStatus: 429, paced: true },
+      { rateLimit: 50, quotaStatus: 429, paced: false },
+      { rateLimit: 50, quotaStatus: 429, paced: true },
+      { rateLimit: 50, quotaStatus: 400, paced: false },
+    ],
+  },
   coldStart: { runs: 7, validateSizes: [100, 10_000] },
   offlineSize: 10_000,
 });
 
 /**
- * `--quick` (under a minute): N = 100 and 1000, the naive baseline at N = 100 only (at 1000 it
- * alone would take 20 s), 3 cold starts of `--help` and `validate` of 100; the same file.
+ * `--quick` (about a minute): N = 1000 with its floors (no naive baseline: at 1000 it alone
+ * would take 20 s), one quota run at R = 50, 3 cold starts of `--help` and `validate` of 100.
  */
 export const QUICK_OPTIONS = Object.freeze({
   ...FULL_OPTIONS,
-  sizes: [100, 1000],
-  naiveSizes: [100],
+  sizes: [1000],
+  naiveSizes: [],
+  quota: { creates: 500, runs: [{ rateLimit: 50, quotaStatus: 429, paced: false }] },
   coldStart: { runs: 3, validateSizes: [100] },
 });
 
@@ -65,26 +81,35 @@ export async function runBench(options) {
     // serializing the log costs the emulator time that would otherwise show in the figures.
     const pollIntervalMs = Math.max(100, Math.min(2000, (1000 * Math.max(latencyMs, 1)) / concurrency));
 
-    /** One measured run of the CLI (or of `script`) with its requests counted from the log. */
-    const networkRun = async (name, n, args, check, { script, runConcurrency = concurrency } = {}) => {
+    /**
+     * One measured run of the CLI (or of `script`) with its requests counted from the log.
+     * `figures(run, requests)` adds fields of the run's own; `check(run, byPhase, figures, requests)`
+     * says what is wrong with it, if anything. A quota answer of the emulator's rate limit is a
+     * failed request unless `quota` (where they are the point, counted as `refused`).
+     */
+    const networkRun = async (name, n, args, check, { script, runConcurrency = concurrency, fields = {}, figures, quota = false } = {}) => {
       const { result: run, requests } = await emulator.log.watch(
         () => (script ? measureNode([script, ...args], { cwd: work, env }) : measureCli([...args, '--concurrency', String(concurrency)], { cwd: work, env })),
         { intervalMs: pollIntervalMs },
       );
       const byPhase = countPhases(requests);
       const bound = lowerBoundMs(byPhase, { concurrency: runConcurrency, latencyMs });
-      const failed = requests.filter((request) => request.status === 'reset' || request.status >= 400).length;
+      const failed = requests.filter((request) => (request.status === 'reset' || request.status >= 400) && !(quota && request.fault === 'rate-limit')).length;
+      const own = figures ? figures(run, requests) : {};
       let problem = run.code === 0 ? undefined : `exit code ${run.code}: ${run.stderr.trim().split('\n').slice(0, 3).join(' / ')}`;
       if (!problem && failed > 0) problem = `${failed} requests failed`;
-      if (!problem) problem = await check(run, byPhase);
-      return record({
+      if (!problem) problem = await check(run, byPhase, own, requests);
+      const entry = record({
         name,
+        ...fields,
         n,
         requests: requests.length,
         byPhase,
+        stages: describeStages(stagesOf(requests)),
         wallMs: round(run.wallMs),
         lowerBoundMs: bound,
         ratio: bound > 0 ? round(run.wallMs / bound, 2) : null,
+        ...own,
         cpuMs: round(run.cpuMs),
         peakRssMb: round(run.peakRssMb, 1),
         latencyMs,
@@ -93,6 +118,50 @@ export async function runBench(options) {
         ok: problem === undefined,
         ...(problem === undefined ? {} : { problem }),
       });
+      return { entry, requests };
+    };
+
+    /**
+     * The run's requests again, in its stages, through a bare pool (floor.mjs), against the
+     * state the run started from (`prepare` restores it when the run changed it); the run gets
+     * `overFloor`. A floor that made other requests than its run fails both.
+     */
+    const floorRun = async ({ entry: run, requests }, { prepare, check = () => undefined } = {}) => {
+      if (!run.ok) {
+        run.overFloor = null;
+        return;
+      }
+      const stages = stagesOf(requests).map((stage) =>
+        stage.map(({ method, path, adAccountId, body }) => ({ method, path, adAccountId, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) })),
+      );
+      const file = join(work, `floor-${run.name}-${run.n}.json`);
+      await writeFile(file, JSON.stringify(stages));
+      if (prepare) await prepare();
+      const { entry: floor } = await networkRun(
+        'transport-floor',
+        run.n,
+        [file],
+        async (out, byPhase, _own, replayed) => {
+          if (JSON.parse(out.stdout).requests !== requests.length) return `replayed ${out.stdout.trim()}, expected ${requests.length} requests`;
+          if (!samePhases(byPhase, run.byPhase)) return `made other requests than ${run.name}: ${JSON.stringify(byPhase)} against ${JSON.stringify(run.byPhase)}`;
+          const floorStages = describeStages(stagesOf(replayed));
+          if (floorStages.join() !== run.stages.join()) return `went through other stages than ${run.name}: ${floorStages.join(', ')} against ${run.stages.join(', ')}`;
+          return check();
+        },
+        { script: here('floor.mjs'), fields: { floorOf: run.name } },
+      );
+      await rm(file, { force: true });
+      if (floor.ok) {
+        run.overFloor = round(run.wallMs / floor.wallMs, 2);
+      } else {
+        run.overFloor = null;
+        run.ok = false;
+        run.problem = `its transport floor failed: ${floor.problem}`;
+      }
+    };
+    const expectAudiences = async (n) => {
+      const names = await emulator.audienceNames();
+      return names.length === n ? undefined : `the account has ${names.length} audiences, expected ${n}`;
     };
 
     for (const n of sizes) {
@@ -120,52 +189,57 @@ export async function runBench(options) {
           return undefined;
         });
 
+      // A plan changes nothing: its floor runs on the state it read.
       const noChange = await plan('plan-no-change', same, { updates: 0, linkReads: 0 });
-      const floor = await networkRun('transport-floor', n, ['reads'], (run) => (JSON.parse(run.stdout).read === n ? undefined : `read ${run.stdout.trim()}, expected ${n}`), {
-        script: here('floor.mjs'),
-      });
-      noChange.overFloor = round(noChange.wallMs / floor.wallMs, 2);
-      await plan('plan-10pct-changed', changed, { updates: changedCount, linkReads: changedCount });
-      await plan('plan-10pct-ad-groups', adGroups, { updates: 0, linkReads: linkedCount });
+      await floorRun(noChange);
+      await floorRun(await plan('plan-10pct-changed', changed, { updates: changedCount, linkReads: changedCount }));
+      await floorRun(await plan('plan-10pct-ad-groups', adGroups, { updates: 0, linkReads: linkedCount }));
       if (options.naiveSizes.includes(n)) {
-        const naive = await networkRun('naive-sequential-read', n, [], (run) => (JSON.parse(run.stdout).read === n ? undefined : `read ${run.stdout.trim()}, expected ${n}`), {
+        const { entry: naive } = await networkRun('naive-sequential-read', n, [], (run) => (JSON.parse(run.stdout).read === n ? undefined : `read ${run.stdout.trim()}, expected ${n}`), {
           script: here('naive.mjs'),
           runConcurrency: 1,
         });
-        noChange.speedupVsNaive = round(naive.wallMs / noChange.wallMs, 2);
-        naive.speedupOfPlan = noChange.speedupVsNaive;
+        noChange.entry.speedupVsNaive = round(naive.wallMs / noChange.entry.wallMs, 2);
+        naive.speedupOfPlan = noChange.entry.speedupVsNaive;
       }
       if (applyAvailable) {
-        await networkRun('apply-10pct-updates', n, ['apply', '-f', changed, '--auto-approve'], (_run, byPhase) =>
-          byPhase.write === changedCount ? undefined : `expected ${changedCount} updates, counted ${byPhase.write} writes`,
+        // The floor of the updates sends the same bodies to the audiences they updated: the
+        // emulator does the same work for an update that changes nothing.
+        await floorRun(
+          await networkRun('apply-10pct-updates', n, ['apply', '-f', changed, '--auto-approve'], (_run, byPhase) =>
+            byPhase.write === changedCount ? undefined : `expected ${changedCount} updates, counted ${byPhase.write} writes`,
+          ),
         );
         await emulator.reset();
-        const creates = await networkRun('apply-creates', n, ['apply', '-f', same, '--auto-approve'], async (_run, byPhase) => {
-          if (byPhase.write !== n) return `expected ${n} creates, counted ${byPhase.write} writes`;
-          const count = await emulator.countAudiences();
-          return count === n ? undefined : `the account has ${count} audiences after the apply, expected ${n}`;
-        });
-        await emulator.reset();
-        const createsFloor = await networkRun(
-          'transport-floor-creates',
-          n,
-          ['creates', String(n)],
-          (run) => (JSON.parse(run.stdout).created === n ? undefined : `listed ${run.stdout.trim()} after creating, expected ${n}`),
-          { script: here('floor.mjs') },
+        const creates = await networkRun('apply-creates', n, ['apply', '-f', same, '--auto-approve'], (_run, byPhase) =>
+          byPhase.write === n ? expectAudiences(n) : `expected ${n} creates, counted ${byPhase.write} writes`,
         );
-        creates.overFloor = round(creates.wallMs / createsFloor.wallMs, 2);
+        await floorRun(creates, { prepare: () => emulator.reset(), check: () => expectAudiences(n) });
       }
+    }
+
+    if (applyAvailable && options.quota) {
+      const { creates, runs } = options.quota;
+      const path = join(work, `quota-${creates}.yaml`);
+      await writeFile(path, audiencesYaml(creates));
+      for (const settings of runs) {
+        await emulator.reset();
+        await emulator.setFaults({ rateLimitPerSecond: settings.rateLimit, rateLimitScope: 'writes', quotaStatus: settings.quotaStatus, quotaRetryAfter: false });
+        await quotaRun(networkRun, emulator, path, creates, settings);
+      }
+      await emulator.reset();
     }
 
     if (options.coldStart) {
       const { runs, validateSizes } = options.coldStart;
       // The floor under every figure below: a node process that does nothing.
-      record(await coldStart('cold-start-node', 0, ['-e', ''], runs, work, measureNode));
-      record(await coldStart('cold-start-help', 0, ['--help'], runs, work));
+      const emptyNode = record(await coldStart('cold-start-node', 0, ['-e', ''], runs, work, measureNode));
+      const overNode = (entry) => (emptyNode.ok && entry.ok ? { ...entry, overNodeMs: round(entry.wallMs - emptyNode.wallMs) } : entry);
+      record(overNode(await coldStart('cold-start-help', 0, ['--help'], runs, work)));
       for (const n of validateSizes) {
         const path = join(work, `validate-${n}.yaml`);
         await writeFile(path, audiencesYaml(n));
-        record(await coldStart('cold-start-validate', n, ['validate', '-f', path], runs, work));
+        record(overNode(await coldStart('cold-start-validate', n, ['validate', '-f', path], runs, work)));
       }
     }
 
@@ -177,6 +251,48 @@ export async function runBench(options) {
   await mkdir(dirname(outFile), { recursive: true });
   await writeFile(outFile, `${JSON.stringify(results, null, 2)}\n`);
   return results;
+}
+
+const APPLY_SUMMARY = /^Apply (\w+) for ad account \d+: (\d+) done, (\d+) failed, (\d+) skipped\.$/m;
+
+/**
+ * An apply of `creates` audiences (the bench's 0..creates-1) to an empty account under the
+ * emulator's rate limit on writes (set by the caller). `ratio` is the wall time over the time
+ * the quota alone needs for the writes it accepted (`accepted / rateLimit` seconds, `quotaMs`);
+ * `refused` counts the quota answers. The run is good when the apply says every create was
+ * done and none failed, the service accepted exactly `creates` writes, and the account then has
+ * each audience exactly once.
+ */
+function quotaRun(networkRun, emulator, path, creates, { rateLimit, quotaStatus, paced }) {
+  const args = ['apply', '-f', path, '--auto-approve', ...(paced ? ['--requests-per-second', String(rateLimit)] : [])];
+  const fields = { rateLimit, rateLimitScope: 'writes', quotaStatus, quotaRetryAfter: false, requestsPerSecond: paced ? rateLimit : null };
+  const figures = (run, requests) => {
+    const writes = requests.filter((request) => phaseOf(request) === 'write');
+    const accepted = writes.filter((request) => request.status === 200).length;
+    const quotaMs = (1000 * accepted) / rateLimit;
+    const summary = APPLY_SUMMARY.exec(run.stdout);
+    return {
+      quotaMs: round(quotaMs),
+      ratio: accepted > 0 ? round(run.wallMs / quotaMs, 2) : null,
+      accepted,
+      refused: writes.filter((request) => request.fault === 'rate-limit').length,
+      done: summary ? Number(summary[2]) : null,
+      failed: summary ? Number(summary[3]) : null,
+      skipped: summary ? Number(summary[4]) : null,
+    };
+  };
+  const check = async (_run, _byPhase, own) => {
+    if (own.done === null) return 'the apply printed no summary';
+    if (own.failed !== 0 || own.skipped !== 0 || own.done !== creates) return `the apply says ${own.done} done, ${own.failed} failed, ${own.skipped} skipped; expected ${creates} done`;
+    if (own.accepted !== creates) return `the service accepted ${own.accepted} writes, expected ${creates}`;
+    const names = await emulator.audienceNames();
+    const expected = Array.from({ length: creates }, (_, index) => audienceName(index));
+    const sorted = [...names].sort();
+    return sorted.length === creates && sorted.every((name, index) => name === expected[index])
+      ? undefined
+      : `the account has ${names.length} audiences (${new Set(names).size} names), expected each of the ${creates} once`;
+  };
+  return networkRun('apply-quota', creates, args, check, { fields, figures, quota: true });
 }
 
 /** A fresh process each time (after one to warm the file cache, when there are several); the medians of `runs`. */

@@ -42,6 +42,8 @@ export async function startBenchEmulator({ latencyMs }) {
       await test('POST', 'reset');
     },
     setLatency: (ms) => test('PUT', 'faults', { latencyMs: ms, jitterMs: 0 }),
+    /** Changes fault settings (src/emulator/faults.ts), e.g. the rate limit; `reset` puts them back. */
+    setFaults: (patch) => test('PUT', 'faults', patch),
     /**
      * Creates audiences 0..count-1 through the API (with no latency, `parallel` at a time), and
      * links ad group 101 to every tenth of them; returns their ids by index.
@@ -58,8 +60,8 @@ export async function startBenchEmulator({ latencyMs }) {
       await log.sync();
       return ids;
     },
-    /** How many audiences the bench account has now (one list request). */
-    countAudiences: async () => (await call('GET', '/openapi/v4/targetings/audiences', { headers: ads })).content.length,
+    /** The names of the bench account's audiences, one per audience (one list request). */
+    audienceNames: async () => (await call('GET', '/openapi/v4/targetings/audiences', { headers: ads })).content.map((audience) => audience.name),
     close: async () => {
       await pool.close();
       await emulator.close();

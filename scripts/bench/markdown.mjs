@@ -1,0 +1,76 @@
+/**
+ * The README's tables of figures (Performance, "Figures") from a results file:
+ *
+ *   node scripts/bench/markdown.mjs [bench/results.json]
+ *
+ * prints them as Markdown, to replace the README's after a full `npm run bench`.
+ */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { FLOORED_RUNS } from './table.mjs';
+
+const RUN_TITLES = {
+  'plan-no-change': 'plan, no changes',
+  'plan-10pct-changed': 'plan, 10% changed',
+  'plan-10pct-ad-groups': 'plan, adGroups on 10%',
+  'apply-10pct-updates': 'apply, N/10 updates',
+  'apply-creates': 'apply, N creates',
+};
+
+const cell = (value) => (value === undefined || value === null ? '—' : String(value));
+const row = (cells) => `| ${cells.map(cell).join(' | ')} |`;
+const table = (header, rows) => [row(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(row)].join('\n');
+
+export function renderMarkdown(results) {
+  const floorOf = (entry) => results.find((candidate) => candidate.floorOf === entry.name && candidate.n === entry.n);
+  const floored = results.filter((entry) => FLOORED_RUNS.includes(entry.name) && !entry.floorOf);
+  const naive = (n) => results.find((entry) => entry.name === 'naive-sequential-read' && entry.n === n);
+  const runs = table(
+    ['run', 'N', 'requests', 'wall ms', 'floor ms', 'over floor', 'bound ms', 'CPU ms', 'peak MB'],
+    floored.flatMap((entry) => {
+      const rows = [
+        [RUN_TITLES[entry.name] ?? entry.name, entry.n, entry.requests, entry.wallMs, floorOf(entry)?.wallMs, entry.ok ? entry.overFloor : 'failed', entry.lowerBoundMs, entry.cpuMs, entry.peakRssMb],
+      ];
+      const baseline = entry.name === 'plan-no-change' ? naive(entry.n) : undefined;
+      if (baseline) rows.push(['naive sequential reads', baseline.n, baseline.requests, baseline.wallMs, '', '', baseline.lowerBoundMs, baseline.cpuMs, baseline.peakRssMb]);
+      return rows;
+    }),
+  );
+  const quota = table(
+    ['R (writes/s)', 'answer', 'rate given', 'creates', 'wall ms', 'creates / R, ms', 'ratio', 'refused', 'failed'],
+    results
+      .filter((entry) => entry.name === 'apply-quota')
+      .map((entry) => [
+        entry.rateLimit,
+        entry.quotaStatus === 400 ? '400/-10' : String(entry.quotaStatus),
+        entry.requestsPerSecond === null ? 'no' : `--requests-per-second ${entry.requestsPerSecond}`,
+        entry.n,
+        entry.wallMs,
+        entry.quotaMs,
+        entry.ok ? entry.ratio : 'failed',
+        entry.refused,
+        entry.failed,
+      ]),
+  );
+  const starts = table(
+    ['cold start (median)', 'N', 'wall ms', 'over empty node, ms', 'CPU ms', 'peak MB'],
+    results
+      .filter((entry) => entry.name.startsWith('cold-start-') || entry.name === 'plan-offline')
+      .map((entry) => [
+        { 'cold-start-node': 'empty `node -e ""`', 'cold-start-help': '`--help`', 'cold-start-validate': '`validate`', 'plan-offline': 'plan offline (CPU of planning)' }[entry.name],
+        entry.n || '',
+        entry.name === 'plan-offline' ? '' : entry.wallMs,
+        entry.overNodeMs,
+        entry.cpuMs,
+        entry.peakRssMb,
+      ]),
+  );
+  const loads = results.map((entry) => entry.loadAvg1m).filter((load) => typeof load === 'number');
+  const load = loads.length > 0 ? `load average (1 min) at the end of each run: ${Math.min(...loads)} to ${Math.max(...loads)}` : '';
+  return [runs, quota, starts, load].join('\n\n');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const file = process.argv[2] ?? fileURLToPath(new URL('../../bench/results.json', import.meta.url));
+  process.stdout.write(`${renderMarkdown(JSON.parse(await readFile(file, 'utf8')))}\n`);
+}
