@@ -70,7 +70,16 @@ describe('ConcurrencyLimiter', () => {
     let clock = 1000;
     // Every other timer fires 7 ms late: spacing from when a start was due would let the next one go closer.
     let late = false;
-    const limiter = new ConcurrencyLimiter({ maxConcurrency: 10, requestsPerSecond: 4, now: () => clock, sleep: (ms) => ((clock += ms + ((late = !late) ? 7 : 0)), Promise.resolve()) });
+    const limiter = new ConcurrencyLimiter({
+      maxConcurrency: 10,
+      requestsPerSecond: 4,
+      now: () => clock,
+      sleep: (ms) => {
+        late = !late;
+        clock += ms + (late ? 7 : 0);
+        return Promise.resolve();
+      },
+    });
     const starts: number[] = [];
     for (let i = 0; i < 12; i += 1) {
       const permit = await limiter.acquire();
