@@ -76,7 +76,10 @@ async function plan() {
     await writeFile(join(planDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
     output('plan-dir', planDir);
   }
-  if (run.code !== 0 && run.code !== 2) throw new StepError(`The plan failed (exit code ${run.code}): the error is in the pull request's comment and in the output above.`);
+  if (run.code !== 0 && run.code !== 2) {
+    if (commentProblem) warn(commentProblem);
+    throw new StepError(`The plan failed (exit code ${run.code}): the error is in the ${commentProblem ? "job's summary" : "pull request's comment"} and in the output above.`);
+  }
   if (commentProblem) throw new StepError(commentProblem);
 }
 

@@ -18,8 +18,10 @@ export const DEFAULT_FILE = 'audiences.yaml';
  * @returns {Promise<{ code: number, stdout: string, stderr: string }>}
  */
 export function runTool(args, { cwd, env = process.env }) {
+  // The tool needs the services' settings, not the pipeline's own tokens.
+  const toolEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !PIPELINE_TOKENS.includes(name)));
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [process.env.AUDIENCES_BIN || BIN, ...args], { cwd, env: { NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [process.env.AUDIENCES_BIN || BIN, ...args], { cwd, env: { NO_COLOR: '1', ...toolEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text) => (stdout += text));
@@ -85,8 +87,11 @@ export function planComment({ stdout, stderr, code, files, commit, logUrl }) {
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
+/** The pipeline's own tokens, which the tool is not given. */
+const PIPELINE_TOKENS = ['GITHUB_TOKEN', 'INPUT_GITHUB_TOKEN', 'AUDIENCES_GITLAB_TOKEN', 'AUDIENCES_PUSH_TOKEN', 'CI_JOB_TOKEN'];
+
 /** The variables whose values must never be posted anywhere. */
-const SECRET_VARIABLES = ['ADS_ACCESS_TOKEN', 'IMAGEGEN_API_KEY', 'GITHUB_TOKEN', 'INPUT_GITHUB_TOKEN', 'AUDIENCES_GITLAB_TOKEN', 'AUDIENCES_PUSH_TOKEN', 'CI_JOB_TOKEN'];
+const SECRET_VARIABLES = ['ADS_ACCESS_TOKEN', 'IMAGEGEN_API_KEY', ...PIPELINE_TOKENS];
 
 /**
  * Text to post, with the value of every secret variable replaced (the command never prints
