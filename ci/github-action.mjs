@@ -72,7 +72,7 @@ async function plan() {
   }
 
   if (pull && (run.code === 0 || run.code === 2) && (await exists(planFile))) {
-    const manifest = { formatVersion: 1, pullRequest: pull?.number ?? null, headSha: commit ?? null, files: await hashFiles(files, cwd) };
+    const manifest = { formatVersion: 1, pullRequest: pull.number, headSha: commit ?? null, files: await hashFiles(files, cwd) };
     await writeFile(join(planDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
     output('plan-dir', planDir);
   }
@@ -112,7 +112,7 @@ async function apply() {
     } catch (error) {
       if (!(error instanceof PushDeniedError)) throw error;
       throw new StepError(
-        `Nothing was applied: this apply generates images, and the token cannot push them and images.lock.json to ${branch}, so their seeds would be lost. ` +
+        `Nothing was applied: this apply may generate images, and the token cannot push them and images.lock.json to ${branch}, so their seeds would be lost. ` +
           'Give the job `permissions: contents: write` (and, for a protected branch, let GitHub Actions push to it), or set commit-back: false and keep the files yourself.\n' +
           error.message,
       );

@@ -45,6 +45,11 @@ beforeAll(async () => {
       notes.push(note);
       return { status: 201, json: note };
     }
+    const note = notes.find((candidate) => url.pathname === `/api/v4/projects/42/merge_requests/7/notes/${candidate.id}`);
+    if (note && request.method === 'PUT') {
+      note.body = (request.body as { body: string }).body;
+      return { json: note };
+    }
     return undefined;
   });
   const dir = await mkdtemp(join(tmpdir(), 'audiences-team-'));
@@ -150,6 +155,36 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     expect(body.split('\n')[0]).toBe('<!-- audiences-plan files=audiences.yaml -->');
     expect(body).toContain('seoul-women-20s');
     expect(body).toContain(await git(team, 'rev-parse', 'HEAD'));
+    expect(notes[0]?.body).toBe('<!-- audiences-plan files=audiences.yaml -->\nsomeone else');
+
+    // The next run updates that note; one whose plan wrote nothing says it failed, in the same note.
+    const ours = notes.at(-1)!;
+    const note = (file: string, code: string) =>
+      run(process.execPath, [join(team, 'node_modules', 'audiences', 'ci', 'gitlab-note.mjs'), file, '--exit-code', code], {
+        cwd: team,
+        env: {
+          PATH: process.env.PATH,
+          CI_API_V4_URL: `${gitlab.url}/api/v4`,
+          CI_PROJECT_ID: '42',
+          CI_MERGE_REQUEST_IID: '7',
+          CI_COMMIT_SHA: 'f'.repeat(40),
+          CI_JOB_URL: 'https://gitlab.example/job/9',
+          AUDIENCES_GITLAB_TOKEN: 'gl-token',
+        },
+      });
+    gitlab.requests.length = 0;
+    await writeFile(join(team, 'next.md'), `${await readFile(join(team, 'plan.md'), 'utf8')}\nthe next push\n`);
+    expect((await note('next.md', '2')).code).toBe(0);
+    expect(ours.body).toContain('the next push');
+    await writeFile(join(team, 'empty.md'), '');
+    expect((await note('empty.md', '1')).code).toBe(0);
+    expect(gitlab.requests.filter((request) => request.method !== 'GET').map((request) => `${request.method} ${request.path}`)).toEqual([
+      `PUT /api/v4/projects/42/merge_requests/7/notes/${ours.id}`,
+      `PUT /api/v4/projects/42/merge_requests/7/notes/${ours.id}`,
+    ]);
+    expect(notes).toHaveLength(2);
+    expect(ours.body.split('\n')[0]).toBe('<!-- audiences-plan files=audiences.yaml -->');
+    expect(ours.body).toMatch(/The plan failed\*\* \(exit code 1\)[^]*job\/9/);
     expect(notes[0]?.body).toBe('<!-- audiences-plan files=audiences.yaml -->\nsomeone else');
   }, 120_000);
 
