@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,6 +133,7 @@ let emulator: RunningEmulator;
 let serviceEnv: Record<string, string>;
 let github: ReturnType<typeof fakeGitHub>;
 let api: Awaited<ReturnType<ReturnType<typeof fakeGitHub>['start']>>;
+let dir: string;
 let work: string;
 let origin: string;
 
@@ -140,7 +141,7 @@ beforeAll(async () => {
   ({ emulator, env: serviceEnv } = await emulatorEnv());
   github = fakeGitHub();
   api = await github.start();
-  const dir = await mkdtemp(join(tmpdir(), 'audiences-action-'));
+  dir = await mkdtemp(join(tmpdir(), 'audiences-action-'));
   origin = join(dir, 'origin.git');
   work = join(dir, 'work');
   await git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
@@ -156,6 +157,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   await emulator?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 interface StepResult {
@@ -167,7 +169,7 @@ interface StepResult {
 
 /** Runs the Action's step as action.yml does, in a job of the given event. */
 async function step(command: string, options: { event?: unknown; inputs?: Record<string, string>; env?: Record<string, string>; sha?: string } = {}): Promise<StepResult> {
-  const temp = await mkdtemp(join(tmpdir(), 'audiences-runner-'));
+  const temp = await mkdtemp(join(dir, 'runner-'));
   const files = { event: join(temp, 'event.json'), output: join(temp, 'output'), summary: join(temp, 'summary.md') };
   await writeFile(files.event, JSON.stringify(options.event ?? {}));
   await writeFile(files.output, '');

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,7 @@ let serviceEnv: Record<string, string>;
 let registry: StandIn;
 let gitlab: StandIn;
 let npmEnv: NodeJS.ProcessEnv;
+let dir: string;
 let team: string;
 let origin: string;
 const notes: Array<{ id: number; body: string; author: { id: number }; system: boolean }> = [
@@ -52,7 +53,7 @@ beforeAll(async () => {
     }
     return undefined;
   });
-  const dir = await mkdtemp(join(tmpdir(), 'audiences-team-'));
+  dir = await mkdtemp(join(tmpdir(), 'audiences-team-'));
   team = join(dir, 'team');
   origin = join(dir, 'origin.git');
   await mkdir(join(team, 'vendor'), { recursive: true });
@@ -73,6 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([emulator?.close(), registry?.close(), gitlab?.close()]);
+  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('installing the packed tool into a team repository, as the README says', () => {

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,6 +125,7 @@ describe('the GitLab CI example', () => {
       return (JSON.parse(result.stdout) as Array<{ name: string; when: string }>).filter((job) => job.when !== 'never').map((job) => job.name);
     };
     const [mergeRequest, schedule] = await Promise.all([jobs('merge_request_event', true), jobs('schedule', false)]);
+    await rm(repo, { recursive: true, force: true });
     expect({ mergeRequest, schedule }).toEqual({ mergeRequest: ['audiences-plan'], schedule: ['audiences-drift'] });
   });
 
