@@ -53,6 +53,6 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  { files: ['scripts/**', 'bin/**', 'test/**', '**/*.test.ts'], rules: { 'no-console': 'off' } },
+  { files: ['scripts/**', 'bin/**', 'ci/**', 'test/**', '**/*.test.ts'], rules: { 'no-console': 'off' } },
   ...layerRules,
 );

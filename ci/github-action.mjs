@@ -1,0 +1,332 @@
+#!/usr/bin/env node
+// The GitHub Action's logic (action.yml runs it as `node ci/github-action.mjs COMMAND`):
+//   plan   on a pull request: the plan as one comment (created, then updated; the error when
+//          it fails), and the saved plan with a manifest of the files it planned, for upload;
+//   apply  on a push: the saved plan of the merged pull request applied as it was reviewed
+//          (apply-mode saved-plan), or the files planned again and applied (replan); then the
+//          generated images and images.lock.json committed back to the branch;
+//   drift  on a schedule: a plan that fails the job (and opens an issue) when the account no
+//          longer matches the files.
+// Inputs come as INPUT_* variables (action.yml maps them), the rest from the runner's GITHUB_*.
+import { appendFileSync } from 'node:fs';
+import { appendFile, copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { changedPaths, checkPush, commitAndPush, imagePaths, PushDeniedError } from './lib/commit-back.mjs';
+import { ACTIONS_BOT, downloadPlanArtifact, githubClient, mergedPullRequest, tokenLogin, upsertComment, upsertDriftIssue } from './lib/github.mjs';
+import { ApiError } from './lib/rest.mjs';
+import { commentMarker, declaresImages, hashFiles, parseFiles, planComment, runTool } from './lib/tool.mjs';
+
+/** The files of the plan artifact: the plan, and what it was made from. */
+const PLAN_FILE = 'audiences.plan.json';
+const MANIFEST_FILE = 'audiences.plan.manifest.json';
+
+/** A failure of the step, said in words that tell what to do. */
+class StepError extends Error {}
+
+const env = process.env;
+const cwd = process.cwd();
+const files = parseFiles(env.INPUT_FILES);
+const repo = env.GITHUB_REPOSITORY ?? '';
+const runUrl = `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${repo}/actions/runs/${env.GITHUB_RUN_ID ?? ''}`;
+const temp = env.RUNNER_TEMP || cwd;
+
+const commands = { plan, apply, drift };
+const command = process.argv[2] ?? env.INPUT_COMMAND ?? '';
+
+try {
+  if (!Object.hasOwn(commands, command)) throw new StepError(`unknown command "${command}": the Action's command input is plan, apply or drift`);
+  await commands[/** @type {'plan' | 'apply' | 'drift'} */ (command)]();
+} catch (error) {
+  fail(error instanceof StepError || error instanceof ApiError ? error.message : (/** @type {Error} */ (error).stack ?? String(error)));
+}
+
+/** The plan of a pull request, as its comment and as the saved plan for the merge. */
+async function plan() {
+  const event = await readEvent();
+  const pull = event.pull_request;
+  const commit = pull?.head?.sha ?? env.GITHUB_SHA;
+  const planDir = join(temp, 'audiences-plan');
+  await rm(planDir, { recursive: true, force: true });
+  await mkdir(planDir, { recursive: true });
+  const planFile = join(planDir, PLAN_FILE);
+
+  const run = await runTool(['plan', ...files, '--format', 'markdown', '--detailed-exitcode', '--out', planFile, ...(commit ? ['--commit', commit] : [])], { cwd });
+  const body = planComment({ ...run, files, commit, logUrl: runUrl });
+  await summary(body);
+  output('exitcode', run.code);
+  output('changes', run.code === 2);
+
+  /** @type {string | undefined} */
+  let commentProblem;
+  if (pull) {
+    try {
+      const github = client();
+      const result = await upsertComment(github, { repo, issue: pull.number, body, author: await tokenLogin(github, env.INPUT_COMMENT_AUTHOR) });
+      output('comment-url', result.url ?? '');
+      console.log(`The plan comment of #${pull.number}: ${result.action} (${result.url ?? result.id}).`);
+    } catch (error) {
+      commentProblem = apiProblem(error, 'comment on the pull request', 'pull-requests: write');
+    }
+  } else {
+    console.log(`Not a pull request (${env.GITHUB_EVENT_NAME}): the plan is in the job summary only.`);
+  }
+
+  if (pull && (run.code === 0 || run.code === 2) && (await exists(planFile))) {
+    const manifest = { formatVersion: 1, pullRequest: pull.number, headSha: commit ?? null, files: await hashFiles(files, cwd) };
+    await writeFile(join(planDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+    output('plan-dir', planDir);
+  }
+  if (run.code !== 0 && run.code !== 2) {
+    if (commentProblem) warn(commentProblem);
+    throw new StepError(`The plan failed (exit code ${run.code}): the error is in the ${commentProblem ? "job's summary" : "pull request's comment"} and in the output above.`);
+  }
+  if (commentProblem) throw new StepError(commentProblem);
+}
+
+/** The apply after a merge: the reviewed plan, or a new one; then the generated files committed back. */
+async function apply() {
+  const mode = env.INPUT_APPLY_MODE || 'saved-plan';
+  if (mode !== 'saved-plan' && mode !== 'replan') throw new StepError(`apply-mode is "${mode}": use saved-plan (apply the plan reviewed in the pull request) or replan (plan again and apply)`);
+  const commitBack = (env.INPUT_COMMIT_BACK || 'true') !== 'false';
+  const remote = env.AUDIENCES_GIT_REMOTE || 'origin';
+  const branch = env.GITHUB_REF_NAME ?? '';
+
+  /** @type {string[]} */
+  let args;
+  /** @type {boolean} */
+  let writesImages;
+  if (mode === 'saved-plan') {
+    const planFile = await reviewedPlan();
+    args = ['apply', planFile];
+    const shown = await runTool(['show', planFile, '--format', 'markdown'], { cwd });
+    if (shown.code === 0) await summary(`### The plan reviewed, applied now\n\n${shown.stdout}`);
+    writesImages = planTouchesImages(await readFile(planFile, 'utf8'));
+  } else {
+    args = ['apply', '--auto-approve', ...files.flatMap((file) => ['-f', file])];
+    writesImages = await declaresImages(files, cwd);
+  }
+
+  if (commitBack && writesImages) {
+    try {
+      await checkPush({ cwd, remote, branch });
+    } catch (error) {
+      if (!(error instanceof PushDeniedError)) throw error;
+      throw new StepError(
+        `Nothing was applied: this apply may generate images, and the token cannot push them and images.lock.json to ${branch}, so their seeds would be lost. ` +
+          'Give the job `permissions: contents: write` (and, for a protected branch, let GitHub Actions push to it), or set commit-back: false and keep the files yourself.\n' +
+          error.message,
+      );
+    }
+  }
+
+  const run = await runTool(args, { cwd });
+  output('exitcode', run.code);
+  // What was generated is kept even when the apply failed halfway: the lock holds its seeds.
+  const changed = await changedPaths(await imagePaths(files, cwd), cwd);
+  /** @type {string | undefined} */
+  let keepProblem;
+  if (changed.length > 0 && commitBack) {
+    try {
+      const pushed = await commitAndPush({
+        cwd,
+        paths: changed,
+        remote,
+        branch,
+        message: `audiences: generated images and images.lock.json\n\nApplied by ${runUrl} at ${env.GITHUB_SHA ?? 'HEAD'}.`,
+        author: { name: ACTIONS_BOT, email: '41898282+github-actions[bot]@users.noreply.github.com' },
+      });
+      if (pushed) {
+        output('commit', pushed.commit);
+        console.log(`Committed and pushed ${changed.join(', ')} to ${branch} (${pushed.commit}).`);
+      }
+    } catch (error) {
+      await keepGenerated(changed);
+      keepProblem =
+        error instanceof PushDeniedError
+          ? `The generated images and images.lock.json could not be pushed to ${branch}: give the job \`permissions: contents: write\`. They are kept in this run's artifact audiences-generated-…; commit them by hand.\n${error.message}`
+          : `The generated images and images.lock.json could not be committed back: ${/** @type {Error} */ (error).message}. They are kept in this run's artifact audiences-generated-….`;
+    }
+  } else if (changed.length > 0) {
+    await keepGenerated(changed);
+    warn(`commit-back is off: ${changed.join(', ')} changed and are not committed. They are kept in this run's artifact audiences-generated-…: commit them, or the next plan generates them again.`);
+  }
+
+  if (run.code !== 0) {
+    if (/\bPLAN_STALE\b/.test(run.stderr)) {
+      throw new StepError(
+        'The account changed since the plan was reviewed, so the saved plan was refused as stale and nothing was applied. ' +
+          'To apply what the branch holds now, run this workflow by hand (Run workflow), which plans again and applies, or set apply-mode: replan.',
+      );
+    }
+    throw new StepError(`The apply failed (exit code ${run.code}): what was done and what was not is in the output above; running it again finishes the job.`);
+  }
+  if (keepProblem) throw new StepError(keepProblem);
+}
+
+/** The scheduled check: a plan with no changes, or the job fails (and the issue says why). */
+async function drift() {
+  const commit = env.GITHUB_SHA;
+  const run = await runTool(['plan', ...files, '--format', 'markdown', '--detailed-exitcode', ...(commit ? ['--commit', commit] : [])], { cwd });
+  const body = planComment({ ...run, files, commit, logUrl: runUrl });
+  await summary(body);
+  output('exitcode', run.code);
+  output('drift', run.code === 2);
+  const named = files.length === 0 ? 'audiences.yaml' : files.join(', ');
+
+  if ((env.INPUT_DRIFT_ISSUE || 'false') === 'true') {
+    const github = client();
+    const marker = commentMarker(files).replace('<!-- audiences-plan ', '<!-- audiences-drift ');
+    try {
+      const result = await upsertDriftIssue(github, {
+        repo,
+        author: await tokenLogin(github, env.INPUT_COMMENT_AUTHOR),
+        marker,
+        title: run.code === 2 ? `audiences: the ad account no longer matches ${named}` : `audiences: the drift check of ${named} fails`,
+        body: run.code === 0 ? undefined : `${marker}\nThe scheduled check of [this run](${runUrl}) at commit ${commit ?? 'HEAD'} found:\n\n${body}`,
+        closing: `The account matches ${named} again: checked by [this run](${runUrl}) at commit ${commit ?? 'HEAD'}.`,
+      });
+      if (result.action !== 'none') console.log(`The drift issue: ${result.action} (${result.url}).`);
+    } catch (error) {
+      throw new StepError(apiProblem(error, 'open or update the drift issue', 'issues: write'));
+    }
+  }
+  if (run.code === 2 && (env.INPUT_FAIL_ON_DRIFT || 'true') !== 'false') {
+    throw new StepError(
+      `The ad account no longer matches ${named}: the plan above shows what apply would change. Apply the files again (run the apply workflow by hand), or change them to match the account.`,
+    );
+  }
+  if (run.code !== 0 && run.code !== 2) throw new StepError(`The drift check failed (exit code ${run.code}): the error is in the output above.`);
+}
+
+/**
+ * Downloads the plan saved by the plan job of the pull request this push merged, checks that
+ * it was made for the pull request's last commit and for the files as merged, and returns
+ * where it is.
+ */
+async function reviewedPlan() {
+  const sha = env.GITHUB_SHA ?? '';
+  const github = client();
+  const pull = await mergedPullRequest(github, { repo, sha }).catch((error) => {
+    throw new StepError(apiProblem(error, 'find the pull request merged by this push', 'pull-requests: read'));
+  });
+  if (!pull) {
+    throw new StepError(
+      `Commit ${sha.slice(0, 12)} is not the merge of a pull request, so there is no reviewed plan to apply. ` +
+        'To plan again and apply what the branch holds, run this workflow by hand (Run workflow) or set apply-mode: replan.',
+    );
+  }
+  const name = `${env.INPUT_ARTIFACT_NAME || 'audiences-plan'}-${pull.number}`;
+  const download = await downloadPlanArtifact(github, { repo, name, headSha: pull.head.sha }).catch((error) => {
+    throw new StepError(apiProblem(error, `download the saved plan of #${pull.number}`, 'actions: read'));
+  });
+  if (!download) {
+    throw new StepError(
+      `No saved plan of pull request #${pull.number} (artifact ${name}): its plan job did not run or did not finish, or the artifact expired. ` +
+        'Run this workflow by hand (Run workflow) to plan again and apply.',
+    );
+  }
+  const planBytes = download.files.get(PLAN_FILE);
+  const manifestBytes = download.files.get(MANIFEST_FILE);
+  if (!planBytes || !manifestBytes) throw new StepError(`The artifact ${name} holds no ${PLAN_FILE} and ${MANIFEST_FILE}: it was not saved by this Action's plan.`);
+  const manifest = JSON.parse(manifestBytes.toString('utf8'));
+  if (manifest.headSha !== pull.head.sha) {
+    throw new StepError(
+      `The newest saved plan of #${pull.number} is of commit ${String(manifest.headSha).slice(0, 12)}, but the pull request was merged at its commit ${String(pull.head.sha).slice(0, 12)}, ` +
+        'whose plan job did not finish: that plan was never reviewed. Run this workflow by hand (Run workflow) to plan again and apply.',
+    );
+  }
+  const merged = await hashFiles(files, cwd);
+  const reviewed = /** @type {Array<{ path: string, sha256: string | null }>} */ (manifest.files ?? []);
+  const differs = merged.filter((file) => reviewed.find((entry) => entry.path === file.path)?.sha256 !== file.sha256).map((file) => file.path);
+  if (differs.length > 0 || reviewed.length !== merged.length) {
+    throw new StepError(
+      `${differs.join(', ') || 'The files planned'} as merged differ from what the plan of #${pull.number} was made from (the base branch changed them meanwhile), ` +
+        'so the reviewed plan is not what the branch holds. Run this workflow by hand (Run workflow) to plan again and apply.',
+    );
+  }
+  const dir = join(temp, 'audiences-reviewed');
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const planFile = join(dir, PLAN_FILE);
+  await writeFile(planFile, planBytes);
+  console.log(`Applying the plan reviewed in #${pull.number} (commit ${pull.head.sha}, artifact ${download.artifact.id}).`);
+  return planFile;
+}
+
+/** @param {string} text a saved plan: one plan or an array of them */
+function planTouchesImages(text) {
+  const data = JSON.parse(text);
+  return (Array.isArray(data) ? data : [data]).some((plan) => (plan.changes ?? []).some((/** @type {any} */ change) => change.kind === 'image'));
+}
+
+/** Copies the generated files into a folder the next step uploads, when they cannot be committed. */
+async function keepGenerated(paths) {
+  const dir = join(temp, 'audiences-generated');
+  for (const path of paths) {
+    if (!(await exists(resolve(cwd, path)))) continue;
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await copyFile(resolve(cwd, path), join(dir, path));
+  }
+  output('generated-dir', dir);
+}
+
+function client() {
+  const token = env.INPUT_GITHUB_TOKEN || env.GITHUB_TOKEN;
+  if (!token) throw new StepError('No GitHub token: the Action\'s github-token input is empty (its default is the job\'s GITHUB_TOKEN, "${{ github.token }}").');
+  return githubClient({ apiUrl: env.GITHUB_API_URL || 'https://api.github.com', token });
+}
+
+/**
+ * @param {unknown} error
+ * @param {string} what
+ * @param {string} permission
+ */
+function apiProblem(error, what, permission) {
+  const message = /** @type {Error} */ (error).message;
+  if (error instanceof ApiError && (error.status === 403 || error.status === 404 || error.status === 401)) {
+    return `The token cannot ${what}: give the job \`permissions: ${permission}\` (a pull request from a fork gets a read-only token and no secrets).\n${message}`;
+  }
+  return `Could not ${what}: ${message}`;
+}
+
+async function readEvent() {
+  if (!env.GITHUB_EVENT_PATH) return {};
+  return JSON.parse(await readFile(env.GITHUB_EVENT_PATH, 'utf8'));
+}
+
+/** @param {string} path */
+async function exists(path) {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * @param {string} name
+ * @param {string | number | boolean} value
+ */
+function output(name, value) {
+  if (env.GITHUB_OUTPUT) appendFileSync(env.GITHUB_OUTPUT, `${name}=${String(value).replace(/[\r\n]+/g, ' ')}\n`);
+}
+
+/** @param {string} markdown */
+async function summary(markdown) {
+  if (env.GITHUB_STEP_SUMMARY) await appendFile(env.GITHUB_STEP_SUMMARY, `${markdown.trimEnd()}\n`);
+}
+
+/** @param {string} message */
+function warn(message) {
+  console.log(`::warning::${escapeCommand(message)}`);
+}
+
+/** @param {string} message */
+function fail(message) {
+  console.log(`::error::${escapeCommand(message)}`);
+  process.exitCode = 1;
+}
+
+/** @param {string} text */
+function escapeCommand(text) {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}

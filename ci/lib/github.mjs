@@ -1,0 +1,118 @@
+// The GitHub REST calls of the Action: the plan comment of a pull request, the pull request a
+// push merged, its saved plan (an artifact), and the drift issue.
+import { ApiError, restClient } from './rest.mjs';
+import { firstLine } from './tool.mjs';
+import { readZip } from './zip.mjs';
+
+/** The login of the GITHUB_TOKEN's comments, which GET /user does not answer for that token. */
+export const ACTIONS_BOT = 'github-actions[bot]';
+
+/**
+ * @param {{ apiUrl: string, token: string }} options
+ */
+export function githubClient({ apiUrl, token }) {
+  return restClient({
+    baseUrl: apiUrl,
+    service: 'the GitHub API',
+    headers: {
+      accept: 'application/vnd.github+json',
+      authorization: `Bearer ${token}`,
+      'x-github-api-version': '2022-11-28',
+      'user-agent': 'audiences-action',
+    },
+  });
+}
+
+/** @typedef {ReturnType<typeof githubClient>} GitHub */
+
+/**
+ * Who the token writes as: the login of GET /user, or, for an installation token such as
+ * GITHUB_TOKEN (which that route refuses), github-actions[bot]. `override` names another
+ * app's bot when a GitHub App's token is used.
+ * @param {GitHub} github
+ * @param {string | undefined} override
+ */
+export async function tokenLogin(github, override) {
+  if (override) return override;
+  try {
+    const user = await github.request('GET', '/user');
+    if (user && typeof user.login === 'string') return user.login;
+  } catch (error) {
+    if (!(error instanceof ApiError) || ![401, 403, 404].includes(error.status)) throw error;
+  }
+  return ACTIONS_BOT;
+}
+
+/**
+ * Creates or updates the comment of an issue or pull request that starts with the same first
+ * line (the marker) and was written by `author`; a comment of anyone else is never touched,
+ * even with the same marker.
+ * @param {GitHub} github
+ * @param {{ repo: string, issue: number, body: string, author: string }} options
+ * @returns {Promise<{ action: 'created' | 'updated' | 'unchanged', id: number, url: string }>}
+ */
+export async function upsertComment(github, { repo, issue, body, author }) {
+  const marker = firstLine(body);
+  const comments = await github.paginate(`/repos/${repo}/issues/${issue}/comments?per_page=100`);
+  const ours = comments.find((comment) => comment?.user?.login === author && firstLine(comment.body) === marker);
+  if (ours && ours.body === body) return { action: 'unchanged', id: ours.id, url: ours.html_url };
+  if (ours) {
+    const updated = await github.request('PATCH', `/repos/${repo}/issues/comments/${ours.id}`, { body });
+    return { action: 'updated', id: updated.id, url: updated.html_url };
+  }
+  const created = await github.request('POST', `/repos/${repo}/issues/${issue}/comments`, { body });
+  return { action: 'created', id: created.id, url: created.html_url };
+}
+
+/**
+ * The pull request a push merged: the one whose merge commit is the pushed commit (merge,
+ * squash and rebase merges alike).
+ * @param {GitHub} github
+ * @param {{ repo: string, sha: string }} options
+ */
+export async function mergedPullRequest(github, { repo, sha }) {
+  const pulls = await github.request('GET', `/repos/${repo}/commits/${sha}/pulls?per_page=100`);
+  return (Array.isArray(pulls) ? pulls : []).find((pull) => pull.merged_at && pull.merge_commit_sha === sha);
+}
+
+/**
+ * The saved plan of a pull request: the newest unexpired artifact of that name made for the
+ * pull request's last commit (or the newest one, which the caller checks), unzipped.
+ * @param {GitHub} github
+ * @param {{ repo: string, name: string, headSha: string }} options
+ * @returns {Promise<{ files: Map<string, Buffer>, artifact: any } | undefined>}
+ */
+export async function downloadPlanArtifact(github, { repo, name, headSha }) {
+  const artifacts = await github.paginate(`/repos/${repo}/actions/artifacts?name=${encodeURIComponent(name)}&per_page=100`, { items: (page) => page.artifacts ?? [], maxPages: 10 });
+  const usable = artifacts.filter((artifact) => artifact.name === name && !artifact.expired).sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
+  const artifact = usable.find((candidate) => candidate.workflow_run?.head_sha === headSha) ?? usable[0];
+  if (!artifact) return undefined;
+  const zip = await github.download(`/repos/${repo}/actions/artifacts/${artifact.id}/zip`);
+  return { files: readZip(zip), artifact };
+}
+
+/**
+ * Opens, updates or closes the issue that reports drift, found by its first line (the marker)
+ * among the open issues the token wrote.
+ * @param {GitHub} github
+ * @param {{ repo: string, author: string, marker: string, title: string, body: string | undefined, closing: string }} options
+ *   body: the issue's text (starting with the marker), or undefined when there is no drift: the open issue is then closed with `closing`.
+ * @returns {Promise<{ action: 'created' | 'updated' | 'unchanged' | 'closed' | 'none', url?: string }>}
+ */
+export async function upsertDriftIssue(github, { repo, author, marker, title, body, closing }) {
+  const issues = await github.paginate(`/repos/${repo}/issues?state=open&per_page=100`, { maxPages: 20 });
+  const open = issues.find((issue) => !issue.pull_request && issue?.user?.login === author && firstLine(issue.body) === marker);
+  if (body === undefined) {
+    if (!open) return { action: 'none' };
+    await github.request('POST', `/repos/${repo}/issues/${open.number}/comments`, { body: closing });
+    await github.request('PATCH', `/repos/${repo}/issues/${open.number}`, { state: 'closed', state_reason: 'completed' });
+    return { action: 'closed', url: open.html_url };
+  }
+  if (open && open.body === body && open.title === title) return { action: 'unchanged', url: open.html_url };
+  if (open) {
+    await github.request('PATCH', `/repos/${repo}/issues/${open.number}`, { title, body });
+    return { action: 'updated', url: open.html_url };
+  }
+  const created = await github.request('POST', `/repos/${repo}/issues`, { title, body });
+  return { action: 'created', url: created.html_url };
+}

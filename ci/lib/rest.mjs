@@ -1,0 +1,116 @@
+// A small REST client on Node's own fetch, for the GitHub and GitLab APIs the pipeline
+// scripts call: JSON in and out, errors that say what to change, and pagination that never
+// sends the token to another host than the API's own.
+
+/** A failed API call, with the status and the service's own message. */
+export class ApiError extends Error {
+  /**
+   * @param {string} message
+   * @param {number} status
+   */
+  constructor(message, status) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+/**
+ * @param {{ baseUrl: string, headers: Record<string, string>, service: string }} options
+ *   baseUrl: the API root (`GITHUB_API_URL`, `CI_API_V4_URL`); headers: the credential and the
+ *   media type; service: how errors name the API.
+ */
+export function restClient({ baseUrl, headers, service }) {
+  const root = baseUrl.replace(/\/+$/, '');
+  const origin = new URL(root).origin;
+
+  /**
+   * @param {string} method
+   * @param {string} pathOrUrl a path under the API root, or a full URL on the API's host
+   * @param {unknown} [body]
+   * @returns {Promise<Response>}
+   */
+  async function send(method, pathOrUrl, body) {
+    const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${root}${pathOrUrl}`;
+    // The credential goes to the API's host only (a Link header or a redirect never moves it).
+    if (new URL(url).origin !== origin) throw new Error(`${service}: refusing to send the token to ${new URL(url).origin}`);
+    let response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(60_000),
+      });
+    } catch (error) {
+      throw new ApiError(`${service}: ${method} ${new URL(url).pathname} failed: ${/** @type {Error} */ (error).cause?.message ?? /** @type {Error} */ (error).message}`, 0);
+    }
+    if (!response.ok) {
+      const text = await response.text().catch(() => '');
+      let message = text.slice(0, 500);
+      try {
+        const parsed = JSON.parse(text);
+        message = String(parsed.message ?? parsed.error ?? message);
+      } catch {
+        // Not JSON: the text itself.
+      }
+      throw new ApiError(`${service} answered ${response.status} to ${method} ${new URL(url).pathname}: ${message}`, response.status);
+    }
+    return response;
+  }
+
+  return {
+    /**
+     * One JSON request.
+     * @param {string} method
+     * @param {string} path
+     * @param {unknown} [body]
+     */
+    async request(method, path, body) {
+      const response = await send(method, path, body);
+      const text = await response.text();
+      return text ? JSON.parse(text) : undefined;
+    },
+
+    /**
+     * Every item of a listed resource, page after page, following `Link: <…>; rel="next"`
+     * (both services send it), up to `maxPages`.
+     * @param {string} path
+     * @param {{ maxPages?: number, items?: (page: any) => any[] }} [options]
+     */
+    async paginate(path, { maxPages = 100, items = (page) => page } = {}) {
+      const all = [];
+      /** @type {string | undefined} */
+      let next = path;
+      for (let page = 0; next && page < maxPages; page++) {
+        const response = await send('GET', next);
+        all.push(...items(await response.json()));
+        next = nextLink(response.headers.get('link'));
+      }
+      return all;
+    },
+
+    /**
+     * The raw bytes of a download (redirects followed; fetch drops the credential when a
+     * redirect leaves the API's host, as GitHub's artifact downloads do).
+     * @param {string} path
+     */
+    async download(path) {
+      const response = await send('GET', path);
+      return Buffer.from(await response.arrayBuffer());
+    },
+  };
+}
+
+/**
+ * The `rel="next"` URL of a Link header.
+ * @param {string | null} header
+ */
+export function nextLink(header) {
+  if (!header) return undefined;
+  for (const part of header.split(',')) {
+    const match = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
+    if (match) return match[1];
+  }
+  return undefined;
+}

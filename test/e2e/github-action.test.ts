@@ -1,0 +1,343 @@
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorEnv, emulatorRoute } from '../helpers/cli.js';
+import { git, run, standIn, zip, type RecordedRequest, type StandIn } from '../helpers/stand-in.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+
+/**
+ * The GitHub Action's script (ci/github-action.mjs, what action.yml runs) against the emulator
+ * and a loopback stand-in for the GitHub API: the plan comment of a pull request, the apply of
+ * its saved plan after the merge with the generated files committed back, the refusals, and the
+ * drift issue. The repository's own audiences.yaml is the file (audiences, a business, images).
+ */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const script = join(root, 'ci', 'github-action.mjs');
+const REPO = 'team/ads';
+const MARKER = '<!-- audiences-plan files=audiences.yaml -->';
+const BOT = 'github-actions[bot]';
+
+interface Comment {
+  id: number;
+  body: string;
+  user: { login: string };
+  html_url: string;
+}
+
+interface Issue {
+  number: number;
+  title: string;
+  body: string;
+  state: string;
+  user: { login: string };
+  html_url: string;
+}
+
+/** The GitHub API as the scripts use it, for one repository and pull request #7. */
+function fakeGitHub() {
+  let nextId = 1000;
+  const comments: Comment[] = [
+    { id: 1, body: 'Looks good to me', user: { login: 'reviewer' }, html_url: 'c/1' },
+    // Another bot's comment with the very same first line: never ours to touch.
+    { id: 2, body: `${MARKER}\nanother bot's plan`, user: { login: 'other-bot[bot]' }, html_url: 'c/2' },
+    ...Array.from({ length: 5 }, (_, i) => ({ id: 10 + i, body: `comment ${i}`, user: { login: 'reviewer' }, html_url: `c/${10 + i}` })),
+  ];
+  const issues: Issue[] = [{ number: 3, title: 'unrelated', body: `${MARKER}\nnot a drift issue`, state: 'open', user: { login: 'someone' }, html_url: 'i/3' }];
+  const artifacts: Array<{ id: number; name: string; expired: boolean; created_at: string; workflow_run: { head_sha: string }; zip: Buffer }> = [];
+  const pulls = new Map<string, unknown[]>();
+  /** Pages of two, whatever per_page says, so that the scripts must follow the Link header. */
+  const page = (url: URL, items: unknown[]) => {
+    const number = Number(url.searchParams.get('page') ?? '1');
+    const next = new URL(url.toString());
+    next.searchParams.set('page', String(number + 1));
+    const headers: Record<string, string> = number * 2 < items.length ? { link: `<${server.url}${next.pathname}${next.search}>; rel="next"` } : {};
+    return { json: items.slice((number - 1) * 2, number * 2), headers };
+  };
+  let server: StandIn;
+  return {
+    comments,
+    issues,
+    artifacts,
+    pulls,
+    async start() {
+      server = await standIn((request, url) => {
+        if (request.headers.authorization !== 'Bearer gh-token' && !url.pathname.startsWith('/blob/') && !url.pathname.endsWith('.git/info/refs'))
+          return { status: 401, json: { message: 'Bad credentials' } };
+        const path = url.pathname;
+        const body = request.body as Record<string, string>;
+        if (path === '/user') return { status: 403, json: { message: 'Resource not accessible by integration' } };
+        if (path === `/repos/${REPO}/issues/7/comments` && request.method === 'GET') return page(url, comments);
+        if (path === `/repos/${REPO}/issues/7/comments` && request.method === 'POST') {
+          const comment = { id: nextId++, body: body.body ?? '', user: { login: BOT }, html_url: `c/${nextId}` };
+          comments.push(comment);
+          return { status: 201, json: comment };
+        }
+        const commentMatch = /^\/repos\/team\/ads\/issues\/comments\/(\d+)$/.exec(path);
+        if (commentMatch && request.method === 'PATCH') {
+          const comment = comments.find((c) => c.id === Number(commentMatch[1]));
+          if (!comment) return undefined;
+          comment.body = body.body ?? '';
+          return { json: comment };
+        }
+        if (path === `/repos/${REPO}/issues` && request.method === 'GET')
+          return page(
+            url,
+            issues.filter((issue) => issue.state === 'open'),
+          );
+        if (path === `/repos/${REPO}/issues` && request.method === 'POST') {
+          const issue = { number: nextId++, title: body.title ?? '', body: body.body ?? '', state: 'open', user: { login: BOT }, html_url: `i/${nextId}` };
+          issues.push(issue);
+          return { status: 201, json: issue };
+        }
+        const issueMatch = /^\/repos\/team\/ads\/issues\/(\d+)(\/comments)?$/.exec(path);
+        if (issueMatch) {
+          const issue = issues.find((i) => i.number === Number(issueMatch[1]));
+          if (!issue) return undefined;
+          if (issueMatch[2]) return { status: 201, json: { id: nextId++ } };
+          Object.assign(issue, body);
+          return { json: issue };
+        }
+        const pullsMatch = /^\/repos\/team\/ads\/commits\/([0-9a-f]+)\/pulls$/.exec(path);
+        if (pullsMatch) return { json: pulls.get(pullsMatch[1] ?? '') ?? [] };
+        if (path === `/repos/${REPO}/actions/artifacts`) {
+          const named = artifacts.filter((artifact) => artifact.name === url.searchParams.get('name'));
+          return { json: { total_count: named.length, artifacts: named.map(({ zip: _zip, ...artifact }) => artifact) } };
+        }
+        const download = /^\/repos\/team\/ads\/actions\/artifacts\/(\d+)\/zip$/.exec(path);
+        if (download) return { status: 302, headers: { location: `${blobs.url}/blob/${download[1]}` } };
+        // The git remote of a token that may not push: GitHub refuses the push's first request.
+        if (path.endsWith('.git/info/refs')) return { status: 403, bytes: Buffer.from('Permission to team/ads.git denied to github-actions[bot].\n') };
+        return undefined;
+      });
+      // Artifact bytes come from another origin, as GitHub's do: the token must not follow.
+      const blobs = await standIn((_request, url) => {
+        const artifact = artifacts.find((a) => url.pathname === `/blob/${a.id}`);
+        return artifact ? { bytes: artifact.zip, headers: { 'content-type': 'application/zip' } } : undefined;
+      });
+      return {
+        url: server.url,
+        requests: server.requests,
+        blobRequests: blobs.requests,
+        close: async () => {
+          await server.close();
+          await blobs.close();
+        },
+      };
+    },
+  };
+}
+
+let emulator: RunningEmulator;
+let serviceEnv: Record<string, string>;
+let github: ReturnType<typeof fakeGitHub>;
+let api: Awaited<ReturnType<ReturnType<typeof fakeGitHub>['start']>>;
+let dir: string;
+let work: string;
+let origin: string;
+
+beforeAll(async () => {
+  ({ emulator, env: serviceEnv } = await emulatorEnv());
+  github = fakeGitHub();
+  api = await github.start();
+  dir = await mkdtemp(join(tmpdir(), 'audiences-action-'));
+  origin = join(dir, 'origin.git');
+  work = join(dir, 'work');
+  await git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
+  await git(dir, 'clone', '--quiet', origin, work);
+  await writeFile(join(work, 'README.md'), 'the team repository\n');
+  await git(work, 'add', '.');
+  await git(work, 'commit', '--quiet', '-m', 'start');
+  await git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
+  // The pull request: the repository's own sample file, with audiences, a business and images.
+  await writeFile(join(work, 'audiences.yaml'), await readFile(join(root, 'audiences.yaml'), 'utf8'));
+});
+
+afterAll(async () => {
+  await api?.close();
+  await emulator?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface StepResult {
+  code: number;
+  log: string;
+  outputs: Record<string, string>;
+  summary: string;
+}
+
+/** Runs the Action's step as action.yml does, in a job of the given event. */
+async function step(command: string, options: { event?: unknown; inputs?: Record<string, string>; env?: Record<string, string>; sha?: string } = {}): Promise<StepResult> {
+  const temp = await mkdtemp(join(dir, 'runner-'));
+  const files = { event: join(temp, 'event.json'), output: join(temp, 'output'), summary: join(temp, 'summary.md') };
+  await writeFile(files.event, JSON.stringify(options.event ?? {}));
+  await writeFile(files.output, '');
+  await writeFile(files.summary, '');
+  const inputs = Object.fromEntries(Object.entries(options.inputs ?? {}).map(([name, value]) => [`INPUT_${name.toUpperCase().replace(/-/g, '_')}`, value]));
+  const result = await run(process.execPath, [script, command], {
+    cwd: work,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? temp,
+      ...serviceEnv,
+      GITHUB_ACTIONS: 'true',
+      GITHUB_API_URL: api.url,
+      GITHUB_SERVER_URL: 'https://github.example',
+      GITHUB_REPOSITORY: REPO,
+      GITHUB_RUN_ID: '42',
+      GITHUB_EVENT_NAME: options.event ? 'pull_request' : 'push',
+      GITHUB_EVENT_PATH: files.event,
+      GITHUB_OUTPUT: files.output,
+      GITHUB_STEP_SUMMARY: files.summary,
+      GITHUB_SHA: options.sha ?? (await git(work, 'rev-parse', 'HEAD')),
+      GITHUB_REF_NAME: 'main',
+      RUNNER_TEMP: temp,
+      INPUT_GITHUB_TOKEN: 'gh-token',
+      ...inputs,
+      ...options.env,
+    },
+  });
+  const outputs = Object.fromEntries(
+    (await readFile(files.output, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  return { code: result.code, log: result.stdout + result.stderr, outputs, summary: await readFile(files.summary, 'utf8') };
+}
+
+const pullRequest = (head: string) => ({ pull_request: { number: 7, head: { sha: head } } });
+const writes = (requests: RecordedRequest[]) => requests.filter((request) => request.method !== 'GET');
+const state = async () => (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> };
+/** The saved plans of the pull request's commits, as the upload step would keep them. */
+const planDirs: Record<string, string> = {};
+
+describe('the GitHub Action', () => {
+  it('plans a pull request into one comment: created, then updated, then replaced by the error; no other comment is touched', async () => {
+    const others = github.comments.map((comment) => ({ ...comment }));
+
+    const first = await step('plan', { event: pullRequest('a'.repeat(40)) });
+    expect(first.code, first.log).toBe(0);
+    expect(first.outputs).toMatchObject({ exitcode: '2', changes: 'true' });
+    const created = writes(api.requests);
+    expect(created.map((request) => `${request.method} ${request.path}`)).toEqual([`POST /repos/${REPO}/issues/7/comments`]);
+    const ours = github.comments.at(-1)!;
+    expect(ours.user.login).toBe(BOT);
+    expect(ours.body.split('\n')[0]).toBe(MARKER);
+    expect(ours.body).toContain('seoul-women-20s');
+    expect(ours.body).toContain('a'.repeat(40));
+    expect(first.summary).toBe(ours.body);
+    planDirs.first = first.outputs['plan-dir']!;
+    expect(await readdir(planDirs.first)).toEqual(['audiences.plan.json', 'audiences.plan.manifest.json']);
+
+    // A second push to the pull request: the same comment is updated.
+    const text = await readFile(join(work, 'audiences.yaml'), 'utf8');
+    await writeFile(join(work, 'audiences.yaml'), text.replace('ages: [20, 25]', 'ages: [20, 25, 30]'));
+    api.requests.length = 0;
+    const second = await step('plan', { event: pullRequest('b'.repeat(40)) });
+    expect(second.code, second.log).toBe(0);
+    expect(writes(api.requests).map((request) => `${request.method} ${request.path}`)).toEqual([`PATCH /repos/${REPO}/issues/comments/${ours.id}`]);
+    expect(github.comments.filter((comment) => comment.user.login === BOT)).toHaveLength(1);
+    expect(ours.body).toContain('b'.repeat(40));
+    // The comments were read page by page, following the Link header.
+    expect(api.requests.filter((request) => request.path.startsWith(`/repos/${REPO}/issues/7/comments`)).length).toBeGreaterThan(3);
+    planDirs.second = second.outputs['plan-dir']!;
+
+    // A plan that fails (the service answers 401) still replaces the comment, with the error.
+    api.requests.length = 0;
+    const failed = await step('plan', { event: pullRequest('c'.repeat(40)), env: { ADS_ACCESS_TOKEN: 'expired-token' } });
+    expect(failed.code).toBe(1);
+    expect(failed.outputs).toMatchObject({ exitcode: '1' });
+    expect(failed.outputs['plan-dir']).toBeUndefined();
+    expect(failed.log).toContain('::error::The plan failed');
+    expect(writes(api.requests).map((request) => `${request.method} ${request.path}`)).toEqual([`PATCH /repos/${REPO}/issues/comments/${ours.id}`]);
+    expect(ours.body.split('\n')[0]).toBe(MARKER);
+    expect(ours.body).toMatch(/The plan failed/);
+    expect(ours.body).toMatch(/UNAUTHORIZED/);
+    expect(ours.body).not.toContain('expired-token');
+
+    // The reviewer's comments and the other bot's comment with the same marker are as they were.
+    expect(github.comments.filter((comment) => comment.id !== ours.id)).toEqual(others);
+  });
+
+  it('applies the saved plan of the merged pull request and commits the generated files back', async () => {
+    const head = 'b'.repeat(40);
+    await git(work, 'add', 'audiences.yaml');
+    await git(work, 'commit', '--quiet', '-m', 'Merge pull request #7');
+    await git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
+    const merge = await git(work, 'rev-parse', 'HEAD');
+    github.pulls.set(merge, [{ number: 7, merged_at: '2026-01-01T00:00:00Z', merge_commit_sha: merge, head: { sha: head } }]);
+    const artifact = async (dir: string) =>
+      zip({ 'audiences.plan.json': await readFile(join(dir, 'audiences.plan.json')), 'audiences.plan.manifest.json': await readFile(join(dir, 'audiences.plan.manifest.json')) });
+    github.artifacts.push(
+      { id: 501, name: 'audiences-plan-7', expired: false, created_at: '2026-01-01T00:00:01Z', workflow_run: { head_sha: 'a'.repeat(40) }, zip: await artifact(planDirs.first!) },
+      { id: 502, name: 'audiences-plan-7', expired: false, created_at: '2026-01-01T00:00:02Z', workflow_run: { head_sha: head }, zip: await artifact(planDirs.second!) },
+      { id: 503, name: 'audiences-plan-8', expired: false, created_at: '2026-01-01T00:00:03Z', workflow_run: { head_sha: 'd'.repeat(40) }, zip: Buffer.from('not this one') },
+    );
+    api.requests.length = 0;
+
+    const applied = await step('apply', { sha: merge });
+    expect(applied.code, applied.log).toBe(0);
+    expect(api.requests.map((request) => request.path)).toContain(`/repos/${REPO}/actions/artifacts/502/zip`);
+    // The artifact's bytes were fetched without the token, from the other origin.
+    expect(api.blobRequests.at(-1)?.path).toBe('/blob/502');
+    expect(api.blobRequests.at(-1)?.headers.authorization).toBeUndefined();
+    expect((await state()).audiences.map((audience) => audience.name)).toEqual(expect.arrayContaining(['seoul-women-20s', 'gangnam-shoppers', 'vip-retargeting', 'channel-vip-friends']));
+
+    // The lock and the images are on the branch, in a commit of the Action's bot.
+    const pushed = await git(origin, 'show', '--name-only', '--format=%an', 'main');
+    expect(pushed.split('\n')).toEqual(expect.arrayContaining([BOT, 'images.lock.json', 'assets/spring-banner.webp', 'assets/spring-square.png']));
+    expect(applied.outputs.commit).toBe(await git(origin, 'rev-parse', 'main'));
+    expect(applied.log).not.toContain(serviceEnv.ADS_ACCESS_TOKEN);
+  });
+
+  it('refuses a saved plan the account has moved past as stale, and says what to do', async () => {
+    const merge = [...github.pulls.keys()].at(-1)!;
+    const again = await step('apply', { sha: merge });
+    expect(again.code).toBe(1);
+    expect(again.log).toContain('PLAN_STALE');
+    expect(again.log).toMatch(/::error::The account changed since the plan was reviewed.*refused as stale.*Run workflow/);
+  });
+
+  it('refuses to apply, changing nothing, when the generated files could not be pushed back', async () => {
+    await git(work, 'pull', '--quiet', 'origin', 'main');
+    const text = await readFile(join(work, 'audiences.yaml'), 'utf8');
+    await writeFile(
+      join(work, 'audiences.yaml'),
+      text
+        .replace('name: spring-banner\n', 'name: spring-banner\n    negative_prompt: rain\n')
+        .replace('- name: seoul-women-20s', '- name: busan-runners\n    type: DISPLAY\n    locations: [B]\n\n  - name: seoul-women-20s'),
+    );
+    await git(work, 'commit', '--quiet', '-am', 'a direct push');
+    const before = (await state()).audiences.length;
+    const refused = await step('apply', { inputs: { 'apply-mode': 'replan' }, env: { AUDIENCES_GIT_REMOTE: `${api.url}/team/ads.git` } });
+    expect(refused.code).toBe(1);
+    expect(refused.log).toMatch(/::error::Nothing was applied: .*cannot push them and images.lock.json to main.*permissions: contents: write/);
+    expect((await state()).audiences.length).toBe(before);
+    // Without a merged pull request there is no reviewed plan: the error says how to apply anyway.
+    const direct = await step('apply');
+    expect(direct.code).toBe(1);
+    expect(direct.log).toMatch(/::error::Commit [0-9a-f]{12} is not the merge of a pull request.*Run workflow.*replan/);
+  });
+
+  it('checks for drift: the job fails and one issue reports it while it lasts, and is closed once the account matches', async () => {
+    const drifted = await step('drift', { inputs: { 'drift-issue': 'true' } });
+    expect(drifted.code).toBe(1);
+    expect(drifted.outputs).toMatchObject({ exitcode: '2', drift: 'true' });
+    expect(drifted.log).toContain('::error::The ad account no longer matches audiences.yaml');
+    const issue = github.issues.find((candidate) => candidate.user.login === BOT)!;
+    expect(issue.title).toBe('audiences: the ad account no longer matches audiences.yaml');
+    expect(issue.body.split('\n')[0]).toBe('<!-- audiences-drift files=audiences.yaml -->');
+    expect(issue.body).toContain('busan-runners');
+
+    const applied = await step('apply', { inputs: { 'apply-mode': 'replan' } });
+    expect(applied.code, applied.log).toBe(0);
+    const matching = await step('drift', { inputs: { 'drift-issue': 'true' } });
+    expect(matching.code, matching.log).toBe(0);
+    expect(matching.outputs).toMatchObject({ exitcode: '0', drift: 'false' });
+    expect(issue.state).toBe('closed');
+    expect(github.issues.filter((candidate) => candidate.user.login === BOT)).toHaveLength(1);
+    expect(github.issues.find((candidate) => candidate.number === 3)?.state).toBe('open');
+  });
+});

@@ -1,0 +1,205 @@
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorEnv, emulatorRoute } from '../helpers/cli.js';
+import { lockRegistry } from '../helpers/registry.js';
+import { git, run, standIn, type RecordedRequest, type StandIn } from '../helpers/stand-in.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+
+/**
+ * The route the README gives to install the tool into the repository that holds
+ * audiences.yaml (a packed tarball, committed under vendor/), command for command, then the
+ * GitLab CI example's jobs run in that repository by gitlab-ci-local (shell executor; the schema
+ * check is pipeline-examples.test.ts's) against
+ * the emulator: the plan job posts its note to a loopback stand-in for the GitLab API, the
+ * apply job applies and pushes the generated files back. npm talks to a loopback stand-in for
+ * the registry that serves this repository's locked dependencies from the npm cache.
+ */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const gitlabCiLocal = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js');
+const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
+const tarball = `audiences-${version}.tgz`;
+
+let emulator: RunningEmulator;
+let serviceEnv: Record<string, string>;
+let registry: StandIn;
+let gitlab: StandIn;
+let npmEnv: NodeJS.ProcessEnv;
+let dir: string;
+let team: string;
+let origin: string;
+const notes: Array<{ id: number; body: string; author: { id: number }; system: boolean }> = [
+  { id: 1, body: '<!-- audiences-plan files=audiences.yaml -->\nsomeone else', author: { id: 99 }, system: false },
+];
+
+beforeAll(async () => {
+  ({ emulator, env: serviceEnv } = await emulatorEnv());
+  registry = await lockRegistry(join(root, 'package-lock.json'));
+  gitlab = await standIn((request, url) => {
+    if (request.headers['private-token'] !== 'gl-token') return { status: 401, json: { message: '401 Unauthorized' } };
+    if (url.pathname === '/api/v4/user') return { json: { id: 5, username: 'project_42_bot' } };
+    if (url.pathname === '/api/v4/projects/42/merge_requests/7/notes' && request.method === 'GET') return { json: notes };
+    if (url.pathname === '/api/v4/projects/42/merge_requests/7/notes' && request.method === 'POST') {
+      const note = { id: notes.length + 100, body: (request.body as { body: string }).body, author: { id: 5 }, system: false };
+      notes.push(note);
+      return { status: 201, json: note };
+    }
+    const note = notes.find((candidate) => url.pathname === `/api/v4/projects/42/merge_requests/7/notes/${candidate.id}`);
+    if (note && request.method === 'PUT') {
+      note.body = (request.body as { body: string }).body;
+      return { json: note };
+    }
+    return undefined;
+  });
+  dir = await mkdtemp(join(tmpdir(), 'audiences-team-'));
+  team = join(dir, 'team');
+  origin = join(dir, 'origin.git');
+  await mkdir(join(team, 'vendor'), { recursive: true });
+  npmEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    npm_config_registry: `${registry.url}/`,
+    npm_config_cache: join(dir, 'npm-cache'),
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
+  // The build was made by the test setup (npm run build), which `npm pack` would run again.
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: root, env: { ...process.env, ...npmEnv } });
+  expect(packed.code, packed.stderr).toBe(0);
+  await copyFile(join(dir, tarball), join(team, 'vendor', tarball));
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([emulator?.close(), registry?.close(), gitlab?.close()]);
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('installing the packed tool into a team repository, as the README says', () => {
+  it('installs with npm from vendor/ and runs `npx audiences`', async () => {
+    const npm = (...args: string[]) => run('npm', args, { cwd: team, env: npmEnv, timeoutMs: 120_000 });
+    for (const args of [
+      ['init', '-y'],
+      ['pkg', 'set', 'overrides.string-width=npm:fast-string-width@^3.0.2'],
+      ['install', '--save-dev', `./vendor/${tarball}`],
+    ]) {
+      const result = await npm(...args);
+      expect(result.code, `npm ${args.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    const manifest = JSON.parse(await readFile(join(team, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    expect(manifest.devDependencies.audiences).toBe(`file:vendor/${tarball}`);
+    await copyFile(join(root, 'audiences.yaml'), join(team, 'audiences.yaml'));
+    const validate = await run('npx', ['audiences', 'validate'], { cwd: team, env: npmEnv });
+    expect(validate.code, validate.stderr).toBe(0);
+  }, 120_000);
+});
+
+describe('the GitLab CI example, run by gitlab-ci-local', () => {
+  const gcl = (variables: Record<string, string>, job: string) =>
+    run(
+      process.execPath,
+      [
+        gitlabCiLocal,
+        '--force-shell-executor',
+        '--no-color',
+        '--no-json-schema-validation',
+        '--ignore-predefined-vars',
+        Object.keys(variables)
+          .filter((name) => name.startsWith('CI_'))
+          .join(','),
+        ...Object.entries(variables).flatMap(([name, value]) => ['--variable', `${name}=${value}`]),
+        job,
+      ],
+      { cwd: team, env: { ...npmEnv }, timeoutMs: 120_000 },
+    );
+
+  beforeAll(async () => {
+    const rsync = await run('rsync', ['--version'], { cwd: team });
+    expect(rsync.code, 'gitlab-ci-local copies the repository with rsync: install it (apt-get install rsync, as .ci/run does)').toBe(0);
+    // The team's repository on its default branch: the tool installed, the example as its CI file.
+    await writeFile(join(team, '.gitignore'), 'node_modules/\n.gitlab-ci-local/\n');
+    await copyFile(join(root, 'examples', 'gitlab-ci.yml'), join(team, '.gitlab-ci.yml'));
+    await git(team, 'init', '--quiet', '--initial-branch=main');
+    await git(team, 'add', 'package.json', 'package-lock.json', 'vendor', '.gitignore', '.gitlab-ci.yml');
+    await git(team, 'commit', '--quiet', '-m', 'CI');
+    await git(team, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
+    // GitLab takes push options (the commit back uses ci.skip); a bare repository must be told to.
+    await git(origin, 'config', 'receive.advertisePushOptions', 'true');
+    await git(team, 'remote', 'add', 'origin', origin);
+    await git(team, 'push', '--quiet', 'origin', 'main');
+    await git(team, 'remote', 'set-head', 'origin', 'main');
+    // A merge request adds the audiences.
+    await git(team, 'checkout', '--quiet', '-b', 'add-audiences');
+    await git(team, 'add', 'audiences.yaml');
+    await git(team, 'commit', '--quiet', '-m', 'Add the audiences');
+  });
+
+  it('plans a merge request and posts the plan as a note through the API', async () => {
+    const result = await gcl(
+      {
+        CI_PIPELINE_SOURCE: 'merge_request_event',
+        CI_MERGE_REQUEST_IID: '7',
+        CI_PROJECT_ID: '42',
+        CI_API_V4_URL: `${gitlab.url}/api/v4`,
+        AUDIENCES_GITLAB_TOKEN: 'gl-token',
+        ADS_API_URL: serviceEnv.ADS_API_URL!,
+        ADS_ACCESS_TOKEN: serviceEnv.ADS_ACCESS_TOKEN!,
+      },
+      'audiences-plan',
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/PASS\s+audiences-plan/);
+    const posts = gitlab.requests.filter((request: RecordedRequest) => request.method !== 'GET');
+    expect(posts.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /api/v4/projects/42/merge_requests/7/notes']);
+    const body = (posts[0]?.body as { body: string }).body;
+    expect(body.split('\n')[0]).toBe('<!-- audiences-plan files=audiences.yaml -->');
+    expect(body).toContain('seoul-women-20s');
+    expect(body).toContain(await git(team, 'rev-parse', 'HEAD'));
+    expect(notes[0]?.body).toBe('<!-- audiences-plan files=audiences.yaml -->\nsomeone else');
+
+    // The next run updates that note; one whose plan wrote nothing says it failed, in the same note.
+    const ours = notes.at(-1)!;
+    const note = (file: string, code: string) =>
+      run(process.execPath, [join(team, 'node_modules', 'audiences', 'ci', 'gitlab-note.mjs'), file, '--exit-code', code], {
+        cwd: team,
+        env: {
+          PATH: process.env.PATH,
+          CI_API_V4_URL: `${gitlab.url}/api/v4`,
+          CI_PROJECT_ID: '42',
+          CI_MERGE_REQUEST_IID: '7',
+          CI_COMMIT_SHA: 'f'.repeat(40),
+          CI_JOB_URL: 'https://gitlab.example/job/9',
+          AUDIENCES_GITLAB_TOKEN: 'gl-token',
+        },
+      });
+    gitlab.requests.length = 0;
+    await writeFile(join(team, 'next.md'), `${await readFile(join(team, 'plan.md'), 'utf8')}\nthe next push\n`);
+    expect((await note('next.md', '2')).code).toBe(0);
+    expect(ours.body).toContain('the next push');
+    await writeFile(join(team, 'empty.md'), '');
+    expect((await note('empty.md', '1')).code).toBe(0);
+    expect(gitlab.requests.filter((request) => request.method !== 'GET').map((request) => `${request.method} ${request.path}`)).toEqual([
+      `PUT /api/v4/projects/42/merge_requests/7/notes/${ours.id}`,
+      `PUT /api/v4/projects/42/merge_requests/7/notes/${ours.id}`,
+    ]);
+    expect(notes).toHaveLength(2);
+    expect(ours.body.split('\n')[0]).toBe('<!-- audiences-plan files=audiences.yaml -->');
+    expect(ours.body).toMatch(/The plan failed\*\* \(exit code 1\)[^]*job\/9/);
+    expect(notes[0]?.body).toBe('<!-- audiences-plan files=audiences.yaml -->\nsomeone else');
+  }, 120_000);
+
+  it('applies on the default branch and pushes the generated images and lock back', async () => {
+    await git(team, 'checkout', '--quiet', 'main');
+    await git(team, 'merge', '--quiet', '--ff-only', 'add-audiences');
+    const result = await gcl({ CI_PIPELINE_SOURCE: 'push', AUDIENCES_PUSH_URL: origin, ...serviceEnv }, 'audiences-apply');
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/PASS\s+audiences-apply/);
+    const state = (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> };
+    expect(state.audiences.map((audience) => audience.name)).toEqual(expect.arrayContaining(['seoul-women-20s', 'gangnam-shoppers', 'vip-retargeting', 'channel-vip-friends']));
+    const pushed = await git(origin, 'show', '--name-only', '--format=%s', 'main');
+    expect(pushed.split('\n')).toEqual(expect.arrayContaining(['audiences: generated images and images.lock.json', 'images.lock.json', 'assets/spring-banner.webp', 'assets/spring-square.png']));
+    expect(result.stdout).not.toContain(serviceEnv.IMAGEGEN_API_KEY);
+  }, 120_000);
+});
