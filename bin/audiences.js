@@ -1,6 +1,25 @@
 #!/usr/bin/env node
-// With --debug, stack traces name the TypeScript sources (the bundle carries source maps).
-if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true);
-const { main } = await import('../dist/bundle/audiences.js');
+import { readFileSync } from 'node:fs';
 
-process.exitCode = await main(process.argv.slice(2));
+/** `--help` of the command line or of one command, rendered at build time (see scripts/bundle.mjs): printed without loading the parser. */
+function cachedHelp(args) {
+  if (process.env.AUDIENCES_NO_HELP_CACHE || (process.stdout.columns ?? 100) < 100) return undefined;
+  const asked = args.length === 1 && ['--help', '-h'].includes(args[0]) ? '' : args.length === 2 && ['--help', '-h'].includes(args[1]) ? args[0] : undefined;
+  if (asked === undefined) return undefined;
+  try {
+    return JSON.parse(readFileSync(new URL('../dist/bundle/help.json', import.meta.url), 'utf8'))[asked];
+  } catch {
+    return undefined;
+  }
+}
+
+const args = process.argv.slice(2);
+const help = cachedHelp(args);
+if (help !== undefined) {
+  process.stdout.write(help);
+} else {
+  // With --debug, stack traces name the TypeScript sources (the bundle carries source maps).
+  if (args.includes('--debug')) process.setSourceMapsEnabled(true);
+  const { main } = await import('../dist/bundle/audiences.js');
+  process.exitCode = await main(args);
+}

@@ -9,7 +9,8 @@
 //
 // The bundle sits two folders below the package root, as dist/<layer>/ does, so the paths the
 // code resolves against import.meta.url (../../schemas, ../../package.json) hold in both.
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -38,3 +39,12 @@ await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+
+// `audiences --help` and `audiences COMMAND --help`, rendered once here by the bundle itself
+// (stdout piped: the 100-column layout) and printed by bin/audiences.js without loading the
+// parser, which is most of a start. A narrower terminal, or any other argument, goes the usual way.
+const bin = `${root}bin/audiences.js`;
+const render = (args) => execFileSync(process.execPath, [bin, ...args, '--help'], { encoding: 'utf8', env: { ...process.env, AUDIENCES_NO_HELP_CACHE: '1' } });
+const commands = [...render([]).matchAll(/^ {2}audiences (\w+)/gm)].map((match) => match[1]);
+const help = Object.fromEntries([['', render([])], ...commands.map((command) => [command, render([command])])]);
+writeFileSync(`${outdir}/help.json`, `${JSON.stringify(help)}\n`);

@@ -108,6 +108,20 @@ describe('command-line conventions', () => {
   });
 });
 
+describe('help rendered at build time', () => {
+  it('is what the parser renders, for the command line and each command, and is what --help prints', async () => {
+    const cached = JSON.parse(await readFile(new URL('../../dist/bundle/help.json', import.meta.url), 'utf8')) as Record<string, string>;
+    expect(Object.keys(cached)).toEqual(['', 'validate', 'plan', 'show', 'apply', 'import', 'company', 'emulator']);
+    for (const [command, text] of Object.entries(cached)) {
+      const args = command === '' ? ['--help'] : [command, '--help'];
+      const parsed = await run(process.execPath, [bin, ...args], { env: { ...process.env, AUDIENCES_NO_HELP_CACHE: '1' } });
+      expect(text, command).toBe(parsed.stdout);
+      expect((await audiences(...args)).stdout, command).toBe(text);
+    }
+    expect((await audiences('plan', '-h')).stdout).toBe(cached['plan']);
+  });
+});
+
 describe('output for pipelines', () => {
   const file = (account: number) => `adAccountId: ${account}\nprune: true\naudiences:\n  - name: seoul\n    type: DISPLAY\n`;
 
