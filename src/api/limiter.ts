@@ -12,8 +12,8 @@
  * - A configured requests-per-second is where the rate starts and the most it grows to.
  * - A rate of R spaces the starts evenly, one after another, each from the later of when the
  *   previous one was due and when it really started (less 2 ms, to catch up a timer that fired
- *   a little late). So any R + 1 starts span at least a second and 3 ms more, for the network
- *   to shift their arrival (a refusal beyond that costs a request and a small decrease): spacing from due times alone would let a late start and a timely
+ *   a little late). So any R + 1 starts span at least a second and 10 ms more, for the network
+ *   to shift their arrival (with 3 ms, the benchmark saw the service refuse a few): spacing from due times alone would let a late start and a timely
  *   one put one request too many into the service's second.
  * - A pause (the service's Retry-After) holds every start until it ends.
  * Only a quota answer of a request that started under the current rate and bound lowers them:
@@ -43,7 +43,7 @@ const INCREASE_PER_SECOND = 0.1;
 /** The rate is never spaced below this (the slowest documented quota of the service is 1 per 5 s). */
 const MIN_RATE = 0.1;
 /** What the network may shift a request's arrival by, against the service's count per second. */
-const ARRIVAL_TOLERANCE_MS = 3;
+const ARRIVAL_TOLERANCE_MS = 10;
 /** How much earlier than its due time a start may follow a late one. */
 const CATCH_UP_MS = 2;
 /** Successes are counted over this window to measure the rate the service accepts. */
