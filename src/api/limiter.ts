@@ -13,8 +13,9 @@
  * - A rate of R spaces the starts evenly, one after another, each from the later of when the
  *   previous one was due and when it really started (less 2 ms, to catch up a timer that fired
  *   a little late). So any R + 1 starts span at least a second and 10 ms more, for the network
- *   to shift their arrival (with 3 ms, the benchmark saw the service refuse a few): spacing from due times alone would let a late start and a timely
- *   one put one request too many into the service's second.
+ *   to shift their arrival (with 3 ms, the benchmark saw the service refuse a few). Spacing
+ *   from due times alone would let a late start and a timely one put one request too many
+ *   into the service's second.
  * - A pause (the service's Retry-After) holds every start until it ends.
  * Only a quota answer of a request that started under the current rate and bound lowers them:
  * those in flight before were caused by the old ones. A request tried again after a quota
