@@ -60,9 +60,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return await command.run(args as Parameters<CommandDefinition['run']>[0], io);
   } catch (error) {
     if (error instanceof UsageError) {
-      // getOptions() is public in yargs (the options of the command parsed last) but not typed.
-      const known = (parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key;
-      const usage = UNKNOWN_ARGUMENTS.test(error.message) ? await unknownOptions(error, argv, Object.keys(known)) : error;
+      const usage = UNKNOWN_ARGUMENTS.test(error.message) ? await unknownOptions(error, argv, knownOptions(parser)) : error;
       io.stderr(`error[USAGE]: ${usage.message}\n  hint: ${usage.hint}\n`);
       return 1;
     }
@@ -71,12 +69,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
 }
 
+/** The options a parser knows so far (of the command parsed last): getOptions() is public in yargs but not typed. */
+function knownOptions(parser: Argv<unknown>): string[] {
+  return Object.keys((parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+}
+
 const GLOBAL_OPTIONS = ['emulator', 'concurrency', 'requests-per-second', 'color', 'verbose', 'debug', 'help', 'version'];
 
 /** A command's --help: its own options first, then the global ones, examples, and the environment it reads. */
 function withHelp(command: CommandDefinition, argv: Argv): Argv {
-  // getOptions() is public in yargs (the options known so far) but not typed.
-  const known = Object.keys((argv as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+  const known = knownOptions(argv);
   const positionals = [...command.name.matchAll(/[<[](\w+)/g)].map((match) => match[1]);
   const own = known.filter((key) => ![...GLOBAL_OPTIONS, ...positionals].includes(key) && !/[A-Z]/.test(key) && key.length > 1 && key !== '$0');
   const grouped = argv.group(own, 'Options:').group(GLOBAL_OPTIONS, 'Global options:');
