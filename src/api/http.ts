@@ -22,6 +22,7 @@ import { ApiError, snippet, URL_VARIABLE, type ApiErrorInit, type ServiceName } 
 import { attemptExchange, decoder, header, limiterOutcome, type Answer, type AttemptResult } from './attempt.js';
 import { downloadExchange, requestExchange, serviceTarget, type Exchange, type HttpRequest } from './exchange.js';
 import type { WireTypes } from './generated/wire.js';
+import { answerTurn } from './in-turns.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import { DEFAULT_RETRY_POLICY, isAmbiguous, nextStep, type RetryPolicy, type RetryState } from './retry.js';
 import { createTransportAgent, type Timeouts, type TransportAgent } from './transport-agent.js';
@@ -189,9 +190,9 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
     permit.release(limiterOutcome(result));
     if (result.ok) {
       logAttempt(transport, exchange, result, state.attempt);
-      // Let the request waiting for the slot go out before this answer is parsed and checked:
-      // the slot is for the network, and answers often arrive several at once.
-      await Promise.resolve();
+      // The slot is for the network: the request waiting for it goes out now, and this answer
+      // is parsed and checked in a turn of its own (see answerTurn).
+      await answerTurn();
       return accept(result.answer, state.attempt);
     }
     const step = nextStep(state, result, transport.now(), transport.policy, transport.random);

@@ -42,3 +42,27 @@ export function startInTurns<T, R>(items: readonly T[], start: (item: T) => Prom
     else startFrom(0);
   });
 }
+
+/** Answers waiting for their turn (see answerTurn), first come first served. */
+const waitingAnswers: Array<() => void> = [];
+
+function takeAnswerTurn(): void {
+  waitingAnswers.shift()?.();
+  if (waitingAnswers.length > 0) setImmediate(takeAnswerTurn);
+}
+
+/**
+ * Resolves in a turn of the event loop of its own, after the network events that came
+ * meanwhile: one answer is parsed, checked and planned per turn. Answers arrive several at
+ * once; handled back to back, the last one freed its connection only after all the others
+ * were processed, and the requests waiting for those connections left that much later. With
+ * a turn each, every answer that has arrived frees its connection (and the next request
+ * leaves) before any is processed. The seam of that choice: a plan of 1000 audiences reads
+ * them about 3% faster (README, Performance).
+ */
+export function answerTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    waitingAnswers.push(resolve);
+    if (waitingAnswers.length === 1) setImmediate(takeAnswerTurn);
+  });
+}
