@@ -5,7 +5,7 @@ export interface Io {
   /** Whether stdout is a terminal (colour, prompts). */
   isTTY: boolean;
   /** Whether stdin is a terminal (confirmation prompts). */
-  stdinIsTTY: boolean;
+  readonly stdinIsTTY: boolean;
   readLine: () => Promise<string | null>;
   env: Record<string, string | undefined>;
   cwd: string;

@@ -41,9 +41,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     .alias('version', 'v')
     .help()
     .alias('help', 'h');
-  // Commands run after parsing, not as yargs handlers: before it runs a handler, yargs renders
-  // the whole help text to keep it, a cost every run would pay for nothing.
+  // Commands run after parsing, not as yargs handlers (see withoutHelpCache).
   for (const command of commands) parser.command(command.name, command.describe, (argv) => withHelp(command, command.builder(argv)));
+  withoutHelpCache(parser);
   try {
     let helpText = '';
     const args = await parser.parseAsync(argv, {}, (_error, _parsed, output) => {
@@ -67,6 +67,23 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.stderr(renderError(error, debug));
     return 1;
   }
+}
+
+/** The part of yargs' internals withoutHelpCache reaches (yargs' own modules call it so). */
+interface YargsUsage {
+  getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } | undefined };
+}
+
+/**
+ * Once a command is parsed, yargs renders the command's whole help and keeps it, to show it
+ * should the command's handler fail: half the time of parsing a command line, at every start.
+ * Our commands print their own error and hint instead, so the rendering is turned off. yargs
+ * names no option for it: this reaches its usage object, as its own modules do; a test checks
+ * that the method is still there, so an upgrade that moves it is seen.
+ */
+export function withoutHelpCache(parser: Argv<unknown>): void {
+  const usage = (parser as unknown as YargsUsage).getInternalMethods?.().getUsageInstance?.();
+  if (usage?.cacheHelpMessage !== undefined) usage.cacheHelpMessage = () => undefined;
 }
 
 /** The options a parser knows so far (of the command parsed last): getOptions() is public in yargs but not typed. */

@@ -8,7 +8,10 @@ export function processIo(): Io {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     isTTY: process.stdout.isTTY === true,
-    stdinIsTTY: process.stdin.isTTY === true,
+    // Asked only before a prompt: opening process.stdin costs a start 5 ms, and most commands never read it.
+    get stdinIsTTY() {
+      return process.stdin.isTTY === true;
+    },
     readLine: () => readLineFrom(process.stdin),
     env: process.env,
     cwd: process.cwd(),

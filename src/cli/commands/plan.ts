@@ -41,14 +41,15 @@ export const planCommand: CommandDefinition = {
 /** The plan command itself; a failure is also written in the output format by withErrorOutput. */
 async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files: string[], format: PlanFormat, context: CommentContext): Promise<number> {
   const out = fileOption(args, 'out', '--out', 'audiences plan --out plan.json');
-  const [style, { planFiles }, { checkPlanTarget, savePlans }, { renderPlans }] = await Promise.all([
+  const [style, { planFiles }, { renderPlans }, saved] = await Promise.all([
     outputStyle(args, io),
     import('../../operations/plan.js'),
-    import('../../operations/saved-plan.js'),
     import('../../render/index.js'),
+    // The code of saved plans (their schema's validator among it) only for --out.
+    out === undefined ? undefined : import('../../operations/saved-plan.js').then((code) => ({ ...code, out })),
     loadServices(),
   ]);
-  if (out) await checkPlanTarget(out, io.cwd);
+  if (saved) await saved.checkPlanTarget(saved.out, io.cwd);
   const planned = await withServices(args, io, (services) =>
     planFiles(
       files,
@@ -64,9 +65,9 @@ async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files
   const plans = planned.map((account) => account.plan);
   io.stdout(renderPlans(plans, format, style, context));
   if (plans.some((plan) => plan.errors.length > 0)) return 1;
-  if (out) {
-    await savePlans(plans, out, io.cwd);
-    io.stderr(`Saved the plan to ${out}; apply it with \`audiences apply ${out}\`.\n`);
+  if (saved) {
+    await saved.savePlans(plans, saved.out, io.cwd);
+    io.stderr(`Saved the plan to ${saved.out}; apply it with \`audiences apply ${saved.out}\`.\n`);
   }
   const changes = plans.some((plan) => plan.changes.length > 0);
   return args['detailedExitcode'] === true && changes ? 2 : 0;
