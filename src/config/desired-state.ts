@@ -42,6 +42,12 @@ function massDeleteOf(guard: NonNullable<AudiencesFile['massDelete']>): NonNulla
   return { ...(guard.percent === undefined ? {} : { ratio: guard.percent / 100 }), ...(guard.minimum === undefined ? {} : { minManaged: guard.minimum }) };
 }
 
+/** The criteria each audience type may use, its regions aside. */
+const CRITERIA_BESIDE_REGIONS: Readonly<Record<AudienceDefinition['type'], readonly DefinitionField[]>> = {
+  DISPLAY: CRITERIA_BY_TYPE.DISPLAY.filter((field) => !(REGION_FIELDS as readonly string[]).includes(field)),
+  MESSAGE: CRITERIA_BY_TYPE.MESSAGE.filter((field) => !(REGION_FIELDS as readonly string[]).includes(field)),
+};
+
 /**
  * The sets the audience could hold but the file leaves out, so they are empty: the ones a
  * plan names when it empties them. A set whose *Type the file spells out (`ageType: ALL`,
@@ -54,8 +60,7 @@ function omittedSets(audience: Audience, definition: AudienceDefinition): Defini
     ...(audience.genderType === undefined ? (['genders'] as const) : []),
     ...(audience.locationType === 'ALL' ? [] : REGION_FIELDS),
   ];
-  const criteria = CRITERIA_BY_TYPE[definition.type].filter((field) => !(REGION_FIELDS as readonly string[]).includes(field));
-  const omittable = new Set([...selections, ...criteria]);
+  const omittable = new Set([...selections, ...CRITERIA_BESIDE_REGIONS[definition.type]]);
   return DEFINITION_FIELDS.filter((field) => omittable.has(field) && audience[field as keyof Audience] === undefined);
 }
 

@@ -204,20 +204,27 @@ const TOO_MANY_VALUES = {
   hint: 'is this the right file? 10,000 audiences hold about 110,000 values',
 };
 
-/** Counts values without recursion (a deep document must not overflow the stack here either). */
-function sizeProblem(root: unknown): { message: string; hint: string } | undefined {
-  const stack: Array<[unknown, number]> = [[root, 1]];
+type Problem = { message: string; hint: string };
+
+/**
+ * Counts the values, and stops at the first limit passed. Recursive, but never deeper than
+ * LIMITS.depth + 1 calls: a deeper value is a problem, not visited. (Each value pushed on a
+ * stack of its own, as this once did, was most of the time of checking a valid file.)
+ */
+function sizeProblem(root: unknown): Problem | undefined {
   let count = 0;
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop() as [unknown, number];
+  const visit = (value: unknown, depth: number): Problem | undefined => {
     count += 1;
     if (count > LIMITS.values) return TOO_MANY_VALUES;
     if (depth > LIMITS.depth) return { message: `the file nests deeper than ${LIMITS.depth} levels`, hint: `keep maps and lists under ${LIMITS.depth} levels` };
-    if (value !== null && typeof value === 'object') {
-      for (const child of Object.values(value)) stack.push([child, depth + 1]);
+    if (value === null || typeof value !== 'object') return undefined;
+    for (const child of Array.isArray(value) ? (value as unknown[]) : Object.values(value)) {
+      const problem = visit(child, depth + 1);
+      if (problem !== undefined) return problem;
     }
-  }
-  return undefined;
+    return undefined;
+  };
+  return visit(root, 1);
 }
 
 function megabytes(bytes: number): string {

@@ -36,12 +36,14 @@ export function canonicalizeDefinition<T extends Partial<AudienceDefinition>>(de
 }
 
 export function canonicalizeRegions(regions: Region[]): Region[] {
+  if (regions.length < 2) return [...regions];
   const byCode = new Map<string, Region>();
   for (const region of regions) if (!byCode.has(region.value)) byCode.set(region.value, region);
   return [...byCode.values()].sort((a, b) => compareText(a.value, b.value));
 }
 
 export function canonicalizeMembers(field: TargetingField, members: TargetingMember[]): TargetingMember[] {
+  if (members.length === 0) return [];
   const keys = TARGETING_MEMBER_KEYS[field];
   const unique = new Map<string, TargetingMember>();
   for (const member of members) {
@@ -84,6 +86,8 @@ export function inferLocationType(definition: Pick<AudienceDefinition, 'location
 }
 
 function uniqueSorted<T>(values: T[], rank: (value: T) => number | string): T[] {
+  // Most sets hold none or one value: nothing to sort (the common case, a thousand times per file).
+  if (values.length < 2) return [...values];
   return [...new Set(values)].sort((a, b) => {
     const left = rank(a);
     const right = rank(b);
