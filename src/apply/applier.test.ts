@@ -3,7 +3,8 @@ import type { AudienceClient, BatchAnswer, DeleteManyResult } from '../api/audie
 import { AppError, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
 import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, ChangeResult, Plan } from '../plan/index.js';
 import { definition } from '../../test/helpers/builders.js';
-import { applyPlan } from './applier.js';
+import { applyPlan, verifyApplied } from './applier.js';
+import type { ListedAfterWrites } from './kind.js';
 
 /** A batch delete the service answered at once: no answer lost on the way. */
 function answered(ids: number[], answer: BatchAnswer): DeleteManyResult {
@@ -268,5 +269,47 @@ describe('applyPlan: answers lost on the way', () => {
     expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 unknown', 'delete 1 skipped', 'delete 2 ok']);
     expect(result.results[1]?.cause).toBe('whether ad group 101 was unlinked is unknown, so the audience may still be in use');
     expect(client.calls).toEqual(['delete 2']);
+  });
+});
+
+describe('verifyApplied after the creates: the list that settles races also checks them', () => {
+  const creating = (name: string): AudienceCreate => ({ action: 'create', kind: 'audience', name, id: null, before: null, after: definition({ name }) });
+
+  /** An account that makes each create (but `lose`, whose audience never shows), and counts its lists. */
+  function creatingAccount(lose?: string) {
+    const client = account({ audiences: [21] });
+    const names = new Map<number, string>([[21, 'audience 21']]);
+    let lists = 0;
+    client.list = async () => {
+      lists += 1;
+      return [...client.present].map((id) => ({ id, name: names.get(id) ?? '', audienceStatus: 'AVAILABLE' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '' }));
+    };
+    client.create = async (sent) => {
+      const id = 30 + names.size;
+      names.set(id, sent.name);
+      if (sent.name !== lose) client.present.add(id);
+      const audience = { id, name: sent.name, audienceStatus: 'STANDBY' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '', populationScore: null, definition: sent };
+      return { id, audience, verified: null };
+    };
+    return { client, lists: () => lists };
+  }
+
+  it('lists the account once after the creates, and finds what is missing from that list', async () => {
+    const { client, lists } = creatingAccount('gone');
+    const plan = planOf([creating('made'), creating('gone')]);
+    const listed: ListedAfterWrites = { ids: undefined };
+    const result = await applyPlan(plan, { audiences: client, listed });
+    expect(await verifyApplied(plan, result, client, listed)).toEqual(['audience "gone" is missing after its create']);
+    expect(lists()).toBe(1);
+  });
+
+  it('lists again when a delete follows the creates', async () => {
+    const { client, lists } = creatingAccount();
+    const plan = planOf([creating('made'), deletion(21)]);
+    const listed: ListedAfterWrites = { ids: undefined };
+    const result = await applyPlan(plan, { audiences: client, listed });
+    expect(await verifyApplied(plan, result, client, listed)).toEqual([]);
+    expect(lists()).toBe(2);
+    expect(client.present.has(21)).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import type { AudienceClient } from '../api/audiences.js';
 import type { ApplyResult, Change, ChangeResult, Plan } from '../plan/index.js';
-import type { ApplyServices, DoneChange } from './kind.js';
+import type { ApplyServices, DoneChange, ListedAfterWrites } from './kind.js';
 import { APPLY_KINDS } from './kinds/index.js';
 import { identify, notStarted } from './results.js';
 
@@ -49,14 +49,16 @@ export function countOutcomes(results: readonly ChangeResult[]): ApplyResult['su
 /**
  * What still differs after applying, kind by kind: every audience written holds the definition
  * sent, every deleted one is gone, every unlinked ad group no longer uses its audience. The
- * account is listed once, and only when something was done.
+ * account is listed once, and only when something was done; not at all when the apply's own
+ * last list was made after its last write (`listedAfterWrites`).
  */
-export async function verifyApplied(plan: Plan, result: ApplyResult, audiences: AudienceClient): Promise<string[]> {
+export async function verifyApplied(plan: Plan, result: ApplyResult, audiences: AudienceClient, listedAfterWrites?: ListedAfterWrites): Promise<string[]> {
   const done: DoneChange[] = plan.changes.flatMap((change, index) => {
     const changeResult = result.results[index];
     return changeResult?.status === 'ok' ? [{ change, result: changeResult }] : [];
   });
-  let listed: Promise<ReadonlySet<number>> | undefined;
+  const kept = listedAfterWrites?.ids;
+  let listed: Promise<ReadonlySet<number>> | undefined = kept === undefined ? undefined : Promise.resolve(kept);
   const present = () => (listed ??= audiences.list().then((summaries) => new Set(summaries.map((summary) => summary.id))));
   const remaining: string[] = [];
   for (const kind of APPLY_KINDS) {

@@ -3,9 +3,20 @@ import type { ImageClient } from '../api/imagegen.js';
 import type { Change, ChangeResult, Plan } from '../plan/index.js';
 import type { ImageStore } from './kinds/image.js';
 
+/**
+ * The ids of the account's audiences, from a list made after this apply's last audience
+ * write: the list that settles races after the creates then also serves to verify them.
+ * Set by the audience kind when nothing is written after its list, read by verifyApplied.
+ */
+export interface ListedAfterWrites {
+  ids: ReadonlySet<number> | undefined;
+}
+
 /** What applying talks to: the audience API, and the image service with the image folder when images can be applied here. */
 export interface ApplyServices {
   audiences: AudienceClient;
+  /** Where the audience kind leaves its last list for verifying (see ListedAfterWrites). */
+  listed?: ListedAfterWrites;
   /** The image service (absent when the plan only removes images), the image folder, and how many generations may run at once. */
   images?: { client?: ImageClient; store: ImageStore; concurrency: number };
 }

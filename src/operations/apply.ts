@@ -1,6 +1,6 @@
 import type { AudienceClient } from '../api/audiences.js';
 import type { ImageClient } from '../api/imagegen.js';
-import type { ApplyServices } from '../apply/kind.js';
+import type { ApplyServices, ListedAfterWrites } from '../apply/kind.js';
 import { applyPlan, verifyApplied } from '../apply/applier.js';
 import { causeOf } from '../apply/results.js';
 import type { AppliedAccount, ChangeResult, Plan } from '../plan/index.js';
@@ -125,11 +125,12 @@ function servicesFor(plan: Plan, deps: ApplyDeps): ApplyServices {
  * `signal` is aborted, no change starts and nothing is checked.
  */
 export async function applyAndVerify(plan: Plan, services: ApplyServices, report: (result: ChangeResult) => void, signal: AbortSignal = new AbortController().signal): Promise<AppliedAccount> {
-  const result = await applyPlan(plan, services, report, signal);
+  const listed: ListedAfterWrites = { ids: undefined };
+  const result = await applyPlan(plan, { ...services, listed }, report, signal);
   // Interrupted, the person wants out: nothing more is asked of the service. The next plan shows what is left.
   if (signal.aborted) return { plan, result, remaining: [], unverified: null, interrupted: true };
   try {
-    return { plan, result, remaining: await verifyApplied(plan, result, services.audiences), unverified: null, interrupted: false };
+    return { plan, result, remaining: await verifyApplied(plan, result, services.audiences, listed), unverified: null, interrupted: false };
   } catch (error) {
     return { plan, result, remaining: [], unverified: causeOf(error), interrupted: false };
   }

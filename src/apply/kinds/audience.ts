@@ -36,10 +36,13 @@ export const audienceKind: ApplyKind = {
     };
     const existing = knownAudienceIds(context.plan);
     await startInTurns(changes.filter(isWrite), async (change) => finish(change, context.signal.aborted ? notStarted(change) : await write(change, context.audiences, existing)));
-    for (const [change, result] of await settleRaces(changes.filter(isCreate), results, context.audiences, existing)) finish(change, result);
+    const races = await settleRaces(changes.filter(isCreate), results, context.audiences, existing);
+    for (const [change, result] of races.settled) finish(change, result);
 
     const blocked = blockedDeletes(context.earlier);
     const deletes = changes.filter(isDelete);
+    // The list that settled the races shows the account as this apply leaves it, unless a delete follows.
+    if (context.listed) context.listed.ids = races.wrote || deletes.some((change) => !blocked.has(change.id)) ? undefined : races.ids;
     for (const change of deletes.filter((candidate) => blocked.has(candidate.id))) {
       finish(change, { ...identify(change), status: 'skipped', cause: blocked.get(change.id) });
     }
@@ -77,46 +80,58 @@ export const audienceKind: ApplyKind = {
  * they go out even after an interrupt. Returns the results that change (each is reported
  * again, with what happened as its cause).
  */
-async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Change, ChangeResult>, client: AudienceClient, existing: ReadonlySet<number>): Promise<Map<Change, ChangeResult>> {
+async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Change, ChangeResult>, client: AudienceClient, existing: ReadonlySet<number>): Promise<SettledRaces> {
   const made = creates.flatMap((change) => {
     const result = results.get(change);
     return result?.status === 'ok' && result.id !== null ? [{ change, result, id: result.id }] : [];
   });
   const settled = new Map<Change, ChangeResult>();
-  if (made.length === 0) return settled;
+  if (made.length === 0) return { settled, ids: undefined, wrote: false };
   let listed: Array<{ id: number; name: string }>;
   try {
     listed = await client.list({ continuation: true });
   } catch {
     // Without the list nothing can be told apart: each create stands as made (verifying lists again).
-    return settled;
+    return { settled, ids: undefined, wrote: false };
   }
+  let wrote = false;
   for (const { change, result, id } of made) {
     const rivals = listed.filter((summary) => summary.name === change.name && summary.id !== id && !existing.has(summary.id)).map((summary) => summary.id);
     const kept = Math.min(id, ...rivals);
     if (kept === id) continue;
-    settled.set(change, await settleRace(change, result, id, kept, client));
+    const race = await settleRace(change, result, id, kept, client);
+    wrote ||= race.deleted;
+    settled.set(change, race.result);
   }
-  return settled;
+  return { settled, ids: new Set(listed.map((summary) => summary.id)), wrote };
+}
+
+/** What settling the races came to: the results that change, the ids the list found, and whether a duplicate was deleted since. */
+interface SettledRaces {
+  settled: Map<Change, ChangeResult>;
+  ids: ReadonlySet<number> | undefined;
+  wrote: boolean;
 }
 
 /** One raced create whose audience (`id`) is not the lowest of its name (`kept`): adopted, or both kept when the rival is another audience. */
-async function settleRace(change: AudienceCreate, result: ChangeResult, id: number, kept: number, client: AudienceClient): Promise<ChangeResult> {
+async function settleRace(change: AudienceCreate, result: ChangeResult, id: number, kept: number, client: AudienceClient): Promise<{ result: ChangeResult; deleted: boolean }> {
   const duplicate = `the next plan stops at DUPLICATE_LIVE_NAME until one of ids ${kept} and ${id} is pinned or deleted`;
+  const bothKept = (cause: string) => ({ result: { ...result, cause }, deleted: false });
   try {
     const rival = await client.read(kept, { continuation: true });
     if (differingFields(change.after, rival).length > 0) {
-      return { ...result, cause: `another audience named "${change.name}" appeared meanwhile (id ${kept}) with another definition: both are kept; ${duplicate}` };
+      return bothKept(`another audience named "${change.name}" appeared meanwhile (id ${kept}) with another definition: both are kept; ${duplicate}`);
     }
   } catch (error) {
-    return { ...result, cause: `another audience named "${change.name}" appeared meanwhile (id ${kept}), and it could not be read (${causeOf(error)}): both are kept; ${duplicate}` };
+    return bothKept(`another audience named "${change.name}" appeared meanwhile (id ${kept}), and it could not be read (${causeOf(error)}): both are kept; ${duplicate}`);
   }
   const race = `another apply created "${change.name}" at the same time (id ${kept}), and the lowest id stays`;
   try {
     await client.delete(id, { continuation: true });
-    return { ...result, id: kept, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` };
+    return { result: { ...result, id: kept, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` }, deleted: true };
   } catch (error) {
-    return { ...result, cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed (${causeOf(error)}): ${duplicate}` };
+    // The delete may have been made though its answer was lost: the list is no longer the account.
+    return { result: { ...result, cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed (${causeOf(error)}): ${duplicate}` }, deleted: true };
   }
 }
 
