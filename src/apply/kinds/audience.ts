@@ -78,7 +78,7 @@ export const audienceKind: ApplyKind = {
  * so one stays. A rival with another definition is no race (someone made an audience of that
  * name by hand): both stay, and the change says so. These requests finish what was sent, so
  * they go out even after an interrupt. Returns the results that change (each is reported
- * again, with what happened as its cause).
+ * again, with what happened as its cause), and what the list found (see SettledRaces).
  */
 async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Change, ChangeResult>, client: AudienceClient, existing: ReadonlySet<number>): Promise<SettledRaces> {
   const made = creates.flatMap((change) => {
