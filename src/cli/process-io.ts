@@ -2,11 +2,50 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Io } from './io.js';
 
-/** The real process's streams and environment. */
-export function processIo(): Io {
+/**
+ * Text for a stream, written once per turn of the event loop rather than once per call: an
+ * apply writes a progress line per change, and each write to a pipe is a system call that the
+ * answers arriving meanwhile wait for (an apply of 1000 creates: its writes about 50 ms
+ * sooner). `flush` writes what is pending at once; `atExit` registers it for the process's
+ * exit, so a second Ctrl-C (process.exit) loses no line either.
+ */
+export function turnBuffered(write: (text: string) => void, atExit: (flush: () => void) => void): { write(text: string): void; flush(): void } {
+  let pending = '';
+  let registered = false;
+  const flush = (): void => {
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    write(text);
+  };
   return {
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
+    write: (text) => {
+      if (!registered) {
+        registered = true;
+        atExit(flush);
+      }
+      if (pending === '') setImmediate(flush);
+      pending += text;
+    },
+    flush,
+  };
+}
+
+/**
+ * The real process's streams and environment. Lines for stderr wait for the end of the turn
+ * (see turnBuffered); whatever goes to stdout writes them first, so the two keep their order.
+ */
+export function processIo(): Io {
+  const stderr = turnBuffered(
+    (text) => void process.stderr.write(text),
+    (flush) => process.on('exit', flush),
+  );
+  return {
+    stdout: (text) => {
+      stderr.flush();
+      process.stdout.write(text);
+    },
+    stderr: stderr.write,
     isTTY: process.stdout.isTTY === true,
     // Asked only before a prompt: opening process.stdin costs a start 5 ms, and most commands never read it.
     get stdinIsTTY() {

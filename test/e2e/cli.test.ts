@@ -217,3 +217,23 @@ describe('usage errors', () => {
     }
   });
 });
+
+describe("the process's streams", () => {
+  const processIo = fileURLToPath(new URL('../../dist/cli/process-io.js', import.meta.url));
+  /** Runs a few writes through processIo in a node of its own, stdout and stderr into one pipe, as a terminal shows them. */
+  async function writesThroughProcessIo(then: string): Promise<{ code: number; output: string }> {
+    const script = `import { processIo } from ${JSON.stringify(processIo)}; const io = processIo(); io.stderr('ok one\\n'); io.stderr('ok two\\n'); io.stdout('summary\\n'); io.stderr('ok three\\n'); ${then}`;
+    try {
+      const { stdout } = await run('sh', ['-c', `"${process.execPath}" --input-type=module -e "$0" 2>&1`, script]);
+      return { code: 0, output: stdout };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string };
+      return { code: failed.code, output: failed.stdout };
+    }
+  }
+
+  it('keep the order of what was written to each, and lose no line on an exit at once (a second Ctrl-C)', async () => {
+    expect(await writesThroughProcessIo('')).toEqual({ code: 0, output: 'ok one\nok two\nsummary\nok three\n' });
+    expect(await writesThroughProcessIo('process.exit(130);')).toEqual({ code: 130, output: 'ok one\nok two\nsummary\nok three\n' });
+  });
+});
