@@ -80,11 +80,12 @@ export function renderTargets(results) {
     for (const name of FLOORED_RUNS) {
       const entry = find(name, n);
       const floor = results.find((candidate) => candidate.floorOf === name && candidate.n === n);
-      const measured = entry?.ok && typeof entry.overFloor === 'number';
+      const measured = entry?.ok && typeof entry.overFloor === 'number' && floor?.ok === true;
+      // Held to the wall times themselves: the figures are rounded to two places, and 1.104 is not 1.1.
       check(
         `${name}, N = ${n}: wall <= ${OVER_FLOOR_TARGET}x its transport floor`,
-        entry === undefined ? undefined : measured ? entry.overFloor <= OVER_FLOOR_TARGET : false,
-        measured ? `${entry.overFloor} (${entry.wallMs} ms, the floor ${floor?.wallMs} ms)` : (entry?.problem ?? ''),
+        entry === undefined ? undefined : measured ? entry.wallMs <= OVER_FLOOR_TARGET * floor.wallMs : false,
+        measured ? `${(entry.wallMs / floor.wallMs).toFixed(3)} (${entry.wallMs} ms, the floor ${floor.wallMs} ms)` : (entry?.problem ?? ''),
       );
     }
   }
@@ -95,8 +96,8 @@ export function renderTargets(results) {
     const how = paced ? `--requests-per-second ${entry.requestsPerSecond}` : 'no rate given';
     check(
       `apply of ${entry.n} creates, writes limited to ${entry.rateLimit}/s (${entry.quotaStatus}, no Retry-After), ${how}: wall <= ${target}x ${entry.n}/R, no failed change`,
-      entry.ok && entry.failed === 0 && entry.ratio <= target,
-      entry.ok ? `${entry.ratio} (${entry.wallMs} ms against ${entry.quotaMs} ms), ${entry.refused} refused, ${entry.failed} failed` : entry.problem,
+      entry.ok && entry.failed === 0 && entry.wallMs <= target * entry.quotaMs,
+      entry.ok ? `${(entry.wallMs / entry.quotaMs).toFixed(3)} (${entry.wallMs} ms against ${entry.quotaMs} ms), ${entry.refused} refused, ${entry.failed} failed` : entry.problem,
     );
   }
 
