@@ -273,7 +273,8 @@ function quotaRun(networkRun, emulator, path, creates, { rateLimit, quotaStatus,
     const summary = APPLY_SUMMARY.exec(run.stdout);
     return {
       quotaMs: round(quotaMs),
-      ratio: accepted > 0 ? round(run.wallMs / quotaMs, 2) : null,
+      // From the wall time as recorded (whole milliseconds), so the entry's own figures give its ratio.
+      ratio: accepted > 0 ? round(round(run.wallMs) / quotaMs, 2) : null,
       accepted,
       refused: writes.filter((request) => request.fault === 'rate-limit').length,
       done: summary ? Number(summary[2]) : null,
