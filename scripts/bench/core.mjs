@@ -273,7 +273,7 @@ function quotaRun(networkRun, emulator, path, creates, { rateLimit, quotaStatus,
     const summary = APPLY_SUMMARY.exec(run.stdout);
     return {
       quotaMs: round(quotaMs),
-      // From the wall time as recorded (whole milliseconds), so the entry's own figures give its ratio.
+      // From the wall time as recorded (whole milliseconds), as the entry's readers recompute it.
       ratio: accepted > 0 ? round(round(run.wallMs) / quotaMs, 2) : null,
       accepted,
       refused: writes.filter((request) => request.fault === 'rate-limit').length,

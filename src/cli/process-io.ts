@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Io } from './io.js';
@@ -36,9 +37,16 @@ export function turnBuffered(write: (text: string) => void, atExit: (flush: () =
  * (see turnBuffered); whatever goes to stdout writes them first, so the two keep their order.
  */
 export function processIo(): Io {
+  // At the exit the write must be done before the process ends: a pipe is written to
+  // asynchronously on some systems (macOS), so the last lines go out with writeSync.
+  let exiting = false;
   const stderr = turnBuffered(
-    (text) => void process.stderr.write(text),
-    (flush) => process.on('exit', flush),
+    (text) => (exiting ? writeSync(process.stderr.fd, text) : void process.stderr.write(text)),
+    (flush) =>
+      process.on('exit', () => {
+        exiting = true;
+        flush();
+      }),
   );
   return {
     stdout: (text) => {
