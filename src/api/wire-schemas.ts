@@ -1,16 +1,18 @@
 /**
- * Validation of wire bodies against schemas/api/*.schema.json, the same files the types in
- * ./generated/wire.ts come from. A schema is picked by its title, which is also its type's
- * name, so `validateWire('AudienceDetail', body)` narrows to `AudienceDetail`. The validators
- * are compiled ahead of time (./generated/wire-validators.ts, by npm run generate): a run of
- * the command line never compiles a schema.
+ * Validation of the answers the client reads against schemas/api/*.schema.json, the same
+ * files the types in ./generated/wire.ts come from. A schema is picked by its title, which is
+ * also its type's name, so `validateWire('AudienceDetail', body)` narrows to `AudienceDetail`.
+ * The validators are compiled ahead of time (./generated/wire-validators.ts, by npm run
+ * generate), and only for the answers (the `titles` in scripts/generate.mjs): a run of the
+ * command line never compiles a schema, nor loads a validator it never calls.
  */
 import type { ErrorObject } from 'ajv';
 import type { WireTypes } from './generated/wire.js';
 import * as validators from './generated/wire-validators.js';
 import type { CompiledValidator } from './generated/wire-validators.js';
 
-export type WireTypeName = keyof WireTypes;
+/** The titles of the answers that have a validator: what a request's `response` may name. */
+export type WireTypeName = keyof typeof validators & keyof WireTypes;
 
 export type WireValidation<T> = { ok: true; value: T } | { ok: false; issues: string[] };
 
@@ -54,7 +56,11 @@ function formatIssues(errors: ErrorObject[]): string[] {
 }
 
 export function validateWire<K extends WireTypeName>(name: K, value: unknown): WireValidation<WireTypes[K]> {
-  const validate: CompiledValidator<WireTypes[K]> = byTitle[name];
+  return checkWire(byTitle[name], value);
+}
+
+/** `value` checked by `validate`, its problems said as validateWire says them (the tests check request bodies with it). */
+export function checkWire<T>(validate: CompiledValidator<T>, value: unknown): WireValidation<T> {
   if (validate(value)) return { ok: true, value };
   const issues = formatIssues(validate.errors ?? []).slice(0, MAX_ISSUES);
   return { ok: false, issues: issues.length > 0 ? issues : ['body is invalid'] };
