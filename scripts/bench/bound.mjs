@@ -82,7 +82,7 @@ export function lowerBoundMs(counts, { concurrency, latencyMs }) {
 
 /**
  * Where the wall time of a child went, from the log's timestamps (`at` is when the emulator
- * answered, `durationMs` how long it held the request): before the first request (process
+ * served the request, as it arrived, and its answer left `durationMs` after): before the first request (process
  * start, module loading, reading and validating the file), while requests were in flight, and
  * after the last answer (planning, rendering, exit). Also, per phase, when it began and ended
  * relative to the spawn and how many of its requests were in flight on average, which shows
@@ -91,8 +91,8 @@ export function lowerBoundMs(counts, { concurrency, latencyMs }) {
 export function timeline(requests, { startedAt, endedAt }) {
   if (requests.length === 0) return { beforeFirstRequestMs: endedAt - startedAt, requestsMs: 0, afterLastRequestMs: 0, meanInFlight: 0, meanRequestMs: 0, phases: {} };
   const spans = requests.map((request) => {
-    const end = Date.parse(request.at);
-    return { phase: phaseOf(request), start: end - request.durationMs, end };
+    const start = Date.parse(request.at);
+    return { phase: phaseOf(request), start, end: start + request.durationMs };
   });
   const first = spans.reduce((least, span) => Math.min(least, span.start), Infinity);
   const last = spans.reduce((most, span) => Math.max(most, span.end), -Infinity);

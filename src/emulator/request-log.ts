@@ -30,7 +30,8 @@ export interface LoggedRequest {
 export interface RequestLog {
   /** Appends a request at `at`; `seq` keeps counting across clears, so an entry is never renumbered. */
   record(call: Call, answered: Answered, at: Date, durationMs: number): void;
-  entries(): LoggedRequest[];
+  /** The entries kept, or only those after sequence number `after`. */
+  entries(after?: number): LoggedRequest[];
   clear(): void;
 }
 
@@ -54,7 +55,12 @@ export function createRequestLog(): RequestLog {
       });
       if (entries.length > MAX_LOG_ENTRIES) entries.splice(0, entries.length - MAX_LOG_ENTRIES);
     },
-    entries: () => entries,
+    // Entries are in sequence order: the ones after `after` are a tail, found from the end.
+    entries: (after = 0) => {
+      let first = entries.length;
+      while (first > 0 && (entries[first - 1] as LoggedRequest).seq > after) first -= 1;
+      return first === 0 ? entries : entries.slice(first);
+    },
     clear() {
       entries = [];
     },

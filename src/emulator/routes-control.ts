@@ -29,7 +29,7 @@ export function controlRoutes(emulator: EmulatorContext): Handler {
         return ok({ reset: true });
       },
     ],
-    ['GET /_emulator/requests', async () => ok({ requests: log.entries() })],
+    ['GET /_emulator/requests', async (call) => ok({ requests: log.entries(afterSeq(call)) })],
     [
       'DELETE /_emulator/requests',
       async () => {
@@ -69,4 +69,12 @@ async function pinStatus(emulator: EmulatorContext, idText: string, call: Call):
   const id = parseId(idText);
   if (id === undefined) throw invalid(codes.badPathId, `'${idText}' is not an audience id`);
   return persisted(emulator.store, ok(setAudienceStatus(emulator.store.state, id, lenientJson(call))));
+}
+
+/** `?after=SEQ` of GET /_emulator/requests: only the entries logged after that one (a poll that reads what is new). */
+function afterSeq(call: Call): number | undefined {
+  const text = call.url.searchParams.get('after');
+  if (text === null) return undefined;
+  if (!/^\d+$/.test(text)) throw invalid(codes.wrongType, `after must be a sequence number (a whole number), not '${text}'`);
+  return Number(text);
 }

@@ -218,6 +218,21 @@ describe('test routes', () => {
     expect((await fetchJson(`${emulator.url}/_emulator/requests`)).requests).toEqual([]);
   });
 
+  it('gives only the entries after a sequence number, for a poll that reads what is new', async () => {
+    await send('GET', '/openapi/v4/targetings/audiences', ads());
+    await send('GET', '/openapi/v4/targetings/audiences', ads());
+    const all = (await fetchJson(`${emulator.url}/_emulator/requests`)).requests as Array<{ seq: number }>;
+    const last = all.at(-1)?.seq ?? 0;
+    expect((await fetchJson(`${emulator.url}/_emulator/requests?after=${last - 1}`)).requests.map((entry: { seq: number }) => entry.seq)).toEqual([last]);
+    expect((await fetchJson(`${emulator.url}/_emulator/requests?after=${last}`)).requests).toEqual([]);
+    expect((await fetchJson(`${emulator.url}/_emulator/requests?after=0`)).requests).toEqual(all);
+    await send('POST', '/openapi/v4/targetings', jsonHeaders(), JSON.stringify(validAudience));
+    expect((await fetchJson(`${emulator.url}/_emulator/requests?after=${last}`)).requests.map((entry: { seq: number; method: string }) => [entry.seq, entry.method])).toEqual([[last + 1, 'POST']]);
+    const refused = await fetch(`${emulator.url}/_emulator/requests?after=-1`);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toMatch(/after must be a sequence number/);
+  });
+
   it('dumps the state and resets it to the seed', async () => {
     await send('POST', '/openapi/v4/targetings', jsonHeaders(), JSON.stringify(validAudience));
     const before = await fetchJson(`${emulator.url}/_emulator/state`);
