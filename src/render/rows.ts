@@ -26,8 +26,15 @@ export type Line = { kind: 'field'; label: string; text: string; removed?: true 
 export function buildBlocks(plan: Plan): Block[] {
   return plan.changes.map((change) => {
     const block = blockOf(change);
-    return { ...block, title: visible(block.title), lines: block.lines.map((line) => ({ ...line, label: visible(line.label), text: visible(line.text) })) };
+    return { ...block, title: visible(block.title), lines: block.lines.map(visibleLine) };
   });
+}
+
+/** The line with its label and text made visible; the line itself when they already are (most are: no copy). */
+function visibleLine(line: Line): Line {
+  const label = visible(line.label);
+  const text = visible(line.text);
+  return label === line.label && text === line.text ? line : { ...line, label, text };
 }
 
 function blockOf(change: Change): Block {
