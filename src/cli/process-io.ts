@@ -33,25 +33,51 @@ export function turnBuffered(write: (text: string) => void, atExit: (flush: () =
 }
 
 /**
+ * Whether the reader of a stream of the process went away (`audiences plan | head`): from its
+ * first error on, nothing more is written to it, and the command goes on to its end. A plan
+ * still completes, an apply never stops halfway for want of a reader, the exit code is the
+ * command's own, and no stack trace is printed for a closed pipe.
+ */
+function readerGone(stream: NodeJS.WritableStream): () => boolean {
+  let gone = false;
+  stream.on('error', () => {
+    gone = true;
+  });
+  return () => gone;
+}
+
+/**
  * The real process's streams and environment. Lines for stderr wait for the end of the turn
  * (see turnBuffered); whatever goes to stdout writes them first, so the two keep their order.
  */
 export function processIo(): Io {
+  const stdoutGone = readerGone(process.stdout);
+  const stderrGone = readerGone(process.stderr);
   // At the exit the write must be done before the process ends: a pipe is written to
   // asynchronously on some systems (macOS), so the last lines go out with writeSync.
   let exiting = false;
-  const stderr = turnBuffered(
-    (text) => (exiting ? writeSync(process.stderr.fd, text) : void process.stderr.write(text)),
-    (flush) =>
-      process.on('exit', () => {
-        exiting = true;
-        flush();
-      }),
+  const writeStderr = (text: string): void => {
+    if (stderrGone()) return;
+    if (!exiting) {
+      process.stderr.write(text);
+      return;
+    }
+    try {
+      writeSync(process.stderr.fd, text);
+    } catch {
+      // The reader went away (EPIPE) while the process exits: there is no one to tell.
+    }
+  };
+  const stderr = turnBuffered(writeStderr, (flush) =>
+    process.on('exit', () => {
+      exiting = true;
+      flush();
+    }),
   );
   return {
     stdout: (text) => {
       stderr.flush();
-      process.stdout.write(text);
+      if (!stdoutGone()) process.stdout.write(text);
     },
     stderr: stderr.write,
     isTTY: process.stdout.isTTY === true,

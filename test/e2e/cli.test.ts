@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -235,5 +235,31 @@ describe("the process's streams", () => {
   it('keep the order of what was written to each, and lose no line on an exit at once (a second Ctrl-C)', async () => {
     expect(await writesThroughProcessIo('')).toEqual({ code: 0, output: 'ok one\nok two\nsummary\nok three\n' });
     expect(await writesThroughProcessIo('process.exit(130);')).toEqual({ code: 130, output: 'ok one\nok two\nsummary\nok three\n' });
+  });
+
+  /** The command with its stdout read until the first bytes, then closed (`audiences … | head -c 1`); stderr read to the end. */
+  function withStdoutClosedEarly(cwd: string, ...args: string[]): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stdout.once('data', () => child.stdout.destroy());
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+  }
+
+  it('go on without a reader of stdout: the plan and the apply run to their end, with no stack trace', async () => {
+    // 400 creates: a plan of about 85 KB, more than a pipe holds, so its write fails once the reader has left (EPIPE).
+    const audiences = Array.from({ length: 400 }, (_, index) => `  - { name: piped-${String(index).padStart(3, '0')}, type: DISPLAY, ages: ['20', '25'], locations: [I, B] }`);
+    const dir = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n${audiences.join('\n')}\n` });
+    const plan = await withStdoutClosedEarly(dir, 'plan', '--emulator');
+    expect(plan).toEqual({ code: 0, stderr: '' });
+    const apply = await withStdoutClosedEarly(dir, 'apply', '--emulator', '--auto-approve');
+    expect(apply.stderr).not.toMatch(/EPIPE|node:| {4}at /);
+    expect(apply.stderr.match(/^ok {6}create audience/gm)).toHaveLength(400);
+    expect(apply.code).toBe(0);
+    const after = await audiencesIn(dir, 'plan', '--emulator');
+    expect(after.stdout).toContain('No changes');
   });
 });
