@@ -82,9 +82,10 @@ export function lowerBoundMs(counts, { concurrency, latencyMs }) {
 
 /**
  * Where the wall time of a child went, from the log's timestamps (`at` is when the emulator
- * served the request, as it arrived, and its answer left `durationMs` after): before the first request (process
- * start, module loading, reading and validating the file), while requests were in flight, and
- * after the last answer (planning, rendering, exit). Also, per phase, when it began and ended
+ * served the request, once it had read it, and the answer left `durationMs` after it arrived;
+ * in memory, as here, the two differ by well under a millisecond): before the first request
+ * (process start, module loading, reading and validating the file), while requests were in
+ * flight, and after the last answer (planning, rendering, exit). Also, per phase, when it began and ended
  * relative to the spawn and how many of its requests were in flight on average, which shows
  * whether phases overlap, wait on the client, or run below the concurrency.
  */

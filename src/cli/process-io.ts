@@ -33,14 +33,16 @@ export function turnBuffered(write: (text: string) => void, atExit: (flush: () =
 }
 
 /**
- * Whether the reader of a stream of the process went away (`audiences plan | head`): from its
- * first error on, nothing more is written to it, and the command goes on to its end. A plan
- * still completes, an apply never stops halfway for want of a reader, the exit code is the
- * command's own, and no stack trace is printed for a closed pipe.
+ * Whether the reader of a stream of the process went away (`audiences plan | head`): from
+ * then on nothing more is written to it, and the command goes on to its end. A plan still
+ * completes, an apply never stops halfway for want of a reader, the exit code is the
+ * command's own, and no stack trace is printed for a closed pipe. Any other error of the
+ * stream is not a reader that left: it stays an error.
  */
 function readerGone(stream: NodeJS.WritableStream): () => boolean {
   let gone = false;
-  stream.on('error', () => {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
     gone = true;
   });
   return () => gone;
@@ -58,15 +60,8 @@ export function processIo(): Io {
   let exiting = false;
   const writeStderr = (text: string): void => {
     if (stderrGone()) return;
-    if (!exiting) {
-      process.stderr.write(text);
-      return;
-    }
-    try {
-      writeSync(process.stderr.fd, text);
-    } catch {
-      // The reader went away (EPIPE) while the process exits: there is no one to tell.
-    }
+    if (exiting) writeSync(process.stderr.fd, text);
+    else process.stderr.write(text);
   };
   const stderr = turnBuffered(writeStderr, (flush) =>
     process.on('exit', () => {

@@ -249,12 +249,21 @@ describe("the process's streams", () => {
     });
   }
 
+  it('print the help to a reader that has gone with no stack trace (`audiences --help | true`)', async () => {
+    const child = spawn(process.execPath, [bin, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    expect(stderr).toBe('');
+  });
+
   it('go on without a reader of stdout: the plan and the apply run to their end, with no stack trace', async () => {
-    // 400 creates: a plan of about 85 KB, more than a pipe holds, so its write fails once the reader has left (EPIPE).
+    // 400 creates: a plan of about 85 KB, more than a pipe holds. The apply writes its summary
+    // after the reader has left, which fails (EPIPE).
     const audiences = Array.from({ length: 400 }, (_, index) => `  - { name: piped-${String(index).padStart(3, '0')}, type: DISPLAY, ages: ['20', '25'], locations: [I, B] }`);
     const dir = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n${audiences.join('\n')}\n` });
-    const plan = await withStdoutClosedEarly(dir, 'plan', '--emulator');
-    expect(plan).toEqual({ code: 0, stderr: '' });
+    expect(await withStdoutClosedEarly(dir, 'plan', '--emulator')).toEqual({ code: 0, stderr: '' });
     const apply = await withStdoutClosedEarly(dir, 'apply', '--emulator', '--auto-approve');
     expect(apply.stderr).not.toMatch(/EPIPE|node:| {4}at /);
     expect(apply.stderr.match(/^ok {6}create audience/gm)).toHaveLength(400);
