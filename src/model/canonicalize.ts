@@ -44,6 +44,8 @@ export function canonicalizeRegions(regions: Region[]): Region[] {
 
 export function canonicalizeMembers(field: TargetingField, members: TargetingMember[]): TargetingMember[] {
   if (members.length === 0) return [];
+  // One member: its keys in order, and nothing to deduplicate or sort.
+  if (members.length === 1) return [sortKeys(members[0] as TargetingMember)];
   const keys = TARGETING_MEMBER_KEYS[field];
   const unique = new Map<string, TargetingMember>();
   for (const member of members) {

@@ -43,10 +43,17 @@ export function diffDefinition(desired: AudienceDefinition, live: AudienceDefini
 }
 
 function diffField(field: DefinitionField, want: JsonValue, have: JsonValue): FieldChange | null {
+  // Most fields are the same text on both sides or two empty sets: no change, nothing to build
+  // (diffing 1000 answers against their definitions: 17–25 ms instead of 40–56; README, Performance).
+  if (want === have || (isEmptyList(want) && isEmptyList(have))) return null;
   if ((REGION_FIELDS as readonly string[]).includes(field)) return diffRegions(field, want as unknown as Region[], have as unknown as Region[]);
   if ((TARGETING_FIELDS as readonly string[]).includes(field)) return diffMembers(field as TargetingField, want as TargetingMember[], have as TargetingMember[]);
   if ((CODE_SET_FIELDS as readonly string[]).includes(field)) return diffCodes(field, want as string[], have as string[]);
   return jsonEqual(want, have) ? null : { field, before: have, after: want };
+}
+
+function isEmptyList(value: JsonValue): boolean {
+  return Array.isArray(value) && value.length === 0;
 }
 
 function diffCodes(field: string, want: string[], have: string[]): FieldChange | null {
