@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- --quick] [--latency MS] [--concurrency N] [--sizes 100,1000] [--quota-creates N] [--out FILE]`
+ * `npm run bench [-- --quick] [--latency MS] [--concurrency N] [--sizes 100,1000] [--quota-creates N] [--repeat K] [--out FILE]`
  * (defaults: latency 20 ms, concurrency 8 — the command's default —, N = 100, 1000, 5000,
- * 500 creates per quota run, bench/results.json)
+ * 500 creates per quota run, each run of a few seconds measured 3 times (1 with --quick),
+ * bench/results.json)
  *
  * Runs the real command line (bin/audiences.js, so build first) against the emulator with a
  * fixed latency per request, for N managed audiences: plan with no changes, plan with 10%
@@ -14,7 +15,10 @@
  * the emulator limits writes to R per second (R = 10 and 50, answered 429 or 400/-10 without
  * Retry-After), with and without `--requests-per-second R`. Then the cold start of `--help` and
  * `validate` beside an empty node process, and planning 10,000 audiences offline. Writes
- * bench/results.json and prints a table and the targets.
+ * bench/results.json and prints a table and the targets. The plans and applies of up to 1000
+ * audiences, each with its floor, and the quota runs at R = 50 are measured `--repeat` times,
+ * and their targets held to the median: one run moves by more than the targets' margins on a
+ * machine whose CPUs differ.
  */
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +32,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     sizes: { type: 'string' },
     'quota-creates': { type: 'string' },
+    repeat: { type: 'string' },
     out: { type: 'string' },
   },
 });
@@ -47,6 +52,7 @@ const options = {
   naiveSizes: values.sizes === undefined ? base.naiveSizes : values.sizes.split(',').map(Number),
   // 0: no quota runs.
   quota: values['quota-creates'] === undefined ? base.quota : positive(values['quota-creates'], '--quota-creates') > 0 ? { ...base.quota, creates: Number(values['quota-creates']) } : null,
+  repeat: values.repeat === undefined ? base.repeat : Math.max(1, positive(values.repeat, '--repeat')),
   outFile: values.out ?? fileURLToPath(new URL('../bench/results.json', import.meta.url)),
   log: (entry) => {
     const at = `[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s]`;

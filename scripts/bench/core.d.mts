@@ -18,6 +18,8 @@ export interface BenchOptions {
   coldStart: { runs: number; validateSizes: number[] } | null;
   /** Audiences planned offline (no network); 0: none. */
   offlineSize: number;
+  /** How many times each plan and apply of up to 1000 audiences (with its floor) and each quota run at 50 writes a second or more is measured; 1 when left out. */
+  repeat?: number;
   outFile: string;
   log?: (entry: BenchEntry | { note: string }) => void;
 }
