@@ -197,7 +197,10 @@ export async function runBench(options) {
       const times = n <= REPEATED_UP_TO_N ? (options.repeat ?? 1) : 1;
       const repeated = async (measure) => {
         let first;
-        for (let repetition = 0; repetition < times; repetition += 1) first ??= await measure(repetition);
+        for (let repetition = 0; repetition < times; repetition += 1) {
+          const measured = await measure(repetition);
+          first ??= measured;
+        }
         return first;
       };
 
