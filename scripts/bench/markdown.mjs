@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { FLOORED_RUNS } from './table.mjs';
+import { FLOORED_RUNS, medianRun, quotaRunKey, repetitions } from './table.mjs';
 
 const RUN_TITLES = {
   'plan-no-change': 'plan, no changes',
@@ -22,14 +22,9 @@ const cell = (value) => (value === undefined || value === null ? '—' : String(
 const row = (cells) => `| ${cells.map(cell).join(' | ')} |`;
 const table = (header, rows) => [row(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(row)].join('\n');
 
-/**
- * Of the runs measured several times, the one the targets are held to (the median of their
- * ratios, see table.mjs): one row each, `key` saying which runs are the same one repeated.
- */
+/** Of the runs measured several times, the one the targets are held to (see table.mjs): one row each. */
 function medians(entries, key, ratio) {
-  const groups = new Map();
-  for (const entry of entries) groups.set(key(entry), [...(groups.get(key(entry)) ?? []), entry]);
-  return [...groups.values()].map((group) => [...group].sort((a, b) => ratio(a) - ratio(b))[Math.floor(group.length / 2)]);
+  return repetitions(entries, key).map((runs) => medianRun(runs, ratio));
 }
 
 export function renderMarkdown(results) {
@@ -55,7 +50,7 @@ export function renderMarkdown(results) {
     ['R (writes/s)', 'answer', 'rate given', 'creates', 'wall ms', 'creates / R, ms', 'ratio', 'refused', 'failed'],
     medians(
       results.filter((entry) => entry.name === 'apply-quota'),
-      (entry) => `${entry.n} ${entry.rateLimit} ${entry.quotaStatus} ${entry.requestsPerSecond}`,
+      quotaRunKey,
       (entry) => entry.wallMs / entry.quotaMs,
     ).map((entry) => [
       entry.rateLimit,

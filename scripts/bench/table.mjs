@@ -88,13 +88,11 @@ export function renderTargets(results) {
     }
   }
 
-  const quotaRuns = new Map();
-  for (const entry of results.filter((candidate) => candidate.name === 'apply-quota')) {
-    const key = `${entry.n} ${entry.rateLimit} ${entry.quotaStatus} ${entry.requestsPerSecond}`;
-    quotaRuns.set(key, [...(quotaRuns.get(key) ?? []), entry]);
-  }
-  for (const [first, ...more] of quotaRuns.values()) {
-    const runs = [first, ...more];
+  for (const runs of repetitions(
+    results.filter((candidate) => candidate.name === 'apply-quota'),
+    quotaRunKey,
+  )) {
+    const [first] = runs;
     const paced = first.requestsPerSecond !== null;
     const target = paced ? QUOTA_TARGET.paced : QUOTA_TARGET.found;
     const how = paced ? `--requests-per-second ${first.requestsPerSecond}` : 'no rate given';
@@ -125,12 +123,11 @@ export function renderTargets(results) {
    * on its target is met (1.15 * 100000 is 114999.99999999999 in floating point).
    */
   function heldToMedian(label, pairs, target, describe, more = () => '') {
-    const ratios = pairs.map(({ entry, base }) => entry.wallMs / base.wallMs);
-    const middle = [...pairs.keys()].sort((a, b) => (ratios[a] ?? 0) - (ratios[b] ?? 0))[Math.floor(pairs.length / 2)] ?? 0;
-    const ratio = ratios[middle] ?? Number.NaN;
-    const { entry, base } = pairs[middle];
+    const ratioOf = ({ entry, base }) => entry.wallMs / base.wallMs;
+    const { entry, base } = medianRun(pairs, ratioOf);
+    const ratio = entry.wallMs / base.wallMs;
     const shown = `${ratio.toFixed(3)} (${describe(entry, base)})${more(entry)}`;
-    const all = ratios.map((value) => value.toFixed(3)).join(', ');
+    const all = pairs.map((pair) => ratioOf(pair).toFixed(3)).join(', ');
     check(label, ratio <= target + 1e-9, pairs.length === 1 ? shown : `median of ${pairs.length} ${shown}; all ${all}`);
   }
 
@@ -146,6 +143,23 @@ export function renderTargets(results) {
   coldStart(find('cold-start-help', 0), '`audiences --help`', HELP_OVER_NODE_MS);
   coldStart(find('cold-start-validate', 100), '`validate` of 100 audiences', VALIDATE_OVER_NODE_MS);
   return lines.join('\n');
+}
+
+/** The runs that are one run measured several times, together, in the order they came: `key` names the run. */
+export function repetitions(entries, key) {
+  const groups = new Map();
+  for (const entry of entries) groups.set(key(entry), [...(groups.get(key(entry)) ?? []), entry]);
+  return [...groups.values()];
+}
+
+/** A quota run's settings: its repetitions share them. */
+export function quotaRunKey(entry) {
+  return `${entry.n} ${entry.rateLimit} ${entry.quotaStatus} ${entry.requestsPerSecond}`;
+}
+
+/** Of one run's repetitions, the one at the median of `ratio` (of an even count, the higher of the middle two). */
+export function medianRun(runs, ratio) {
+  return [...runs].sort((a, b) => ratio(a) - ratio(b))[Math.floor(runs.length / 2)];
 }
 
 function round(value) {
