@@ -63,6 +63,16 @@ export const QUICK_OPTIONS = Object.freeze({
   repeat: 1,
 });
 
+/** `measure(repetition)` for each of `times` repetitions, one after another; resolves to the first one's result. */
+async function measureRepeatedly(times, measure) {
+  let first;
+  for (let repetition = 0; repetition < times; repetition += 1) {
+    const measured = await measure(repetition);
+    first ??= measured;
+  }
+  return first;
+}
+
 const countOf = (n, predicate) => Array.from({ length: n }, (_, index) => index).filter(predicate).length;
 
 export async function runBench(options) {
@@ -193,16 +203,7 @@ export async function runBench(options) {
         await emulator.setLatency(latencyMs);
       };
       await seedAccount();
-      // Each measured `times` times (see REPEATED_UP_TO_N); the first measurement is returned.
-      const times = n <= REPEATED_UP_TO_N ? (options.repeat ?? 1) : 1;
-      const repeated = async (measure) => {
-        let first;
-        for (let repetition = 0; repetition < times; repetition += 1) {
-          const measured = await measure(repetition);
-          first ??= measured;
-        }
-        return first;
-      };
+      const repeated = (measure) => measureRepeatedly(n <= REPEATED_UP_TO_N ? (options.repeat ?? 1) : 1, measure);
 
       const plan = (name, path, expected, repetition) =>
         networkRun(
@@ -271,12 +272,11 @@ export async function runBench(options) {
       const path = join(work, `quota-${creates}.yaml`);
       await writeFile(path, audiencesYaml(creates));
       for (const settings of runs) {
-        const times = settings.rateLimit >= REPEATED_FROM_RATE ? (options.repeat ?? 1) : 1;
-        for (let repetition = 0; repetition < times; repetition += 1) {
+        await measureRepeatedly(settings.rateLimit >= REPEATED_FROM_RATE ? (options.repeat ?? 1) : 1, async (repetition) => {
           await emulator.reset();
           await emulator.setFaults({ rateLimitPerSecond: settings.rateLimit, rateLimitScope: 'writes', quotaStatus: settings.quotaStatus, quotaRetryAfter: false });
           await quotaRun(networkRun, emulator, path, creates, settings, repetition);
-        }
+        });
       }
       await emulator.reset();
     }
