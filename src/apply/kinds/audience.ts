@@ -94,10 +94,17 @@ async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Chang
     // Without the list nothing can be told apart: each create stands as made (verifying lists again).
     return { settled, ids: undefined, wrote: false };
   }
+  // The ids of each name this apply did not find at its plan: one pass, not one per create.
+  const newIdsByName = new Map<string, number[]>();
+  for (const summary of listed) {
+    if (existing.has(summary.id)) continue;
+    const ids = newIdsByName.get(summary.name);
+    if (ids === undefined) newIdsByName.set(summary.name, [summary.id]);
+    else ids.push(summary.id);
+  }
   let wrote = false;
   for (const { change, result, id } of made) {
-    const rivals = listed.filter((summary) => summary.name === change.name && summary.id !== id && !existing.has(summary.id)).map((summary) => summary.id);
-    const kept = Math.min(id, ...rivals);
+    const kept = Math.min(id, ...(newIdsByName.get(change.name) ?? []));
     if (kept === id) continue;
     const race = await settleRace(change, result, id, kept, client);
     wrote ||= race.deleted;
