@@ -1,9 +1,7 @@
 import {
   CRITERIA_BY_TYPE,
   DEFINITION_FIELDS,
-  emptyDefinition,
   REGION_FIELDS,
-  TARGETING_FIELDS,
   canonicalizeDefinition,
   type AgeBand,
   type AudienceDefinition,
@@ -11,6 +9,8 @@ import {
   type DesiredAudience,
   type DesiredState,
   type Region,
+  type RegionField,
+  type TargetingField,
   type TargetingMember,
 } from '../model/index.js';
 import { toDesiredBusiness, toDesiredImage } from './desired-images.js';
@@ -44,9 +44,13 @@ function massDeleteOf(guard: NonNullable<AudiencesFile['massDelete']>): NonNulla
 
 /** The criteria each audience type may use, its regions aside. */
 const CRITERIA_BESIDE_REGIONS: Readonly<Record<AudienceDefinition['type'], readonly DefinitionField[]>> = {
-  DISPLAY: CRITERIA_BY_TYPE.DISPLAY.filter((field) => !(REGION_FIELDS as readonly string[]).includes(field)),
-  MESSAGE: CRITERIA_BY_TYPE.MESSAGE.filter((field) => !(REGION_FIELDS as readonly string[]).includes(field)),
+  DISPLAY: CRITERIA_BY_TYPE.DISPLAY.filter((field) => !isRegionField(field)),
+  MESSAGE: CRITERIA_BY_TYPE.MESSAGE.filter((field) => !isRegionField(field)),
 };
+
+function isRegionField(field: DefinitionField): field is RegionField {
+  return (REGION_FIELDS as readonly DefinitionField[]).includes(field);
+}
 
 /**
  * The sets the audience could hold but the file leaves out, so they are empty: the ones a
@@ -54,38 +58,51 @@ const CRITERIA_BESIDE_REGIONS: Readonly<Record<AudienceDefinition['type'], reado
  * `locationType: ALL`) is not left out but declared empty; a criterion counts only where the
  * audience's type allows it.
  */
-function omittedSets(audience: Audience, definition: AudienceDefinition): DefinitionField[] {
-  const selections: DefinitionField[] = [
-    ...(audience.ageType === undefined ? (['ages'] as const) : []),
-    ...(audience.genderType === undefined ? (['genders'] as const) : []),
-    ...(audience.locationType === 'ALL' ? [] : REGION_FIELDS),
-  ];
-  const omittable = new Set([...selections, ...CRITERIA_BESIDE_REGIONS[definition.type]]);
-  return DEFINITION_FIELDS.filter((field) => omittable.has(field) && audience[field as keyof Audience] === undefined);
+function omittedSets(audience: Audience): DefinitionField[] {
+  const criteria = CRITERIA_BESIDE_REGIONS[audience.type];
+  return DEFINITION_FIELDS.filter((field) => {
+    if (audience[field as keyof Audience] !== undefined) return false;
+    if (field === 'ages') return audience.ageType === undefined;
+    if (field === 'genders') return audience.genderType === undefined;
+    if (isRegionField(field)) return audience.locationType !== 'ALL';
+    return criteria.includes(field);
+  });
 }
 
+/**
+ * The audience's definition, built once in the shape canonicalizeDefinition puts it in: the
+ * file's own lists go in as they are, since canonicalizing copies every set. (Copying each list
+ * first, into a definition of empty sets made for the purpose, was a third of the objects of
+ * reading a file: garbage collection, most of the time it took.)
+ */
 function toDesiredAudience(audience: Audience): DesiredAudience {
-  const definition: AudienceDefinition = emptyDefinition(audience.name, audience.type);
-
-  definition.ageType = audience.ageType ?? (audience.ages ? 'NOT_ALL' : 'ALL');
-  if (definition.ageType === 'NOT_ALL') definition.ages = (audience.ages ?? []).map((band) => String(band) as AgeBand);
-  definition.genderType = audience.genderType ?? (audience.genders ? 'NOT_ALL' : 'ALL');
-  if (definition.genderType === 'NOT_ALL') definition.genders = [...(audience.genders ?? [])];
-
-  const anyRegion = REGION_FIELDS.some((field) => (audience[field]?.length ?? 0) > 0);
-  definition.locationType = audience.locationType ?? (anyRegion ? 'AREA' : 'ALL');
-  if (definition.locationType === 'AREA') for (const field of REGION_FIELDS) definition[field] = (audience[field] ?? []).map(toRegion);
-
-  definition.ufoInterests = [...(audience.ufoInterests ?? [])];
-  definition.ufoBusinessTypes = [...(audience.ufoBusinessTypes ?? [])];
-  for (const field of TARGETING_FIELDS) definition[field] = (audience[field] ?? []).map((member) => ({ ...member }) as TargetingMember);
-
-  const desired: DesiredAudience = {
-    key: audience.name,
-    definition: canonicalizeDefinition(definition),
-    omitted: omittedSets(audience, definition),
-    protect: audience.protect ?? false,
-  };
+  const ageType = audience.ageType ?? (audience.ages ? 'NOT_ALL' : 'ALL');
+  const genderType = audience.genderType ?? (audience.genders ? 'NOT_ALL' : 'ALL');
+  const locationType = audience.locationType ?? (REGION_FIELDS.some((field) => (audience[field]?.length ?? 0) > 0) ? 'AREA' : 'ALL');
+  const regions = (field: RegionField): Region[] => (locationType === 'AREA' ? (audience[field] ?? []).map(toRegion) : []);
+  // JSON objects, of the generated types that name their keys.
+  const members = (field: TargetingField): TargetingMember[] => (audience[field] ?? []) as unknown as TargetingMember[];
+  const definition = canonicalizeDefinition<AudienceDefinition>({
+    name: audience.name,
+    type: audience.type,
+    ageType,
+    ages: ageType === 'NOT_ALL' ? (audience.ages ?? []).map((band) => String(band) as AgeBand) : [],
+    genderType,
+    genders: genderType === 'NOT_ALL' ? (audience.genders ?? []) : [],
+    locationType,
+    locations: regions('locations'),
+    depth2Locations: regions('depth2Locations'),
+    depth3Locations: regions('depth3Locations'),
+    ufoInterests: audience.ufoInterests ?? [],
+    ufoBusinessTypes: audience.ufoBusinessTypes ?? [],
+    customerFileTargetings: members('customerFileTargetings'),
+    trackerTargetings: members('trackerTargetings'),
+    cohortTargetings: members('cohortTargetings'),
+    talkChannelTargetings: members('talkChannelTargetings'),
+    syncAppTargetings: members('syncAppTargetings'),
+    talkChannelGroupTargetings: members('talkChannelGroupTargetings'),
+  });
+  const desired: DesiredAudience = { key: audience.name, definition, omitted: omittedSets(audience), protect: audience.protect ?? false };
   if (audience.id !== undefined) desired.id = audience.id;
   if (audience.adGroups) desired.adGroups = [...new Set(audience.adGroups)].sort((a, b) => a - b);
   return desired;

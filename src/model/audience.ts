@@ -110,30 +110,6 @@ export interface AudienceDefinition {
   talkChannelGroupTargetings: TargetingMember[];
 }
 
-/** An audience that targets everyone: all ages, genders and regions, and no criteria. */
-export function emptyDefinition(name: string, type: AudienceType): AudienceDefinition {
-  return {
-    name,
-    type,
-    ageType: 'ALL',
-    ages: [],
-    genderType: 'ALL',
-    genders: [],
-    locationType: 'ALL',
-    locations: [],
-    depth2Locations: [],
-    depth3Locations: [],
-    ufoInterests: [],
-    ufoBusinessTypes: [],
-    customerFileTargetings: [],
-    trackerTargetings: [],
-    cohortTargetings: [],
-    talkChannelTargetings: [],
-    syncAppTargetings: [],
-    talkChannelGroupTargetings: [],
-  };
-}
-
 /** Which criteria each audience type may use (the spec's per-type table, rule 8). */
 export const CRITERIA_BY_TYPE: Readonly<Record<AudienceType, readonly DefinitionField[]>> = {
   DISPLAY: ['ufoInterests', 'ufoBusinessTypes', ...REGION_FIELDS, 'customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings'],

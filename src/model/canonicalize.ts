@@ -97,7 +97,10 @@ function uniqueSorted<T>(values: T[], rank: (value: T) => number | string): T[] 
   });
 }
 
+/** A copy of the member with its keys in order (a spread when they already are: most members). */
 function sortKeys(member: TargetingMember): TargetingMember {
+  const keys = Object.keys(member);
+  if (keys.every((key, index) => index === 0 || (keys[index - 1] as string) < key)) return { ...member };
   return Object.fromEntries(
     Object.keys(member)
       .sort()

@@ -1,14 +1,38 @@
 import {
   canonicalizeDefinition,
   REGION_FIELDS,
-  emptyDefinition,
   type AdGroupLink,
   type AudienceDefinition,
+  type AudienceType,
   type DesiredAudience,
   type DesiredState,
   type LiveAudience,
   type LiveState,
 } from '../../src/model/index.js';
+
+/** An audience that targets everyone: all ages, genders and regions, and no criteria. */
+function emptyDefinition(name: string, type: AudienceType): AudienceDefinition {
+  return {
+    name,
+    type,
+    ageType: 'ALL',
+    ages: [],
+    genderType: 'ALL',
+    genders: [],
+    locationType: 'ALL',
+    locations: [],
+    depth2Locations: [],
+    depth3Locations: [],
+    ufoInterests: [],
+    ufoBusinessTypes: [],
+    customerFileTargetings: [],
+    trackerTargetings: [],
+    cohortTargetings: [],
+    talkChannelTargetings: [],
+    syncAppTargetings: [],
+    talkChannelGroupTargetings: [],
+  };
+}
 
 /**
  * A full audience definition: all ages, genders and regions unless overridden. A *Type not
