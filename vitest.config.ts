@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 /** Builds dist/ and the bundle once per run, for the projects that run the built command. */
 const build = ['test/helpers/global-setup.ts'];
 
+/** Removes the folders each test file made (see test/helpers/temporary.ts). */
+const setupFiles = ['test/helpers/remove-temporary.ts'];
+
 /** Tests of src/ that serve or call HTTP on loopback: the transport and the emulator. */
 const loopback = ['src/api/http.test.ts', 'src/emulator/**/*.test.ts'];
 
@@ -18,6 +21,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    setupFiles,
     projects: [
       {
         extends: true,

@@ -1,10 +1,10 @@
-import { mkdir, readFile, rm, symlink, writeFile, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
+import { temporaryDir } from '../helpers/temporary.js';
 
 let emulator: RunningEmulator;
 let env: Record<string, string>;
@@ -336,7 +336,7 @@ ${HERO}`),
   });
 
   it('refuses paths that lead out of the project: .. and absolute in validate, links when planning', async () => {
-    const outside = await mkdtemp(join(tmpdir(), 'audiences-outside-'));
+    const outside = await temporaryDir('audiences-outside-');
     const cwd = await workspace({ 'audiences.yaml': config(HERO.replace('assets/hero.webp', '../hero.webp')) });
     const validate = await run(cwd, 'validate');
     expect(validate.stderr).toContain('audiences.yaml:9:13: images[0].output: "../hero.webp" leads out of the project folder (..)');

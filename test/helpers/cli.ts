@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
 import type { Io } from '../../src/cli/io.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
+import { temporaryDir } from './temporary.js';
 
 export interface CliResult {
   code: number;
@@ -42,9 +42,9 @@ export async function runInProcess(args: string[], options: { cwd: string; env: 
   return { code, stdout, stderr };
 }
 
-/** A fresh working directory holding the given files. */
+/** A fresh working directory holding the given files (removed after the test file: see temporary.ts). */
 export async function workspace(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'audiences-test-'));
+  const dir = await temporaryDir('audiences-test-');
   for (const [name, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, name)), { recursive: true });
     await writeFile(join(dir, name), content);
