@@ -4,6 +4,7 @@
  * service's own codes, so callers can branch on them and people can act on the message.
  */
 import { AppError } from '../errors.js';
+import { visible } from '../model/visible.js';
 import { redact } from '../secrets.js';
 import type { ErrorBody, ErrorExtras } from './generated/wire.js';
 import { isQuotaAnswer } from './retry.js';
@@ -132,7 +133,8 @@ function detailOf(init: ApiErrorInit): string | undefined {
       init.serviceCode === undefined ? undefined : `service code ${String(init.serviceCode)}`,
       init.detailCode === undefined ? undefined : `detail code ${String(init.detailCode)}`,
     ].filter((part) => part !== undefined);
-    const message = init.detailMsg !== undefined && init.serviceMsg !== undefined ? ` (${init.serviceMsg})` : '';
+    // The detail is a few lines of the tool's own: a line break of the service's message would make one more.
+    const message = init.detailMsg !== undefined && init.serviceMsg !== undefined ? ` (${visible(init.serviceMsg)})` : '';
     lines.push(`${codes.join(', ')}${message}`);
   }
   if (init.attempts > 1) lines.push(`tried ${String(init.attempts)} times`);
@@ -198,15 +200,20 @@ export interface ErrorFields {
 const SNIPPET_LENGTH = 200;
 
 export function snippet(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = redact(text).replace(/\s+/g, ' ').trim();
   return flat.length > SNIPPET_LENGTH ? `${flat.slice(0, SNIPPET_LENGTH)}…` : flat;
 }
 
 const MESSAGE_LENGTH = 1000;
 
-/** A service's message as an error shows it: whole up to 1000 characters, then its start and how much was cut (the codes are kept whole). */
+/**
+ * A service's message as an error shows it: whole up to 1000 characters, then its start and
+ * how much was cut (the codes are kept whole). Secrets are masked first: a cut through one
+ * would leave its start unrecognised.
+ */
 function cut(message: string): string {
-  return message.length > MESSAGE_LENGTH ? `${message.slice(0, MESSAGE_LENGTH)}… (${message.length - MESSAGE_LENGTH} more characters)` : message;
+  const masked = redact(message);
+  return masked.length > MESSAGE_LENGTH ? `${masked.slice(0, MESSAGE_LENGTH)}… (${masked.length - MESSAGE_LENGTH} more characters)` : masked;
 }
 
 /** True for a JSON object (not an array): each of its fields is then read for what it is. */

@@ -165,7 +165,8 @@ function classify(error: unknown, timeouts: Timeouts): { failure: Failure; error
   if (error instanceof AttemptLimit) {
     return error.code === 'ATTEMPT_TOO_LONG'
       ? { failure: { kind: 'lost' }, error: { kind: 'timeout', reason: error.message, cause: error } }
-      : { failure: { kind: 'permanent' }, error: { kind: 'network', reason: error.message, cause: error } };
+      : // The service was reached, and answered more than any answer of its API holds.
+        { failure: { kind: 'permanent' }, error: { kind: 'invalid-response', reason: error.message, cause: error } };
   }
   const code = errorCodeOf(error);
   const message = error instanceof Error ? error.message : String(error);

@@ -5,6 +5,7 @@ import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienc
 import type { AttemptEnd } from './exchange.js';
 import type { WireTypes } from './generated/wire.js';
 import type { HttpClient } from './http.js';
+import { quoted } from '../model/index.js';
 
 /**
  * How a change's outcome is known when an answer was lost on the way (a broken or silent
@@ -166,7 +167,7 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       // an interrupt.
       let lost: string | undefined;
       const watch = watchAnswers();
-      const audience = `the create of audience "${definition.name}"`;
+      const audience = `the create of audience ${quoted(definition.name)}`;
       for (let attempt = 1; ; attempt += 1) {
         let body: WireTypes['AudienceWriteResponse'];
         try {

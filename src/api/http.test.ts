@@ -597,12 +597,12 @@ describe('quota answers: 429 with any body, or 400 with service code -10', () =>
   it.each([
     ['429 with code -813', quota429],
     ['400 with code -10', quota400],
-  ])('%s without Retry-After: retried after a short backoff until it succeeds', async (_title, quota) => {
+  ])('%s without Retry-After: retried after a backoff that doubles, until it succeeds', async (_title, quota) => {
     server.answers = [quota(), quota(), json(200, { content: [] })];
     expect((await list(client())).content).toEqual([]);
     expect(server.seen).toHaveLength(3);
-    // random() = 0.5: half of 250, twice (the limiter spaces the starts, not the backoff).
-    expect(delays).toEqual([125, 125]);
+    // random() = 0.5: half of 250, then half of 500.
+    expect(delays).toEqual([125, 250]);
   });
 
   it('400 with code -10 is retried for a POST too: the service refused it before any work', async () => {

@@ -96,8 +96,10 @@ describe('nextStep', () => {
     expect(nextStep(at(3, false), { failure: { kind: 'unsent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
   });
 
-  it('tries a quota answer again past the attempt count after a short backoff, and pauses every start for its Retry-After', () => {
-    expect(nextStep(at(7, false), { failure: { kind: 'throttled' }, retryAfterMs: 0 }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 50, pauseUntil: 1000 });
+  it('tries a quota answer again past the attempt count after a backoff that doubles, and pauses every start for its Retry-After', () => {
+    expect(nextStep(at(1, false), { failure: { kind: 'throttled' }, retryAfterMs: undefined }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 50, pauseUntil: undefined });
+    expect(nextStep(at(3, false), { failure: { kind: 'throttled' }, retryAfterMs: undefined }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 200, pauseUntil: undefined });
+    expect(nextStep(at(7, false), { failure: { kind: 'throttled' }, retryAfterMs: 0 }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 2000, pauseUntil: 1000 });
     expect(nextStep(at(1), { failure: { kind: 'throttled' }, retryAfterMs: 2000 }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 2000, pauseUntil: 3000 });
   });
 

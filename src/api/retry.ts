@@ -103,16 +103,17 @@ export type RetryStep = { kind: 'stop'; gaveUp?: string } | { kind: 'retry'; del
  * - A quota answer was refused before any work, and a transient failure of an idempotent
  *   request (a 5xx, a lost connection) can be repeated safely: both are tried again for as
  *   long as the time budget lasts, so a busy or flaky service slows a command down instead of
- *   stopping it. A quota answer is tried again soon (the limiter spaces the starts to the
- *   rate it found, and holds them for a Retry-After); a transient failure after a backoff.
+ *   stopping it. Both wait a backoff that doubles with each attempt; after a quota answer
+ *   the limiter also spaces the starts to the rate it found, and holds them for a Retry-After.
  * - A service that cannot be reached at all is tried `maxAttempts` times.
  */
 export function nextStep(state: RetryState, failed: FailedAttempt, nowMs: number, policy: RetryPolicy, random: () => number): RetryStep {
   if (!isRetryable(failed.failure, state.idempotent)) return { kind: 'stop' };
   const throttled = failed.failure.kind === 'throttled';
   if (failed.failure.kind === 'unsent' && state.attempt >= policy.maxAttempts) return { kind: 'stop' };
-  // A quota answer waits a short backoff too: a service that refuses everything must not make a tight loop.
-  const backoff = backoffDelay(state.attempt, throttled ? { ...policy, maxDelayMs: policy.baseDelayMs } : policy, random);
+  // A quota answer waits the backoff too, doubling as it is refused again: a service that
+  // refuses everything must not be asked several times a second for the whole budget.
+  const backoff = backoffDelay(state.attempt, policy, random);
   const delayMs = throttled ? Math.max(failed.retryAfterMs ?? 0, backoff) : (failed.retryAfterMs ?? backoff);
   if (nowMs + delayMs - state.startedAt > policy.budgetMs) {
     return { kind: 'stop', gaveUp: `gave up: waiting ${seconds(delayMs)} more would pass the retry budget of ${seconds(policy.budgetMs)}` };

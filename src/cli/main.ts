@@ -1,7 +1,7 @@
 import yargs, { type Argv } from 'yargs';
 import { packageVersion } from '../version.js';
 import { renderError } from './report-error.js';
-import type { Io } from './io.js';
+import { maskingSecrets, type Io } from './io.js';
 import { processIo } from './process-io.js';
 import { ENVIRONMENT, UsageError, type CommandDefinition, type GlobalOptions } from './command.js';
 import { applyCommand } from './commands/apply.js';
@@ -15,7 +15,8 @@ import { validateCommand } from './commands/validate.js';
 /** Every command, each a small file; their handlers load the heavy modules lazily. */
 const commands: CommandDefinition[] = [validateCommand, planCommand, showCommand, applyCommand, importCommand, companyCommand, emulatorCommand];
 
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+export async function main(argv: string[], outside: Io = processIo()): Promise<number> {
+  const io = maskingSecrets(outside);
   let debug = argv.includes('--debug');
   const parser: Argv<GlobalOptions> = yargs(argv)
     .scriptName('audiences')

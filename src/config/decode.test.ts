@@ -18,4 +18,16 @@ describe('decodeUtf8', () => {
     expect(decodeUtf8(bytes([0xed, 0xa0, 0x80]))).toMatchObject({ ok: false, at: { offset: 0 } });
     expect(decodeUtf8(bytes('\n\nok', [0xe2, 0x82]))).toMatchObject({ ok: false, at: { offset: 4, line: 3, column: 3 } });
   });
+
+  it('points at a bad byte at the start of the file, in the middle of a line and just after a line break', () => {
+    // At offset 0 there is no line break before the byte to look for: the file's last one is not it.
+    expect(decodeUtf8(bytes([0xff], 'adAccountId: 1234\naudiences: []\n'))).toEqual({ ok: false, at: { offset: 0, line: 1, column: 1 } });
+    expect(decodeUtf8(bytes('adAccountId: 1\nname: ab', [0xff], 'c\naudiences: []\n'))).toEqual({ ok: false, at: { offset: 23, line: 2, column: 9 } });
+    expect(decodeUtf8(bytes('adAccountId: 1\n', [0xff], 'audiences: []\n'))).toEqual({ ok: false, at: { offset: 15, line: 2, column: 1 } });
+  });
+
+  it('points at the first byte of a UTF-16 file with a BOM', () => {
+    expect(decodeUtf8(Buffer.from('\ufeffadAccountId: 1234\naudiences: []\n', 'utf16le'))).toEqual({ ok: false, at: { offset: 0, line: 1, column: 1 } });
+    expect(decodeUtf8(Buffer.from('\ufeffadAccountId: 1234\naudiences: []\n', 'utf16le').swap16())).toEqual({ ok: false, at: { offset: 0, line: 1, column: 1 } });
+  });
 });

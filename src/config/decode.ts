@@ -19,7 +19,9 @@ export function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok
 
 function locateBadByte(bytes: Uint8Array): BadByte {
   const offset = firstInvalidOffset(bytes);
-  const lineStart = bytes.lastIndexOf(0x0a, offset - 1) + 1;
+  // At offset 0 no line break comes before the byte, and lastIndexOf from -1 would search
+  // from the end: a bad first byte (a UTF-16 BOM) was put on the file's last line.
+  const lineStart = offset === 0 ? 0 : bytes.lastIndexOf(0x0a, offset - 1) + 1;
   let line = 1;
   for (let index = 0; index < lineStart; index += 1) if (bytes[index] === 0x0a) line += 1;
   // Columns count characters of the valid text before the byte, as editors do.

@@ -131,6 +131,30 @@ describe('images in validate', () => {
     expect(problems(file(images)).join('\n')).toContain(expected);
   });
 
+  it('refuses, as in audience names, a control character in a name or a file name, at the line and column of the value', () => {
+    const found = (images: string) => {
+      const result = validateConfig(file(images), 'audiences.yaml');
+      return result.ok ? [] : result.issues.map((issue) => ({ at: `${issue.line}:${issue.column}`, message: issue.message, hint: issue.hint }));
+    };
+    const refused = (label: string, value: string) => `${label}: ${JSON.stringify(value)} must have no control characters (tabs, line breaks, escapes)`;
+    for (const bad of ['e\u001b[31m\n```', 'a\u0000b', 'tab\there', 'a\rb', 'a\u007fb', 'a\u009bb']) {
+      expect(found(T2I.replace('name: banner', `name: ${JSON.stringify(bad)}`))).toEqual([{ at: '3:11', message: refused('images[0].name', bad), hint: expect.stringContaining('one line') }]);
+      const output = `assets/${bad}.webp`;
+      expect(found(T2I.replace('output: assets/banner.webp', `output: ${JSON.stringify(output)}`))).toEqual([
+        { at: '8:13', message: refused('images[0].output', output), hint: expect.stringContaining('one line') },
+      ]);
+      const input = `in/${bad}.png`;
+      expect(found(`  - name: v\n    image: ${JSON.stringify(input)}\n    version: v2.0\n    width: 512\n    height: 512\n    output: v.webp\n`)).toEqual([
+        { at: '4:12', message: refused('images[0].image', input), hint: expect.stringContaining('one line') },
+      ]);
+      expect(found(`  - name: i\n    prompt: x\n    image: a.png\n    mask: { file: ${JSON.stringify(input)} }\n    output: i.webp\n`)).toEqual([
+        { at: '6:19', message: refused('images[0].mask.file', input), hint: expect.stringContaining('one line') },
+      ]);
+    }
+    // Letters of any script, and separators that are not controls, are names and file names like others.
+    expect(found(T2I.replace('name: banner', 'name: "봄 배너 \u2028 2"').replace('assets/banner.webp', '"assets/봄 배너 (1).webp"'))).toEqual([]);
+  });
+
   it('refuses repeated names and files, and references that do not resolve', () => {
     const text = file(`${T2I}${T2I}  - name: a
     image: { from: missing }

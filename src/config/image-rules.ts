@@ -30,6 +30,7 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
 
     const name = image['name'];
     if (typeof name === 'string' && name !== '') {
+      errors.push(...controlRules(name, [...at, 'name'], 'the name is the identity of an image, shown in plans and kept in images.lock.json: write it on one line, without tabs or escapes'));
       const first = names.get(name);
       if (first) {
         errors.push({
@@ -47,7 +48,7 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
     if (typeof output === 'string' && output !== '') {
       const pathProblem = projectPathProblem(output);
       if (pathProblem) errors.push({ path: [...at, 'output'], target: 'value', ...pathProblem });
-      errors.push(...formatRules(image, at, output));
+      errors.push(...controlRules(output, [...at, 'output'], FILE_NAME_HINT), ...formatRules(image, at, output));
       for (const path of numberedOutputs(output, samplesOf(image))) {
         const first = outputs.get(path);
         if (first)
@@ -64,8 +65,11 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
     for (const field of IMAGE_INPUT_FIELDS) {
       const input = image[field];
       const path = typeof input === 'string' ? input : isRecord(input) && typeof input['file'] === 'string' ? input['file'] : undefined;
-      const pathProblem = path === undefined || path === '' ? undefined : projectPathProblem(path);
-      if (pathProblem) errors.push({ path: [...at, field, ...(typeof input === 'string' ? [] : ['file'])], target: 'value', ...pathProblem });
+      if (path === undefined || path === '') continue;
+      const where: Path = [...at, field, ...(typeof input === 'string' ? [] : ['file'])];
+      const pathProblem = projectPathProblem(path);
+      if (pathProblem) errors.push({ path: where, target: 'value', ...pathProblem });
+      errors.push(...controlRules(path, where, FILE_NAME_HINT));
     }
   }
 
@@ -165,6 +169,22 @@ function promptRules(image: Record<string, unknown>, at: Path): Finding[] {
     }
   }
   return findings;
+}
+
+/**
+ * The control characters the schema refuses in an audience name (C0, DEL and C1: tabs, line
+ * breaks, escapes), refused in an image's name and file names too: printed, they would act
+ * (an escape repaints the terminal, a line break forges a line of a plan or closes a Markdown
+ * block); written, they would make a file with a line break in its name.
+ */
+// eslint-disable-next-line no-control-regex -- matching the control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+const FILE_NAME_HINT = 'a file name with a line break, a tab or an escape cannot be typed or listed plainly: write the path on one line, without them';
+
+function controlRules(text: string, path: Path, hint: string): Finding[] {
+  if (!CONTROL_CHARACTER.test(text)) return [];
+  return [{ path, target: 'value', message: `${JSON.stringify(text)} must have no control characters (tabs, line breaks, escapes)`, hint }];
 }
 
 /** The output's extension and image_format name one format; one of them must be given. */

@@ -59,6 +59,16 @@ describe('readDesiredStates', () => {
     });
   });
 
+  it('a byte that is not UTF-8 at the start of the file is at 1:1, not at the end of the file', async () => {
+    writeFileSync(join(dir, 'first-byte.yaml'), Buffer.concat([Buffer.from([0xff]), Buffer.from('adAccountId: 1234\naudiences: []\n')]));
+    writeFileSync(join(dir, 'utf16.yaml'), Buffer.from('\ufeffadAccountId: 1234\naudiences: []\n', 'utf16le'));
+    const read = await readDesiredStates(['first-byte.yaml', 'utf16.yaml'], dir);
+    expect(read.map(({ result }) => result)).toEqual([
+      { ok: false, issues: [{ file: 'first-byte.yaml', line: 1, column: 1, pointer: '', message: 'the file is not UTF-8 (byte 0xff)', hint: 'save the file as UTF-8' }] },
+      { ok: false, issues: [{ file: 'utf16.yaml', line: 1, column: 1, pointer: '', message: 'the file is not UTF-8 (byte 0xff)', hint: 'save the file as UTF-8' }] },
+    ]);
+  });
+
   it('a file past the size limit stops the reading of every file before any is read, naming it with its size', async () => {
     // Sparse: 12 MB of nothing, which a parser would take for one long key.
     writeFileSync(join(dir, 'huge.yaml'), '');

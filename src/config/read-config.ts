@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { readUpTo } from '../bounded-read.js';
 import { AppError } from '../errors.js';
 import { decodeUtf8 } from './decode.js';
 import type { ConfigIssue, ConfigResult } from './issues.js';
@@ -73,10 +74,7 @@ async function readDesiredState(file: string, cwd: string): Promise<ConfigResult
 
 type Problem = Pick<ConfigIssue, 'message' | 'hint'>;
 
-/**
- * Reads at most one byte past the limit: a file whose size its stat did not tell (a pipe,
- * /dev/zero) or that grew since is refused without reading it all.
- */
+/** Reads the file, refused past the limit (see readUpTo). */
 async function readBytes(path: string, file: string): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; problem: Problem }> {
   let handle;
   try {
@@ -87,16 +85,8 @@ async function readBytes(path: string, file: string): Promise<{ ok: true; bytes:
   try {
     const info = await handle.stat();
     if (info.isDirectory()) return { ok: false, problem: { message: 'is a directory, not a file', hint: 'name the YAML file with -f' } };
-    const chunks: Buffer[] = [];
-    let length = 0;
-    while (length <= LIMITS.bytes) {
-      const chunk = Buffer.alloc(Math.min(1024 * 1024, LIMITS.bytes + 1 - length));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
-      length += bytesRead;
-    }
-    if (length <= LIMITS.bytes) return { ok: true, bytes: Buffer.concat(chunks, length) };
+    const bytes = await readUpTo(handle, LIMITS.bytes);
+    if (bytes !== undefined) return { ok: true, bytes };
   } catch (error) {
     return { ok: false, problem: openProblem(error) };
   } finally {

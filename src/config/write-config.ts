@@ -1,5 +1,5 @@
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
-import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_REQUEST_FIELDS, type AudienceDefinition, type JsonValue, type LiveAudience } from '../model/index.js';
+import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_REQUEST_FIELDS, visible, type AudienceDefinition, type JsonValue, type LiveAudience } from '../model/index.js';
 
 /**
  * The desired-state file for live audiences, as `audiences import` writes it: the service's
@@ -26,7 +26,8 @@ export function renderDesiredFile(options: { adAccountId: number; audiences: Liv
       const audience = audiences[index];
       if (!isMap(item) || !audience) return;
       const population = audience.populationScore === null ? 'unknown' : audience.populationScore.toLocaleString('en-US');
-      item.commentBefore = ` ${audience.audienceStatus}, population ${population}, last modified ${audience.lastModifiedDate}`;
+      // The status and the date are the service's text: a line break or an escape in them must stay in the comment.
+      item.commentBefore = ` ${visible(`${audience.audienceStatus}, population ${population}, last modified ${audience.lastModifiedDate}`)}`;
       if (index > 0) item.spaceBefore = true;
       flowShortLists(item);
     });

@@ -1,4 +1,3 @@
-import { access } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isApiError } from '../api/api-error.js';
@@ -6,7 +5,7 @@ import type { AudienceClient } from '../api/audiences.js';
 import { startInTurns } from '../api/in-turns.js';
 import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig, type ConfigIssue } from '../config/index.js';
 import { AppError } from '../errors.js';
-import { writeFileAtomically } from './files.js';
+import { writeFileAtomically, writeTarget } from './files.js';
 import { nameMatcher, visible, type LiveAudience, type LiveAudienceSummary } from '../model/index.js';
 
 export interface ImportRequest {
@@ -39,7 +38,8 @@ export interface SkippedAudience {
  */
 export async function importAccount(request: ImportRequest, client: AudienceClient, cwd: string): Promise<ImportResult> {
   const target = request.out === undefined ? undefined : resolve(cwd, request.out);
-  if (target && !request.force && (await exists(target))) {
+  const found = target === undefined ? 'absent' : await writeTarget(target, request.out ?? target, 'choose another file with -o: import writes a new file, or replaces a file with --force');
+  if (found !== 'absent' && !request.force) {
     throw new AppError({ code: 'FILE_EXISTS', source: 'user', summary: `${request.out} already exists`, hint: 'choose another file with -o, or pass --force to overwrite it' });
   }
   const matches = request.names.length > 0 ? nameMatcher(request.names) : () => true;
@@ -105,11 +105,4 @@ function firstOfEachName(summaries: LiveAudienceSummary[]): { kept: LiveAudience
     seen.add(summary.name);
   }
   return { kept, skipped };
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }

@@ -1,11 +1,11 @@
-import { readFile, stat } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { readUpTo } from '../bounded-read.js';
 import { AppError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
 import { plainStyle, renderPlans } from '../render/index.js';
 import { fileWriteError } from './file-errors.js';
-import { writeFileAtomically } from './files.js';
+import { writeFileAtomically, writeTarget } from './files.js';
 import { Plan as validatePlan } from './generated/plan-validator.js';
 
 /**
@@ -16,22 +16,9 @@ import { Plan as validatePlan } from './generated/plan-validator.js';
  */
 export async function checkPlanTarget(out: string, cwd: string): Promise<void> {
   const path = resolve(cwd, out);
-  let kind: Stats;
-  try {
-    kind = await stat(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw fileWriteError(error, out);
-  }
-  // A folder fails the read at once, and says so; a device or a FIFO is never opened.
-  if (!kind.isFile() && !kind.isDirectory()) {
-    throw new AppError({
-      code: 'FILE_EXISTS',
-      source: 'user',
-      summary: `${out} already exists and is not a regular file (a device, a FIFO or a socket)`,
-      hint: 'choose another file name: --out writes only a new file, or replaces a plan saved before',
-    });
-  }
+  const found = await writeTarget(path, out, 'choose another file name: --out writes only a new file, or replaces a plan saved before');
+  if (found === 'absent') return;
+  // A folder fails the read at once, and says so.
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -63,15 +50,22 @@ export async function savePlans(plans: Plan[], out: string, cwd: string): Promis
   await writeFileAtomically(resolve(cwd, out), renderPlans(plans, 'json', plainStyle), out);
 }
 
+/**
+ * The largest saved plan read, in bytes. A saved plan is pretty-printed JSON, and a delete
+ * carries the audience's whole definition, its fingerprint and each unlink of its ad groups.
+ * Measured with the planner and the JSON renderer: 16,000 audiences deleted (the most a
+ * desired-state file declares, see LIMITS in config/validate-config.ts), each defined as the
+ * audience deleted in test/golden/whole-definition with one ad group, make a plan of 41 MB
+ * (28 MB without ad groups; 66 MB with fuller definitions and two ad groups each), which `show`
+ * reads in 1 s and 240 MB (66 MB: 3.5 s and 330 MB). The limit is about twice the largest.
+ * It bounds what a wrong file costs, not what any file under it costs: JSON of tiny values
+ * (`[{},{},…]`) is dearer to parse than a plan, 60 MB of it 43 s and 2 GB.
+ */
+export const SAVED_PLAN_MAX_BYTES = 128 * 1024 * 1024;
+
 /** Reads a plan saved by `plan --out`: one plan or an array of them, checked against schemas/plan.schema.json. */
 export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]> {
-  const path = resolve(cwd, file);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new AppError({ code: 'PLAN_UNREADABLE', source: 'user', summary: `cannot read the saved plan ${file}: ${(error as Error).message}`, hint: 'save a plan with `audiences plan --out FILE`' });
-  }
+  const text = await readSavedPlanText(resolve(cwd, file), file);
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -87,6 +81,8 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
     throw invalidPlan(file, (error as Error).message);
   }
   const plans = Array.isArray(data) ? data : [data];
+  // `plan --out` always writes a plan per account: an empty array is an emptied or broken artifact, which would apply nothing and succeed.
+  if (plans.length === 0) throw invalidPlan(file, 'an empty array, without the plan of any account');
   for (const plan of plans) {
     if (!validatePlan(plan))
       throw invalidPlan(
@@ -104,4 +100,37 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
 
 function invalidPlan(file: string, reason: string): AppError {
   return new AppError({ code: 'PLAN_INVALID', source: 'user', summary: `${file} is not a saved plan: ${reason}`, hint: 'save a plan with `audiences plan --out FILE`; do not edit it by hand' });
+}
+
+/**
+ * The text of a saved plan, refused with FILE_TOO_LARGE past SAVED_PLAN_MAX_BYTES: by its size
+ * before it is read, and by a bounded read when its stat does not tell (a pipe such as `<(…)`,
+ * /dev/zero) or it grew since.
+ */
+async function readSavedPlanText(path: string, file: string): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    const info = await handle.stat();
+    if (info.isFile() && info.size > SAVED_PLAN_MAX_BYTES) throw savedPlanTooLarge(file, info.size);
+    const bytes = await readUpTo(handle, SAVED_PLAN_MAX_BYTES);
+    if (bytes === undefined) throw savedPlanTooLarge(file);
+    return bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    throw new AppError({ code: 'PLAN_UNREADABLE', source: 'user', summary: `cannot read the saved plan ${file}: ${(error as Error).message}`, hint: 'save a plan with `audiences plan --out FILE`' });
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The error for a saved plan past SAVED_PLAN_MAX_BYTES; `size` when it is known (a pipe or a device has none). */
+function savedPlanTooLarge(file: string, size?: number): AppError {
+  const limit = `${SAVED_PLAN_MAX_BYTES / (1024 * 1024)} MB`;
+  return new AppError({
+    code: 'FILE_TOO_LARGE',
+    source: 'user',
+    summary: size === undefined ? `${file} is larger than ${limit}, the limit of a saved plan` : `${file} is ${(size / (1024 * 1024)).toFixed(1)} MB, more than ${limit}, the limit of a saved plan`,
+    hint: 'is this the right file? a plan deleting 16,000 audiences takes about 40 MB; save a plan with `audiences plan --out FILE`',
+  });
 }

@@ -1,5 +1,6 @@
 import { nameMatcher, type DesiredAudience, type DesiredState, type LiveAudienceSummary } from '../model/index.js';
 import type { PlanProblem } from './types.js';
+import { quoted } from '../model/index.js';
 
 /** A declared audience and the live audience it is (by pinned id, else by name). */
 export interface MatchedAudience {
@@ -42,8 +43,8 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
       errors.push({
         code: 'PINNED_ID_IGNORED',
         name: audience.key,
-        message: `audience "${audience.key}" pins id ${audience.id}, which is "${found.name}" in the ad account: a name the ignore patterns cover`,
-        hint: `to manage it, narrow the ignore patterns so they leave "${found.name}" out; otherwise remove the \`id:\` line`,
+        message: `audience ${quoted(audience.key)} pins id ${audience.id}, which is ${quoted(found.name)} in the ad account: a name the ignore patterns cover`,
+        hint: `to manage it, narrow the ignore patterns so they leave ${quoted(found.name)} out; otherwise remove the \`id:\` line`,
       });
     } else if (found) {
       claimed.add(found.id);
@@ -52,7 +53,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
       errors.push({
         code: 'PINNED_ID_NOT_FOUND',
         name: audience.key,
-        message: `audience "${audience.key}" pins id ${audience.id}, which the ad account ${desired.adAccountId} does not have`,
+        message: `audience ${quoted(audience.key)} pins id ${audience.id}, which the ad account ${desired.adAccountId} does not have`,
         hint: 'remove the `id:` line to create the audience anew, or correct the id (`audiences import` shows the live ids)',
       });
     }
@@ -69,7 +70,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
       errors.push({
         code: 'DUPLICATE_LIVE_NAME',
         name: audience.key,
-        message: `the ad account has ${ids.length} audiences named "${audience.key}" (ids ${ids.join(', ')})`,
+        message: `the ad account has ${ids.length} audiences named ${quoted(audience.key)} (ids ${ids.join(', ')})`,
         hint: `add \`id:\` with one of ${ids.join(', ')} to say which one this file manages (\`audiences import\` shows them all)`,
       });
     } else {

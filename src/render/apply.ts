@@ -1,6 +1,6 @@
 import type { AppliedAccount, ChangeResult } from '../plan/index.js';
 import type { Style } from './style.js';
-import { visible } from '../model/index.js';
+import { quoted, visible } from '../model/index.js';
 
 /** What `apply` asks on a terminal before changing anything. */
 export const APPROVAL_PROMPT = '\nDo you want to apply these changes? Only `yes` is accepted.\n  Enter a value: ';
@@ -70,8 +70,9 @@ export function applySummary(applied: AppliedAccount[], fromSavedPlan: boolean):
 }
 
 function describeChange(result: ChangeResult): string {
-  const name = visible(result.name);
-  if (result.action === 'generate' || result.action === 'remove') return `${result.action} image "${name}"`;
-  if (result.action === 'unlink') return `unlink ad group ${result.adGroupId} from audience "${name}" (id ${result.id})`;
-  return `${result.action} audience "${name}"${result.id === null ? '' : ` (id ${result.id})`}`;
+  // Quoted first, then made visible: a backslash the name holds stays apart from one that writes out a control.
+  const name = visible(quoted(result.name));
+  if (result.action === 'generate' || result.action === 'remove') return `${result.action} image ${name}`;
+  if (result.action === 'unlink') return `unlink ad group ${result.adGroupId} from audience ${name} (id ${result.id})`;
+  return `${result.action} audience ${name}${result.id === null ? '' : ` (id ${result.id})`}`;
 }

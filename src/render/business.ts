@@ -1,6 +1,6 @@
 import type { Company } from '../model/index.js';
 import type { PlanBusiness } from '../plan/index.js';
-import { visible } from '../model/index.js';
+import { quoted, visible } from '../model/index.js';
 
 /** The plan's header line for the account's business: who it is, or that the number has none. */
 export function businessLine(business: PlanBusiness): string {
@@ -10,7 +10,7 @@ export function businessLine(business: PlanBusiness): string {
     company.representationName === null ? undefined : `representative ${company.representationName}`,
     company.businessCategory === null ? undefined : `category ${company.businessCategory}`,
   ].filter((part) => part !== undefined);
-  return visible(`business: ${company.businessRegistrationNumber} "${company.name}"${details.length > 0 ? ` (${details.join(', ')})` : ''}`);
+  return visible(`business: ${company.businessRegistrationNumber} ${quoted(company.name)}${details.length > 0 ? ` (${details.join(', ')})` : ''}`);
 }
 
 /** A company as `audiences company` shows it: one labelled line per field, missing ones left out. */

@@ -1,6 +1,7 @@
 import { IMAGE_INPUT_FIELDS, IMAGE_PARAM_FIELDS, type JsonValue, type RecordedInput } from '../model/index.js';
 import type { ImageGenerate, ImageGenerateReason, ImageRemove } from '../plan/index.js';
 import type { Block, Line } from './rows.js';
+import { quoted } from '../model/index.js';
 
 const REASONS: Readonly<Record<ImageGenerateReason, string>> = {
   new: 'new',
@@ -15,7 +16,7 @@ export function imageBlock(change: ImageGenerate | ImageRemove): Block {
   if (change.action === 'remove') {
     return {
       symbol: '-',
-      title: `remove image "${change.name}"`,
+      title: `remove image ${quoted(change.name)}`,
       lines: [{ kind: 'field', label: 'files deleted', text: change.before.outputs.map((output) => output.path).join(', ') }],
     };
   }
@@ -38,7 +39,7 @@ export function imageBlock(change: ImageGenerate | ImageRemove): Block {
   }
   lines.push({ kind: 'field', label: 'seeds', text: seeds === null ? 'chosen by the service, then locked' : seeds.join(', ') });
   lines.push({ kind: 'field', label: outputs.length === 1 ? 'file' : 'files', text: outputs.join(', ') });
-  return { symbol: change.display.reason === 'new' ? '+' : '~', title: `generate image "${change.name}"`, lines };
+  return { symbol: change.display.reason === 'new' ? '+' : '~', title: `generate image ${quoted(change.name)}`, lines };
 }
 
 function inputText(input: RecordedInput): string {

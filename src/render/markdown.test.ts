@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { desiredAudience, desiredState, liveState } from '../../test/helpers/builders.js';
 import { planAccount } from '../plan/index.js';
-import { MARKDOWN_LIMIT, renderMarkdown } from './markdown.js';
+import { fenceFor, MARKDOWN_LIMIT, renderMarkdown } from './markdown.js';
 import { ansiStyle, plainStyle } from './style.js';
 import { renderText } from './text.js';
 
@@ -28,6 +28,14 @@ describe('renderMarkdown', () => {
     expect(text).toMatch(/The plan is too long for one comment: [\d,]+ lines were cut/);
     expect(text.match(/```/g)).toHaveLength(2);
     expect(text.trimEnd().endsWith('`audiences plan` to see all of it._')).toBe(true);
+  });
+});
+
+describe('fenceFor', () => {
+  it('is longer than any run of backticks, over more lines than a call takes arguments', () => {
+    const lines = Array.from({ length: 300_000 }, (_, index) => (index === 123_456 ? 'a ````` b' : 'plain `code`'));
+    expect(fenceFor(lines)).toBe('``````');
+    expect(fenceFor(['no ticks'])).toBe('```');
   });
 });
 

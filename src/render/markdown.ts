@@ -89,7 +89,9 @@ function fit(head: string[], table: string[], details: string[], limit: number):
 
 /** A code fence longer than any run of backticks in `lines`, which would otherwise close the block early. */
 export function fenceFor(lines: string[]): string {
-  const longest = Math.max(0, ...lines.map((line) => Math.max(0, ...(line.match(/`+/g) ?? []).map((run) => run.length))));
+  // A loop, not Math.max(...lines): a plan of thousands of changes has more lines than a call takes arguments.
+  let longest = 0;
+  for (const line of lines) for (const run of line.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
   return '`'.repeat(Math.max(3, longest + 1));
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { desiredAudience, desiredState, liveState } from '../../test/helpers/builders.js';
+import { desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
 import { renderError } from '../cli/report-error.js';
 import { AppError } from '../errors.js';
 import { planAccount, type AppliedAccount, type ChangeResult } from '../plan/index.js';
@@ -23,6 +23,25 @@ describe('visible', () => {
   it('writes out every character that would act instead of being shown, and leaves the rest', () => {
     expect(visible(HOSTILE)).toBe('spring\\r\\u001b[32mok\\u001b[0m\\u0007\\u009b\\u202eevil\\n```');
     expect(visible('Seoul 20대 여성 — ok')).toBe('Seoul 20대 여성 — ok');
+  });
+
+  it('tells apart names that would print alike: invisible characters, separators and unpaired surrogates', () => {
+    expect(visible('a\u200bb\u00adc\u2060d\ufeffe\u180ef')).toBe('a\\u200bb\\u00adc\\u2060d\\ufeffe\\u180ef');
+    expect(visible('line\u2028para\u2029')).toBe('line\\u2028para\\u2029');
+    expect([visible('a\ud800'), visible('a\udc00')]).toEqual(['a\\ud800', 'a\\udc00']);
+    // A pair is one character, and the joiners of scripts and emoji stay.
+    expect(visible('🎉 👩\u200d💻 क्\u200cष')).toBe('🎉 👩\u200d💻 क्\u200cष');
+  });
+});
+
+describe('a name cannot close its quotes', () => {
+  it('in the text plan, the Markdown comment and the apply lines', () => {
+    const forged = 'spring" (id 100001) kept, and "other\\';
+    const plan = planAccount(desiredState([], { prune: true, massDelete: { ratio: 1, minManaged: 0 } }), liveState([liveAudience(100002, { name: forged })]), { allowMassDelete: true });
+    const shown = 'delete audience "spring\\" (id 100001) kept, and \\"other\\\\" (id 100002)';
+    expect(renderText(plan, plainStyle)).toContain(shown);
+    expect(renderMarkdown(plan)).toContain(shown);
+    expect(progressLine({ action: 'delete', name: forged, id: 100002, status: 'ok' }, plainStyle)).toContain(shown);
   });
 });
 

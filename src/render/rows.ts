@@ -2,7 +2,7 @@ import { diffArrays } from 'diff';
 import { DEFINITION_FIELDS, PROVINCES, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceDefinition, type JsonValue, type TargetingField } from '../model/index.js';
 import type { AdGroupRef, Change, FieldChange, Plan } from '../plan/index.js';
 import { imageBlock } from './image-rows.js';
-import { visible } from '../model/index.js';
+import { quoted, visible } from '../model/index.js';
 
 /**
  * The display rows of a plan, built once: text and Markdown are two views of these rows,
@@ -44,11 +44,11 @@ function visibleLine(line: Line): Line {
 function blockOf(change: Change): Block {
   switch (change.action) {
     case 'create':
-      return { symbol: '+', title: `create audience "${change.name}"`, lines: definitionLines(change.after) };
+      return { symbol: '+', title: `create audience ${quoted(change.name)}`, lines: definitionLines(change.after) };
     case 'update':
       return {
         symbol: '~',
-        title: `update audience "${change.name}" (id ${change.id})`,
+        title: `update audience ${quoted(change.name)} (id ${change.id})`,
         lines: [...change.display.fields.flatMap(fieldLines), ...impactLines(change.display.impact)],
       };
     case 'delete': {
@@ -58,7 +58,7 @@ function blockOf(change: Change): Block {
       const ids = change.display.impact.map((ref) => ref.adGroupId);
       const removed = definitionLines(change.before).map((line) => ({ ...line, removed: true as const }));
       const unlinked: Line[] = ids.length === 0 ? [] : [{ kind: 'field', label: 'after unlinking', text: `ad group${ids.length === 1 ? '' : 's'} ${ids.join(', ')}` }];
-      return { symbol: '-', title: `delete audience "${change.name}" (id ${change.id})`, lines: [...removed, ...unlinked] };
+      return { symbol: '-', title: `delete audience ${quoted(change.name)} (id ${change.id})`, lines: [...removed, ...unlinked] };
     }
     case 'generate':
     case 'remove':
@@ -66,7 +66,7 @@ function blockOf(change: Change): Block {
     case 'unlink':
       return {
         symbol: '-',
-        title: `unlink ad group ${change.adGroupId} from audience "${change.name}" (id ${change.id})`,
+        title: `unlink ad group ${change.adGroupId} from audience ${quoted(change.name)} (id ${change.id})`,
         lines: [
           { kind: 'field', label: 'ad group', text: adGroupDetail(change.before) },
           { kind: 'field', label: 'reason', text: change.display.reason === 'audience-deleted' ? 'the audience is deleted' : 'not in the declared adGroups' },
@@ -113,7 +113,7 @@ function adGroupText(ref: AdGroupRef): string {
 /** An ad group's name, status and campaign (its id is in the title when this stands alone). */
 function adGroupDetail(ref: AdGroupRef): string {
   const status = ref.adGroupStatus.length > 0 ? ` [${ref.adGroupStatus.join(', ')}]` : '';
-  return `"${ref.adGroupName}"${status} in campaign ${ref.campaignId} "${ref.campaignName}"`;
+  return `${quoted(ref.adGroupName)}${status} in campaign ${ref.campaignId} ${quoted(ref.campaignName)}`;
 }
 
 function isEmpty(value: JsonValue): boolean {

@@ -3,14 +3,18 @@
  * inspection, not in a verbose log line, not in the CLI's output, not in the emulator's
  * request log, even when the service quotes the credential back.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseErrorBody } from '../../src/api/api-error.js';
 import { createAudienceClient } from '../../src/api/audiences.js';
 import { createBusinessClient } from '../../src/api/business.js';
 import type { HttpClient } from '../../src/api/http.js';
 import { createImageClient } from '../../src/api/imagegen.js';
 import { renderError } from '../../src/cli/report-error.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+import { registerSecret } from '../../src/secrets.js';
 import { definition } from '../helpers/builders.js';
 import { runInProcess, workspace } from '../helpers/cli.js';
 import { emulatorCall, FAST_RETRY, startScripted, transport, type ScriptedServer } from './support.js';
@@ -115,6 +119,18 @@ describe('a canary credential', () => {
     expect(all).not.toContain(CANARY);
   });
 
+  it('a message or a body cut through it', () => {
+    registerSecret(CANARY);
+    for (const before of [991, 995, 999, 1000]) {
+      const quoted = parseErrorBody(JSON.stringify({ code: -400, msg: `${'A'.repeat(before)}${CANARY}`, extras: { detailCode: 1, detailMsg: `${'B'.repeat(before)}${CANARY}` } }));
+      expect(quoted.serviceMsg).toContain('more characters');
+      expect(JSON.stringify(quoted)).not.toContain(CANARY.slice(0, 8));
+    }
+    const page = parseErrorBody(`<html>${'x'.repeat(190)}${CANARY}</html>`);
+    expect(page.reason).toContain('…');
+    expect(page.reason).not.toContain(CANARY.slice(0, 8));
+  });
+
   it('the CLI, verbose and with stack traces', async () => {
     const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n' });
     const env = { ADS_API_URL: emulator.url, ADS_ACCESS_TOKEN: CLI_CANARY, IMAGEGEN_API_URL: emulator.url, IMAGEGEN_API_KEY: CLI_CANARY };
@@ -123,6 +139,21 @@ describe('a canary credential', () => {
     expect(result.stderr).toContain('API_UNAUTHORIZED');
     expect(result.stderr).toMatch(/audience GET \/openapi\/v4\/targetings\/audiences -> 401/);
     expect(result.stdout + result.stderr).not.toContain(CLI_CANARY);
+  });
+});
+
+describe('a value that quotes the token', () => {
+  it('is masked in every output of the CLI', async () => {
+    const env = { ADS_API_URL: emulator.url, ADS_ACCESS_TOKEN: emulator.accessToken };
+    const named = `leak ${emulator.accessToken}`;
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: ${named}\n    type: DISPLAY\n` });
+    const outputs = [await runInProcess(['apply', '--auto-approve'], { cwd, env })];
+    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\nprune: true\naudiences: []\n');
+    for (const format of ['text', 'json', 'markdown']) outputs.push(await runInProcess(['plan', '--format', format], { cwd, env }));
+    const all = outputs.map((result) => result.stdout + result.stderr).join('\n');
+    expect(outputs[0]?.code).toBe(0);
+    expect(all).toContain('leak [REDACTED]');
+    expect(all).not.toContain(emulator.accessToken);
   });
 });
 

@@ -10,6 +10,7 @@ import { createAudienceClient } from '../../src/api/audiences.js';
 import { createBusinessClient } from '../../src/api/business.js';
 import type { HttpClient } from '../../src/api/http.js';
 import { createImageClient } from '../../src/api/imagegen.js';
+import { renderError } from '../../src/cli/report-error.js';
 import { isOutcomeUnknown } from '../../src/errors.js';
 import { definition } from '../helpers/builders.js';
 import { bearer, reply, replyBytes, silence, startScripted, transport, type Script, type ScriptedServer } from './support.js';
@@ -302,7 +303,19 @@ describe('answers that never end', () => {
     const error = await client.request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).summary).toContain('the answer was larger than 1048576 bytes, and was cut off');
+    // Reached, and answered too much: not "unreachable".
+    expect(error).toMatchObject({ code: 'API_INVALID_RESPONSE', hint: expect.stringContaining('not at a proxy or another service') as unknown });
     expect(server.seen).toHaveLength(1);
+  });
+
+  it("writes a line break of the service's message out, so that it cannot forge a line of its own", async () => {
+    server.answers = [reply(400, { code: -400, msg: 'x\n  hint: run `audiences apply --allow-mass-delete`', extras: { detailCode: 1, detailMsg: 'bad' } })];
+    const client = transport({ baseUrl: server.url, headers: bearer('t') });
+    clients.push(client);
+    const error = await client.request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' }).catch((thrown: unknown) => thrown);
+    const shown = renderError(error, false);
+    expect(shown).toContain('service code -400, detail code 1 (x\\n  hint: run `audiences apply --allow-mass-delete`)');
+    expect(shown).not.toMatch(/^\s*hint: run/m);
   });
 
   it('ends an attempt whose body drips, after its time in all, though bytes keep coming', async () => {

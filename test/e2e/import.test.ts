@@ -3,7 +3,8 @@
  * back with server-added names, depth-2 and depth-3 regions, names YAML must quote, a name
  * used twice) becomes a file that validates and plans to no changes.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { lstat, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -191,6 +192,18 @@ describe('audiences import', () => {
     expect((parse(result.text) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name)).toEqual(['fine']);
   });
 
+  it("keeps the service's status and date inside their comment, escapes and line breaks written out", async () => {
+    const made = await live.client.create(definition({ name: 'kept' }));
+    const forged = 'AVAILABLE\u0085  - name: injected\n    type: MESSAGE\u001b]0;owned\u0007';
+    const odd: AudienceClient = { ...live.client, read: async (id) => ({ ...(await live.client.read(id)), audienceStatus: forged, lastModifiedDate: '2026-01-01\r' }) };
+    const result = await importAccount({ adAccountId: 1234, out: undefined, force: false, names: [] }, odd, process.cwd());
+    expect(result.text).toContain('# AVAILABLE\\u0085  - name: injected\\n    type: MESSAGE\\u001b]0;owned\\u0007, population');
+    expect(result.text).toContain('last modified 2026-01-01\\r\n');
+    // eslint-disable-next-line no-control-regex -- no control character but the line breaks may be left
+    expect(result.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(parse(result.text)).toMatchObject({ audiences: [{ name: 'kept', id: made.id }] });
+  });
+
   it('refuses to overwrite a file unless --force', async () => {
     await live.client.create(definition({ name: 'only' }));
     const cwd = await workspace({ 'audiences.yaml': 'precious: true\n' });
@@ -203,6 +216,21 @@ describe('audiences import', () => {
     const forced = await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml', '--force'], { cwd, env });
     expect(forced.code).toBe(0);
     expect(await readFile(join(cwd, 'audiences.yaml'), 'utf8')).toContain('name: only');
+  });
+
+  it('never replaces a device or a FIFO, even with --force', async () => {
+    await live.client.create(definition({ name: 'only' }));
+    const cwd = await workspace({});
+    execFileSync('mkfifo', [join(cwd, 'pipe')]);
+    // A link to the device, not the device: were the check to fail, the link is what a write replaces.
+    await symlink('/dev/null', join(cwd, 'null'));
+    for (const target of ['pipe', 'null']) {
+      const refused = await runInProcess(['import', '--ad-account', '1234', '-o', target, '--force'], { cwd, env });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`error[FILE_EXISTS]: ${target} already exists and is not a regular file (a device, a FIFO or a socket)`);
+    }
+    expect((await stat(join(cwd, 'pipe'))).isFIFO()).toBe(true);
+    expect((await lstat(join(cwd, 'null'))).isSymbolicLink()).toBe(true);
   });
 });
 

@@ -76,6 +76,17 @@ describe('audiences validate', () => {
     expect(result.stderr).toContain('missing.yaml: file not found\n');
   });
 
+  it('writes out the escapes of a file name in its verdict', async () => {
+    const good = 'good\u001b]0;owned\u0007.yaml';
+    const bad = 'bad\r\u001b[32mok.yaml';
+    const cwd = await workspace({ [good]: 'adAccountId: 1234\naudiences: []\n', [bad]: 'adAccountId: 1234\naudiences: 7\n' });
+    const result = await runInProcess(['validate', '-f', good, '-f', bad], { cwd, env: {} });
+    expect(result.stdout).toBe('good\\u001b]0;owned\\u0007.yaml: ok (0 audiences)\n');
+    expect(result.stderr).toContain('bad\\r\\u001b[32mok.yaml: invalid (1 problem)\n');
+    // eslint-disable-next-line no-control-regex -- no escape may reach the terminal
+    expect(result.stdout + result.stderr).not.toMatch(/[\u001b\u0007\r]/);
+  });
+
   it('refuses two files for the same ad account', async () => {
     const result = await audiences(fixtures, 'validate', '-f', 'valid.yaml', '-f', 'same-account.yaml');
     expect(result.code).toBe(1);

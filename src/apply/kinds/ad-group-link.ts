@@ -2,6 +2,7 @@ import { startInTurns } from '../../api/in-turns.js';
 import type { AdGroupUnlink, Change, ChangeResult } from '../../plan/index.js';
 import type { ApplyKind } from '../kind.js';
 import { attempt, notStarted } from '../results.js';
+import { quoted } from '../../model/index.js';
 
 function isUnlink(change: Change): change is AdGroupUnlink {
   return change.action === 'unlink';
@@ -24,7 +25,7 @@ export const adGroupLinkKind: ApplyKind = {
     const checks = done.map(async ({ change }) => {
       if (!isUnlink(change) || !ids.has(change.id)) return [];
       const links = await audiences.adGroups(change.id);
-      return links.some((link) => link.adGroupId === change.adGroupId) ? [`ad group ${change.adGroupId} still uses audience "${change.name}" (id ${change.id})`] : [];
+      return links.some((link) => link.adGroupId === change.adGroupId) ? [`ad group ${change.adGroupId} still uses audience ${quoted(change.name)} (id ${change.id})`] : [];
     });
     return (await Promise.all(checks)).flat();
   },

@@ -4,6 +4,7 @@ import type { AudienceDefinition, LiveAudience } from '../../model/index.js';
 import { diffDefinition, knownAudienceIds, type AudienceCreate, type AudienceDelete, type AudienceUpdate, type Change, type ChangeResult } from '../../plan/index.js';
 import type { ApplyKind } from '../kind.js';
 import { attempt, causeOf, done, identify, notStarted, unmade } from '../results.js';
+import { quoted } from '../../model/index.js';
 
 /** The batch delete takes ids in the query string; keep each request's URL short. */
 const DELETE_BATCH_SIZE = 100;
@@ -57,12 +58,12 @@ export const audienceKind: ApplyKind = {
   verify: async (done, { audiences, present }) => {
     const ids = await present();
     const checks = done.map(async ({ change, result }): Promise<string[]> => {
-      if (change.action === 'delete') return ids.has(change.id) ? [`audience "${change.name}" (id ${change.id}) still exists after its delete`] : [];
+      if (change.action === 'delete') return ids.has(change.id) ? [`audience ${quoted(change.name)} (id ${change.id}) still exists after its delete`] : [];
       if (!isWrite(change)) return [];
       const id = result.id;
-      if (id === null || !ids.has(id)) return [`audience "${change.name}" is missing after its ${change.action}`];
+      if (id === null || !ids.has(id)) return [`audience ${quoted(change.name)} is missing after its ${change.action}`];
       const fields = result.differing ?? differingFields(change.after, await audiences.read(id));
-      return fields.map((field) => `audience "${change.name}" (id ${id}): ${field} still differs`);
+      return fields.map((field) => `audience ${quoted(change.name)} (id ${id}): ${field} still differs`);
     });
     return (await Promise.all(checks)).flat();
   },
@@ -127,12 +128,12 @@ async function settleRace(change: AudienceCreate, result: ChangeResult, id: numb
   try {
     const rival = await client.read(kept, { continuation: true });
     if (differingFields(change.after, rival).length > 0) {
-      return bothKept(`another audience named "${change.name}" appeared meanwhile (id ${kept}) with another definition: both are kept; ${duplicate}`);
+      return bothKept(`another audience named ${quoted(change.name)} appeared meanwhile (id ${kept}) with another definition: both are kept; ${duplicate}`);
     }
   } catch (error) {
-    return bothKept(`another audience named "${change.name}" appeared meanwhile (id ${kept}), and it could not be read (${causeOf(error)}): both are kept; ${duplicate}`);
+    return bothKept(`another audience named ${quoted(change.name)} appeared meanwhile (id ${kept}), and it could not be read (${causeOf(error)}): both are kept; ${duplicate}`);
   }
-  const race = `another apply created "${change.name}" at the same time (id ${kept}), and the lowest id stays`;
+  const race = `another apply created ${quoted(change.name)} at the same time (id ${kept}), and the lowest id stays`;
   try {
     await client.delete(id, { continuation: true });
     return { result: { ...result, id: kept, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` }, deleted: true };

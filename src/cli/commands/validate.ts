@@ -3,6 +3,7 @@ import type { Io } from '../io.js';
 import { withErrorOutput } from '../report-error.js';
 import type { ConfigIssue } from '../../config/issues.js';
 import type { FileValidation } from '../../operations/validate.js';
+import { visible } from '../../model/index.js';
 
 /**
  * `audiences validate [-f FILE]…`: offline checks of the desired-state files. Problems go to
@@ -47,16 +48,16 @@ function asData(result: FileValidation) {
   return { file: result.file, valid: result.ok, audiences: result.audiences, errors: result.errors.map(problem), warnings: result.warnings.map(problem) };
 }
 
-/** The problems on stderr, capped, and a verdict per file. */
+/** The problems on stderr, capped, and a verdict per file (its name made visible, as in the problems' lines). */
 function printText(results: FileValidation[], formatIssues: (issues: ConfigIssue[], severity?: 'warning') => string[], io: Io): void {
   for (const result of results) {
     const lines = [...formatIssues(result.errors), ...formatIssues(result.warnings, 'warning')];
     if (lines.length > 0) io.stderr(lines.join('\n') + '\n');
     if (result.ok) {
-      io.stdout(`${result.file}: ok (${result.audiences} ${result.audiences === 1 ? 'audience' : 'audiences'})\n`);
+      io.stdout(`${visible(result.file)}: ok (${result.audiences} ${result.audiences === 1 ? 'audience' : 'audiences'})\n`);
     } else {
       const count = result.errors.length;
-      io.stderr(`${result.file}: invalid (${count} ${count === 1 ? 'problem' : 'problems'})\n`);
+      io.stderr(`${visible(result.file)}: invalid (${count} ${count === 1 ? 'problem' : 'problems'})\n`);
     }
   }
 }

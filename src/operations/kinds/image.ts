@@ -9,6 +9,7 @@ import { writeFileAtomically } from '../files.js';
 import { detectImageFormat, dictionary, IMAGE_INPUT_FIELDS, LOCK_FILE, own, type DesiredState, type ImageLock, type ImageState, type LocalFile, type LockedImage } from '../../model/index.js';
 import type { Plan } from '../../plan/index.js';
 import type { KindOperations } from './kind.js';
+import { quoted } from '../../model/index.js';
 
 /**
  * Images: the local side (the lock beside the desired-state file, and the image files) is
@@ -132,7 +133,7 @@ function parseLock(bytes: Uint8Array): ImageLock | string {
   }
   for (const [name, entry] of Object.entries(lock.images)) {
     const image = entry as Partial<LockedImage> | null;
-    if (!image || !image.request || !Array.isArray(image.seeds) || !Array.isArray(image.outputs) || typeof image.modelVersion !== 'string') return `its entry "${name}" is incomplete`;
+    if (!image || !image.request || !Array.isArray(image.seeds) || !Array.isArray(image.outputs) || typeof image.modelVersion !== 'string') return `its entry ${quoted(name)} is incomplete`;
   }
   return { lockVersion: 1, images: dictionary(Object.entries(lock.images as Record<string, LockedImage>)) };
 }

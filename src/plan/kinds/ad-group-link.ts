@@ -1,6 +1,7 @@
 import type { AdGroupLink, DesiredAudience, LiveState } from '../../model/index.js';
 import type { PlanKind } from '../kind.js';
 import type { AdGroupRef, AdGroupUnlink, Change, PlanProblem } from '../types.js';
+import { quoted } from '../../model/index.js';
 
 /**
  * The links between ad groups and audiences. The API can only release an ad group from an
@@ -28,7 +29,7 @@ export const adGroupLinkKind: PlanKind = {
         errors.push({
           code: 'PROTECTED',
           name: audience.key,
-          message: `audience "${audience.key}" is protected, but ad group${plural(extra)} ${extra.map((link) => link.adGroupId).join(', ')} would be unlinked from it`,
+          message: `audience ${quoted(audience.key)} is protected, but ad group${plural(extra)} ${extra.map((link) => link.adGroupId).join(', ')} would be unlinked from it`,
           hint: 'add the ad groups to its `adGroups`, or remove `protect: true` to allow the unlink',
         });
       } else {
@@ -48,7 +49,7 @@ export const adGroupLinkKind: PlanKind = {
       const now = byId.get(entry.id);
       const links = current.adGroupIds[String(entry.id)];
       if (!now || entry.adGroupIds === null || !links || sameIds(entry.adGroupIds, links)) return [];
-      return [`the ad groups using audience "${now.name}" (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${[...links].sort((a, b) => a - b).join(', ') || 'none'} now`];
+      return [`the ad groups using audience ${quoted(now.name)} (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${[...links].sort((a, b) => a - b).join(', ') || 'none'} now`];
     });
   },
   // With their audience's changes (see the audience kind), before them, by ad group.
@@ -90,7 +91,7 @@ function linkMissing(audience: DesiredAudience, adGroupIds: number[]): PlanProbl
   return {
     code: 'LINK_MISSING',
     name: audience.key,
-    message: `audience "${audience.key}" declares ad group${plural(adGroupIds)} ${adGroupIds.join(', ')}, which ${adGroupIds.length === 1 ? 'does' : 'do'} not use it`,
+    message: `audience ${quoted(audience.key)} declares ad group${plural(adGroupIds)} ${adGroupIds.join(', ')}, which ${adGroupIds.length === 1 ? 'does' : 'do'} not use it`,
     hint: 'this API cannot link ad groups: link them in the ad manager, or remove them from `adGroups`',
   };
 }

@@ -16,6 +16,7 @@ import { requireRead } from '../reads.js';
 import { checkMassDelete, DEFAULT_MASS_DELETE } from '../safety.js';
 import type { AudienceUpdate, Change, FieldChange, Fingerprint, Plan, PlanProblem } from '../types.js';
 import { adGroupRef, plural, readableLinks } from './ad-group-link.js';
+import { quoted } from '../../model/index.js';
 
 /**
  * Audiences: a declared audience the account lacks is created, one whose definition differs
@@ -97,7 +98,7 @@ function changedSinceRead(plan: Plan, current: CurrentState): string[] {
     const now = byId.get(entry.id);
     if (!now) reasons.push(`audience ${entry.id} no longer exists`);
     else if (now.lastModifiedDate !== entry.lastModifiedDate) {
-      reasons.push(`audience "${now.name}" (id ${entry.id}) was modified at ${now.lastModifiedDate}, after the plan read it (${entry.lastModifiedDate})`);
+      reasons.push(`audience ${quoted(now.name)} (id ${entry.id}) was modified at ${now.lastModifiedDate}, after the plan read it (${entry.lastModifiedDate})`);
     }
   }
   // A name the plan creates may still be held by an audience it read (one it renames away
@@ -106,12 +107,12 @@ function changedSinceRead(plan: Plan, current: CurrentState): string[] {
   for (const change of plan.changes) {
     if (change.action !== 'create') continue;
     const taken = current.audiences.find((summary) => summary.name === change.name && !read.has(summary.id));
-    if (taken) reasons.push(`an audience named "${change.name}" now exists (id ${taken.id}), which the plan would create again`);
+    if (taken) reasons.push(`an audience named ${quoted(change.name)} now exists (id ${taken.id}), which the plan would create again`);
   }
   if (plan.fingerprint.accountAudienceIds) {
     const known = new Set(plan.fingerprint.accountAudienceIds);
     const added = current.audiences.filter((summary) => !known.has(summary.id));
-    if (added.length > 0) reasons.push(`audience${plural(added)} ${added.map((summary) => `"${summary.name}" (id ${summary.id})`).join(', ')} appeared since the plan, which prunes`);
+    if (added.length > 0) reasons.push(`audience${plural(added)} ${added.map((summary) => `${quoted(summary.name)} (id ${summary.id})`).join(', ')} appeared since the plan, which prunes`);
   }
   return reasons;
 }
@@ -123,7 +124,7 @@ function updatedSinceRead(plan: Plan, current: CurrentState): string[] {
     const now = change.action === 'update' ? definitions[String(change.id)] : undefined;
     if (change.action !== 'update' || !now) return [];
     const fields = diffDefinition(change.before, now).map((field) => field.field);
-    return fields.length === 0 ? [] : [`audience "${change.name}" (id ${change.id}) was modified since the plan read it (${fields.join(', ')} changed)`];
+    return fields.length === 0 ? [] : [`audience ${quoted(change.name)} (id ${change.id}) was modified since the plan read it (${fields.join(', ')} changed)`];
   });
 }
 
@@ -149,7 +150,7 @@ function readDetail(live: LiveState, summary: LiveAudienceSummary): LiveAudience
       unreadable: {
         code: 'LIVE_UNREADABLE',
         name: summary.name,
-        message: `audience "${summary.name}" (id ${summary.id}) cannot be planned: ${reason}`,
+        message: `audience ${quoted(summary.name)} (id ${summary.id}) cannot be planned: ${reason}`,
         hint: 'nothing is planned for this audience; check that ADS_API_URL is the audience API itself, and if it is, report the answer: the service uses a shape the tool does not know yet',
       },
     };
@@ -168,7 +169,7 @@ function omittedFieldWarnings(audience: DesiredAudience, fields: FieldChange[]):
     {
       code: 'OMITTED_FIELDS',
       name: audience.key,
-      message: `audience "${audience.key}" leaves out ${emptied.join(', ')}, so the update removes ${emptied.length === 1 ? 'it' : 'them'}: a declared audience is its whole definition`,
+      message: `audience ${quoted(audience.key)} leaves out ${emptied.join(', ')}, so the update removes ${emptied.length === 1 ? 'it' : 'them'}: a declared audience is its whole definition`,
       hint: `to keep ${emptied.length === 1 ? 'it' : 'them'}, add ${emptied.join(' and ')} to the audience in the file (a file written before whole definitions managed only the fields it named)`,
     },
   ];
@@ -182,7 +183,7 @@ function campaignRuleErrors(name: string, definition: AudienceDefinition, links:
       problems.push({
         code: 'CAMPAIGN_RULE',
         name,
-        message: `audience "${name}" targets the overseas region Z, which business-board campaign ${link.campaignId} ("${link.campaignName}") of ad group ${link.adGroupId} does not allow`,
+        message: `audience ${quoted(name)} targets the overseas region Z, which business-board campaign ${link.campaignId} (${quoted(link.campaignName)}) of ad group ${link.adGroupId} does not allow`,
         hint: 'remove Z from `locations`, or stop using the audience in that ad group',
       });
     }
@@ -192,7 +193,7 @@ function campaignRuleErrors(name: string, definition: AudienceDefinition, links:
       problems.push({
         code: 'CAMPAIGN_RULE',
         name,
-        message: `audience "${name}" uses friend-group targeting, which needs a messaging-channel reach campaign; ad group ${link.adGroupId} belongs to campaign ${link.campaignId} ("${link.campaignName}", ${link.campaignType}/${link.campaignGoal})`,
+        message: `audience ${quoted(name)} uses friend-group targeting, which needs a messaging-channel reach campaign; ad group ${link.adGroupId} belongs to campaign ${link.campaignId} (${quoted(link.campaignName)}, ${link.campaignType}/${link.campaignGoal})`,
         hint: 'remove `talkChannelGroupTargetings`, or use the audience only in messaging-channel reach campaigns',
       });
     }
@@ -203,7 +204,7 @@ function campaignRuleErrors(name: string, definition: AudienceDefinition, links:
 function statusWarnings(summary: LiveAudienceSummary): PlanProblem[] {
   if (summary.audienceStatus !== 'ERROR' && summary.audienceStatus !== 'SEED_NOT_ENOUGH') return [];
   const meaning = summary.audienceStatus === 'ERROR' ? 'is unusable' : 'has too few members to be used';
-  return [{ code: 'AUDIENCE_STATUS', name: summary.name, message: `audience "${summary.name}" (id ${summary.id}) is ${summary.audienceStatus}: it ${meaning}` }];
+  return [{ code: 'AUDIENCE_STATUS', name: summary.name, message: `audience ${quoted(summary.name)} (id ${summary.id}) is ${summary.audienceStatus}: it ${meaning}` }];
 }
 
 /** Every live audience the plan read, with its date and links as read; with prune, every id of the account. */

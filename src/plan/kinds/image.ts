@@ -16,6 +16,7 @@ import {
 } from '../../model/index.js';
 import type { PlanKind } from '../kind.js';
 import type { FieldChange, Fingerprint, ImageGenerate, ImageGenerateReason, ImageRemove, PlanProblem } from '../types.js';
+import { quoted } from '../../model/index.js';
 
 /**
  * Generated images, kept reproducible by the lock beside the file. Planned only when the file
@@ -149,7 +150,7 @@ function recordInputs(image: DesiredImage, byName: Map<string, DesiredImage>, st
 /** Output paths that lead out of the project, and local inputs that are missing or unfit. */
 function fileProblems(image: DesiredImage, state: ImageState): PlanProblem[] {
   const problems: PlanProblem[] = [];
-  const problem = (code: PlanProblem['code'], message: string, hint: string): void => void problems.push({ code, name: image.key, message: `image "${image.key}": ${message}`, hint });
+  const problem = (code: PlanProblem['code'], message: string, hint: string): void => void problems.push({ code, name: image.key, message: `image ${quoted(image.key)}: ${message}`, hint });
   for (const path of image.outputs) {
     const file = own(state.files, path);
     if (file?.status === 'refused')

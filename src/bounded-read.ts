@@ -1,0 +1,20 @@
+import type { FileHandle } from 'node:fs/promises';
+
+/**
+ * The bytes of an open file, read at most one byte past `limit`; undefined when it holds more.
+ * A file whose size its stat does not tell (a pipe, /dev/zero) or that grew since it was
+ * looked at is refused this way without being read whole. Shared by the desired-state files
+ * and the saved plans, which each say in their own words what is too large.
+ */
+export async function readUpTo(handle: FileHandle, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  while (length <= limit) {
+    const chunk = Buffer.alloc(Math.min(1024 * 1024, limit + 1 - length));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    length += bytesRead;
+  }
+  return length <= limit ? Buffer.concat(chunks, length) : undefined;
+}

@@ -1,0 +1,106 @@
+import { readFile, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runInProcess, workspace } from '../../test/helpers/cli.js';
+import { temporaryDir } from '../../test/helpers/temporary.js';
+import { plainStyle, renderPlans } from '../render/index.js';
+import { SAVED_PLAN_MAX_BYTES, readSavedPlans } from './saved-plan.js';
+
+const golden = fileURLToPath(new URL('../../test/golden/', import.meta.url));
+const saved = (scenario: string) => readFile(join(golden, scenario, 'plan.json'), 'utf8');
+
+describe('readSavedPlans', () => {
+  it('reads one saved plan or an array of them', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    const plan = JSON.parse(await saved('prune-with-links')) as unknown;
+    await writeFile(join(dir, 'one.json'), JSON.stringify(plan));
+    await writeFile(join(dir, 'two.json'), JSON.stringify([plan, plan]));
+    expect(await readSavedPlans('one.json', dir)).toEqual([plan]);
+    expect(await readSavedPlans('two.json', dir)).toEqual([plan, plan]);
+  });
+
+  it('refuses an empty array as not a saved plan: an emptied artifact must not apply nothing and succeed', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    for (const text of ['[]', ' [ ]\n']) {
+      await writeFile(join(dir, 'plan.json'), text);
+      await expect(readSavedPlans('plan.json', dir)).rejects.toMatchObject({
+        code: 'PLAN_INVALID',
+        source: 'user',
+        summary: 'plan.json is not a saved plan: an empty array, without the plan of any account',
+        hint: expect.stringContaining('save a plan with `audiences plan --out FILE`'),
+      });
+    }
+  });
+
+  it('reads a saved plan without changes, which shows as no changes', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    await writeFile(join(dir, 'plan.json'), `[${await saved('no-changes')}]`);
+    const plans = await readSavedPlans('plan.json', dir);
+    expect(plans.map((plan) => plan.changes)).toEqual([[]]);
+    expect(renderPlans(plans, 'text', plainStyle)).toContain('No changes: ad account 1234 matches the desired state.');
+  });
+
+  it('refuses a file past the size limit by its size, before reading it, naming it with its size and the limit', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    // Sparse: 200 MB of nothing, which reading whole would take for a plan and fail to parse.
+    await writeFile(join(dir, 'huge.json'), '');
+    await truncate(join(dir, 'huge.json'), 200 * 1024 * 1024);
+    await expect(readSavedPlans('huge.json', dir)).rejects.toMatchObject({
+      code: 'FILE_TOO_LARGE',
+      source: 'user',
+      summary: 'huge.json is 200.0 MB, more than 128 MB, the limit of a saved plan',
+      hint: expect.stringContaining('is this the right file?'),
+    });
+  });
+
+  it('refuses a file one byte past the limit; one at the limit is read', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    await writeFile(join(dir, 'limit.json'), '');
+    await truncate(join(dir, 'limit.json'), SAVED_PLAN_MAX_BYTES + 1);
+    await expect(readSavedPlans('limit.json', dir)).rejects.toMatchObject({ code: 'FILE_TOO_LARGE' });
+    await truncate(join(dir, 'limit.json'), SAVED_PLAN_MAX_BYTES);
+    await expect(readSavedPlans('limit.json', dir)).rejects.toMatchObject({ code: 'PLAN_INVALID' });
+  });
+
+  it('reads a file whose size its stat does not tell no further than the limit', async () => {
+    await expect(readSavedPlans('/dev/zero', '/')).rejects.toMatchObject({
+      code: 'FILE_TOO_LARGE',
+      summary: '/dev/zero is larger than 128 MB, the limit of a saved plan',
+    });
+  });
+
+  it('still says why a file cannot be read', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    await expect(readSavedPlans('nothing.json', dir)).rejects.toMatchObject({ code: 'PLAN_UNREADABLE', summary: expect.stringContaining('cannot read the saved plan nothing.json: ENOENT') });
+    await expect(readSavedPlans('.', dir)).rejects.toMatchObject({ code: 'PLAN_UNREADABLE', summary: expect.stringContaining('cannot read the saved plan .: EISDIR') });
+  });
+});
+
+describe('show and apply of a saved plan', () => {
+  it('refuse an empty array, and show a plan without changes as no changes', async () => {
+    const cwd = await workspace({ 'empty.json': '[]\n', 'unchanged.json': `[${await saved('no-changes')}]` });
+    // No request is made: the service named for apply is never reached.
+    const env = { ADS_API_URL: 'http://127.0.0.1:9', ADS_ACCESS_TOKEN: 'token' };
+    for (const args of [
+      ['show', 'empty.json'],
+      ['apply', 'empty.json'],
+    ]) {
+      const refused = await runInProcess(args, { cwd, env });
+      expect(refused).toMatchObject({ code: 1, stdout: '' });
+      expect(refused.stderr).toContain('error[PLAN_INVALID]: empty.json is not a saved plan: an empty array, without the plan of any account');
+      expect(refused.stderr).toContain('hint: save a plan with `audiences plan --out FILE`');
+    }
+    const shown = await runInProcess(['show', 'unchanged.json'], { cwd, env: {} });
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    expect(shown.stdout).toContain('No changes: ad account 1234 matches the desired state.');
+  });
+
+  it('refuse a file past the size limit with its size and the limit', async () => {
+    const cwd = await workspace({ 'huge.json': '' });
+    await truncate(join(cwd, 'huge.json'), SAVED_PLAN_MAX_BYTES + 1024 * 1024);
+    const refused = await runInProcess(['show', 'huge.json', '--format', 'json'], { cwd, env: {} });
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'FILE_TOO_LARGE', summary: 'huge.json is 129.0 MB, more than 128 MB, the limit of a saved plan' } });
+  });
+});
