@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import { AppError } from './errors.js';
 
 /**
  * The bytes of an open file, read at most one byte past `limit`; undefined when it holds more.
@@ -17,4 +18,18 @@ export async function readUpTo(handle: FileHandle, limit: number): Promise<Buffe
     length += bytesRead;
   }
   return length <= limit ? Buffer.concat(chunks, length) : undefined;
+}
+
+/**
+ * FILE_TOO_LARGE for a file past `limitBytes`, named as the user gave it; `size` when it is known
+ * (a pipe or a device has none). `kind` says what the file is ("an audiences file").
+ */
+export function fileTooLarge(file: string, limitBytes: number, kind: string, hint: string, size?: number): AppError {
+  const limit = `${limitBytes / (1024 * 1024)} MB`;
+  return new AppError({
+    code: 'FILE_TOO_LARGE',
+    source: 'user',
+    summary: size === undefined ? `${file} is larger than ${limit}, the limit of ${kind}` : `${file} is ${(size / (1024 * 1024)).toFixed(1)} MB, more than ${limit}, the limit of ${kind}`,
+    hint,
+  });
 }

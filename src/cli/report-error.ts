@@ -27,7 +27,7 @@ export function renderError(thrown: unknown, debug: boolean): string {
     lines.push('  this is a bug in audiences; please report it with the output of --debug');
   }
   if (debug && thrown instanceof Error && thrown.stack) lines.push('', thrown.stack);
-  return redact(lines.join('\n')) + '\n';
+  return lines.join('\n') + '\n';
 }
 
 /**

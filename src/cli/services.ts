@@ -1,5 +1,4 @@
 import type { Services } from '../api/services.js';
-import { redact } from '../secrets.js';
 import type { GlobalOptions } from './command.js';
 import type { Io } from './io.js';
 
@@ -22,7 +21,7 @@ export async function withServices<T>(args: GlobalOptions, io: Io, work: (servic
     concurrency: args.concurrency,
     requestsPerSecond: args.requestsPerSecond,
     verbose: args.verbose,
-    log: (line) => io.stderr(`${redact(line)}\n`),
+    log: (line) => io.stderr(`${line}\n`),
   });
   try {
     return await work(services);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { readUpTo } from '../bounded-read.js';
-import { AppError } from '../errors.js';
+import { fileTooLarge, readUpTo } from '../bounded-read.js';
+import type { AppError } from '../errors.js';
 import { decodeUtf8 } from './decode.js';
 import type { ConfigIssue, ConfigResult } from './issues.js';
 import { LIMITS, validateConfig } from './validate-config.js';
@@ -32,19 +32,12 @@ async function checkSize(file: string, cwd: string): Promise<void> {
   } catch {
     return;
   }
-  if (info.isFile() && info.size > LIMITS.bytes) throw fileTooLarge(file, info.size);
+  if (info.isFile() && info.size > LIMITS.bytes) throw tooLarge(file, info.size);
 }
 
-/** The error for a file past LIMITS.bytes; `size` when it is known (a pipe or a device has none). */
-function fileTooLarge(file: string, size?: number): AppError {
-  const limit = `${LIMITS.bytes / (1024 * 1024)} MB`;
-  return new AppError({
-    code: 'FILE_TOO_LARGE',
-    source: 'user',
-    summary:
-      size === undefined ? `${file} is larger than ${limit}, the limit of an audiences file` : `${file} is ${(size / (1024 * 1024)).toFixed(1)} MB, more than ${limit}, the limit of an audiences file`,
-    hint: 'is this the right file? 10,000 audiences take about 1 MB (2 MB as import writes them, with a comment each)',
-  });
+/** The error for a desired-state file past LIMITS.bytes. */
+function tooLarge(file: string, size?: number): AppError {
+  return fileTooLarge(file, LIMITS.bytes, 'an audiences file', 'is this the right file? 10,000 audiences take about 1 MB (2 MB as import writes them, with a comment each)', size);
 }
 
 async function readDesiredState(file: string, cwd: string): Promise<ConfigResult> {
@@ -92,7 +85,7 @@ async function readBytes(path: string, file: string): Promise<{ ok: true; bytes:
   } finally {
     await handle.close();
   }
-  throw fileTooLarge(file);
+  throw tooLarge(file);
 }
 
 function openProblem(error: unknown): Problem {

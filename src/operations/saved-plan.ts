@@ -1,6 +1,6 @@
 import { open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { readUpTo } from '../bounded-read.js';
+import { fileTooLarge, readUpTo } from '../bounded-read.js';
 import { AppError } from '../errors.js';
 import type { Plan } from '../plan/index.js';
 import { plainStyle, renderPlans } from '../render/index.js';
@@ -124,13 +124,7 @@ async function readSavedPlanText(path: string, file: string): Promise<string> {
   }
 }
 
-/** The error for a saved plan past SAVED_PLAN_MAX_BYTES; `size` when it is known (a pipe or a device has none). */
+/** The error for a saved plan past SAVED_PLAN_MAX_BYTES. */
 function savedPlanTooLarge(file: string, size?: number): AppError {
-  const limit = `${SAVED_PLAN_MAX_BYTES / (1024 * 1024)} MB`;
-  return new AppError({
-    code: 'FILE_TOO_LARGE',
-    source: 'user',
-    summary: size === undefined ? `${file} is larger than ${limit}, the limit of a saved plan` : `${file} is ${(size / (1024 * 1024)).toFixed(1)} MB, more than ${limit}, the limit of a saved plan`,
-    hint: 'is this the right file? a plan deleting 16,000 audiences takes about 40 MB; save a plan with `audiences plan --out FILE`',
-  });
+  return fileTooLarge(file, SAVED_PLAN_MAX_BYTES, 'a saved plan', 'is this the right file? a plan deleting 16,000 audiences takes about 40 MB; save a plan with `audiences plan --out FILE`', size);
 }
