@@ -22,6 +22,12 @@ export interface Created extends Outcome {
   id: number;
   /** Null only when the list found the audience made but reading it back failed (the id stands; verifying reads it). */
   audience: LiveAudience | null;
+  /**
+   * When the answer was lost and the list found several audiences of the name made since the
+   * plan (another apply's among them): all their ids, lowest first. Any of them may be the one
+   * this create made; `id` is the lowest. Empty otherwise, when `id` is the audience it made.
+   */
+  candidates: number[];
 }
 
 /** An update's outcome: the audience as the service answered. */
@@ -66,7 +72,8 @@ export interface AudienceClient {
   /**
    * Creates an audience. `existing` are ids that were there before (the account as planned):
    * when the outcome is unknown, an audience of the name is taken as the one made only when it
-   * is none of them. Throws OUTCOME_UNKNOWN when a lost answer cannot be settled.
+   * is none of them (when several are, see Created.candidates). Throws OUTCOME_UNKNOWN when a
+   * lost answer cannot be settled.
    */
   create(definition: AudienceDefinition, existing?: ReadonlySet<number>): Promise<Created>;
   /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost (the update may have been made). */
@@ -185,18 +192,16 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
           } catch (listError) {
             throw outcomeUnknown(audience, error, { failed: listError });
           }
-          const made = listed.filter((summary) => summary.name === definition.name && !existing.has(summary.id)).map((summary) => summary.id);
-          if (made.length > 1)
-            throw outcomeUnknown(audience, error, {
-              found: `the account now holds ${made.length} audiences of that name made since the plan (ids ${made.join(', ')}), so which one it made, if any, is unknown`,
-            });
-          const [id] = made;
-          if (id !== undefined) return readFound(id, lost);
+          const made = listed
+            .filter((summary) => summary.name === definition.name && !existing.has(summary.id))
+            .map((summary) => summary.id)
+            .sort((a, b) => a - b);
+          if (made.length > 0) return readFound(made, lost);
           continue;
         }
         const verified = lost === undefined ? null : `the answer was lost (${lost}); the account was listed and the audience was not there, so it was sent again and made`;
         const made = audienceFromWire(body);
-        return { id: made.id, audience: made, verified };
+        return { id: made.id, audience: made, verified, candidates: [] };
       }
     },
     update: async (id, definition) => {
@@ -276,13 +281,23 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
     },
   };
 
-  /** An audience a create made, found by the list after its answer was lost: read back, or only its id when the read fails too. */
-  async function readFound(id: number, lost: string): Promise<Created> {
-    const found = `the answer was lost (${lost}); the account was listed and the audience was found (id ${id})`;
+  /**
+   * The audience a create made, found by the list after its answer was lost (`made`: the ids of
+   * its name made since the plan, lowest first): read back, or only its id when the read fails
+   * too. When there are several, which one it made is unknown: the lowest is taken, and the
+   * apply settles the others as a race (the lowest id stays).
+   */
+  async function readFound(made: number[], lost: string): Promise<Created> {
+    const id = made[0] as number;
+    const found =
+      made.length === 1
+        ? `the answer was lost (${lost}); the account was listed and the audience was found (id ${id})`
+        : `the answer was lost (${lost}); the account was listed and held ${made.length} audiences of that name made since the plan (ids ${made.join(', ')}), so which one this create made is unknown: the lowest (id ${id}) is taken`;
+    const candidates = made.length === 1 ? [] : made;
     try {
-      return { id, audience: await client.read(id, { continuation: true }), verified: found };
+      return { id, audience: await client.read(id, { continuation: true }), verified: found, candidates };
     } catch (error) {
-      return { id, audience: null, verified: `${found}, though reading it back failed (${summaryOf(error)})` };
+      return { id, audience: null, verified: `${found}, though reading it back failed (${summaryOf(error)})`, candidates };
     }
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../api/api-error.js';
 import type { AudienceClient, BatchAnswer, DeleteManyResult } from '../api/audiences.js';
 import { AppError, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
 import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, ChangeResult, Plan } from '../plan/index.js';
@@ -139,7 +140,7 @@ describe('applyPlan: a create another apply raced', () => {
 
   function racedAccount(rival: { definition: ReturnType<typeof definition> }, remove: (id: number) => Promise<void>) {
     const client = account({ audiences: [] });
-    client.create = async () => ({ id: made.id, audience: { ...made, populationScore: null, definition: definition({ name: 'race' }) }, verified: null });
+    client.create = async () => ({ id: made.id, audience: { ...made, populationScore: null, definition: definition({ name: 'race' }) }, verified: null, candidates: [] });
     client.list = async () => [{ ...made, id: 7 }, made];
     client.read = async (id) => ({ ...made, id, populationScore: null, definition: rival.definition });
     client.delete = async (id) => {
@@ -170,6 +171,28 @@ describe('applyPlan: a create another apply raced', () => {
     expect(left).toMatchObject({ status: 'ok', id: 8 });
     expect(left?.cause).toContain('deleting the duplicate this apply made (id 8) failed (the service went away)');
   });
+
+  it('adopts the lowest alike and deletes its other candidates when a lost answer left it unsure which one it made, whoever made them', async () => {
+    const client = racedAccount({ definition: definition({ name: 'race' }) }, async (id) => {
+      if (id === 9) throw new ApiError({ service: 'audience', kind: 'http', status: 404, attempts: 1, method: 'DELETE', path: '/openapi/v4/targetings/9', ambiguous: false });
+    });
+    client.create = async () => ({
+      id: 7,
+      audience: { ...made, id: 7, populationScore: null, definition: definition({ name: 'race' }) },
+      verified: 'the answer was lost (503); …',
+      candidates: [7, 8, 9],
+    });
+    client.list = async () => [7, 8, 9].map((id) => ({ ...made, id }));
+    const definitions = new Map([[7, definition({ name: 'race', type: 'MESSAGE' })]]);
+    client.read = async (id) => ({ ...made, id, populationScore: null, definition: definitions.get(id) ?? definition({ name: 'race' }) });
+    const [result] = (await applyPlan(planOf([create]), { audiences: client })).results;
+    // 7 holds another definition (someone's own): 8 is the lowest alike and stays; 9 goes (its 404: another apply deleted it first).
+    expect(result).toMatchObject({ status: 'ok', id: 8 });
+    expect(result?.cause).toBe(
+      'adopted: the account held 3 audiences named "race" made since the plan (ids 7, 8, 9), and which one this create made is unknown: the lowest id with its definition stays (id 8); the duplicate (id 9) was deleted',
+    );
+    expect(client.calls).toEqual(['delete 9']);
+  });
 });
 
 describe('applyPlan: answers lost on the way', () => {
@@ -191,7 +214,7 @@ describe('applyPlan: answers lost on the way', () => {
         populationScore: null,
         definition: sent,
       };
-      return { id: audience.id, audience, verified: sent.name === 'found' ? 'the answer was lost (503); the account was listed and the audience was found (id 8)' : null };
+      return { id: audience.id, audience, verified: sent.name === 'found' ? 'the answer was lost (503); the account was listed and the audience was found (id 8)' : null, candidates: [] };
     };
     const reported: ChangeResult[] = [];
     const result = await applyPlan(planOf([creating('found'), creating('lost'), creating('plain')]), { audiences: client }, (change) => reported.push(change));
@@ -289,7 +312,7 @@ describe('verifyApplied after the creates: the list that settles races also chec
       names.set(id, sent.name);
       if (sent.name !== lose) client.present.add(id);
       const audience = { id, name: sent.name, audienceStatus: 'STANDBY' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '', populationScore: null, definition: sent };
-      return { id, audience, verified: null };
+      return { id, audience, verified: null, candidates: [] };
     };
     return { client, lists: () => lists };
   }

@@ -21,6 +21,7 @@ import { textApplyView } from '../../src/cli/apply-view.js';
 import { takeApplyLock } from '../../src/operations/apply-lock.js';
 import { applyAndVerify, runApply } from '../../src/operations/apply.js';
 import { planDesired } from '../../src/operations/plan.js';
+import type { ChangeResult } from '../../src/plan/index.js';
 import { plainStyle } from '../../src/render/index.js';
 import { definition } from '../helpers/builders.js';
 import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
@@ -536,4 +537,40 @@ describe('applies racing from two folders against one account', () => {
     // Both applies created every audience at once, so each name was raced: one of them adopted it.
     expect(adoptions.length).toBeGreaterThanOrEqual(10);
   });
+});
+
+describe('applies racing through a flaky service', () => {
+  it.each([11, 12, 13])(
+    'converge when answers are lost too (seed %i): no audience twice, every plan afterwards empty, and no create left unknown',
+    async (seed) => {
+      const names = Array.from({ length: 60 }, (_, index) => `lost-race-${String(index).padStart(2, '0')}`);
+      const desired = desiredFromFile({ adAccountId: 1234, audiences: names.map((name): Audience => ({ name, type: 'DISPLAY' })) });
+      const clients = [connectClient(emulator), connectClient(emulator), connectClient(emulator)];
+      await setFaults(emulator, { faultRate: 0.4, faultKinds: ['5xx', 'reset'], seed });
+      const outcomes: string[] = [];
+      const results: ChangeResult[] = [];
+      for (let round = 1; round <= 4; round += 1) {
+        const rounds = await Promise.all(
+          clients.map(async ({ client }, index) => {
+            const plan = await planDesired(desired, { allowMassDelete: false }, client);
+            if (plan.errors.length > 0) return `apply ${index}, round ${round}: ${plan.errors.map((error) => error.code).join(', ')}`;
+            const applied = await applyAndVerify(plan, { audiences: client }, () => undefined);
+            results.push(...applied.result.results);
+            return `apply ${index}, round ${round}: ${plan.changes.length} changes, ${JSON.stringify(applied.result.summary)}`;
+          }),
+        );
+        outcomes.push(...rounds);
+      }
+      await Promise.all(clients.map((client) => client.close()));
+      await setFaults(emulator, { faultRate: 0 });
+      const stored = (await storedAudiences(emulator)).map((audience) => audience.name);
+      expect([...stored].sort(), outcomes.join('\n')).toEqual(names);
+      expect((await planDesired(desired, { allowMassDelete: false }, live.client)).changes).toEqual([]);
+      expect(results.filter((result) => result.status !== 'ok').map((result) => `${result.name}: ${result.status}, ${result.cause ?? ''}`)).toEqual([]);
+      // Raced, and with answers lost: creates that could not tell which audience they made settled it by the lowest id.
+      expect(results.some((result) => result.cause?.includes('which one this create made is unknown: the lowest id with its definition stays'))).toBe(true);
+      expect(results.some((result) => result.cause?.startsWith('adopted: another apply created'))).toBe(true);
+    },
+    60_000,
+  );
 });

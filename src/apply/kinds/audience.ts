@@ -1,3 +1,4 @@
+import { isApiError } from '../../api/api-error.js';
 import type { AudienceClient, BatchAnswer } from '../../api/audiences.js';
 import { startInTurns } from '../../api/in-turns.js';
 import type { AudienceDefinition, LiveAudience } from '../../model/index.js';
@@ -36,8 +37,14 @@ export const audienceKind: ApplyKind = {
       context.report(result);
     };
     const existing = knownAudienceIds(context.plan);
-    await startInTurns(changes.filter(isWrite), async (change) => finish(change, context.signal.aborted ? notStarted(change) : await write(change, context.audiences, existing)));
-    const races = await settleRaces(changes.filter(isCreate), results, context.audiences, existing);
+    const candidates = new Map<Change, number[]>();
+    await startInTurns(changes.filter(isWrite), async (change) => {
+      if (context.signal.aborted) return finish(change, notStarted(change));
+      const written = await write(change, context.audiences, existing);
+      if (written.candidates.length > 0) candidates.set(change, written.candidates);
+      finish(change, written.result);
+    });
+    const races = await settleRaces(changes.filter(isCreate), results, candidates, context.audiences, existing);
     for (const [change, result] of races.settled) finish(change, result);
 
     const blocked = blockedDeletes(context.earlier);
@@ -74,14 +81,23 @@ export const audienceKind: ApplyKind = {
  * audience at the same time: the service then holds two of that name, and every later plan
  * would stop at DUPLICATE_LIVE_NAME. After its creates, an apply lists the account once; for
  * each name it created that another audience made after its plan also holds with the same
- * definition, the lowest id stays: the apply whose audience has the higher id deletes its own
- * (just made: unlinked and unused) and adopts the other, saying so. Both applies decide alike,
- * so one stays. A rival with another definition is no race (someone made an audience of that
+ * definition, the lowest id stays: the apply whose audience has a higher id deletes its own
+ * (just made: unlinked and unused) and adopts the lowest, saying so. Every apply decides alike,
+ * so one stays. A create whose answer was lost and that found several audiences of its name
+ * (see Created.candidates) does not know which one it made: it keeps the lowest and deletes
+ * the others of the same definition, whoever made them (their own apply deletes them too, or
+ * already has). A rival with another definition is no race (someone made an audience of that
  * name by hand): both stay, and the change says so. These requests finish what was sent, so
  * they go out even after an interrupt. Returns the results that change (each is reported
  * again, with what happened as its cause), and what the list found (see SettledRaces).
  */
-async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Change, ChangeResult>, client: AudienceClient, existing: ReadonlySet<number>): Promise<SettledRaces> {
+async function settleRaces(
+  creates: AudienceCreate[],
+  results: ReadonlyMap<Change, ChangeResult>,
+  candidates: ReadonlyMap<Change, number[]>,
+  client: AudienceClient,
+  existing: ReadonlySet<number>,
+): Promise<SettledRaces> {
   const made = creates.flatMap((change) => {
     const result = results.get(change);
     return result?.status === 'ok' && result.id !== null ? [{ change, result, id: result.id }] : [];
@@ -95,9 +111,9 @@ async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Chang
     // Without the list nothing can be told apart: each create stands as made (verifying lists again).
     return { settled, ids: undefined, wrote: false };
   }
-  // The ids of each name this apply did not find at its plan: one pass, not one per create.
+  // The ids of each name this apply did not find at its plan, lowest first: one pass, not one per create.
   const newIdsByName = new Map<string, number[]>();
-  for (const summary of listed) {
+  for (const summary of [...listed].sort((a, b) => a.id - b.id)) {
     if (existing.has(summary.id)) continue;
     const ids = newIdsByName.get(summary.name);
     if (ids === undefined) newIdsByName.set(summary.name, [summary.id]);
@@ -105,9 +121,10 @@ async function settleRaces(creates: AudienceCreate[], results: ReadonlyMap<Chang
   }
   let wrote = false;
   for (const { change, result, id } of made) {
-    const kept = Math.min(id, ...(newIdsByName.get(change.name) ?? []));
-    if (kept === id) continue;
-    const race = await settleRace(change, result, id, kept, client);
+    const named = newIdsByName.get(change.name) ?? [];
+    const mine = candidates.get(change);
+    const race = mine === undefined ? await settleRace(change, result, id, named, client) : await settleUnknownOwner(change, result, mine, named, client);
+    if (race === undefined) continue;
     wrote ||= race.deleted;
     settled.set(change, race.result);
   }
@@ -121,38 +138,115 @@ interface SettledRaces {
   wrote: boolean;
 }
 
-/** One raced create whose audience (`id`) is not the lowest of its name (`kept`): adopted, or both kept when the rival is another audience. */
-async function settleRace(change: AudienceCreate, result: ChangeResult, id: number, kept: number, client: AudienceClient): Promise<{ result: ChangeResult; deleted: boolean }> {
-  const duplicate = `the next plan stops at DUPLICATE_LIVE_NAME until one of ids ${kept} and ${id} is pinned or deleted`;
-  const bothKept = (cause: string) => ({ result: { ...result, cause }, deleted: false });
-  try {
-    const rival = await client.read(kept, { continuation: true });
-    if (differingFields(change.after, rival).length > 0) {
-      return bothKept(`another audience named ${quoted(change.name)} appeared meanwhile (id ${kept}) with another definition: both are kept; ${duplicate}`);
+/** A raced create's new result, and whether it deleted anything (the list no longer shows the account). */
+type Race = { result: ChangeResult; deleted: boolean } | undefined;
+
+/**
+ * The lowest of `ids` (lowest first) with the definition `change` sends, read one by one: the
+ * audience that stays. `same` is an id known to hold it without a read (the one the create
+ * made); the search stops there. Also the first id found with another definition, or the error
+ * that kept an audience from being read (then nothing can be told).
+ */
+async function lowestAlike(
+  change: AudienceCreate,
+  ids: readonly number[],
+  client: AudienceClient,
+  same?: number,
+): Promise<{ kept?: number; other?: number; unreadable?: { id: number; error: unknown } }> {
+  let other: number | undefined;
+  for (const id of ids) {
+    if (id === same) return { kept: id, other };
+    try {
+      if (differingFields(change.after, await client.read(id, { continuation: true })).length === 0) return { kept: id, other };
+      other ??= id;
+    } catch (error) {
+      return { other, unreadable: { id, error } };
     }
-  } catch (error) {
-    return bothKept(`another audience named ${quoted(change.name)} appeared meanwhile (id ${kept}), and it could not be read (${causeOf(error)}): both are kept; ${duplicate}`);
   }
-  const race = `another apply created ${quoted(change.name)} at the same time (id ${kept}), and the lowest id stays`;
-  try {
-    await client.delete(id, { continuation: true });
-    return { result: { ...result, id: kept, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` }, deleted: true };
-  } catch (error) {
-    // The delete may have been made though its answer was lost: the list is no longer the account.
-    return { result: { ...result, cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed (${causeOf(error)}): ${duplicate}` }, deleted: true };
+  return { kept: same, other };
+}
+
+/**
+ * One create answered with its audience (`id`): when an audience of its name and definition
+ * with a lower id was made since the plan (`named`, lowest first), this one is deleted and that
+ * one adopted. Undefined when nothing changes and nothing is to be said.
+ */
+async function settleRace(change: AudienceCreate, result: ChangeResult, id: number, named: readonly number[], client: AudienceClient): Promise<Race> {
+  const lower = named.filter((other) => other < id);
+  if (lower.length === 0) return undefined;
+  const duplicate = (other: number) => `the next plan stops at DUPLICATE_LIVE_NAME until one of ids ${other} and ${id} is pinned or deleted`;
+  const { kept, other, unreadable } = await lowestAlike(change, [...lower, id], client, id);
+  if (unreadable !== undefined) {
+    const cause = `another audience named ${quoted(change.name)} appeared meanwhile (id ${unreadable.id}), and it could not be read (${causeOf(unreadable.error)}): both are kept; ${duplicate(unreadable.id)}`;
+    return { result: { ...result, cause }, deleted: false };
   }
+  if (kept === id) {
+    const rival = other as number;
+    return {
+      result: { ...result, cause: `another audience named ${quoted(change.name)} appeared meanwhile (id ${rival}) with another definition: both are kept; ${duplicate(rival)}` },
+      deleted: false,
+    };
+  }
+  const race = `another apply created ${quoted(change.name)} at the same time (id ${String(kept)}), and the lowest id stays`;
+  const failure = await deleteDuplicates([id], client);
+  if (failure !== undefined) return { result: { ...result, cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed (${failure}): ${duplicate(kept as number)}` }, deleted: true };
+  return { result: { ...result, id: kept as number, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` }, deleted: true };
+}
+
+/**
+ * One create whose answer was lost and that found several audiences of its name made since
+ * the plan (`mine`, lowest first), one of which it may have made: the lowest of the name with
+ * its definition stays and is adopted, and the others of `mine` with that definition are
+ * deleted, whoever made them.
+ */
+async function settleUnknownOwner(change: AudienceCreate, result: ChangeResult, mine: readonly number[], named: readonly number[], client: AudienceClient): Promise<Race> {
+  const listed = `the account held ${mine.length} audiences named ${quoted(change.name)} made since the plan (ids ${mine.join(', ')}), and which one this create made is unknown`;
+  const left = `: the next plan stops at DUPLICATE_LIVE_NAME until all but one are deleted`;
+  const { kept, unreadable } = await lowestAlike(change, named, client);
+  if (unreadable !== undefined)
+    return { result: { ...result, cause: `${listed}; audience ${unreadable.id} could not be read (${causeOf(unreadable.error)}), so none was deleted${left}` }, deleted: false };
+  if (kept === undefined) return { result: { ...result, cause: `${listed}; none of them holds its definition any longer${left}` }, deleted: false };
+  const duplicates: number[] = [];
+  for (const id of mine.filter((candidate) => candidate > kept && named.includes(candidate))) {
+    const { kept: alike } = await lowestAlike(change, [id], client);
+    if (alike !== undefined) duplicates.push(id);
+  }
+  const stays = `${listed}: the lowest id with its definition stays (id ${kept})`;
+  const adopted = { ...result, id: kept, differing: kept === result.id ? result.differing : undefined };
+  if (duplicates.length === 0) return { result: { ...adopted, cause: `adopted: ${stays}` }, deleted: false };
+  const failure = await deleteDuplicates(duplicates, client);
+  const deleted = `the duplicate${duplicates.length === 1 ? '' : 's'} (id${duplicates.length === 1 ? '' : 's'} ${duplicates.join(', ')})`;
+  if (failure !== undefined) return { result: { ...adopted, cause: `${stays}, but deleting ${deleted} failed (${failure})${left}` }, deleted: true };
+  return { result: { ...adopted, cause: `adopted: ${stays}; ${deleted} ${duplicates.length === 1 ? 'was' : 'were'} deleted` }, deleted: true };
+}
+
+/**
+ * Deletes duplicates just made by racing creates. Another apply may delete the same one at
+ * the same time (its own, or one it could not tell from its own), so "not found" means gone.
+ * Returns why one could not be deleted, or undefined when all are gone.
+ */
+async function deleteDuplicates(ids: readonly number[], client: AudienceClient): Promise<string | undefined> {
+  for (const id of ids) {
+    try {
+      await client.delete(id, { continuation: true });
+    } catch (error) {
+      if (!(isApiError(error) && error.kind === 'http' && error.status === 404)) return causeOf(error);
+    }
+  }
+  return undefined;
 }
 
 /**
  * A create or an update, with the fields the service's answer holds otherwise than sent (left
  * to verifying when a create found after a lost answer could not be read back).
  */
-async function write(change: AudienceCreate | AudienceUpdate, client: AudienceClient, existing: ReadonlySet<number>): Promise<ChangeResult> {
+async function write(change: AudienceCreate | AudienceUpdate, client: AudienceClient, existing: ReadonlySet<number>): Promise<{ result: ChangeResult; candidates: number[] }> {
   try {
-    const written = change.action === 'create' ? await client.create(change.after, existing) : { ...(await client.update(change.id, change.after)), id: change.id };
-    return { ...done(change, written.verified), id: written.id, ...(written.audience === null ? {} : { differing: differingFields(change.after, written.audience) }) };
+    const written = change.action === 'create' ? await client.create(change.after, existing) : { ...(await client.update(change.id, change.after)), id: change.id, candidates: [] };
+    const differing = written.audience === null ? {} : { differing: differingFields(change.after, written.audience) };
+    return { result: { ...done(change, written.verified), id: written.id, ...differing }, candidates: written.candidates };
   } catch (error) {
-    return unmade(change, error);
+    return { result: unmade(change, error), candidates: [] };
   }
 }
 
