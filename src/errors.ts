@@ -54,3 +54,6 @@ export const OUTCOME_UNKNOWN = 'OUTCOME_UNKNOWN';
 export function isOutcomeUnknown(value: unknown): boolean {
   return isAppError(value) && value.code === OUTCOME_UNKNOWN;
 }
+
+/** The exit code of a command stopped by an interrupt (SIGINT or SIGTERM), as shells report Ctrl-C (128 + 2). */
+export const INTERRUPTED_EXIT_CODE = 130;

@@ -23,7 +23,7 @@ import { attemptExchange, decoder, header, limiterOutcome, type Answer, type Att
 import { downloadExchange, requestExchange, serviceTarget, type Exchange, type HttpRequest } from './exchange.js';
 import type { WireTypes } from './generated/wire.js';
 import { answerTurn } from './in-turns.js';
-import { ConcurrencyLimiter } from './limiter.js';
+import { ConcurrencyLimiter, type Permit } from './limiter.js';
 import { DEFAULT_RETRY_POLICY, isAmbiguous, nextStep, type RetryPolicy, type RetryState } from './retry.js';
 import { createTransportAgent, type Timeouts, type TransportAgent } from './transport-agent.js';
 import { validateWire, type WireTypeName } from './wire-schemas.js';
@@ -112,8 +112,6 @@ interface Transport {
   log: ((line: string) => void) | undefined;
   /** Aborted when the client closes: pauses, pacing and waits to try again end at once. */
   closed: AbortController;
-  /** Aborted when the command is interrupted: no exchange sends its first attempt any more. */
-  stopping: AbortController;
 }
 
 /** Turns a 2xx answer, at the given attempt, into the result of the exchange. */
@@ -141,8 +139,8 @@ function createTransport(options: HttpClientOptions): Transport {
     maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     requestsPerSecond: options.requestsPerSecond,
     now,
-    // Pauses and pacing end when the client closes: the command is ending, nothing may hold its exit.
-    sleep: (ms) => sleep(ms, closed.signal),
+    // Pauses and pacing end when the client closes (the command is ending, nothing may hold its exit), and for a first attempt at an interrupt.
+    sleep: (ms, stopping) => sleep(ms, stopping === undefined ? closed.signal : AbortSignal.any([closed.signal, stopping])),
   });
   return {
     service: options.service,
@@ -156,7 +154,6 @@ function createTransport(options: HttpClientOptions): Transport {
     random: options.random ?? Math.random,
     log: options.verbose === true && options.log !== undefined ? options.log : undefined,
     closed,
-    stopping: new AbortController(),
   };
 }
 
@@ -179,10 +176,14 @@ function exchangeError(service: ServiceName, exchange: Exchange, init: Omit<ApiE
 async function runExchange<T>(transport: Transport, exchange: Exchange, accept: Accept<T>): Promise<T> {
   let state: RetryState | undefined;
   for (;;) {
-    const permit = await transport.limiter.acquire({ retry: state !== undefined });
-    if (state === undefined && transport.stopping.signal.aborted && !exchange.continuation) {
-      permit.release('ok');
-      throw notStartedError(exchange);
+    // After an interrupt, a request that has not left never does, even one already waiting for its turn; a retry goes on.
+    const stoppable = state === undefined && !exchange.continuation;
+    let permit: Permit;
+    try {
+      permit = await transport.limiter.acquire({ retry: state !== undefined, stoppable });
+    } catch (error) {
+      if (stoppable && transport.limiter.stopped) throw notStartedError(exchange);
+      throw error;
     }
     // The time budget starts with the first attempt: waiting for a turn is not retrying.
     state ??= { idempotent: exchange.idempotent, startedAt: transport.now(), attempt: 1 };
@@ -282,7 +283,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     get concurrency() {
       return transport.limiter.limit;
     },
-    stopStarting: () => transport.stopping.abort(),
+    stopStarting: () => transport.limiter.stop(),
     close: () => {
       transport.closed.abort();
       return (closing ??= transport.agent.close());

@@ -30,6 +30,29 @@ describe('ConcurrencyLimiter', () => {
     expect(order).toEqual([1, 2, 3, 4]);
   });
 
+  it('once stopped (an interrupt), a first attempt waiting for a slot or for its turn at the rate never gets it: it is refused at once, a retry still gets its slot, and the slots stay counted', async () => {
+    // The wait for a first attempt's turn at the rate ends only at the interrupt; a retry's at once.
+    const sleep = (_ms: number, signal?: AbortSignal) => (signal === undefined ? Promise.resolve() : new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())));
+    const limiter = new ConcurrencyLimiter({ maxConcurrency: 1, requestsPerSecond: 1, now: () => 0, sleep });
+    (await limiter.acquire({ stoppable: true })).release('failed');
+    // The first has the slot and waits for its turn at the rate; the second waits for the slot, and so does a retry, ahead of it.
+    const outcome = (permit: Promise<Permit>) =>
+      permit.then(
+        () => 'started',
+        (error: Error) => error.message,
+      );
+    const waiting = [outcome(limiter.acquire({ stoppable: true })), outcome(limiter.acquire({ stoppable: true }))];
+    await settle();
+    const retry = limiter.acquire({ retry: true });
+    limiter.stop();
+    expect(await Promise.all(waiting)).toEqual(['not started: the limiter was stopped', 'not started: the limiter was stopped']);
+    expect(limiter.inFlight).toBe(1);
+    (await retry).release('ok');
+    expect(limiter.inFlight).toBe(0);
+    await expect(limiter.acquire({ stoppable: true })).rejects.toThrow('not started: the limiter was stopped');
+    expect(limiter.inFlight).toBe(0);
+  });
+
   it('halves the bound once per burst of 429s, then wins it back one slot per window of successes', async () => {
     const limiter = new ConcurrencyLimiter({ maxConcurrency: 8, ...instant });
     const burst = await Promise.all(Array.from({ length: 8 }, () => limiter.acquire()));

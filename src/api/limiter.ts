@@ -34,7 +34,14 @@ export interface LimiterOptions {
   maxConcurrency: number;
   requestsPerSecond?: number | undefined;
   now: () => number;
-  sleep: (ms: number) => Promise<void>;
+  /** Waits `ms`, or less when `signal` is aborted first. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** A request waiting for a slot: woken with one, or refused at an interrupt when it is a first attempt. */
+interface Waiter {
+  wake(): void;
+  refuse: ((error: Error) => void) | undefined;
 }
 
 /** Starts are spaced to this share of the rate measured when the service refused one. */
@@ -70,9 +77,11 @@ export class ConcurrencyLimiter {
   #lastStart = Number.NEGATIVE_INFINITY;
   #pacing: Promise<void> = Promise.resolve();
   #pausedUntil = Number.NEGATIVE_INFINITY;
-  readonly #waiters: (() => void)[] = [];
+  #waiters: Waiter[] = [];
+  /** Aborted by `stop`: a first attempt no longer starts. */
+  readonly #stopping = new AbortController();
   readonly #now: () => number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(options: LimiterOptions) {
     if (!Number.isInteger(options.maxConcurrency) || options.maxConcurrency < 1) {
@@ -102,17 +111,47 @@ export class ConcurrencyLimiter {
     return this.#inFlight;
   }
 
-  /** A slot, once the bound, the pause and the spacing allow; `retry` goes ahead of first attempts. */
-  async acquire(options: { retry?: boolean } = {}): Promise<Permit> {
+  /** Whether `stop` was called. */
+  get stopped(): boolean {
+    return this.#stopping.signal.aborted;
+  }
+
+  /**
+   * An interrupt: from now on a request's first attempt (`stoppable`) never gets a slot.
+   * Those waiting for one, for the end of a pause or for their turn at the rate are refused
+   * at once (acquire rejects), so they end as not started without waiting for the requests in
+   * flight; retries still get theirs.
+   */
+  stop(): void {
+    this.#stopping.abort();
+    const refused = this.#waiters.filter((waiter) => waiter.refuse !== undefined);
+    this.#waiters = this.#waiters.filter((waiter) => waiter.refuse === undefined);
+    for (const waiter of refused) waiter.refuse?.(stoppedError());
+  }
+
+  /**
+   * A slot, once the bound, the pause and the spacing allow; `retry` goes ahead of first
+   * attempts. A `stoppable` request (a first attempt) is refused once `stop` is called.
+   */
+  async acquire(options: { retry?: boolean; stoppable?: boolean } = {}): Promise<Permit> {
+    const stopping = options.stoppable === true ? this.#stopping.signal : undefined;
+    if (stopping?.aborted) throw stoppedError();
     if (this.#inFlight >= this.#limit || this.#waiters.length > 0) {
-      await new Promise<void>((resolve) => (options.retry === true ? this.#waiters.unshift(resolve) : this.#waiters.push(resolve)));
+      await new Promise<void>((resolve, reject) => {
+        const waiter = { wake: resolve, refuse: stopping === undefined ? undefined : reject };
+        if (options.retry === true) this.#waiters.unshift(waiter);
+        else this.#waiters.push(waiter);
+      });
     } else {
       this.#inFlight += 1;
     }
     const epoch = this.#epoch;
     const pausedFor = this.#pausedUntil - this.#now();
-    if (pausedFor > 0) await this.#sleep(pausedFor);
-    await this.#inRate();
+    if (pausedFor > 0) await this.#sleep(pausedFor, stopping);
+    if (stopping?.aborted || !(await this.#inRate(stopping))) {
+      this.#free();
+      throw stoppedError();
+    }
     let released = false;
     return {
       release: (outcome) => {
@@ -123,9 +162,9 @@ export class ConcurrencyLimiter {
     };
   }
 
-  /** Waits for this start's turn at the rate (see the top), one start after another. */
-  async #inRate(): Promise<void> {
-    if (!Number.isFinite(this.#rate)) return;
+  /** Waits for this start's turn at the rate (see the top), one start after another; false when `stopping` is aborted before it comes. */
+  async #inRate(stopping: AbortSignal | undefined): Promise<boolean> {
+    if (!Number.isFinite(this.#rate)) return true;
     const previous = this.#pacing;
     let decided = (): void => undefined;
     this.#pacing = new Promise((resolve) => (decided = resolve));
@@ -133,10 +172,15 @@ export class ConcurrencyLimiter {
     const interval = (1000 + ARRIVAL_TOLERANCE_MS + CATCH_UP_MS) / this.#rate;
     const due = Math.max(this.#now(), this.#lastDue + interval, this.#lastStart + interval - CATCH_UP_MS);
     const wait = due - this.#now();
-    if (wait > 0) await this.#sleep(wait);
+    if (wait > 0 && stopping?.aborted !== true) await this.#sleep(wait, stopping);
+    if (stopping?.aborted) {
+      decided();
+      return false;
+    }
     this.#lastDue = due;
     this.#lastStart = this.#now();
     decided();
+    return true;
   }
 
   /** Holds every request start until `until` (a time of `now`), as the service asked. */
@@ -147,10 +191,15 @@ export class ConcurrencyLimiter {
   #settle(outcome: AttemptOutcome, epoch: number): void {
     if (outcome === 'ok') this.#succeeded();
     else if (outcome !== 'failed' && epoch === this.#epoch) this.#throttled(outcome === 'throttled');
+    this.#free();
+  }
+
+  /** Gives a slot back, handing it to the next waiter. */
+  #free(): void {
     this.#inFlight -= 1;
     while (this.#inFlight < this.#limit && this.#waiters.length > 0) {
       this.#inFlight += 1;
-      this.#waiters.shift()?.();
+      this.#waiters.shift()?.wake();
     }
   }
 
@@ -190,4 +239,9 @@ export class ConcurrencyLimiter {
       this.#successes = 0;
     }
   }
+}
+
+/** Why a first attempt got no slot: the limiter was stopped (an interrupt). */
+function stoppedError(): Error {
+  return new Error('not started: the limiter was stopped');
 }

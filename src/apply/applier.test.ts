@@ -114,7 +114,7 @@ describe('applyPlan: batch deletes', () => {
     const client = account({ audiences: [1, 2, 3], failUnlink: true });
     const reported: string[] = [];
     const plan = planOf([unlinking(1, 101), deletion(1), deletion(2), deletion(3)]);
-    const result = await applyPlan(plan, { audiences: client }, (change) => reported.push(`${change.action} ${change.id} ${change.status}`));
+    const result = await applyPlan(plan, { audiences: client }, { finished: (_change, result) => reported.push(`${result.action} ${result.id} ${result.status}`) });
     expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 failed', 'delete 1 skipped', 'delete 2 ok', 'delete 3 ok']);
     expect(result.results[1]?.cause).toContain('unlinking ad group 101 failed');
     expect([...reported].sort()).toEqual([...result.results.map((change) => `${change.action} ${change.id} ${change.status}`)].sort());
@@ -127,8 +127,17 @@ describe('applyPlan: interrupted', () => {
     const client = account({ audiences: [1, 2, 3] });
     const interrupt = new AbortController();
     const plan = planOf([unlinking(1, 101), deletion(1), deletion(2), deletion(3)]);
-    const result = await applyPlan(plan, { audiences: client }, () => interrupt.abort(), interrupt.signal);
+    const reported: string[] = [];
+    const progress = {
+      finished: (_change: Change, result: ChangeResult) => {
+        reported.push(`${result.action} ${result.id} ${result.status}`);
+        interrupt.abort();
+      },
+    };
+    const result = await applyPlan(plan, { audiences: client }, progress, interrupt.signal);
     expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 ok', 'delete 1 skipped', 'delete 2 skipped', 'delete 3 skipped']);
+    // Each has its progress line, the deletes of the kind that never began too.
+    expect(reported).toEqual(['unlink 1 ok', 'delete 1 skipped', 'delete 2 skipped', 'delete 3 skipped']);
     expect(result.results.slice(1).map((change) => change.cause)).toEqual(Array(3).fill('not started: the apply was interrupted'));
     expect(client.calls).toEqual(['unlink 1 101']);
   });
@@ -217,7 +226,7 @@ describe('applyPlan: answers lost on the way', () => {
       return { id: audience.id, audience, verified: sent.name === 'found' ? 'the answer was lost (503); the account was listed and the audience was found (id 8)' : null, candidates: [] };
     };
     const reported: ChangeResult[] = [];
-    const result = await applyPlan(planOf([creating('found'), creating('lost'), creating('plain')]), { audiences: client }, (change) => reported.push(change));
+    const result = await applyPlan(planOf([creating('found'), creating('lost'), creating('plain')]), { audiences: client }, { finished: (_change, result) => reported.push(result) });
     expect(result.results).toEqual([
       { action: 'create', name: 'found', id: 8, status: 'ok', verified: 'the answer was lost (503); the account was listed and the audience was found (id 8)', differing: [] },
       { action: 'create', name: 'lost', id: null, status: 'unknown', cause: 'the outcome is unknown: the create of audience "lost" may have been carried out, but its answer was lost (503)' },

@@ -1,6 +1,6 @@
 import type { AudienceClient } from '../api/audiences.js';
 import type { ApplyResult, Change, ChangeResult, Plan } from '../plan/index.js';
-import type { ApplyServices, DoneChange, ListedAfterWrites } from './kind.js';
+import type { ApplyProgress, ApplyServices, DoneChange, ListedAfterWrites } from './kind.js';
 import { APPLY_KINDS } from './kinds/index.js';
 import { identify, notStarted } from './results.js';
 
@@ -8,26 +8,25 @@ import { identify, notStarted } from './results.js';
  * Executes a plan kind by kind, in the order of the registry. Every change ends as `ok` (with
  * `verified` when its answer was lost and the tool looked), `failed` (the service refused it,
  * with the cause), `unknown` (its answer was lost and looking could not settle it) or
- * `skipped` (with the reason); nothing throws halfway. `report` is
- * called once per finished change. Without an image service, image changes are skipped. Once
+ * `skipped` (with the reason); nothing throws halfway. `progress` is
+ * told as each change starts and finishes. Without an image service, image changes are skipped. Once
  * `signal` is aborted (an interrupt), no change starts: those in flight finish, the others end
  * as not started.
  */
-export async function applyPlan(
-  plan: Plan,
-  services: ApplyServices,
-  report: (result: ChangeResult) => void = () => undefined,
-  signal: AbortSignal = new AbortController().signal,
-): Promise<ApplyResult> {
+export async function applyPlan(plan: Plan, services: ApplyServices, progress: Partial<ApplyProgress> = {}, signal: AbortSignal = new AbortController().signal): Promise<ApplyResult> {
   const results = new Map<Change, ChangeResult>();
+  const told: ApplyProgress = { started: progress.started ?? (() => undefined), finished: progress.finished ?? (() => undefined) };
   for (const kind of APPLY_KINDS) {
     const changes = plan.changes.filter((change) => change.kind === kind.kind);
     if (changes.length === 0) continue;
     if (signal.aborted) {
-      for (const change of changes) results.set(change, notStarted(change));
+      for (const change of changes) {
+        results.set(change, notStarted(change));
+        told.finished(change, notStarted(change));
+      }
       continue;
     }
-    const kindResults = await kind.apply(changes, { ...services, plan, report, signal, earlier: [...results.values()] });
+    const kindResults = await kind.apply(changes, { ...services, ...told, plan, signal, earlier: [...results.values()] });
     for (const change of changes) results.set(change, kindResults.get(change) ?? { ...identify(change), status: 'skipped', cause: 'its kind gave no result for it' });
   }
   const ordered = plan.changes.map((change) => results.get(change) ?? { ...identify(change), status: 'skipped' as const, cause: 'no kind applies it' });

@@ -21,12 +21,21 @@ export interface ApplyServices {
   images?: { client?: ImageClient; store: ImageStore; concurrency: number };
 }
 
-export interface ApplyContext extends ApplyServices {
+/**
+ * What an apply tells as it goes, so that an apply stopped at once can still say what it knows:
+ * the changes done, those in flight (their outcome unknown) and those never started.
+ */
+export interface ApplyProgress {
+  /** A change's first request is about to leave: from then on, only its result says whether it was made. */
+  started(change: Change): void;
+  /** A change finished, as it finishes (again when settling a race changes its result). */
+  finished(change: Change, result: ChangeResult): void;
+}
+
+export interface ApplyContext extends ApplyServices, ApplyProgress {
   plan: Plan;
   /** Aborted when the apply is interrupted: no change starts after it (see `notStarted`), those in flight finish. */
   signal: AbortSignal;
-  /** Called once per finished change, as it finishes. */
-  report(result: ChangeResult): void;
   /** The results of the kinds applied before this one (a delete waits for the unlinks of its audience). */
   earlier: readonly ChangeResult[];
 }

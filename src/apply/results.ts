@@ -18,6 +18,11 @@ export function notStarted(change: Change, lostFirst?: string): ChangeResult {
   return { ...identify(change), status: 'skipped', cause: lostFirst === undefined ? NOT_STARTED : `${NOT_STARTED} before it was sent again (${lostFirst})` };
 }
 
+/** A change whose request had left when the apply was stopped at once (a second interrupt): it may or may not have been made. */
+export function stoppedInFlight(change: Change): ChangeResult {
+  return { ...identify(change), status: 'unknown', cause: 'in flight when the apply was stopped at once: it may or may not have been made' };
+}
+
 /** A change done: `ok`, with how it was known when its answer was lost (see ChangeResult.verified). */
 export function done(change: Change, verified: string | null): ChangeResult {
   return { ...identify(change), status: 'ok', ...(verified === null ? {} : { verified }) };

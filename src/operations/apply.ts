@@ -1,9 +1,10 @@
 import type { AudienceClient } from '../api/audiences.js';
 import type { ImageClient } from '../api/imagegen.js';
-import type { ApplyServices, ListedAfterWrites } from '../apply/kind.js';
-import { applyPlan, verifyApplied } from '../apply/applier.js';
-import { causeOf } from '../apply/results.js';
-import type { AppliedAccount, ChangeResult, Plan } from '../plan/index.js';
+import type { ApplyProgress, ApplyServices, ListedAfterWrites } from '../apply/kind.js';
+import { applyPlan, countOutcomes, verifyApplied } from '../apply/applier.js';
+import { causeOf, notStarted, stoppedInFlight } from '../apply/results.js';
+import { INTERRUPTED_EXIT_CODE } from '../errors.js';
+import type { AppliedAccount, Change, ChangeResult, Plan } from '../plan/index.js';
 import { OPERATION_KINDS } from './kinds/index.js';
 import type { BusinessLookup } from './kinds/kind.js';
 import { planFiles } from './plan.js';
@@ -38,8 +39,21 @@ export interface ApplyDeps {
   images?: () => ImageClient;
   /** Requests in flight at once (image generations are bounded further). */
   concurrency?: number;
-  /** Called as the first change is about to start: from then on an interrupt aborts the signal (see src/cli/interrupts.ts) until `release`. */
-  interruptible?: () => { signal: AbortSignal; release(): void };
+  /** Called as the apply starts, to handle interrupts until `release` (see src/cli/interrupts.ts). */
+  interrupts?: () => ApplyInterrupts;
+}
+
+/** How an apply is interrupted (SIGINT or SIGTERM; src/cli/interrupts.ts). */
+export interface ApplyInterrupts {
+  /** Aborted by the first interrupt once changes are being made: no change starts after it, those in flight finish. */
+  readonly signal: AbortSignal;
+  /**
+   * Changes are about to be made. Before this, an interrupt stops the command at once, as
+   * nothing was changed; from now on the first lets the changes in flight finish, and a
+   * second stops at once, once `stopNow` has said what is known.
+   */
+  applying(stopNow: () => void): void;
+  release(): void;
 }
 
 export interface ApplyRequest {
@@ -56,16 +70,21 @@ export interface ApplyRequest {
  * apply at a time per working folder (see apply-lock.ts).
  */
 export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<number> {
-  const release = await takeApplyLock(deps.cwd);
+  const interrupts = deps.interrupts?.() ?? { signal: new AbortController().signal, applying: () => undefined, release: () => undefined };
   try {
-    return await planAndApply(request, deps);
+    const release = await takeApplyLock(deps.cwd);
+    try {
+      return await planAndApply(request, deps, interrupts);
+    } finally {
+      await release();
+    }
   } finally {
-    await release();
+    interrupts.release();
   }
 }
 
 /** The apply itself, under the folder's apply lock. */
-async function planAndApply(request: ApplyRequest, deps: ApplyDeps): Promise<number> {
+async function planAndApply(request: ApplyRequest, deps: ApplyDeps, interrupts: ApplyInterrupts): Promise<number> {
   const { view } = deps;
   const plans = request.savedPlan ? await freshSavedPlans(request.savedPlan, deps) : await plannedFromFiles(request, deps);
   if (!plans) return 1;
@@ -77,14 +96,25 @@ async function planAndApply(request: ApplyRequest, deps: ApplyDeps): Promise<num
   const services = plans.map((plan) => servicesFor(plan, deps));
   if (!request.savedPlan && !request.autoApprove && !(await view.confirm())) return 1;
 
-  const interrupts = deps.interruptible?.() ?? { signal: new AbortController().signal, release: () => undefined };
   const applied: AppliedAccount[] = [];
-  try {
-    for (const [index, plan] of plans.entries()) {
-      if (plan.changes.length > 0) applied.push(await applyAndVerify(plan, services[index] as ApplyServices, (result) => view.progress(result), interrupts.signal));
-    }
-  } finally {
-    interrupts.release();
+  const started = new Set<Change>();
+  const finished = new Map<Change, ChangeResult>();
+  const progress: ApplyProgress = {
+    started: (change) => started.add(change),
+    finished: (change, result) => {
+      finished.set(change, result);
+      view.progress(result);
+    },
+  };
+  const changing = plans.filter((plan) => plan.changes.length > 0);
+  interrupts.applying(() =>
+    view.finished(
+      changing.map((plan) => applied.find((account) => account.plan === plan) ?? stoppedAtOnce(plan, started, finished)),
+      request.savedPlan !== undefined,
+    ),
+  );
+  for (const [index, plan] of plans.entries()) {
+    if (plan.changes.length > 0) applied.push(await applyAndVerify(plan, services[index] as ApplyServices, progress, interrupts.signal));
   }
   view.finished(applied, request.savedPlan !== undefined);
   if (interrupts.signal.aborted) return INTERRUPTED_EXIT_CODE;
@@ -95,8 +125,14 @@ async function planAndApply(request: ApplyRequest, deps: ApplyDeps): Promise<num
     : 1;
 }
 
-/** The exit code of a command stopped by SIGINT, as shells report it (128 + 2). */
-const INTERRUPTED_EXIT_CODE = 130;
+/**
+ * What is known of an account's apply when it is stopped at once: each change as it finished,
+ * unknown when its request had left, not started otherwise.
+ */
+function stoppedAtOnce(plan: Plan, started: ReadonlySet<Change>, finished: ReadonlyMap<Change, ChangeResult>): AppliedAccount {
+  const results = plan.changes.map((change) => finished.get(change) ?? (started.has(change) ? stoppedInFlight(change) : notStarted(change)));
+  return { plan, result: { adAccountId: plan.adAccountId, results, summary: countOutcomes(results) }, remaining: [], unverified: null, interrupted: true };
+}
 
 /** Saved plans, each refused when the account (or an image file) changed since it was made. */
 async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
@@ -123,16 +159,16 @@ function servicesFor(plan: Plan, deps: ApplyDeps): ApplyServices {
 /**
  * Applies one plan, then checks that every change it made is as planned and reports what
  * still differs. A failed check must not lose what was done: it is reported instead. Once
- * `signal` is aborted, no change starts and nothing is checked.
+ * `signal` is aborted, no change starts and nothing is checked (a check under way is cut short).
  */
-export async function applyAndVerify(plan: Plan, services: ApplyServices, report: (result: ChangeResult) => void, signal: AbortSignal = new AbortController().signal): Promise<AppliedAccount> {
+export async function applyAndVerify(plan: Plan, services: ApplyServices, progress: Partial<ApplyProgress> = {}, signal: AbortSignal = new AbortController().signal): Promise<AppliedAccount> {
   const listed: ListedAfterWrites = { ids: undefined };
-  const result = await applyPlan(plan, { ...services, listed }, report, signal);
+  const result = await applyPlan(plan, { ...services, listed }, progress, signal);
   // Interrupted, the person wants out: nothing more is asked of the service. The next plan shows what is left.
   if (signal.aborted) return { plan, result, remaining: [], unverified: null, interrupted: true };
   try {
-    return { plan, result, remaining: await verifyApplied(plan, result, services.audiences, listed), unverified: null, interrupted: false };
+    return { plan, result, remaining: await verifyApplied(plan, result, services.audiences, listed), unverified: null, interrupted: signal.aborted };
   } catch (error) {
-    return { plan, result, remaining: [], unverified: causeOf(error), interrupted: false };
+    return { plan, result, remaining: [], unverified: signal.aborted ? 'the check was interrupted' : causeOf(error), interrupted: signal.aborted };
   }
 }

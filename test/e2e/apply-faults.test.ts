@@ -4,8 +4,10 @@
  * Everything runs against the real emulator on port 0, through the real client and transport;
  * the CLI runs in this process (`runInProcess`) where its output and exit code matter.
  */
-import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -136,7 +138,7 @@ describe('apply through a flaky service', () => {
         const plan = await planDesired(desired, options, flaky.client);
         expect(plan.errors).toEqual([]);
         if (plan.changes.length === 0) break;
-        const applied = await applyAndVerify(plan, { audiences: flaky.client }, () => undefined);
+        const applied = await applyAndVerify(plan, { audiences: flaky.client });
         rounds.push(`round ${round}: ${plan.changes.length} changes, ${applied.result.summary.failed} failed, ${applied.remaining.length} still differ`);
       } catch (error) {
         rounds.push(`round ${round}: ${(error as Error).message}`);
@@ -460,24 +462,44 @@ describe('checking the account after applying', () => {
   });
 });
 
+/**
+ * The built CLI in a process of its own, as a person or a pipeline runs it, so that it can be
+ * sent real signals. `onStderr` sees the text written so far, each time more comes.
+ */
+function spawnCli(args: string[], options: { cwd: string; env: Record<string, string>; onStderr?: (stderr: string, child: ChildProcess) => void }) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../../bin/audiences.js', import.meta.url)), ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    options.onStderr?.(stderr, child);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, exited };
+}
+
+const numbered = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => `${prefix}-${String(index).padStart(2, '0')}`);
+const displayAudiences = (names: string[]) => `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}`;
+
 describe('an apply interrupted with Ctrl-C', () => {
   it('finishes the changes in flight, starts no other, says so in its summary, exits 130, and a rerun finishes the job', async () => {
     await emulator.close();
     ({ emulator, env } = await emulatorEnv({ latencyMs: 150 }));
-    const names = Array.from({ length: 12 }, (_, index) => `interrupted-${String(index).padStart(2, '0')}`);
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}` });
-    const child = spawn(process.execPath, [fileURLToPath(new URL('../../bin/audiences.js', import.meta.url)), 'apply', '--auto-approve', '--concurrency', '1'], {
+    const names = numbered('interrupted', 12);
+    const cwd = await workspace({ 'audiences.yaml': displayAudiences(names) });
+    const { code, stdout, stderr } = await spawnCli(['apply', '--auto-approve', '--concurrency', '1'], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('ok      create') && !child.killed) child.kill('SIGINT');
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      env,
+      onStderr: (text, child) => {
+        if (text.includes('ok      create') && !child.killed) child.kill('SIGINT');
+      },
+    }).exited;
 
     expect(code, stdout + stderr).toBe(130);
     expect(stderr).toContain('Interrupted: the changes in flight are finishing and no other starts.');
@@ -495,6 +517,71 @@ describe('an apply interrupted with Ctrl-C', () => {
     const rerun = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(rerun.stdout).toContain(`Plan: ${notStarted} to create, 0 to update, 0 to delete, 0 to unlink.`);
     expect(rerun.code).toBe(0);
+  });
+
+  it('stops at once on a second signal, still printing what is known: done, in flight (unknown) and not started; a rerun in the same folder finishes the job', async () => {
+    await emulator.close();
+    ({ emulator, env } = await emulatorEnv({ latencyMs: 600 }));
+    const names = numbered('stopped', 12);
+    const cwd = await workspace({ 'audiences.yaml': displayAudiences(names) });
+    let signals = 0;
+    const { code, signal, stdout, stderr } = await spawnCli(['apply', '--auto-approve', '--concurrency', '2'], {
+      cwd,
+      env,
+      onStderr: (text, child) => {
+        // SIGTERM first (a pipeline cancelled), then Ctrl-C while the creates in flight still wait for their answers.
+        if (signals === 0 && text.includes('ok      create')) child.kill('SIGTERM');
+        else if (signals === 1 && text.includes('Interrupted: the changes in flight are finishing')) child.kill('SIGINT');
+        else return;
+        signals += 1;
+      },
+    }).exited;
+
+    expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
+    expect(stderr).toContain('Stopped at once: what was in flight is unknown.');
+    const summary = /Apply interrupted for ad account 1234: (\d+) done, 0 failed, (\d+) unknown, (\d+) skipped\./.exec(stdout);
+    expect(summary, stdout).not.toBeNull();
+    const [done, unknown, notStarted] = [Number(summary?.[1]), Number(summary?.[2]), Number(summary?.[3])];
+    expect(done).toBeGreaterThanOrEqual(1);
+    expect(unknown).toBeGreaterThanOrEqual(1);
+    expect(unknown).toBeLessThanOrEqual(2);
+    expect(done + unknown + notStarted).toBe(names.length);
+    expect(stdout.match(/: unknown, in flight when the apply was stopped at once: it may or may not have been made/g) ?? []).toHaveLength(unknown);
+    expect(stdout.match(/: skipped, not started: the apply was interrupted/g) ?? []).toHaveLength(notStarted);
+    expect(stdout).toContain('Whether the changes marked unknown were made, `audiences plan` shows');
+
+    // The requests in flight reach the service all the same: the account holds what was done, and perhaps those.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const stored = (await storedAudiences(emulator)).map((audience) => audience.name).filter((name) => name.startsWith('stopped-'));
+    expect(stored.length).toBeGreaterThanOrEqual(done);
+    expect(stored.length).toBeLessThanOrEqual(done + unknown);
+    // The apply lock went with the process: the rerun is not refused, and it creates exactly the rest.
+    await setFaults(emulator, { latencyMs: 0 });
+    const rerun = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(rerun.stdout, rerun.stderr).toContain(`Plan: ${names.length - stored.length} to create, 0 to update, 0 to delete, 0 to unlink.`);
+    expect(rerun.code).toBe(0);
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(names);
+  });
+
+  it('before any change (while planning), a signal stops at once: "nothing was changed", exit 130 for SIGTERM too, and no lock left behind', async () => {
+    // A service that takes the list and never answers: the apply is planning when the signal comes.
+    let listed = (): void => undefined;
+    const silent = createServer(() => listed());
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const cwd = await workspace({ 'audiences.yaml': displayAudiences(['early']) });
+      const { child, exited } = spawnCli(['apply', '--auto-approve'], { cwd, env: { ...env, ADS_API_URL: `http://127.0.0.1:${port}` } });
+      listed = () => void child.kill('SIGTERM');
+      const { code, signal, stdout, stderr } = await exited;
+      expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
+      expect(stderr).toContain('Interrupted: nothing was changed.');
+      expect(stdout).toBe('');
+      await expect(stat(join(cwd, '.audiences', 'apply.lock'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
 
@@ -554,7 +641,7 @@ describe('applies racing through a flaky service', () => {
           clients.map(async ({ client }, index) => {
             const plan = await planDesired(desired, { allowMassDelete: false }, client);
             if (plan.errors.length > 0) return `apply ${index}, round ${round}: ${plan.errors.map((error) => error.code).join(', ')}`;
-            const applied = await applyAndVerify(plan, { audiences: client }, () => undefined);
+            const applied = await applyAndVerify(plan, { audiences: client });
             results.push(...applied.result.results);
             return `apply ${index}, round ${round}: ${plan.changes.length} changes, ${JSON.stringify(applied.result.summary)}`;
           }),

@@ -138,9 +138,11 @@ async function applyUnderFaults(run: Scenario): Promise<void> {
     applied = await applyAndVerify(
       plan,
       { audiences: flaky.client },
-      () => {
-        finished += 1;
-        if (finished === run.interruptAfter) stop();
+      {
+        finished: () => {
+          finished += 1;
+          if (finished === run.interruptAfter) stop();
+        },
       },
       interrupt.signal,
     );

@@ -49,7 +49,7 @@ const options = { allowMassDelete: false };
 async function planAndApply(desired: DesiredState): Promise<Plan> {
   const plan = await planDesired(desired, options, live.client);
   expect(plan.errors).toEqual([]);
-  const applied = await applyAndVerify(plan, { audiences: live.client }, () => undefined);
+  const applied = await applyAndVerify(plan, { audiences: live.client });
   expect(applied.result.results.filter((result) => result.status !== 'ok')).toEqual([]);
   expect(applied.remaining).toEqual([]);
   return plan;

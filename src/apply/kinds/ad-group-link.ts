@@ -11,11 +11,12 @@ function isUnlink(change: Change): change is AdGroupUnlink {
 /** Ad-group links: each unlink is one request, all of them before any audience is changed (a delete needs its ad groups released). */
 export const adGroupLinkKind: ApplyKind = {
   kind: 'adGroupLink',
-  apply: async (changes, { audiences, report, signal }) => {
+  apply: async (changes, { audiences, started, finished, signal }) => {
     const unlinks = changes.filter(isUnlink);
     const results = await startInTurns(unlinks, async (change) => {
+      if (!signal.aborted) started(change);
       const result = signal.aborted ? notStarted(change) : await attempt(change, () => audiences.unlink(change.id, change.adGroupId));
-      report(result);
+      finished(change, result);
       return result;
     });
     return new Map(unlinks.map((change, index) => [change, results[index] as ChangeResult]));

@@ -34,12 +34,13 @@ export const audienceKind: ApplyKind = {
     const results = new Map<Change, ChangeResult>();
     const finish = (change: Change, result: ChangeResult): void => {
       results.set(change, result);
-      context.report(result);
+      context.finished(change, result);
     };
     const existing = knownAudienceIds(context.plan);
     const candidates = new Map<Change, number[]>();
     await startInTurns(changes.filter(isWrite), async (change) => {
       if (context.signal.aborted) return finish(change, notStarted(change));
+      context.started(change);
       const written = await write(change, context.audiences, existing);
       if (written.candidates.length > 0) candidates.set(change, written.candidates);
       finish(change, written.result);
@@ -57,6 +58,7 @@ export const audienceKind: ApplyKind = {
     const deletable = deletes.filter((change) => !blocked.has(change.id));
     for (let start = 0; start < deletable.length; start += DELETE_BATCH_SIZE) {
       const batch = deletable.slice(start, start + DELETE_BATCH_SIZE);
+      if (!context.signal.aborted) batch.forEach((change) => context.started(change));
       const batchResults = context.signal.aborted ? batch.map((change) => notStarted(change)) : await deleteBatch(batch, context.audiences);
       batchResults.forEach((result, index) => finish(batch[index] as AudienceDelete, result));
     }

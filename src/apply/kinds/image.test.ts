@@ -86,7 +86,13 @@ describe('applyImages', () => {
     const service = fakeService((body) => body['image'] === undefined);
     const store = memoryStore();
     const reported: string[] = [];
-    const results = await applyImages([generate('banner'), generate('variant', 'banner')], service, store, { concurrency: 4 }, (result) => reported.push(`${result.name} ${result.status}`));
+    const results = await applyImages(
+      [generate('banner'), generate('variant', 'banner')],
+      service,
+      store,
+      { concurrency: 4 },
+      { finished: (_change, result) => reported.push(`${result.name} ${result.status}`) },
+    );
     expect(results).toEqual([
       { action: 'generate', name: 'banner', id: null, status: 'failed', cause: 'the service refused' },
       { action: 'generate', name: 'variant', id: null, status: 'skipped', cause: 'its image comes from image "banner", which was not generated' },

@@ -4,7 +4,7 @@ import type { ImageClient } from '../../api/imagegen.js';
 import { causeOf, identify, NOT_STARTED, unmade } from '../results.js';
 import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage } from '../../model/index.js';
 import type { Change, ChangeResult, ImageGenerate, ImageRemove } from '../../plan/index.js';
-import type { ApplyKind } from '../kind.js';
+import type { ApplyKind, ApplyProgress } from '../kind.js';
 
 const NO_IMAGE_SERVICE = 'image generation is not available here';
 
@@ -21,13 +21,13 @@ function isImageChange(change: Change): change is ImageGenerate | ImageRemove {
  */
 export const imageKind: ApplyKind = {
   kind: 'image',
-  apply: async (changes, { images, report, signal }) => {
+  apply: async (changes, { images, started, finished, signal }) => {
     const imageChanges = changes.filter(isImageChange);
     const results = images
-      ? await applyImages(imageChanges, images.client, images.store, { concurrency: images.concurrency, signal }, report)
+      ? await applyImages(imageChanges, images.client, images.store, { concurrency: images.concurrency, signal }, { started, finished })
       : imageChanges.map((change) => {
           const result: ChangeResult = { ...identify(change), status: 'skipped', cause: NO_IMAGE_SERVICE };
-          report(result);
+          finished(change, result);
           return result;
         });
     return new Map(imageChanges.map((change, index) => [change, results[index] as ChangeResult]));
@@ -58,7 +58,7 @@ export async function applyImages(
   store: ImageStore,
   /** `signal`: once aborted, no generation or removal starts (they end as not started). */
   options: { concurrency: number; signal?: AbortSignal },
-  report: (result: ChangeResult) => void = () => undefined,
+  progress: Partial<ApplyProgress> = {},
 ): Promise<ChangeResult[]> {
   const slots = limiter(Math.max(1, options.concurrency));
   const generated = new Map<string, Promise<Uint8Array | undefined>>();
@@ -66,7 +66,7 @@ export async function applyImages(
   const finish = (change: ImageGenerate | ImageRemove, status: ChangeResult['status'], cause?: string): void => {
     const result: ChangeResult = { action: change.action, name: change.name, id: null, status, ...(cause === undefined ? {} : { cause }) };
     results.set(change, result);
-    report(result);
+    progress.finished?.(change, result);
   };
 
   const generates = changes.filter((change): change is ImageGenerate => change.action === 'generate');
@@ -83,7 +83,11 @@ export async function applyImages(
           finish(change, 'skipped', inputs);
           return;
         }
-        const outcome = await slots(async () => (options.signal?.aborted ? null : generate(change, inputs, client, store)));
+        const outcome = await slots(async () => {
+          if (options.signal?.aborted) return null;
+          progress.started?.(change);
+          return generate(change, inputs, client, store);
+        });
         if (outcome === null) finish(change, 'skipped', NOT_STARTED);
         else if (typeof outcome === 'string') finish(change, 'failed', outcome);
         else {
@@ -104,6 +108,7 @@ export async function applyImages(
       finish(change, 'skipped', NOT_STARTED);
       continue;
     }
+    progress.started?.(change);
     try {
       await store.delete(change.before.outputs.map((output) => output.path));
       await store.record(change.name, null);

@@ -32,7 +32,7 @@ export const applyCommand: CommandDefinition = {
         { savedPlan, files, autoApprove: args['autoApprove'] === true, allowMassDelete: args['allowMassDelete'] === true },
         {
           view: textApplyView(io, style),
-          interruptible: interruptible(io, () => services.stopStarting()),
+          interrupts: interruptible(io, () => services.stopStarting()),
           cwd: io.cwd,
           client: (adAccountId) => services.audiences(adAccountId),
           business: (adAccountId) => services.business(adAccountId),
