@@ -168,6 +168,21 @@ describe('applyPlan: a create another apply raced', () => {
     expect(client.calls).toEqual(['delete 8']);
   });
 
+  it('tells its progress: the create started and finished, followed up while its race is settled, then finished again as adopted', async () => {
+    const client = racedAccount({ definition: definition({ name: 'race' }) }, async () => undefined);
+    const events: string[] = [];
+    await applyPlan(
+      planOf([create]),
+      { audiences: client },
+      {
+        started: (change) => events.push(`started ${change.name}`),
+        finished: (change, result) => events.push(`finished ${change.name} ${result.status} ${result.id}`),
+        followingUp: (changes, underway) => events.push(`${underway ? 'following up' : 'followed up'} ${changes.map((change) => change.name).join(',')}`),
+      },
+    );
+    expect(events).toEqual(['started race', 'finished race ok 8', 'following up race', 'finished race ok 7', 'followed up race']);
+  });
+
   it('keeps both, and says so, when the rival is another audience or its duplicate cannot be deleted: the create was made', async () => {
     const foreign = racedAccount({ definition: definition({ name: 'race', type: 'MESSAGE' }) }, async () => undefined);
     const [kept] = (await applyPlan(planOf([create]), { audiences: foreign })).results;
@@ -192,15 +207,29 @@ describe('applyPlan: a create another apply raced', () => {
       candidates: [7, 8, 9],
     });
     client.list = async () => [7, 8, 9].map((id) => ({ ...made, id }));
-    const definitions = new Map([[7, definition({ name: 'race', type: 'MESSAGE' })]]);
-    client.read = async (id) => ({ ...made, id, populationScore: null, definition: definitions.get(id) ?? definition({ name: 'race' }) });
     const [result] = (await applyPlan(planOf([create]), { audiences: client })).results;
-    // 7 holds another definition (someone's own): 8 is the lowest alike and stays; 9 goes (its 404: another apply deleted it first).
+    // 7 stays; 8 and 9 go (9's 404: another apply deleted it first).
+    expect(result).toMatchObject({ status: 'ok', id: 7 });
+    expect(result?.cause).toBe(
+      'adopted: the account held 3 audiences named "race" made since the plan (ids 7, 8, 9), and which one this create made is unknown: the lowest id with its definition stays (id 7); the duplicates (ids 8, 9) were deleted',
+    );
+    expect(client.calls).toEqual(['delete 8', 'delete 9']);
+  });
+
+  it('unsure which one it made, leaves and names a candidate it cannot read or that holds another definition: the next plan will stop at the name', async () => {
+    const client = racedAccount({ definition: definition({ name: 'race' }) }, async () => undefined);
+    client.create = async () => ({ id: 7, audience: null, verified: 'the answer was lost (503); …', candidates: [7, 8, 9, 10] });
+    client.list = async () => [7, 8, 9, 10].map((id) => ({ ...made, id }));
+    client.read = async (id) => {
+      if (id === 9) throw new Error('the service answered 500');
+      return { ...made, id, populationScore: null, definition: definition({ name: 'race', type: id === 7 ? 'MESSAGE' : 'DISPLAY' }) };
+    };
+    const [result] = (await applyPlan(planOf([create]), { audiences: client })).results;
     expect(result).toMatchObject({ status: 'ok', id: 8 });
     expect(result?.cause).toBe(
-      'adopted: the account held 3 audiences named "race" made since the plan (ids 7, 8, 9), and which one this create made is unknown: the lowest id with its definition stays (id 8); the duplicate (id 9) was deleted',
+      'the account held 4 audiences named "race" made since the plan (ids 7, 8, 9, 10), and which one this create made is unknown: the lowest id with its definition stays (id 8); the duplicate (id 10) was deleted; but audience 9 could not be read (the service answered 500), so it was not deleted; audience 7 holds another definition, so it is kept: the next plan stops at DUPLICATE_LIVE_NAME until one of them is pinned in the file or the others are deleted',
     );
-    expect(client.calls).toEqual(['delete 9']);
+    expect(client.calls).toEqual(['delete 10']);
   });
 });
 

@@ -15,7 +15,7 @@ import { identify, notStarted } from './results.js';
  */
 export async function applyPlan(plan: Plan, services: ApplyServices, progress: Partial<ApplyProgress> = {}, signal: AbortSignal = new AbortController().signal): Promise<ApplyResult> {
   const results = new Map<Change, ChangeResult>();
-  const told: ApplyProgress = { started: progress.started ?? (() => undefined), finished: progress.finished ?? (() => undefined) };
+  const told: ApplyProgress = { started: () => undefined, finished: () => undefined, followingUp: () => undefined, ...progress };
   for (const kind of APPLY_KINDS) {
     const changes = plan.changes.filter((change) => change.kind === kind.kind);
     if (changes.length === 0) continue;

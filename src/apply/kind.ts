@@ -30,6 +30,12 @@ export interface ApplyProgress {
   started(change: Change): void;
   /** A change finished, as it finishes (again when settling a race changes its result). */
   finished(change: Change, result: ChangeResult): void;
+  /**
+   * Changes done are being followed up (`underway`: creates whose race with another apply is
+   * being settled), until called again with false: stopped at once meanwhile, a create may
+   * leave a duplicate behind.
+   */
+  followingUp(changes: readonly Change[], underway: boolean): void;
 }
 
 export interface ApplyContext extends ApplyServices, ApplyProgress {

@@ -3,44 +3,49 @@ import type { ApplyInterrupts } from '../operations/apply.js';
 import type { Io } from './io.js';
 
 /**
- * Ctrl-C (SIGINT) or SIGTERM during an apply, both alike. Before any change is made (while
- * planning, at the prompt) it stops the command at once: nothing was changed. Once changes
- * are being made, the first asks the apply to start no more, and the services to send no
- * request that has not left yet, and to finish those in flight, so that its summary can say
- * what was done; a second stops the process at once, after the apply has said what is known
- * (what was in flight is then unknown). Either way the exit code is 130. The apply lock is
- * removed on the way out (proper-lockfile releases its locks when the process exits).
+ * Ctrl-C (SIGINT) or SIGTERM during an apply, both alike, from the moment the command starts
+ * until `release`. Before any change is made (opening the services, planning, at the prompt)
+ * it stops the command at once: nothing was changed (once the apply lock being taken, if it
+ * is, is taken: proper-lockfile lets go of its locks as the process exits). Once changes are
+ * being made, the first asks the apply to start no more, and the services to send no request
+ * that has not left yet (`stopStarting`), and to finish those in flight, so that its summary
+ * can say what was done; a second stops the process at once, after the apply has said what
+ * is known (what was in flight is then unknown). Either way the exit code is 130.
  */
-export function interruptible(io: Pick<Io, 'stderr'>, stopStarting: () => void): () => ApplyInterrupts {
-  return () => {
-    const controller = new AbortController();
-    let stopNow: (() => void) | undefined;
-    const onSignal = (): void => {
-      if (stopNow === undefined) {
-        io.stderr('\nInterrupted: nothing was changed.\n');
-        process.exit(INTERRUPTED_EXIT_CODE);
-      }
-      if (controller.signal.aborted) {
-        io.stderr('\nStopped at once: what was in flight is unknown.\n');
-        stopNow();
-        process.exit(INTERRUPTED_EXIT_CODE);
-      }
-      controller.abort();
-      // The requests queued in the transport never leave; those on the wire finish.
-      stopStarting();
-      io.stderr('\nInterrupted: the changes in flight are finishing and no other starts. Interrupt again to stop at once (what is in flight is then unknown).\n');
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    return {
-      signal: controller.signal,
-      applying: (say) => {
-        stopNow = say;
-      },
-      release: () => {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      },
-    };
+export function interruptible(io: Pick<Io, 'stderr'>, stopStarting: () => void): ApplyInterrupts & { release(): void } {
+  const controller = new AbortController();
+  const settling: Array<Promise<unknown>> = [];
+  let stopNow: (() => void) | undefined;
+  let stopping = false;
+  const onSignal = (): void => {
+    if (stopNow === undefined) {
+      if (stopping) return;
+      stopping = true;
+      io.stderr('\nInterrupted: nothing was changed.\n');
+      void Promise.allSettled(settling).then(() => process.exit(INTERRUPTED_EXIT_CODE));
+      return;
+    }
+    if (controller.signal.aborted) {
+      io.stderr('\nStopped at once: what was in flight is unknown.\n');
+      stopNow();
+      process.exit(INTERRUPTED_EXIT_CODE);
+    }
+    controller.abort();
+    // The requests queued in the transport never leave; those on the wire finish.
+    stopStarting();
+    io.stderr('\nInterrupted: the changes in flight are finishing and no other starts. Interrupt again to stop at once (what is in flight is then unknown).\n');
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    settleFirst: (work) => void settling.push(work),
+    applying: (say) => {
+      stopNow = say;
+    },
+    release: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
   };
 }

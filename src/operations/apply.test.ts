@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AudienceClient } from '../api/audiences.js';
 import { AppError, NOT_STARTED } from '../errors.js';
-import type { AudienceDelete, Plan } from '../plan/index.js';
+import type { AudienceCreate, AudienceDelete, ChangeResult, Plan } from '../plan/index.js';
 import { definition } from '../../test/helpers/builders.js';
-import { applyAndVerify } from './apply.js';
+import { applyAndVerify, toldSoFar } from './apply.js';
 
 describe('applyAndVerify', () => {
   it('an interrupt while the account is read back: the changes stand as done, the apply is interrupted, and the check says it was cut short', async () => {
@@ -42,5 +42,38 @@ describe('applyAndVerify', () => {
     expect(applied).toMatchObject({ interrupted: true, unverified: 'the check was interrupted', remaining: [] });
     expect(applied.result.summary).toMatchObject({ ok: 1, skipped: 0 });
     expect(present.size).toBe(0);
+  });
+});
+
+describe('an apply stopped at once says what is known', () => {
+  const creating = (name: string): AudienceCreate => ({ action: 'create', kind: 'audience', name, id: null, before: null, after: definition({ name }) });
+  const plan = (changes: AudienceCreate[]): Plan => ({
+    formatVersion: 1,
+    adAccountId: 1234,
+    changes,
+    warnings: [],
+    errors: [],
+    summary: { create: changes.length, update: 0, delete: 0, unlink: 0, generate: 0, remove: 0 },
+    fingerprint: { desiredHash: 'hash', audiences: [], accountAudienceIds: null },
+  });
+
+  it('done as finished, in flight as unknown, never started as skipped, and a create whose race was being settled as unknown: it may have left a duplicate', () => {
+    const shown: ChangeResult[] = [];
+    const told = toldSoFar({ progress: (result) => shown.push(result) });
+    const [done, settling, inFlight, waiting] = ['done', 'settling', 'in-flight', 'waiting'].map(creating) as [AudienceCreate, AudienceCreate, AudienceCreate, AudienceCreate];
+    for (const change of [done, settling, inFlight]) told.progress.started(change);
+    told.progress.finished(done, { action: 'create', name: 'done', id: 1, status: 'ok' });
+    told.progress.finished(settling, { action: 'create', name: 'settling', id: 2, status: 'ok' });
+    told.progress.followingUp([done, settling], true);
+    told.progress.followingUp([done], false);
+    const account = told.stoppedAtOnce(plan([done, settling, inFlight, waiting]));
+    expect(account.result.results.map((result) => `${result.name} ${result.status}: ${result.cause ?? ''}`)).toEqual([
+      'done ok: ',
+      'settling unknown: made (id 2), but the apply was stopped at once while it checked for a duplicate made by another apply at the same time: if the next plan stops at DUPLICATE_LIVE_NAME, keep the lowest id and delete the other',
+      'in-flight unknown: in flight when the apply was stopped at once: it may or may not have been made',
+      'waiting skipped: not started: the apply was interrupted',
+    ]);
+    expect(account).toMatchObject({ interrupted: true, result: { summary: { ok: 1, unknown: 2, skipped: 1 } } });
+    expect(shown.map((result) => result.name)).toEqual(['done', 'settling']);
   });
 });

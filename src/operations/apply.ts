@@ -2,7 +2,7 @@ import type { AudienceClient } from '../api/audiences.js';
 import type { ImageClient } from '../api/imagegen.js';
 import type { ApplyProgress, ApplyServices, ListedAfterWrites } from '../apply/kind.js';
 import { applyPlan, countOutcomes, verifyApplied } from '../apply/applier.js';
-import { causeOf, notStarted, stoppedInFlight } from '../apply/results.js';
+import { causeOf, notStarted, stoppedInFlight, stoppedSettling } from '../apply/results.js';
 import { INTERRUPTED_EXIT_CODE } from '../errors.js';
 import type { AppliedAccount, Change, ChangeResult, Plan } from '../plan/index.js';
 import { OPERATION_KINDS } from './kinds/index.js';
@@ -39,22 +39,25 @@ export interface ApplyDeps {
   images?: () => ImageClient;
   /** Requests in flight at once (image generations are bounded further). */
   concurrency?: number;
-  /** Called as the apply starts, to handle interrupts until `release` (see src/cli/interrupts.ts). */
-  interrupts?: () => ApplyInterrupts;
+  /** How the apply is interrupted (see src/cli/interrupts.ts); by default it is not. */
+  interrupts?: ApplyInterrupts;
 }
 
 /** How an apply is interrupted (SIGINT or SIGTERM; src/cli/interrupts.ts). */
 export interface ApplyInterrupts {
   /** Aborted by the first interrupt once changes are being made: no change starts after it, those in flight finish. */
   readonly signal: AbortSignal;
+  /** Before the changes, an interrupt stops the command, but only once `work` has settled (the apply lock being taken, so that it is let go on the way out). */
+  settleFirst(work: Promise<unknown>): void;
   /**
    * Changes are about to be made. Before this, an interrupt stops the command at once, as
    * nothing was changed; from now on the first lets the changes in flight finish, and a
    * second stops at once, once `stopNow` has said what is known.
    */
   applying(stopNow: () => void): void;
-  release(): void;
 }
+
+const UNINTERRUPTED: ApplyInterrupts = { signal: new AbortController().signal, settleFirst: () => undefined, applying: () => undefined };
 
 export interface ApplyRequest {
   savedPlan: string | undefined;
@@ -70,16 +73,14 @@ export interface ApplyRequest {
  * apply at a time per working folder (see apply-lock.ts).
  */
 export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<number> {
-  const interrupts = deps.interrupts?.() ?? { signal: new AbortController().signal, applying: () => undefined, release: () => undefined };
+  const interrupts = deps.interrupts ?? UNINTERRUPTED;
+  const locking = takeApplyLock(deps.cwd);
+  interrupts.settleFirst(locking);
+  const release = await locking;
   try {
-    const release = await takeApplyLock(deps.cwd);
-    try {
-      return await planAndApply(request, deps, interrupts);
-    } finally {
-      await release();
-    }
+    return await planAndApply(request, deps, interrupts);
   } finally {
-    interrupts.release();
+    await release();
   }
 }
 
@@ -97,24 +98,16 @@ async function planAndApply(request: ApplyRequest, deps: ApplyDeps, interrupts: 
   if (!request.savedPlan && !request.autoApprove && !(await view.confirm())) return 1;
 
   const applied: AppliedAccount[] = [];
-  const started = new Set<Change>();
-  const finished = new Map<Change, ChangeResult>();
-  const progress: ApplyProgress = {
-    started: (change) => started.add(change),
-    finished: (change, result) => {
-      finished.set(change, result);
-      view.progress(result);
-    },
-  };
+  const told = toldSoFar(view);
   const changing = plans.filter((plan) => plan.changes.length > 0);
   interrupts.applying(() =>
     view.finished(
-      changing.map((plan) => applied.find((account) => account.plan === plan) ?? stoppedAtOnce(plan, started, finished)),
+      changing.map((plan) => applied.find((account) => account.plan === plan) ?? told.stoppedAtOnce(plan)),
       request.savedPlan !== undefined,
     ),
   );
   for (const [index, plan] of plans.entries()) {
-    if (plan.changes.length > 0) applied.push(await applyAndVerify(plan, services[index] as ApplyServices, progress, interrupts.signal));
+    if (plan.changes.length > 0) applied.push(await applyAndVerify(plan, services[index] as ApplyServices, told.progress, interrupts.signal));
   }
   view.finished(applied, request.savedPlan !== undefined);
   if (interrupts.signal.aborted) return INTERRUPTED_EXIT_CODE;
@@ -126,12 +119,39 @@ async function planAndApply(request: ApplyRequest, deps: ApplyDeps, interrupts: 
 }
 
 /**
- * What is known of an account's apply when it is stopped at once: each change as it finished,
- * unknown when its request had left, not started otherwise.
+ * The apply's progress, shown as it comes and kept, so that an apply stopped at once can say
+ * what is known of an account (`stoppedAtOnce`): each change as it finished (unknown when it
+ * was being followed up: a create whose race was being settled), unknown when its request had
+ * left, not started otherwise.
  */
-function stoppedAtOnce(plan: Plan, started: ReadonlySet<Change>, finished: ReadonlyMap<Change, ChangeResult>): AppliedAccount {
-  const results = plan.changes.map((change) => finished.get(change) ?? (started.has(change) ? stoppedInFlight(change) : notStarted(change)));
-  return { plan, result: { adAccountId: plan.adAccountId, results, summary: countOutcomes(results) }, remaining: [], unverified: null, interrupted: true };
+export function toldSoFar(view: Pick<ApplyView, 'progress'>): { progress: ApplyProgress; stoppedAtOnce(plan: Plan): AppliedAccount } {
+  const started = new Set<Change>();
+  const finished = new Map<Change, ChangeResult>();
+  const following = new Set<Change>();
+  const whenStopped = (change: Change): ChangeResult => {
+    const result = finished.get(change);
+    if (result === undefined) return started.has(change) ? stoppedInFlight(change) : notStarted(change);
+    return result.status === 'ok' && following.has(change) ? stoppedSettling(result) : result;
+  };
+  return {
+    progress: {
+      started: (change) => started.add(change),
+      finished: (change, result) => {
+        finished.set(change, result);
+        view.progress(result);
+      },
+      followingUp: (changes, underway) => {
+        for (const change of changes) {
+          if (underway) following.add(change);
+          else following.delete(change);
+        }
+      },
+    },
+    stoppedAtOnce: (plan) => {
+      const results = plan.changes.map(whenStopped);
+      return { plan, result: { adAccountId: plan.adAccountId, results, summary: countOutcomes(results) }, remaining: [], unverified: null, interrupted: true };
+    },
+  };
 }
 
 /** Saved plans, each refused when the account (or an image file) changed since it was made. */

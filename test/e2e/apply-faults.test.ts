@@ -16,7 +16,7 @@ import type { AudienceClient } from '../../src/api/audiences.js';
 import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 import type { Audience, AudiencesFile } from '../../src/config/generated/audiences.js';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import type { StoredAudience } from '../../src/emulator/store.js';
 import { REGION_FIELDS, stableStringify, TARGETING_FIELDS, type AudienceDefinition, type JsonValue, type LiveAudience } from '../../src/model/index.js';
 import { textApplyView } from '../../src/cli/apply-view.js';
@@ -582,6 +582,27 @@ describe('an apply interrupted with Ctrl-C', () => {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
     }
+  });
+});
+
+describe('an apply interrupted before it could start', () => {
+  it('while it waits for the emulator state another command holds: "nothing was changed" and exit 130 for SIGTERM, not the signal\'s own', async () => {
+    const cwd = await workspace({ 'audiences.yaml': displayAudiences(['waiting']) });
+    const holder = await startEmulator({ statePath: join(cwd, '.audiences', 'emulator-state.json') });
+    try {
+      const { code, signal, stdout, stderr } = await spawnCli(['apply', '--emulator', '--auto-approve'], {
+        cwd,
+        env: {},
+        onStderr: (text, child) => {
+          if (text.includes('Waiting for another command') && !child.killed) child.kill('SIGTERM');
+        },
+      }).exited;
+      expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
+      expect(stderr).toContain('Interrupted: nothing was changed.');
+    } finally {
+      await holder.close();
+    }
+    await expect(stat(join(cwd, '.audiences', 'apply.lock'))).rejects.toThrow(/ENOENT/);
   });
 });
 

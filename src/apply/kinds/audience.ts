@@ -45,8 +45,11 @@ export const audienceKind: ApplyKind = {
       if (written.candidates.length > 0) candidates.set(change, written.candidates);
       finish(change, written.result);
     });
-    const races = await settleRaces(changes.filter(isCreate), results, candidates, context.audiences, existing);
+    const creates = changes.filter(isCreate);
+    context.followingUp(creates, true);
+    const races = await settleRaces(creates, results, candidates, context.audiences, existing);
     for (const [change, result] of races.settled) finish(change, result);
+    context.followingUp(creates, false);
 
     const blocked = blockedDeletes(context.earlier);
     const deletes = changes.filter(isDelete);
@@ -199,27 +202,37 @@ async function settleRace(change: AudienceCreate, result: ChangeResult, id: numb
  * One create whose answer was lost and that found several audiences of its name made since
  * the plan (`mine`, lowest first), one of which it may have made: the lowest of the name with
  * its definition stays and is adopted, and the others of `mine` with that definition are
- * deleted, whoever made them.
+ * deleted, whoever made them. One that could not be read is left, and so is one with another
+ * definition (someone's own): the change then says the next plan will stop at the name.
  */
 async function settleUnknownOwner(change: AudienceCreate, result: ChangeResult, mine: readonly number[], named: readonly number[], client: AudienceClient): Promise<Race> {
   const listed = `the account held ${mine.length} audiences named ${quoted(change.name)} made since the plan (ids ${mine.join(', ')}), and which one this create made is unknown`;
-  const left = `: the next plan stops at DUPLICATE_LIVE_NAME until all but one are deleted`;
-  const { kept, unreadable } = await lowestAlike(change, named, client);
+  const left = 'the next plan stops at DUPLICATE_LIVE_NAME until one of them is pinned in the file or the others are deleted';
+  const { kept, other, unreadable } = await lowestAlike(change, named, client);
   if (unreadable !== undefined)
-    return { result: { ...result, cause: `${listed}; audience ${unreadable.id} could not be read (${causeOf(unreadable.error)}), so none was deleted${left}` }, deleted: false };
-  if (kept === undefined) return { result: { ...result, cause: `${listed}; none of them holds its definition any longer${left}` }, deleted: false };
+    return { result: { ...result, cause: `${listed}; audience ${unreadable.id} could not be read (${causeOf(unreadable.error)}), so none was deleted: ${left}` }, deleted: false };
+  if (kept === undefined) return { result: { ...result, cause: `${listed}; none of them holds its definition any longer: ${left}` }, deleted: false };
   const duplicates: number[] = [];
+  const others = other === undefined ? [] : [other];
+  const problems: string[] = [];
   for (const id of mine.filter((candidate) => candidate > kept && named.includes(candidate))) {
-    const { kept: alike } = await lowestAlike(change, [id], client);
-    if (alike !== undefined) duplicates.push(id);
+    const read = await lowestAlike(change, [id], client);
+    if (read.kept !== undefined) duplicates.push(id);
+    else if (read.unreadable !== undefined) problems.push(`audience ${id} could not be read (${causeOf(read.unreadable.error)}), so it was not deleted`);
+    else others.push(id);
   }
-  const stays = `${listed}: the lowest id with its definition stays (id ${kept})`;
-  const adopted = { ...result, id: kept, differing: kept === result.id ? result.differing : undefined };
-  if (duplicates.length === 0) return { result: { ...adopted, cause: `adopted: ${stays}` }, deleted: false };
-  const failure = await deleteDuplicates(duplicates, client);
-  const deleted = `the duplicate${duplicates.length === 1 ? '' : 's'} (id${duplicates.length === 1 ? '' : 's'} ${duplicates.join(', ')})`;
-  if (failure !== undefined) return { result: { ...adopted, cause: `${stays}, but deleting ${deleted} failed (${failure})${left}` }, deleted: true };
-  return { result: { ...adopted, cause: `adopted: ${stays}; ${deleted} ${duplicates.length === 1 ? 'was' : 'were'} deleted` }, deleted: true };
+  if (others.length > 0)
+    problems.push(`${others.length === 1 ? `audience ${others[0]} holds` : `audiences ${others.join(', ')} hold`} another definition, so ${others.length === 1 ? 'it is' : 'they are'} kept`);
+  let deleted = '';
+  if (duplicates.length > 0) {
+    const which = `the duplicate${duplicates.length === 1 ? '' : 's'} (id${duplicates.length === 1 ? '' : 's'} ${duplicates.join(', ')})`;
+    const failure = await deleteDuplicates(duplicates, client);
+    if (failure === undefined) deleted = `; ${which} ${duplicates.length === 1 ? 'was' : 'were'} deleted`;
+    else problems.unshift(`deleting ${which} failed (${failure})`);
+  }
+  const stays = `${listed}: the lowest id with its definition stays (id ${kept})${deleted}`;
+  const cause = problems.length === 0 ? `adopted: ${stays}` : `${stays}; but ${problems.join('; ')}: ${left}`;
+  return { result: { ...result, id: kept, differing: kept === result.id ? result.differing : undefined, cause }, deleted: duplicates.length > 0 };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { fileArgs, SERVICE_ENVIRONMENT, UsageError, type CommandDefinition } from '../command.js';
 import { interruptible } from '../interrupts.js';
 import { outputStyle } from '../output.js';
+import type { Services } from '../../api/services.js';
 import { loadServices, withServices } from '../services.js';
 
 /**
@@ -26,20 +27,28 @@ export const applyCommand: CommandDefinition = {
     const savedPlan = typeof args['plan'] === 'string' ? args['plan'] : undefined;
     const files = fileArgs(args, 'audiences apply -f audiences.yaml');
     if (savedPlan && files.length > 0) throw new UsageError('give either a saved plan or -f files, not both', 'a saved plan already says what to change');
-    const [style, { runApply }, { textApplyView }] = await Promise.all([outputStyle(args, io), import('../../operations/apply.js'), import('../apply-view.js'), loadServices()]);
-    return withServices(args, io, (services) =>
-      runApply(
-        { savedPlan, files, autoApprove: args['autoApprove'] === true, allowMassDelete: args['allowMassDelete'] === true },
-        {
-          view: textApplyView(io, style),
-          interrupts: interruptible(io, () => services.stopStarting()),
-          cwd: io.cwd,
-          client: (adAccountId) => services.audiences(adAccountId),
-          business: (adAccountId) => services.business(adAccountId),
-          images: () => services.images(),
-          concurrency: args.concurrency,
-        },
-      ),
-    );
+    // From here an interrupt is the apply's: before any change it stops the command, saying nothing was changed.
+    let opened: Services | undefined;
+    const interrupts = interruptible(io, () => opened?.stopStarting());
+    try {
+      const [style, { runApply }, { textApplyView }] = await Promise.all([outputStyle(args, io), import('../../operations/apply.js'), import('../apply-view.js'), loadServices()]);
+      return await withServices(args, io, (services) => {
+        opened = services;
+        return runApply(
+          { savedPlan, files, autoApprove: args['autoApprove'] === true, allowMassDelete: args['allowMassDelete'] === true },
+          {
+            view: textApplyView(io, style),
+            interrupts,
+            cwd: io.cwd,
+            client: (adAccountId) => services.audiences(adAccountId),
+            business: (adAccountId) => services.business(adAccountId),
+            images: () => services.images(),
+            concurrency: args.concurrency,
+          },
+        );
+      });
+    } finally {
+      interrupts.release();
+    }
   },
 };
