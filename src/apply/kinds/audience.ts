@@ -25,8 +25,9 @@ function isDelete(change: Change): change is AudienceDelete {
 /**
  * Audiences: creates and updates run concurrently (the transport bounds how many are in
  * flight), a create that raced another apply's is settled (see settleRaces), then deletes go
- * through the batch delete, except those whose ad groups could not all be released. The service answers a write with the audience as it stored it; the answer
- * is compared with what was sent as it arrives (`differing`), so verifying needs no reads.
+ * through the batch delete, except those whose ad groups could not all be released. The
+ * service answers a write with the audience as it stored it; the answer is compared with what
+ * was sent as it arrives (`differing`), so verifying needs no reads.
  */
 export const audienceKind: ApplyKind = {
   kind: 'audience',
@@ -61,9 +62,12 @@ export const audienceKind: ApplyKind = {
     const deletable = deletes.filter((change) => !blocked.has(change.id));
     for (let start = 0; start < deletable.length; start += DELETE_BATCH_SIZE) {
       const batch = deletable.slice(start, start + DELETE_BATCH_SIZE);
-      if (!context.signal.aborted) batch.forEach((change) => context.started(change));
-      const batchResults = context.signal.aborted ? batch.map((change) => notStarted(change)) : await deleteBatch(batch, context.audiences);
-      batchResults.forEach((result, index) => finish(batch[index] as AudienceDelete, result));
+      if (context.signal.aborted) {
+        for (const change of batch) finish(change, notStarted(change));
+        continue;
+      }
+      for (const change of batch) context.started(change);
+      (await deleteBatch(batch, context.audiences)).forEach((result, index) => finish(batch[index] as AudienceDelete, result));
     }
     return results;
   },
