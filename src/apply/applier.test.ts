@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../api/api-error.js';
 import type { AudienceClient, BatchAnswer, DeleteManyResult } from '../api/audiences.js';
 import { AppError, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
-import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, ChangeResult, Plan } from '../plan/index.js';
-import { definition } from '../../test/helpers/builders.js';
+import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, ChangeResult } from '../plan/index.js';
+import { definition, planOf } from '../../test/helpers/builders.js';
 import { applyPlan, verifyApplied } from './applier.js';
 import type { ListedAfterWrites } from './kind.js';
 
@@ -61,18 +61,6 @@ function unlinking(id: number, adGroupId: number): AdGroupUnlink {
     before: { adGroupId, adGroupName: 'ad group', adGroupStatus: ['LIVE'], campaignId: 11, campaignName: 'campaign' },
     after: null,
     display: { reason: 'audience-deleted' },
-  };
-}
-
-function planOf(changes: Change[]): Plan {
-  return {
-    formatVersion: 1,
-    adAccountId: 1234,
-    changes,
-    warnings: [],
-    errors: [],
-    summary: { create: 0, update: 0, delete: 0, unlink: 0, generate: 0, remove: 0 },
-    fingerprint: { desiredHash: 'hash', audiences: [], accountAudienceIds: null },
   };
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AudienceClient } from '../api/audiences.js';
 import { AppError, NOT_STARTED } from '../errors.js';
-import type { AudienceCreate, AudienceDelete, ChangeResult, Plan } from '../plan/index.js';
-import { definition } from '../../test/helpers/builders.js';
+import type { AudienceCreate, AudienceDelete, ChangeResult } from '../plan/index.js';
+import { definition, planOf } from '../../test/helpers/builders.js';
 import { applyAndVerify, toldSoFar } from './apply.js';
 
 describe('applyAndVerify', () => {
@@ -29,15 +29,7 @@ describe('applyAndVerify', () => {
       },
     };
     const deletion: AudienceDelete = { action: 'delete', kind: 'audience', name: 'old', id: 7, before: definition({ name: 'old' }), after: null, display: { impact: [] } };
-    const plan: Plan = {
-      formatVersion: 1,
-      adAccountId: 1234,
-      changes: [deletion],
-      warnings: [],
-      errors: [],
-      summary: { create: 0, update: 0, delete: 1, unlink: 0, generate: 0, remove: 0 },
-      fingerprint: { desiredHash: 'hash', audiences: [], accountAudienceIds: null },
-    };
+    const plan = planOf([deletion]);
     const applied = await applyAndVerify(plan, { audiences }, {}, interrupt.signal);
     expect(applied).toMatchObject({ interrupted: true, unverified: 'the check was interrupted', remaining: [] });
     expect(applied.result.summary).toMatchObject({ ok: 1, skipped: 0 });
@@ -47,15 +39,6 @@ describe('applyAndVerify', () => {
 
 describe('an apply stopped at once says what is known', () => {
   const creating = (name: string): AudienceCreate => ({ action: 'create', kind: 'audience', name, id: null, before: null, after: definition({ name }) });
-  const plan = (changes: AudienceCreate[]): Plan => ({
-    formatVersion: 1,
-    adAccountId: 1234,
-    changes,
-    warnings: [],
-    errors: [],
-    summary: { create: changes.length, update: 0, delete: 0, unlink: 0, generate: 0, remove: 0 },
-    fingerprint: { desiredHash: 'hash', audiences: [], accountAudienceIds: null },
-  });
 
   it('done as finished, in flight as unknown, never started as skipped, and a create whose race was being settled as unknown: it may have left a duplicate', () => {
     const shown: ChangeResult[] = [];
@@ -66,7 +49,7 @@ describe('an apply stopped at once says what is known', () => {
     told.progress.finished(settling, { action: 'create', name: 'settling', id: 2, status: 'ok' });
     told.progress.followingUp([done, settling], true);
     told.progress.followingUp([done], false);
-    const account = told.stoppedAtOnce(plan([done, settling, inFlight, waiting]));
+    const account = told.stoppedAtOnce(planOf([done, settling, inFlight, waiting]));
     expect(account.result.results.map((result) => `${result.name} ${result.status}: ${result.cause ?? ''}`)).toEqual([
       'done ok: ',
       'settling unknown: made (id 2), but the apply was stopped at once while it checked for a duplicate made by another apply at the same time: if the next plan stops at DUPLICATE_LIVE_NAME, keep the lowest id and delete the other',

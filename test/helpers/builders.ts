@@ -9,6 +9,7 @@ import {
   type LiveAudience,
   type LiveState,
 } from '../../src/model/index.js';
+import type { Change, Plan } from '../../src/plan/index.js';
 
 /** An audience that targets everyone: all ages, genders and regions, and no criteria. */
 function emptyDefinition(name: string, type: AudienceType): AudienceDefinition {
@@ -92,5 +93,18 @@ export function adGroupLink(adGroupId: number, overrides: Partial<AdGroupLink> =
     campaignType: 'DISPLAY',
     campaignGoal: 'VISITING',
     ...overrides,
+  };
+}
+
+/** A plan of these changes for account 1234, with nothing else in it (the counts are not the changes'). */
+export function planOf(changes: Change[]): Plan {
+  return {
+    formatVersion: 1,
+    adAccountId: 1234,
+    changes,
+    warnings: [],
+    errors: [],
+    summary: { create: 0, update: 0, delete: 0, unlink: 0, generate: 0, remove: 0 },
+    fingerprint: { desiredHash: 'hash', audiences: [], accountAudienceIds: null },
   };
 }
