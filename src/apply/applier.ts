@@ -21,8 +21,9 @@ export async function applyPlan(plan: Plan, services: ApplyServices, progress: P
     if (changes.length === 0) continue;
     if (signal.aborted) {
       for (const change of changes) {
-        results.set(change, notStarted(change));
-        told.finished(change, notStarted(change));
+        const result = notStarted(change);
+        results.set(change, result);
+        told.finished(change, result);
       }
       continue;
     }
