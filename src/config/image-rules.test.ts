@@ -116,6 +116,7 @@ describe('images in validate', () => {
     ['a prompt in Korean', T2I.replace('a spring picnic in a park', '공원의 봄 소풍'), 'images[0].prompt: must be English'],
     ['a negative prompt in Cyrillic', withField('negative_prompt: дождь'), 'images[0].negative_prompt: must be English'],
     ['a blank prompt', T2I.replace('a spring picnic in a park', '"   "'), 'images[0].prompt: is only spaces'],
+    ['a blank name', T2I.replace('name: banner', 'name: "  "'), 'images[0].name: is only spaces'],
     ['an output that climbs out', T2I.replace('assets/banner.webp', '../banner.webp'), 'images[0].output: "../banner.webp" leads out of the project folder (..)'],
     ['an absolute output', T2I.replace('assets/banner.webp', '/tmp/banner.webp'), 'images[0].output: "/tmp/banner.webp" is an absolute path'],
     [

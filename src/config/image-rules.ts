@@ -5,6 +5,9 @@ import { isRecord, type LineOf } from './rules.js';
 
 const OPERATION_NAMES: Readonly<Record<ImageOperation, string>> = { t2i: 'text to image (t2i)', variations: 'variations', inpainting: 'inpainting' };
 
+/** What an image's name is for, said in the hints of the rules on it. */
+const NAME_ROLE = 'the name is the identity of an image, shown in plans and kept in images.lock.json';
+
 /**
  * The image-generation rules the schema cannot say alone: which parameters each operation
  * takes (the spec's R/O/- table), the bounds and schedulers of each version, one seed per
@@ -30,7 +33,8 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
 
     const name = image['name'];
     if (typeof name === 'string' && name !== '') {
-      errors.push(...controlRules(name, [...at, 'name'], 'the name is the identity of an image, shown in plans and kept in images.lock.json: write it on one line, without tabs or escapes'));
+      if (name.trim() === '') errors.push({ path: [...at, 'name'], target: 'value', message: 'is only spaces', hint: `${NAME_ROLE}: give it a word` });
+      errors.push(...controlRules(name, [...at, 'name'], `${NAME_ROLE}: write it on one line, without tabs or escapes`));
       const first = names.get(name);
       if (first) {
         errors.push({
