@@ -42,8 +42,15 @@ export async function main(argv: string[], outside: Io = processIo()): Promise<n
     .alias('version', 'v')
     .help()
     .alias('help', 'h');
-  // Commands run after parsing, not as yargs handlers (see withoutHelpCache).
-  for (const command of commands) parser.command(command.name, command.describe, (argv) => withHelp(command, command.builder(argv)));
+  // Commands run after parsing, not as yargs handlers (see withoutHelpCache). The options of the
+  // command parsed are kept for checkRepeatedOptions (yargs forgets them once it has parsed).
+  let commandOptions: ParserOptions | undefined;
+  for (const command of commands)
+    parser.command(command.name, command.describe, (argv) => {
+      const built = withHelp(command, command.builder(argv));
+      commandOptions = parserOptions(built);
+      return built;
+    });
   withoutHelpCache(parser);
   try {
     let helpText = '';
@@ -55,6 +62,7 @@ export async function main(argv: string[], outside: Io = processIo()): Promise<n
       return 0;
     }
     debug = args.debug;
+    checkRepeatedOptions(args, commandOptions ?? parserOptions(parser));
     checkGlobalOptions(args);
     const command = commands.find((candidate) => candidate.name.split(' ')[0] === args._[0]);
     if (command === undefined) throw new UsageError(`unknown command ${String(args._[0])}`);
@@ -87,9 +95,31 @@ export function withoutHelpCache(parser: Argv<unknown>): void {
   if (usage?.cacheHelpMessage !== undefined) usage.cacheHelpMessage = () => undefined;
 }
 
-/** The options a parser knows so far (of the command parsed last): getOptions() is public in yargs but not typed. */
+/** The options a parser knows so far, and those that take a list. */
+interface ParserOptions {
+  key: Record<string, unknown>;
+  array: string[];
+}
+
+/** The options of a parser (of the command parsed last): getOptions() is public in yargs but not typed. */
+function parserOptions(parser: Argv<unknown>): ParserOptions {
+  return (parser as unknown as { getOptions(): ParserOptions }).getOptions();
+}
+
 function knownOptions(parser: Argv<unknown>): string[] {
-  return Object.keys((parser as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+  return Object.keys(parserOptions(parser).key);
+}
+
+/**
+ * An option of one value given twice (`--out a.json --out b.json`): yargs makes it a list,
+ * which no command takes for its value, so one of them would be dropped in silence (no plan
+ * saved, and exit 0). Refused instead, naming both.
+ */
+function checkRepeatedOptions(args: Record<string, unknown>, options: ParserOptions): void {
+  const repeated = Object.keys(options.key).find((key) => key.length > 1 && !/[A-Z]/.test(key) && !options.array.includes(key) && Array.isArray(args[key]));
+  if (repeated === undefined) return;
+  const values = (args[repeated] as unknown[]).map(String).join(', ');
+  throw new UsageError(`--${repeated} is given more than once (${values})`, `give --${repeated} once`);
 }
 
 const GLOBAL_OPTIONS = ['emulator', 'concurrency', 'requests-per-second', 'color', 'verbose', 'debug', 'help', 'version'];

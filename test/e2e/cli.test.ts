@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -175,6 +175,10 @@ describe('usage errors', () => {
       [['bogus'], 'Unknown command: bogus'],
       [['plan', '-f'], 'Not enough arguments following: f'],
       [['plan', '--format', 'xml'], 'Invalid values'],
+      [['plan', '--format'], 'Not enough arguments following: format'],
+      [['show', 'plan.json', '--format'], 'Not enough arguments following: format'],
+      [['validate', '--format'], 'Not enough arguments following: format'],
+      [['emulator', '--latency'], 'Not enough arguments following: latency'],
     ] as const) {
       const result = await audiences(...args);
       expect(result.code).toBe(1);
@@ -215,6 +219,26 @@ describe('usage errors', () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(expected);
     }
+  });
+});
+
+describe('an option of one value given twice', () => {
+  it('is refused, naming both values, before anything is read or written (none of them is dropped in silence)', async () => {
+    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: DISPLAY\n' });
+    for (const [args, expected] of [
+      [['plan', '--emulator', '--out', 'a.json', '--out', 'b.json'], 'error[USAGE]: --out is given more than once (a.json, b.json)\n  hint: give --out once\n'],
+      [['import', '--emulator', '--ad-account', '1234', '-o', 'a.yaml', '-o', 'b.yaml'], 'error[USAGE]: --out is given more than once (a.yaml, b.yaml)\n  hint: give --out once\n'],
+      [['plan', '--emulator', '--format', 'json', '--format', 'markdown'], 'error[USAGE]: --format is given more than once (json, markdown)\n  hint: give --format once\n'],
+      [['plan', '--emulator', '--concurrency', '8', '--concurrency', '8'], 'error[USAGE]: --concurrency is given more than once (8, 8)\n  hint: give --concurrency once\n'],
+    ] as const) {
+      expect(await audiencesIn(cwd, ...args)).toEqual({ code: 1, stdout: '', stderr: expected });
+    }
+    expect((await readdir(cwd)).sort()).toEqual(['audiences.yaml']);
+  });
+
+  it('leaves the options that take a list alone', async () => {
+    const cwd = await workspace({ 'a.yaml': 'adAccountId: 1234\naudiences: []\n', 'b.yaml': 'adAccountId: 5678\naudiences: []\n' });
+    expect(await audiencesIn(cwd, 'validate', '-f', 'a.yaml', '-f', 'b.yaml')).toMatchObject({ code: 0, stdout: 'a.yaml: ok (0 audiences)\nb.yaml: ok (0 audiences)\n' });
   });
 });
 

@@ -18,23 +18,25 @@ export const emulatorCommand: CommandDefinition = {
   environment: [],
   builder: (argv) =>
     argv
-      .option('port', { type: 'number', default: 0, describe: 'Port on 127.0.0.1 (0 = any free port)' })
-      .option('state', { type: 'string', describe: 'Persist the state in this file, locked while serving (default: in memory)' })
-      .option('latency', { type: 'number', default: 0, describe: 'Added latency per request, in ms' })
-      .option('jitter', { type: 'number', default: 0, describe: 'Random extra latency up to this many ms' })
-      .option('fault-rate', { type: 'number', default: 0, describe: 'Share of requests answered with a fault (0 to 1)' })
-      .option('fault-kinds', { type: 'string', default: '5xx,429,reset', describe: 'Faults to inject, comma-separated' })
-      .option('fault-seed', { type: 'number', default: 1, describe: 'Seed of the fault sequence' })
-      .option('rate-limit', { type: 'number', default: 0, describe: 'Requests per second per ad account (0 = unlimited)' })
-      .option('rate-limit-scope', { choices: ['all', 'writes'] satisfies RateLimitScope[], default: 'all', describe: 'What the rate limit counts: all requests, or only writes' })
+      .option('port', { requiresArg: true, type: 'number', default: 0, describe: 'Port on 127.0.0.1 (0 = any free port)' })
+      .option('state', { requiresArg: true, type: 'string', describe: 'Persist the state in this file, locked while serving (default: in memory)' })
+      .option('latency', { requiresArg: true, type: 'number', default: 0, describe: 'Added latency per request, in ms' })
+      .option('jitter', { requiresArg: true, type: 'number', default: 0, describe: 'Random extra latency up to this many ms' })
+      .option('fault-rate', { requiresArg: true, type: 'number', default: 0, describe: 'Share of requests answered with a fault (0 to 1)' })
+      .option('fault-kinds', { requiresArg: true, type: 'string', default: '5xx,429,reset', describe: 'Faults to inject, comma-separated' })
+      .option('fault-seed', { requiresArg: true, type: 'number', default: 1, describe: 'Seed of the fault sequence' })
+      .option('rate-limit', { requiresArg: true, type: 'number', default: 0, describe: 'Requests per second per ad account (0 = unlimited)' })
+      .option('rate-limit-scope', { requiresArg: true, choices: ['all', 'writes'] satisfies RateLimitScope[], default: 'all', describe: 'What the rate limit counts: all requests, or only writes' })
       .option('quota-status', {
         type: 'number',
+        requiresArg: true,
         choices: [429, 400],
         default: 429,
         describe: 'Status of a rate-limited or injected-429 answer: 429 (code -813) or 400 (code -10)',
       })
       .option('quota-retry-after', { type: 'boolean', default: true, describe: 'Send Retry-After with those answers (--no-quota-retry-after: never)' })
       .option('member-ids', {
+        requiresArg: true,
         choices: ['catalog', 'number', 'text'] as const,
         default: 'catalog' as const,
         describe: "How answers spell targeting member ids: as the item's own id, digit-only ids as numbers, or all as text",

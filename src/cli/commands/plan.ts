@@ -25,7 +25,7 @@ export const planCommand: CommandDefinition = {
       .positional('files', { type: 'string', array: true, describe: 'Desired-state files, as with -f' })
       .option('file', { alias: 'f', type: 'string', array: true, requiresArg: true, describe: 'A desired-state file (repeat for several; default: audiences.yaml)' })
       .option('out', { type: 'string', requiresArg: true, describe: 'Save the plan to this file for `audiences apply PLAN`' })
-      .option('format', { choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' })
+      .option('format', { requiresArg: true, choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' })
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
       .option('allow-mass-delete', { type: 'boolean', default: false, describe: "Allow a plan that deletes more than the mass-delete share of the managed audiences (30%, or the file's massDelete)" })
       .option('cache', { type: 'boolean', default: false, describe: 'Reuse single reads of unchanged audiences (kept under .audiences/cache/)' })

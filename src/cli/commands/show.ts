@@ -18,7 +18,7 @@ export const showCommand: CommandDefinition = {
   builder: (argv) =>
     argv
       .positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' })
-      .option('format', { choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' }),
+      .option('format', { requiresArg: true, choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' }),
   run: async (args, io) => {
     const file = String(args['plan']);
     const format = args['format'] as PlanFormat;

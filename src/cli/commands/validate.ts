@@ -28,7 +28,7 @@ export const validateCommand: CommandDefinition = {
         array: true,
         describe: 'A desired-state file (repeat for several; default: audiences.yaml)',
       })
-      .option('format', { choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Output format (json: every problem as data)' }),
+      .option('format', { requiresArg: true, choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Output format (json: every problem as data)' }),
   run: async (args, io) => {
     const files = fileArgs(args, 'audiences validate -f audiences.yaml');
     const format = args['format'] as 'text' | 'json';
