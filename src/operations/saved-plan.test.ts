@@ -14,10 +14,33 @@ describe('readSavedPlans', () => {
   it('reads one saved plan or an array of them', async () => {
     const dir = await temporaryDir('audiences-saved-plan-');
     const plan = JSON.parse(await saved('prune-with-links')) as unknown;
+    const other = { ...(plan as object), adAccountId: 5678 };
     await writeFile(join(dir, 'one.json'), JSON.stringify(plan));
-    await writeFile(join(dir, 'two.json'), JSON.stringify([plan, plan]));
+    await writeFile(join(dir, 'two.json'), JSON.stringify([plan, other]));
     expect(await readSavedPlans('one.json', dir)).toEqual([plan]);
-    expect(await readSavedPlans('two.json', dir)).toEqual([plan, plan]);
+    expect(await readSavedPlans('two.json', dir)).toEqual([plan, other]);
+  });
+
+  it('refuses a file with two plans of one account, which would apply its changes twice', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    const plan = JSON.parse(await saved('prune-with-links')) as unknown;
+    await writeFile(join(dir, 'plan.json'), JSON.stringify([plan, plan]));
+    await expect(readSavedPlans('plan.json', dir)).rejects.toMatchObject({ code: 'PLAN_INVALID', summary: 'plan.json is not a saved plan: ad account 1234 has two plans in it' });
+  });
+
+  it('refuses a plan that says other than it does, naming what, before anything is applied', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    const plan = JSON.parse(await saved('mixed')) as { changes: Array<{ action: string; name: string }>; summary: { create: number } };
+    const create = plan.changes.find((change) => change.action === 'create');
+    if (create) create.name = 'shown-but-not-made';
+    plan.summary.create = 3;
+    await writeFile(join(dir, 'plan.json'), JSON.stringify(plan));
+    await expect(readSavedPlans('plan.json', dir)).rejects.toMatchObject({
+      code: 'PLAN_INVALID',
+      summary:
+        'plan.json is not a saved plan: in the plan of ad account 1234, the create of audience "shown-but-not-made": its name is not the one it creates ("new-parents"); its summary ({"create":3,"update":1,"delete":1,"unlink":2,"generate":0,"remove":0}) does not count its changes ({"create":1,"update":1,"delete":1,"unlink":2,"generate":0,"remove":0})',
+      hint: 'save a plan with `audiences plan --out FILE`; do not edit it by hand',
+    });
   });
 
   it('refuses an empty array as not a saved plan: an emptied artifact must not apply nothing and succeed', async () => {

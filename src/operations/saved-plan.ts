@@ -2,7 +2,7 @@ import { open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileTooLarge, readUpTo } from '../bounded-read.js';
 import { AppError } from '../errors.js';
-import type { Plan } from '../plan/index.js';
+import { inconsistencies, type Plan } from '../plan/index.js';
 import { plainStyle, renderPlans } from '../render/index.js';
 import { fileWriteError } from './file-errors.js';
 import { writeFileAtomically, writeTarget } from './files.js';
@@ -63,7 +63,10 @@ export async function savePlans(plans: Plan[], out: string, cwd: string): Promis
  */
 export const SAVED_PLAN_MAX_BYTES = 128 * 1024 * 1024;
 
-/** Reads a plan saved by `plan --out`: one plan or an array of them, checked against schemas/plan.schema.json. */
+/**
+ * Reads a plan saved by `plan --out`: one plan or an array of them, checked against
+ * schemas/plan.schema.json, each account once, and each plan against itself (see inconsistencies).
+ */
 export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]> {
   const text = await readSavedPlanText(resolve(cwd, file), file);
   let data: unknown;
@@ -92,6 +95,14 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
           .map((error) => `${error.instancePath || '/'} ${error.message}`)
           .join('; '),
       );
+  }
+  const accounts = new Set<number>();
+  for (const plan of plans as Plan[]) {
+    if (accounts.has(plan.adAccountId)) throw invalidPlan(file, `ad account ${plan.adAccountId} has two plans in it`);
+    accounts.add(plan.adAccountId);
+    const problems = inconsistencies(plan);
+    if (problems.length > 0)
+      throw invalidPlan(file, `in the plan of ad account ${plan.adAccountId}, ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`);
   }
   const withErrors = (plans as Plan[]).find((plan) => plan.errors.length > 0);
   if (withErrors) throw new AppError({ code: 'PLAN_HAS_ERRORS', source: 'user', summary: `the saved plan ${file} has errors and cannot be applied`, hint: 'fix the errors and plan again' });

@@ -11,4 +11,5 @@ export type * from './types.js';
 export { knownAudienceIds, rereadIds } from './kinds/audience.js';
 export { linksToRecheck } from './kinds/ad-group-link.js';
 export { diffDefinition } from './diff.js';
+export { inconsistencies } from './consistency.js';
 export type * from './results.js';

@@ -76,7 +76,8 @@ function sortProblems(problems: PlanProblem[]): PlanProblem[] {
   return [...problems].sort((a, b) => compareText(a.code, b.code) || compareText(a.name ?? '', b.name ?? '') || compareText(a.message, b.message));
 }
 
-function summarize(changes: Change[]): PlanSummary {
+/** How many changes of each action. */
+export function summarize(changes: Change[]): PlanSummary {
   const summary: PlanSummary = { create: 0, update: 0, delete: 0, unlink: 0, generate: 0, remove: 0 };
   for (const change of changes) summary[change.action] += 1;
   return summary;

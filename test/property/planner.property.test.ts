@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFINITION_FIELDS, REGION_FIELDS, stableStringify, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceDefinition, type JsonValue } from '../../src/model/index.js';
-import { planAccount } from '../../src/plan/index.js';
+import { inconsistencies, planAccount } from '../../src/plan/index.js';
 import { audienceDefinition, audienceDefinitions, audienceName, shuffled } from '../helpers/arbitraries.js';
 import { desiredAudience, desiredState, liveAudience, liveState } from '../helpers/builders.js';
 import { planSchemaValidator } from '../helpers/plan-schema.js';
@@ -129,6 +129,17 @@ describe('the plan format', () => {
         expect(validate(plan) ? [] : validate.errors).toEqual([]);
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('every plan, saved and read back, bears out what it says of itself (what applying a saved plan checks)', () => {
+    fc.assert(
+      fc.property(audienceDefinitions(5), audienceDefinitions(5), fc.boolean(), (wanted, existing, prune) => {
+        const live = liveState(existing.map((full, index) => liveAudience(index + 1, full)));
+        const plan = planAccount({ ...declare(wanted), prune }, live, options);
+        expect(inconsistencies(JSON.parse(JSON.stringify(plan)) as typeof plan)).toEqual([]);
+      }),
+      RUNS,
     );
   });
 });

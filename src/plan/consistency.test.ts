@@ -1,0 +1,57 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { inconsistencies } from './consistency.js';
+import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Plan } from './types.js';
+
+/** The golden plan with a create, an update, a delete and two unlinks, fresh for each edit. */
+async function mixed(): Promise<Plan> {
+  const saved = JSON.parse(await readFile(new URL('../../test/golden/mixed/plan.json', import.meta.url), 'utf8')) as Plan | Plan[];
+  return Array.isArray(saved) ? saved[0]! : saved;
+}
+
+function find<T extends Plan['changes'][number]>(plan: Plan, action: T['action']): T {
+  return plan.changes.find((change) => change.action === action) as T;
+}
+
+describe('inconsistencies', () => {
+  it('finds none in a plan as the planner made it', async () => {
+    expect(inconsistencies(await mixed())).toEqual([]);
+  });
+
+  it('finds a name shown that is not the one written, created or deleted', async () => {
+    const plan = await mixed();
+    find<AudienceCreate>(plan, 'create').name = 'other';
+    find<AudienceUpdate>(plan, 'update').after.name = 'seoul-everyone';
+    find<AudienceDelete>(plan, 'delete').name = 'kept-promo';
+    expect(inconsistencies(plan)).toEqual([
+      'the create of audience "other": its name is not the one it creates ("new-parents")',
+      'the update of audience "seoul-women" (id 291): its name is not the one it writes ("seoul-everyone")',
+      'the update of audience "seoul-women" (id 291): the fields it shows (ages, locations) are not what it changes (name, ages, locations)',
+      'the delete of audience "kept-promo" (id 292): its name is not the one it deletes ("stale-promo")',
+    ]);
+  });
+
+  it('finds an update whose fields shown are not what it writes', async () => {
+    const plan = await mixed();
+    find<AudienceUpdate>(plan, 'update').after.genders = ['M'];
+    expect(inconsistencies(plan)).toEqual(['the update of audience "seoul-women" (id 291): the fields it shows (ages, locations) are not what it changes (ages, genders, locations)']);
+  });
+
+  it('finds a change of an audience the plan did not read, and an unlink of another ad group than it shows', async () => {
+    const plan = await mixed();
+    find<AudienceDelete>(plan, 'delete').id = -1;
+    find<AdGroupUnlink>(plan, 'unlink').adGroupId = 999;
+    expect(inconsistencies(plan)).toEqual([
+      expect.stringMatching(/^the unlink of ad group 999 from audience "seoul-women" \(id 291\): it shows ad group \d+$/),
+      'the delete of audience "stale-promo" (id -1): the plan did not read audience -1',
+    ]);
+  });
+
+  it('finds a summary that does not count the changes', async () => {
+    const plan = await mixed();
+    plan.summary.create = 5;
+    expect(inconsistencies(plan)).toEqual([
+      'its summary ({"create":5,"update":1,"delete":1,"unlink":2,"generate":0,"remove":0}) does not count its changes ({"create":1,"update":1,"delete":1,"unlink":2,"generate":0,"remove":0})',
+    ]);
+  });
+});

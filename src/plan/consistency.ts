@@ -1,0 +1,59 @@
+import { jsonEqual, quoted, type JsonValue } from '../model/index.js';
+import { diffDefinition } from './diff.js';
+import { summarize } from './planner.js';
+import type { Change, Plan } from './types.js';
+
+/**
+ * What a plan says of itself that its changes do not bear out, as a plan edited by hand or
+ * damaged would: `planAccount` never makes one. The summary and what each change shows people
+ * (its name, an update's fields) are derived from what the applier reads (the action, the ids,
+ * `before` and `after`) again, and an audience a change names by id must be one the plan read.
+ * `show` and the apply's lines would otherwise say one thing while the apply does another.
+ */
+export function inconsistencies(plan: Plan): string[] {
+  const read = new Set(plan.fingerprint.audiences.map((entry) => entry.id));
+  const found = plan.changes.flatMap((change) => changeInconsistencies(change, read).map((problem) => `${describe(change)}: ${problem}`));
+  const summary = summarize(plan.changes);
+  if (!jsonEqual(summary as unknown as JsonValue, plan.summary as unknown as JsonValue)) {
+    found.push(`its summary (${JSON.stringify(plan.summary)}) does not count its changes (${JSON.stringify(summary)})`);
+  }
+  return found;
+}
+
+function changeInconsistencies(change: Change, read: Set<number>): string[] {
+  const found: string[] = [];
+  const notRead = (id: number) => !read.has(id) && found.push(`the plan did not read audience ${id}`);
+  switch (change.action) {
+    case 'create':
+      if (change.name !== change.after.name) found.push(`its name is not the one it creates (${quoted(change.after.name)})`);
+      break;
+    case 'update': {
+      if (change.name !== change.after.name) found.push(`its name is not the one it writes (${quoted(change.after.name)})`);
+      notRead(change.id);
+      const fields = diffDefinition(change.after, change.before);
+      if (!jsonEqual(fields as unknown as JsonValue, change.display.fields as unknown as JsonValue)) {
+        found.push(
+          `the fields it shows (${change.display.fields.map((field) => field.field).join(', ') || 'none'}) are not what it changes (${fields.map((field) => field.field).join(', ') || 'none'})`,
+        );
+      }
+      break;
+    }
+    case 'delete':
+      if (change.name !== change.before.name) found.push(`its name is not the one it deletes (${quoted(change.before.name)})`);
+      notRead(change.id);
+      break;
+    case 'unlink':
+      if (change.adGroupId !== change.before.adGroupId) found.push(`it shows ad group ${change.before.adGroupId}`);
+      notRead(change.id);
+      break;
+    case 'generate':
+    case 'remove':
+      break;
+  }
+  return found;
+}
+
+function describe(change: Change): string {
+  if (change.action === 'unlink') return `the unlink of ad group ${change.adGroupId} from audience ${quoted(change.name)} (id ${change.id})`;
+  return `the ${change.action} of ${change.kind === 'image' ? 'image' : 'audience'} ${quoted(change.name)}${change.id === null ? '' : ` (id ${change.id})`}`;
+}
