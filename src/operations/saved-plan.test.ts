@@ -21,6 +21,13 @@ describe('readSavedPlans', () => {
     expect(await readSavedPlans('two.json', dir)).toEqual([plan, other]);
   });
 
+  it('reads a plan saved with a byte-order mark, as an editor may save it', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    const plan = JSON.parse(await saved('prune-with-links')) as unknown;
+    await writeFile(join(dir, 'plan.json'), `\uFEFF${JSON.stringify(plan)}`);
+    expect(await readSavedPlans('plan.json', dir)).toEqual([plan]);
+  });
+
   it('refuses a file with two plans of one account, which would apply its changes twice', async () => {
     const dir = await temporaryDir('audiences-saved-plan-');
     const plan = JSON.parse(await saved('prune-with-links')) as unknown;

@@ -35,9 +35,14 @@ export async function checkPlanTarget(out: string, cwd: string): Promise<void> {
   }
 }
 
+/** A saved plan's text without the byte-order mark an editor may have saved it with, which JSON.parse does not take. */
+function withoutBom(text: string): string {
+  return text.replace(/^\uFEFF/, '');
+}
+
 function isSavedPlan(text: string): boolean {
   try {
-    const data: unknown = JSON.parse(text);
+    const data: unknown = JSON.parse(withoutBom(text));
     const hasVersion = (value: unknown) => typeof value === 'object' && value !== null && 'formatVersion' in value;
     return Array.isArray(data) ? data.length > 0 && data.every(hasVersion) : hasVersion(data);
   } catch {
@@ -71,7 +76,7 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
   const text = await readSavedPlanText(resolve(cwd, file), file);
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(withoutBom(text));
   } catch (error) {
     if (/^\s*adAccountId\s*:/m.test(text)) {
       throw new AppError({
