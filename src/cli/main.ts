@@ -1,4 +1,5 @@
 import yargs, { type Argv } from 'yargs';
+import { visible } from '../model/index.js';
 import { packageVersion } from '../version.js';
 import { renderError } from './report-error.js';
 import { maskingSecrets, type Io } from './io.js';
@@ -70,7 +71,8 @@ export async function main(argv: string[], outside: Io = processIo()): Promise<n
   } catch (error) {
     if (error instanceof UsageError) {
       const usage = UNKNOWN_ARGUMENTS.test(error.message) ? await unknownOptions(error, argv, knownOptions(parser)) : error;
-      io.stderr(`error[USAGE]: ${usage.message}\n  hint: ${usage.hint}\n`);
+      // A usage message may quote what was typed (a repeated option's values): made visible, as every error is.
+      io.stderr(`error[USAGE]: ${visible(usage.message)}\n  hint: ${visible(usage.hint)}\n`);
       return 1;
     }
     io.stderr(renderError(error, debug));

@@ -22,7 +22,9 @@ export function inconsistencies(plan: Plan): string[] {
 
 function changeInconsistencies(change: Change, read: Set<number>): string[] {
   const found: string[] = [];
-  const notRead = (id: number) => !read.has(id) && found.push(`the plan did not read audience ${id}`);
+  const notRead = (id: number): void => {
+    if (!read.has(id)) found.push(`the plan did not read audience ${id}`);
+  };
   switch (change.action) {
     case 'create':
       if (change.name !== change.after.name) found.push(`its name is not the one it creates (${quoted(change.after.name)})`);

@@ -230,6 +230,7 @@ describe('an option of one value given twice', () => {
       [['import', '--emulator', '--ad-account', '1234', '-o', 'a.yaml', '-o', 'b.yaml'], 'error[USAGE]: --out is given more than once (a.yaml, b.yaml)\n  hint: give --out once\n'],
       [['plan', '--emulator', '--format', 'json', '--format', 'markdown'], 'error[USAGE]: --format is given more than once (json, markdown)\n  hint: give --format once\n'],
       [['plan', '--emulator', '--concurrency', '8', '--concurrency', '8'], 'error[USAGE]: --concurrency is given more than once (8, 8)\n  hint: give --concurrency once\n'],
+      [['plan', '--emulator', '--out', 'a\u001b[2J.json', '--out', 'b\r.json'], 'error[USAGE]: --out is given more than once (a\\u001b[2J.json, b\\r.json)\n  hint: give --out once\n'],
     ] as const) {
       expect(await audiencesIn(cwd, ...args)).toEqual({ code: 1, stdout: '', stderr: expected });
     }
