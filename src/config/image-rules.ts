@@ -182,7 +182,7 @@ function promptRules(image: Record<string, unknown>, at: Path): Finding[] {
  * block); written, they would make a file with a line break in its name.
  */
 // eslint-disable-next-line no-control-regex -- matching the control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 const FILE_NAME_HINT = 'a file name with a line break, a tab or an escape cannot be typed or listed plainly: write the path on one line, without them';
 

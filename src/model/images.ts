@@ -123,19 +123,26 @@ export interface LockedImage {
 
 export const LOCK_FILE = 'images.lock.json';
 
+/** What to do about a lock that cannot be used. */
+export const IMAGE_LOCK_HINT = `restore ${LOCK_FILE} from version control (a file in the project, not a link out of it), or delete it to generate every image anew`;
+
 /** images.lock.json, beside the desired-state file. */
 export interface ImageLock {
   lockVersion: 1;
   images: Record<string, LockedImage>;
 }
 
-/** A local file as the plan sees it: absent, present (with what its bytes are), or refused with the reason. */
+/**
+ * A local file as the plan sees it: absent, present (with what its bytes are, and `link` when
+ * the path itself is a link to a file in the project), or refused with the reason.
+ */
 export type LocalFile =
-  { status: 'absent' } | { status: 'present'; sha256: string; format: ImageFormat | 'heic' | null; width: number | null; height: number | null } | { status: 'refused'; reason: string };
+  { status: 'absent' } | { status: 'present'; sha256: string; format: ImageFormat | 'heic' | null; width: number | null; height: number | null; link?: true } | { status: 'refused'; reason: string };
 
 /**
  * The local side of images, read before planning: the lock and every file the plan needs
- * (declared and locked outputs, local inputs), by path as written in the file.
+ * (declared outputs, local inputs, and with pruneImages the files of locked images no longer
+ * declared), by path as written in the file or the lock.
  */
 export interface ImageState {
   /** The folder of the desired-state file, relative to the working directory ('.' for itself). */
@@ -143,7 +150,7 @@ export interface ImageState {
   lock: ImageLock;
   /** SHA-256 of the lock file's bytes; null when there is none. */
   lockHash: string | null;
-  /** Why the lock cannot be used, when it exists but is not a lock file. */
+  /** Why the lock cannot be used, when it exists but is not a lock file, or is refused unread (a link out of the project). */
   lockProblem?: string;
   files: Record<string, LocalFile>;
 }

@@ -47,6 +47,15 @@ describe('inconsistencies', () => {
     ]);
   });
 
+  it('finds a removal that deletes a file its lock entry does not record', async () => {
+    const plan = await mixed();
+    const outputs = [{ path: 'assets/old.webp', sha256: 'a'.repeat(64) }];
+    const before = { request: { operation: 't2i' as const, params: { image_format: 'webp' as const, samples: 1 }, inputs: {} }, requestHash: 'h', seeds: [1], modelVersion: 'v2.0', outputs };
+    plan.changes.push({ action: 'remove', kind: 'image', name: 'old', id: null, before, after: null, deletes: ['assets/old.webp', 'CODEOWNERS'] });
+    plan.summary.remove = 1;
+    expect(inconsistencies(plan)).toEqual(['the remove of image "old": it deletes "CODEOWNERS", which its lock entry does not record']);
+  });
+
   it('finds a summary that does not count the changes', async () => {
     const plan = await mixed();
     plan.summary.create = 5;

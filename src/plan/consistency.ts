@@ -48,8 +48,13 @@ function changeInconsistencies(change: Change, read: Set<number>): string[] {
       if (change.adGroupId !== change.before.adGroupId) found.push(`it shows ad group ${change.before.adGroupId}`);
       notRead(change.id);
       break;
+    case 'remove': {
+      const recorded = new Set(change.before.outputs.map((output) => output.path));
+      const unrecorded = change.deletes.filter((path) => !recorded.has(path));
+      if (unrecorded.length > 0) found.push(`it deletes ${unrecorded.map((path) => JSON.stringify(path)).join(', ')}, which its lock entry does not record`);
+      break;
+    }
     case 'generate':
-    case 'remove':
       break;
   }
   return found;

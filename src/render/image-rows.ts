@@ -17,7 +17,7 @@ export function imageBlock(change: ImageGenerate | ImageRemove): Block {
     return {
       symbol: '-',
       title: `remove image ${quoted(change.name)}`,
-      lines: [{ kind: 'field', label: 'files deleted', text: change.before.outputs.map((output) => output.path).join(', ') }],
+      lines: [{ kind: 'field', label: 'files deleted', text: change.deletes.length === 0 ? '(none)' : change.deletes.join(', ') }],
     };
   }
   const { request, seeds, outputs } = change.after;

@@ -2,7 +2,7 @@ import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
 import { buildBlocks, type Block } from './rows.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
-import { visible } from '../model/index.js';
+import { quoted, visible } from '../model/index.js';
 
 /** Pull-request comments are limited to 65,536 characters; keep a margin for the note. */
 export const MARKDOWN_LIMIT = 65_000;
@@ -12,7 +12,8 @@ const DESTRUCTIVE = new Set(['delete', 'unlink', 'remove']);
 
 /**
  * One account's plan as a section of a pull-request comment: its own hidden marker, the
- * summary, the deletes and unlinks called out with their count, the problems, one table row
+ * summary, the deletes and unlinks called out with their count, every file it deletes (never
+ * folded or cut: a reviewer must see each at a glance), the problems, one table row
  * per change (destructive ones first), and the details folded in a `diff` block. Kept under
  * `limit` characters: what does not fit is cut, with a note saying how much.
  */
@@ -22,6 +23,8 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   head.push(hasChanges(plan) ? `**Plan: ${summaryText(plan)}.**` : `**${noChangesText(plan)}**`, '');
   const destructive = destructiveText(plan);
   if (destructive) head.push(`:warning: **${destructive}**: review them first (they are listed first).`, '');
+  const deleted = deletedFiles(plan);
+  if (deleted.length > 0) head.push(`**It deletes ${count(deleted.length, 'file')}:**`, '', ...deleted, '');
   if (plan.errors.length > 0) {
     head.push(`**${count(plan.errors.length, 'error')}: this plan cannot be applied.**`, '');
     head.push(...plan.errors.map((error) => `- :x: error${escape(problemText(error))}${error.hint ? ` — _${escape(error.hint)}_` : ''}`), '');
@@ -51,6 +54,14 @@ function destructiveText(plan: Plan): string | undefined {
     remove > 0 ? `removes ${count(remove, 'image')}` : undefined,
   ].filter((part) => part !== undefined);
   return parts.length === 0 ? undefined : `This plan ${parts.join(', ')}`;
+}
+
+/**
+ * A list item per file the plan deletes, after the image it was made for (so that no path
+ * begins an item). Marked `*`: the warnings that may follow are a `-` list, not more of these.
+ */
+function deletedFiles(plan: Plan): string[] {
+  return plan.changes.flatMap((change) => (change.action === 'remove' ? change.deletes.map((path) => `* image ${escape(quoted(change.name))}: ${escape(path)}`) : []));
 }
 
 /** The plan's blocks, those of deletes, unlinks and removes first, each group in the plan's order. */

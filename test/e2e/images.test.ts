@@ -1,4 +1,5 @@
-import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -354,5 +355,174 @@ ${HERO}`),
     await mkdir(join(cwd, 'assets'));
     await symlink(join(outside, 'hero.webp'), join(cwd, 'assets', 'hero.webp'));
     expect((await run(cwd, 'plan')).stdout).toContain('error[IMAGE_PATH]');
+  });
+});
+
+describe('images: a removal deletes only what the tool wrote', () => {
+  const PRUNE_ONLY = 'adAccountId: 1234\npruneImages: true\naudiences: []\n';
+
+  /** A project whose image "hero" was generated, then dropped from the file (with pruneImages). */
+  async function generatedThenDropped(): Promise<string> {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    await writeFile(join(cwd, 'audiences.yaml'), PRUNE_ONLY);
+    return cwd;
+  }
+
+  async function editLock(cwd: string, edit: (images: Record<string, { seeds: number[]; outputs: Array<{ path: string; sha256: string }> }>) => void): Promise<void> {
+    const lock = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8'));
+    edit(lock.images);
+    await writeFile(join(cwd, 'images.lock.json'), JSON.stringify(lock, null, 2));
+  }
+
+  const sha256Of = async (path: string): Promise<string> =>
+    createHash('sha256')
+      .update(await readFile(path))
+      .digest('hex');
+
+  it('leaves alone CODEOWNERS, audiences.yaml and .git/config that a hand-edited lock names, and says so in text, JSON and Markdown', async () => {
+    const cwd = await generatedThenDropped();
+    await writeFile(join(cwd, 'CODEOWNERS'), '* @team\n');
+    await mkdir(join(cwd, '.git'));
+    await writeFile(join(cwd, '.git/config'), '[core]\n\tbare = false\n');
+    // CODEOWNERS and .git/config with the hash of their own bytes: a lock can claim any file.
+    const claimed = { CODEOWNERS: await sha256Of(join(cwd, 'CODEOWNERS')), 'audiences.yaml': 'b'.repeat(64), '.git/config': await sha256Of(join(cwd, '.git/config')) };
+    await editLock(cwd, (images) => {
+      for (const [path, sha256] of Object.entries(claimed)) {
+        images['hero']?.outputs.push({ path, sha256 });
+        images['hero']?.seeds.push(1);
+      }
+    });
+    const before = await Promise.all(Object.keys(claimed).map((path) => readFile(join(cwd, path), 'utf8')));
+
+    const text = await run(cwd, 'plan');
+    expect(text.stdout).toContain('files deleted: assets/hero.webp\n');
+    expect(text.stdout).toContain('warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file CODEOWNERS is left alone: it is not an image (by its content), and the tool writes only images');
+    expect(text.stdout).toContain('warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file audiences.yaml is left alone: its bytes are not the ones the lock records for it');
+    expect(text.stdout).toContain('warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file .git/config is left alone: it is not an image');
+    const [plan] = JSON.parse((await run(cwd, 'plan', '--format', 'json')).stdout);
+    expect(plan.changes).toEqual([expect.objectContaining({ action: 'remove', name: 'hero', deletes: ['assets/hero.webp'] })]);
+    expect(plan.warnings.map((warning: { code: string }) => warning.code)).toEqual(['IMAGE_LEFT_ALONE', 'IMAGE_LEFT_ALONE', 'IMAGE_LEFT_ALONE']);
+    const markdown = (await run(cwd, 'plan', '--format', 'markdown')).stdout;
+    const folded = markdown.indexOf('<details>');
+    expect(markdown.indexOf('**It deletes 1 file:**\n\n* image "hero": assets/hero.webp\n')).toBeGreaterThan(0);
+    expect(markdown.indexOf('**It deletes 1 file:**')).toBeLessThan(folded);
+    expect(markdown.indexOf('its file CODEOWNERS is left alone')).toBeLessThan(folded);
+
+    const apply = await run(cwd, 'apply', '--auto-approve');
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    await expect(readFile(join(cwd, 'assets/hero.webp'))).rejects.toThrow();
+    expect(await Promise.all(Object.keys(claimed).map((path) => readFile(join(cwd, path), 'utf8')))).toEqual(before);
+    expect(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8'))).toEqual({ lockVersion: 1, images: {} });
+  });
+
+  it('leaves alone an image file that is a link out of the project, and the file it leads to', async () => {
+    const cwd = await generatedThenDropped();
+    const outside = join(await temporaryDir('audiences-outside-'), 'hero.webp');
+    await writeFile(outside, await readFile(join(cwd, 'assets/hero.webp')));
+    await rm(join(cwd, 'assets/hero.webp'));
+    await symlink(outside, join(cwd, 'assets/hero.webp'));
+
+    const apply = await run(cwd, 'apply', '--auto-approve');
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('files deleted: (none)');
+    expect(apply.stdout).toContain('warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file assets/hero.webp is left alone: it leads out of the project folder through a link');
+    expect(await readFile(outside)).toBeTruthy();
+    expect(await readlink(join(cwd, 'assets/hero.webp'))).toBe(outside);
+  });
+
+  it('refuses a lock that is a link out of the project without reading it, in every format', async () => {
+    const cwd = await workspace({ 'audiences.yaml': PRUNE_ONLY });
+    const secret = join(await temporaryDir('audiences-outside-'), 'secret.txt');
+    await writeFile(secret, 'ADS_ACCESS_TOKEN=s3cr3t-value\n');
+    await symlink(secret, join(cwd, 'images.lock.json'));
+    for (const format of ['text', 'json', 'markdown']) {
+      const plan = await run(cwd, 'plan', '--format', format);
+      expect(plan.code).toBe(1);
+      expect(plan.stdout + plan.stderr).toContain('images.lock.json cannot be used: it leads out of the project folder through a link; it was not read');
+      expect(plan.stdout + plan.stderr).not.toContain('s3cr3t');
+      expect(plan.stdout + plan.stderr).not.toContain('ADS_ACCESS_TOKEN');
+    }
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(1);
+    expect(await readFile(secret, 'utf8')).toBe('ADS_ACCESS_TOKEN=s3cr3t-value\n');
+  });
+
+  it.each([
+    ['text that is not JSON', () => 'token=s3cr3t-value\n', 'it is not JSON'],
+    ['a request of the wrong shape', (lock: string) => lock.replace('"inputs": {}', '"inputs": null'), 'its entry "hero": request.inputs must be an object'],
+    ['an output that is not an object', (lock: string) => lock.replace(/"outputs": \[\s*\{[^}]*\}/, '"outputs": [null'), 'its entry "hero": outputs[0] must be an object with path and sha256'],
+    ['an output path with ..', (lock: string) => lock.replace('"assets/hero.webp"', '"../hero.webp"'), 'its entry "hero": outputs[0].path "../hero.webp" leads out of the project folder (..)'],
+    ['an absolute output path', (lock: string) => lock.replace('"assets/hero.webp"', '"/tmp/hero.webp"'), 'its entry "hero": outputs[0].path "/tmp/hero.webp" is an absolute path'],
+    ['a seed that is not a number', (lock: string) => lock.replace(/"seeds": \[\s*\d+/, '"seeds": ["7"'), 'its entry "hero": seeds[0] must be an integer from 0 to 4294967295'],
+    ['a hash that is not a SHA-256', (lock: string) => lock.replace(/"sha256": "[0-9a-f]+"/, '"sha256": "x"'), 'its entry "hero": outputs[0].sha256 must be a SHA-256'],
+  ])('refuses a lock with %s, naming the lock and the entry, before any change', async (_case, spoil, problem) => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const lock = await readFile(join(cwd, 'images.lock.json'), 'utf8');
+    const spoilt = spoil(lock);
+    expect(spoilt).not.toBe(lock);
+    await writeFile(join(cwd, 'images.lock.json'), spoilt);
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+    for (const file of [config(HERO), PRUNE_ONLY]) {
+      await writeFile(join(cwd, 'audiences.yaml'), file);
+      const plan = await run(cwd, 'plan');
+      expect(plan.code, plan.stdout + plan.stderr).toBe(1);
+      expect(plan.stdout).toContain(`error[IMAGE_LOCK]: images.lock.json cannot be used: ${problem}`);
+      expect(plan.stdout + plan.stderr).not.toContain('INTERNAL');
+      expect(plan.stdout + plan.stderr).not.toContain('s3cr3t');
+      expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(1);
+    }
+    expect(await readFile(join(cwd, 'assets/hero.webp'))).toBeTruthy();
+    expect(await readFile(join(cwd, 'images.lock.json'), 'utf8')).toBe(spoilt);
+    expect(await imageRequests()).toEqual([]);
+  });
+
+  it('keeps a file whose bytes changed: left alone when planned, the saved plan stale, the removal skipped when it changed after planning', async () => {
+    const cwd = await generatedThenDropped();
+    const path = join(cwd, 'assets/hero.webp');
+
+    expect((await run(cwd, 'plan', '--out', 'saved.plan.json')).code).toBe(0);
+    await writeFile(path, 'edited after the plan was saved');
+    const stale = await run(cwd, 'apply', 'saved.plan.json');
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('assets/hero.webp changed since the plan was made');
+    expect(await readFile(path, 'utf8')).toBe('edited after the plan was saved');
+
+    const original = (await run(cwd, 'plan', '--format', 'json')).stdout;
+    expect(JSON.parse(original)[0].changes[0].deletes).toEqual([]);
+    expect(original).toContain('its file assets/hero.webp is left alone: its bytes are not the ones the lock records for it');
+
+    // Back to the generated bytes, then changed while the plan waits for its confirmation.
+    await rm(path);
+    await writeFile(join(cwd, 'audiences.yaml'), config(HERO));
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    await writeFile(join(cwd, 'audiences.yaml'), PRUNE_ONLY);
+    const confirmed = await runInProcess(['apply'], {
+      cwd,
+      env,
+      tty: true,
+      answers: [
+        async () => {
+          await writeFile(path, 'edited while the plan was read');
+          return 'yes';
+        },
+      ],
+    });
+    expect(confirmed.stdout).toContain('files deleted: assets/hero.webp');
+    expect(confirmed.code).toBe(1);
+    expect(confirmed.stdout + confirmed.stderr).toContain('assets/hero.webp changed since the plan was made; nothing was removed');
+    expect(await readFile(path, 'utf8')).toBe('edited while the plan was read');
+    expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images)).toEqual(['hero']);
+  });
+
+  it('keeps the file of a renamed image that writes the same path', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    await writeFile(join(cwd, 'audiences.yaml'), config(HERO.replace('name: hero', 'name: banner'), 'pruneImages: true\n'));
+    const apply = await run(cwd, 'apply', '--auto-approve');
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('its file assets/hero.webp is left alone: the declared image "banner" writes it');
+    expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images)).toEqual(['banner']);
+    expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
   });
 });

@@ -24,8 +24,11 @@ export function runCli(args: string[], options: { cwd: string; env?: Record<stri
   });
 }
 
-/** Runs the CLI's `main` in this process with a scripted terminal (for prompts). */
-export async function runInProcess(args: string[], options: { cwd: string; env: Record<string, string>; answers?: string[]; tty?: boolean }): Promise<CliResult> {
+/**
+ * Runs the CLI's `main` in this process with a scripted terminal (for prompts). An answer may
+ * be a function, called when the prompt is read: it does what happens while the person reads.
+ */
+export async function runInProcess(args: string[], options: { cwd: string; env: Record<string, string>; answers?: Array<string | (() => Promise<string>)>; tty?: boolean }): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const answers = [...(options.answers ?? [])];
@@ -34,7 +37,10 @@ export async function runInProcess(args: string[], options: { cwd: string; env: 
     stderr: (text) => void (stderr += text),
     isTTY: false,
     stdinIsTTY: options.tty ?? false,
-    readLine: async () => answers.shift() ?? null,
+    readLine: async () => {
+      const answer = answers.shift();
+      return typeof answer === 'function' ? answer() : (answer ?? null);
+    },
     env: { NO_COLOR: '1', ...options.env },
     cwd: options.cwd,
   };

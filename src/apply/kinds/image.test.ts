@@ -34,7 +34,7 @@ function memoryStore(): ImageStore & { files: Map<string, Uint8Array>; lock: Map
     lock,
     read: async (path) => files.get(path) ?? Promise.reject(new Error(`no ${path}`)),
     write: async (written) => void written.forEach((file) => files.set(file.path, file.bytes)),
-    delete: async (paths) => void paths.forEach((path) => files.delete(path)),
+    remove: async (removed) => void removed.forEach((file) => files.delete(file.path)),
     record: async (name, entry) => void (entry ? lock.set(name, entry) : lock.delete(name)),
   };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { InpaintingRequest, TextToImageRequest, VariationsRequest } from '../../api/generated/wire.js';
 import type { ImageClient } from '../../api/imagegen.js';
 import { causeOf, identify, NOT_STARTED, unmade } from '../results.js';
-import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage } from '../../model/index.js';
+import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage, type LockedOutput } from '../../model/index.js';
 import type { Change, ChangeResult, ImageGenerate, ImageRemove } from '../../plan/index.js';
 import type { ApplyKind, ApplyProgress } from '../kind.js';
 
@@ -40,7 +40,11 @@ export interface ImageStore {
   read(path: string): Promise<Uint8Array>;
   /** Writes each file atomically (a reader never sees half a file). */
   write(files: Array<{ path: string; bytes: Uint8Array }>): Promise<void>;
-  delete(paths: string[]): Promise<void>;
+  /**
+   * Deletes the files, each only if it is still as the plan saw it (in the project, no link,
+   * the recorded bytes; one already gone is fine): otherwise none, and the answer says why.
+   */
+  remove(files: LockedOutput[]): Promise<string | undefined>;
   /** Records one image's lock entry, or removes it (null); called after each success. */
   record(name: string, entry: LockedImage | null): Promise<void>;
 }
@@ -48,8 +52,9 @@ export interface ImageStore {
 /**
  * Generates and removes images: each generation waits for the images it is made from, at
  * most `concurrency` run at once, and each success is written and locked before the next is
- * reported. An image whose source failed is skipped; one flagged unsafe is not written.
- * Every change ends as a result; nothing throws halfway.
+ * reported. An image whose source failed is skipped; one flagged unsafe is not written. A
+ * removal whose files changed since the plan deletes none of them and is skipped, its lock
+ * entry kept. Every change ends as a result; nothing throws halfway.
  */
 export async function applyImages(
   changes: Array<ImageGenerate | ImageRemove>,
@@ -110,7 +115,12 @@ export async function applyImages(
     }
     progress.started?.(change);
     try {
-      await store.delete(change.before.outputs.map((output) => output.path));
+      // Only the files the plan said it deletes, as the lock recorded them: the others are left alone.
+      const refused = await store.remove(change.before.outputs.filter((output) => change.deletes.includes(output.path)));
+      if (refused !== undefined) {
+        finish(change, 'skipped', `${refused}; nothing was removed`);
+        continue;
+      }
       await store.record(change.name, null);
       finish(change, 'ok');
     } catch (error) {

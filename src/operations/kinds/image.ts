@@ -1,15 +1,16 @@
-import { lstat, mkdir, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readFile, realpath, stat, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ImageClient } from '../../api/imagegen.js';
 import type { ApplyServices } from '../../apply/kind.js';
 import { sha256, type ImageStore } from '../../apply/kinds/image.js';
+import { emptyImageLock, parseImageLock, renderImageLock } from '../../config/image-lock.js';
 import { projectPathProblem } from '../../config/image-rules.js';
 import { AppError } from '../../errors.js';
 import { writeFileAtomically } from '../files.js';
-import { detectImageFormat, dictionary, IMAGE_INPUT_FIELDS, LOCK_FILE, own, type DesiredState, type ImageLock, type ImageState, type LocalFile, type LockedImage } from '../../model/index.js';
+import { detectImageFormat, dictionary, IMAGE_INPUT_FIELDS, IMAGE_LOCK_HINT, LOCK_FILE, own, type DesiredState, type ImageState, type LocalFile, type LockedOutput } from '../../model/index.js';
 import type { Plan } from '../../plan/index.js';
 import type { KindOperations } from './kind.js';
-import { quoted } from '../../model/index.js';
 
 /**
  * Images: the local side (the lock beside the desired-state file, and the image files) is
@@ -26,7 +27,7 @@ export const imageSource: KindOperations = {
     const recorded = plan.fingerprint.images;
     if (!recorded || cwd === undefined) return {};
     const dir = resolve(cwd, plan.imageDir ?? '.');
-    const lock = await readIfExists(join(dir, LOCK_FILE));
+    const lock = await readLockOrThrow(dir, join(plan.imageDir ?? '.', LOCK_FILE));
     const hashes = await Promise.all(recorded.files.map(async ({ path }) => [path, hashOf(await inspectFile(dir, path, false))] as const));
     return { images: { lockHash: lock === undefined ? null : sha256(lock), files: Object.fromEntries(hashes) } };
   },
@@ -41,20 +42,22 @@ const IMAGE_CONCURRENCY = 4;
 
 /**
  * The local side of a file's images, for planning: the lock beside the file and every image
- * file the plan needs (outputs, and local inputs with their real format and size). Nothing
- * when the file declares no images and has no lock. Paths that lead out of the file's
- * folder, through `..` or a link, are refused rather than read.
+ * file the plan needs (outputs, local inputs with their real format and size, and with
+ * pruneImages the files of each locked image no longer declared, which a removal would
+ * delete). Nothing when the file declares no images and has no lock. Paths that lead out of
+ * the file's folder, through `..` or a link, are refused rather than read; so is the lock.
  */
 async function readImageState(desired: DesiredState, file: string, cwd: string): Promise<ImageState | undefined> {
   const dir = dirname(resolve(cwd, file));
-  const lockBytes = await readIfExists(join(dir, LOCK_FILE));
-  if (!desired.images && lockBytes === undefined) return undefined;
+  const lockRead = await readLock(dir);
+  if (!desired.images && lockRead === undefined) return undefined;
 
-  const state: ImageState = { dir: relative(cwd, dir) || '.', lock: emptyLock(), lockHash: null, files: dictionary() };
-  if (lockBytes !== undefined) {
-    state.lockHash = sha256(lockBytes);
-    const parsed = parseLock(lockBytes);
-    if (typeof parsed === 'string') state.lockProblem = parsed;
+  const state: ImageState = { dir: relative(cwd, dir) || '.', lock: emptyImageLock(), lockHash: null, files: dictionary() };
+  if (lockRead !== undefined && 'refused' in lockRead) state.lockProblem = lockRead.refused;
+  else if (lockRead !== undefined) {
+    state.lockHash = sha256(lockRead);
+    const parsed = parseImageLock(new TextDecoder().decode(lockRead));
+    if ('problem' in parsed) state.lockProblem = parsed.problem;
     else state.lock = parsed;
   }
   const inspections: Array<Promise<void>> = [];
@@ -70,12 +73,20 @@ async function readImageState(desired: DesiredState, file: string, cwd: string):
       if (input && 'file' in input) inspect(input.file, true);
     }
   }
+  if (desired.pruneImages) {
+    const declared = new Set((desired.images ?? []).map((image) => image.key));
+    const removed = Object.entries(state.lock.images).filter(([name]) => !declared.has(name));
+    for (const [, locked] of removed) for (const output of locked.outputs) inspect(output.path, false);
+  }
   await Promise.all(inspections);
   return state;
 }
 
-/** The store the image applier writes through: paths checked again at write time, files and lock written atomically. */
-function createImageStore(dir: string): ImageStore {
+/**
+ * The store the image applier writes through: paths checked again at write time, files and
+ * lock written atomically, files removed only once each is checked again as the plan saw it.
+ */
+function createImageStore(dir: string, shownLock: string): ImageStore {
   const lockPath = join(dir, LOCK_FILE);
   let lockWrites: Promise<unknown> = Promise.resolve();
   return {
@@ -87,18 +98,29 @@ function createImageStore(dir: string): ImageStore {
         await writeFileAtomically(await inside(dir, file.path), file.bytes);
       }
     },
-    delete: async (paths) => {
-      for (const path of paths) await rm(await inside(dir, path), { force: true });
+    remove: async (files) => {
+      const changed = (await Promise.all(files.map((file) => removalProblem(dir, file)))).filter((problem) => problem !== undefined);
+      if (changed.length > 0) return changed.join('; ');
+      for (const file of files) {
+        try {
+          // unlink removes the path itself: were a link put there since the check, what it leads to would stay.
+          await unlink(resolve(dir, file.path));
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
+      }
+      return undefined;
     },
     record: (name, entry) => {
       // One lock update at a time: each reads the lock the previous one wrote.
       const update = lockWrites.then(async () => {
-        const bytes = await readIfExists(lockPath);
-        const parsed = bytes === undefined ? emptyLock() : parseLock(bytes);
-        const lock = typeof parsed === 'string' ? emptyLock() : parsed;
-        if (entry === null) delete lock.images[name];
-        else lock.images[name] = entry;
-        await writeFileAtomically(lockPath, new TextEncoder().encode(renderLock(lock)));
+        const bytes = await readLockOrThrow(dir, shownLock);
+        const parsed = bytes === undefined ? emptyImageLock() : parseImageLock(new TextDecoder().decode(bytes));
+        // A lock that became unreadable since the plan is kept as it is, not replaced by one that forgets every image.
+        if ('problem' in parsed) throw lockError(shownLock, parsed.problem);
+        if (entry === null) delete parsed.images[name];
+        else parsed.images[name] = entry;
+        await writeFileAtomically(lockPath, new TextEncoder().encode(renderImageLock(parsed)));
       });
       lockWrites = update.catch(() => undefined);
       return update;
@@ -106,36 +128,67 @@ function createImageStore(dir: string): ImageStore {
   };
 }
 
-/** The lock as written: images by name, two-space JSON, so its diffs review well. */
-function renderLock(lock: ImageLock): string {
-  const images = dictionary(
-    Object.keys(lock.images)
-      .sort()
-      .map((name) => [name, lock.images[name] as LockedImage] as const),
-  );
-  return `${JSON.stringify({ lockVersion: 1, images }, null, 2)}\n`;
-}
-
-function emptyLock(): ImageLock {
-  return { lockVersion: 1, images: dictionary() };
-}
-
-function parseLock(bytes: Uint8Array): ImageLock | string {
-  let data: unknown;
+/**
+ * Why a file the plan deletes must not be deleted now: it leads out of the project, became a
+ * link or something else than a file, or its bytes are no longer the recorded ones. A file
+ * already gone is no reason: there is nothing to delete.
+ */
+async function removalProblem(dir: string, file: LockedOutput): Promise<string | undefined> {
+  const refused = await outsideReason(dir, file.path);
+  if (refused !== undefined) return `${file.path}: ${refused}`;
+  const absolute = resolve(dir, file.path);
   try {
-    data = JSON.parse(new TextDecoder().decode(bytes));
+    const info = await lstat(absolute);
+    if (info.isSymbolicLink()) return `${file.path} is now a link`;
+    if (!info.isFile()) return `${file.path} is no longer a regular file`;
+    if (sha256(await readFile(absolute)) !== file.sha256) return `${file.path} changed since the plan was made`;
   } catch (error) {
-    return `it is not JSON (${(error as Error).message})`;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return `${file.path}: ${(error as Error).message}`;
   }
-  const lock = data as Partial<ImageLock> | null;
-  if (lock === null || typeof lock !== 'object' || lock.lockVersion !== 1 || lock.images === null || typeof lock.images !== 'object' || Array.isArray(lock.images)) {
-    return 'it is not an image lock of version 1';
+  return undefined;
+}
+
+/**
+ * The lock's bytes (undefined when there is none), read only when it is a regular file in the
+ * project: a lock that is a link out of it, or a folder, a FIFO or a device, is refused
+ * unread, and the string says why. Should one be put in its place after the check,
+ * `O_NONBLOCK` keeps a FIFO from hanging the read and `O_NOFOLLOW` keeps a link from being followed.
+ */
+async function readLock(dir: string): Promise<Uint8Array | undefined | { refused: string }> {
+  const path = join(dir, LOCK_FILE);
+  let target = path;
+  try {
+    if ((await lstat(path)).isSymbolicLink()) {
+      const refused = await outsideReason(dir, LOCK_FILE);
+      if (refused !== undefined) return { refused: `${refused}; it was not read` };
+      target = await realpath(path);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return { refused: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
   }
-  for (const [name, entry] of Object.entries(lock.images)) {
-    const image = entry as Partial<LockedImage> | null;
-    if (!image || !image.request || !Array.isArray(image.seeds) || !Array.isArray(image.outputs) || typeof image.modelVersion !== 'string') return `its entry ${quoted(name)} is incomplete`;
+  let handle;
+  try {
+    handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!(await handle.stat()).isFile()) return { refused: 'it is not a regular file; it was not read' };
+    return await handle.readFile();
+  } catch (error) {
+    return { refused: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  } finally {
+    await handle?.close();
   }
-  return { lockVersion: 1, images: dictionary(Object.entries(lock.images as Record<string, LockedImage>)) };
+}
+
+/** The lock's bytes for a check or an update, which cannot go on when it is refused (`shown`: the lock as the user knows it). */
+async function readLockOrThrow(dir: string, shown: string): Promise<Uint8Array | undefined> {
+  const read = await readLock(dir);
+  if (read !== undefined && 'refused' in read) throw lockError(shown, read.refused);
+  return read;
+}
+
+function lockError(shown: string, problem: string): AppError {
+  return new AppError({ code: 'IMAGE_LOCK', source: 'user', summary: `${shown} cannot be used: ${problem}`, hint: IMAGE_LOCK_HINT });
 }
 
 /**
@@ -185,16 +238,21 @@ async function inspectFile(dir: string, path: string, input: boolean): Promise<L
   const refused = await outsideReason(dir, path);
   if (refused !== undefined) return { status: 'refused', reason: refused };
   const absolute = resolve(dir, path);
+  let link = false;
   try {
-    if ((await stat(absolute)).isDirectory()) return { status: 'refused', reason: 'it is a folder' };
+    link = (await lstat(absolute)).isSymbolicLink();
+    const info = await stat(absolute);
+    if (info.isDirectory()) return { status: 'refused', reason: 'it is a folder' };
+    // A FIFO would hang the read, and a device is no image.
+    if (!info.isFile()) return { status: 'refused', reason: 'it is not a regular file' };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { status: 'absent' };
     return { status: 'refused', reason: (error as Error).message };
   }
   const bytes = await readFile(absolute);
-  const found: LocalFile = { status: 'present', sha256: sha256(bytes), format: null, width: null, height: null };
+  const found: LocalFile = { status: 'present', sha256: sha256(bytes), format: detectImageFormat(bytes) ?? (isHeic(bytes) ? 'heic' : null), width: null, height: null };
+  if (link) found.link = true;
   if (!input) return found;
-  found.format = detectImageFormat(bytes) ?? (isHeic(bytes) ? 'heic' : null);
   if (found.format !== null) {
     try {
       const { default: sharp } = await import('sharp');
@@ -220,15 +278,6 @@ function hashOf(file: LocalFile): string | null {
   return file.status === 'present' ? file.sha256 : null;
 }
 
-async function readIfExists(path: string): Promise<Uint8Array | undefined> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 /**
  * What applying images needs, when the plan has image changes: the plan's image folder, and
  * the image service when it generates (its address and key are checked here, before anything
@@ -240,7 +289,7 @@ function imageServices(plan: Plan, client: (() => ImageClient) | undefined, cwd:
   if (generates && !client) throw new AppError({ code: 'NO_SERVICE', source: 'internal', summary: 'the plan generates images, but no image-generation client was given' });
   return {
     ...(generates && client ? { client: client() } : {}),
-    store: createImageStore(resolve(cwd, plan.imageDir ?? '.')),
+    store: createImageStore(resolve(cwd, plan.imageDir ?? '.'), join(plan.imageDir ?? '.', LOCK_FILE)),
     concurrency: Math.min(concurrency ?? IMAGE_CONCURRENCY, IMAGE_CONCURRENCY),
   };
 }

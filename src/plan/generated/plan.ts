@@ -25,7 +25,7 @@ export type ImageRequest = Model.ImageRequest
 
 export type ImageGenerateReason = ("new" | "request-changed" | "input-regenerated" | "output-missing" | "output-altered")
 
-export type ProblemCode = ("LINK_MISSING" | "AUDIENCE_STATUS" | "DUPLICATE_LIVE_NAME" | "PINNED_ID_NOT_FOUND" | "PINNED_ID_IGNORED" | "PROTECTED" | "MASS_DELETE" | "CAMPAIGN_RULE" | "OMITTED_FIELDS" | "LIVE_UNREADABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_MISMATCH" | "IMAGE_INPUT" | "IMAGE_PATH" | "IMAGE_LOCK")
+export type ProblemCode = ("LINK_MISSING" | "AUDIENCE_STATUS" | "DUPLICATE_LIVE_NAME" | "PINNED_ID_NOT_FOUND" | "PINNED_ID_IGNORED" | "PROTECTED" | "MASS_DELETE" | "CAMPAIGN_RULE" | "OMITTED_FIELDS" | "LIVE_UNREADABLE" | "BUSINESS_NOT_FOUND" | "BUSINESS_MISMATCH" | "IMAGE_INPUT" | "IMAGE_PATH" | "IMAGE_LOCK" | "IMAGE_LEFT_ALONE")
 
 export type Company = Model.Company
 
@@ -152,6 +152,10 @@ export interface ImageRemove {
   id: null
   before: LockedImage
   after: null
+  /**
+   * The files of `before.outputs` it deletes: those that lay in the project, were no link and held the recorded bytes when planned (checked again right before). The others are left alone, each said in an IMAGE_LEFT_ALONE warning.
+   */
+  deletes: string[]
 }
 
 export interface PlanProblem {

@@ -28,6 +28,7 @@ function locked(image: DesiredImage, hashes: string[], inputHash?: string): Lock
 }
 
 const present = (sha256: string): LocalFile => ({ status: 'present', sha256, format: null, width: null, height: null });
+const png = (sha256: string): LocalFile => ({ status: 'present', sha256, format: 'png', width: 384, height: 384 });
 
 /** Both images generated before: the lock and the files agree. */
 function generated(overrides: Partial<Record<string, LocalFile>> = {}): ImageState {
@@ -99,7 +100,52 @@ describe('planImages', () => {
 
   it('removes images dropped from the file only with prune', () => {
     expect(planImages([banner], generated(), false).changes).toEqual([]);
-    expect(planImages([banner], generated(), true).changes).toEqual([expect.objectContaining({ action: 'remove', kind: 'image', name: 'variant', after: null })]);
+    const plan = planImages([banner], generated({ 'variant-1.png': png('v1'), 'variant-2.png': png('v2') }), true);
+    expect(plan.changes).toEqual([expect.objectContaining({ action: 'remove', kind: 'image', name: 'variant', after: null, deletes: ['variant-1.png', 'variant-2.png'] })]);
+    expect(plan.warnings).toEqual([]);
+  });
+
+  it('deletes of a removed image only the files the tool wrote, and says why it leaves each other one alone', () => {
+    const cases: Array<[LocalFile | undefined, string | undefined]> = [
+      [png('v1'), undefined],
+      [{ status: 'absent' }, ''],
+      [{ status: 'refused', reason: 'it leads out of the project folder through a link' }, 'it leads out of the project folder through a link'],
+      [{ status: 'present', sha256: 'v1', format: 'png', width: 384, height: 384, link: true }, 'it is a link, and the tool writes files, not links'],
+      [png('edited'), 'its bytes are not the ones the lock records for it'],
+      [present('v1'), 'it is not an image (by its content), and the tool writes only images'],
+      [undefined, 'it was not read'],
+    ];
+    for (const [file, reason] of cases) {
+      const state = generated();
+      delete state.files['variant-1.png'];
+      if (file) state.files['variant-1.png'] = file;
+      state.files['variant-2.png'] = { status: 'absent' };
+      const plan = planImages([banner], state, true);
+      expect(plan.changes).toEqual([expect.objectContaining({ name: 'variant', deletes: reason === undefined ? ['variant-1.png'] : [] })]);
+      expect(plan.warnings).toEqual(
+        reason
+          ? [
+              {
+                code: 'IMAGE_LEFT_ALONE',
+                name: 'variant',
+                message: `image "variant" is removed, but its file variant-1.png is left alone: ${reason}`,
+                hint: 'the tool deletes only the files it wrote; delete this one by hand if it should go',
+              },
+            ]
+          : [],
+      );
+    }
+  });
+
+  it('leaves alone a file of a removed image that a declared image writes or reads, whatever its bytes', () => {
+    const renamed: DesiredImage = { ...variant, key: 'renamed', outputs: ['variant-1.png', 'renamed-2.png'] };
+    const reader: DesiredImage = { ...variant, key: 'reader', inputs: { image: { file: 'variant-2.png' } }, outputs: ['reader.png'] };
+    const plan = planImages([banner, renamed, reader], generated({ 'variant-1.png': png('v1'), 'variant-2.png': png('v2') }), true);
+    expect(plan.changes.find((change) => change.action === 'remove')).toEqual(expect.objectContaining({ name: 'variant', deletes: [] }));
+    expect(plan.warnings.map((warning) => warning.message)).toEqual([
+      'image "variant" is removed, but its file variant-1.png is left alone: the declared image "renamed" writes it',
+      'image "variant" is removed, but its file variant-2.png is left alone: the declared image "reader" reads it',
+    ]);
   });
 
   it('checks inputs before any call: present, of a format the operation takes, and within 1024 pixels for inpainting', () => {

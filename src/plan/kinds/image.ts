@@ -11,8 +11,10 @@ import {
   type ImageRequest,
   type ImageState,
   type JsonValue,
+  type LocalFile,
   type LockedImage,
   type RecordedInput,
+  IMAGE_LOCK_HINT,
 } from '../../model/index.js';
 import type { PlanKind } from '../kind.js';
 import type { FieldChange, Fingerprint, ImageGenerate, ImageGenerateReason, ImageRemove, PlanProblem } from '../types.js';
@@ -26,8 +28,8 @@ export const imageKind: PlanKind = {
   kind: 'image',
   plan: ({ desired, live }) => {
     if (!live.images) return { changes: [], errors: [], warnings: [] };
-    const { changes, errors, fingerprint } = planImages(desired.images ?? [], live.images, desired.pruneImages);
-    return { changes, errors, warnings: [], fingerprint: { images: fingerprint }, header: { imageDir: live.images.dir } };
+    const { changes, errors, warnings, fingerprint } = planImages(desired.images ?? [], live.images, desired.pruneImages);
+    return { changes, errors, warnings, fingerprint: { images: fingerprint }, header: { imageDir: live.images.dir } };
   },
   staleReasons: (plan, current) => {
     const recorded = plan.fingerprint.images;
@@ -47,6 +49,8 @@ export interface ImagePlan {
   /** Generates in dependency order (a source before the images made from it), then removes by name. */
   changes: Array<ImageGenerate | ImageRemove>;
   errors: PlanProblem[];
+  /** A file of a removed image left alone, one each (IMAGE_LEFT_ALONE). */
+  warnings: PlanProblem[];
   fingerprint: NonNullable<Fingerprint['images']>;
 }
 
@@ -57,9 +61,10 @@ const NEW_CONTENT: readonly ImageGenerateReason[] = ['new', 'request-changed', '
  * Declared images against the lock and the files on disk, as a pure function. An image is
  * generated when it is new, its request (parameters and the inputs' content) changed, or a
  * file is missing or altered; in the last two cases with the locked seeds, so the files come
- * back as they were. With prune, a locked image no longer declared is removed. Inputs are
- * checked here, before any call: they exist, their real format is one the operation takes,
- * and inpainting's stay within 1024 pixels a side.
+ * back as they were. With prune, a locked image no longer declared is removed: its lock entry,
+ * and of its files only those the tool wrote (see leftAloneReason). Inputs are checked here,
+ * before any call: they exist, their real format is one the operation takes, and
+ * inpainting's stay within 1024 pixels a side.
  */
 export function planImages(desired: DesiredImage[], state: ImageState, prune: boolean): ImagePlan {
   const fingerprint = {
@@ -69,13 +74,8 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
       .sort((a, b) => compareText(a.path, b.path)),
   };
   if (state.lockProblem !== undefined) {
-    return {
-      changes: [],
-      errors: [
-        { code: 'IMAGE_LOCK', message: `the image lock cannot be read: ${state.lockProblem}`, hint: 'restore images.lock.json from version control, or delete it to generate every image anew' },
-      ],
-      fingerprint,
-    };
+    const lock = state.dir === '.' ? LOCK_FILE : `${state.dir}/${LOCK_FILE}`;
+    return { changes: [], errors: [{ code: 'IMAGE_LOCK', message: `${lock} cannot be used: ${state.lockProblem}`, hint: IMAGE_LOCK_HINT }], warnings: [], fingerprint };
   }
 
   const errors: PlanProblem[] = [];
@@ -100,14 +100,56 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
     });
   }
 
+  const warnings: PlanProblem[] = [];
   if (prune) {
-    const declared = new Set(desired.map((image) => image.key));
+    const uses = declaredUses(desired);
     for (const name of Object.keys(state.lock.images).sort(compareText)) {
       const locked = own(state.lock.images, name);
-      if (locked && !declared.has(name)) changes.push({ action: 'remove', kind: 'image', name, id: null, before: locked, after: null });
+      if (!locked || byName.has(name)) continue;
+      const deletes: string[] = [];
+      for (const { path, sha256 } of locked.outputs) {
+        const reason = leftAloneReason(own(state.files, path), sha256, uses.get(path));
+        if (reason === undefined && !deletes.includes(path)) deletes.push(path);
+        if (reason)
+          warnings.push({
+            code: 'IMAGE_LEFT_ALONE',
+            name,
+            message: `image ${quoted(name)} is removed, but its file ${path} is left alone: ${reason}`,
+            hint: 'the tool deletes only the files it wrote; delete this one by hand if it should go',
+          });
+      }
+      changes.push({ action: 'remove', kind: 'image', name, id: null, before: locked, after: null, deletes });
     }
   }
-  return { changes, errors, fingerprint };
+  return { changes, errors, warnings, fingerprint };
+}
+
+/**
+ * Why a file of a removed image must stay; undefined when it is one the tool wrote and may
+ * delete, and '' when it is gone already. Only a regular file in the project (no link, not
+ * even to a file in it) whose bytes are the recorded ones, an image by its content, is the
+ * tool's: a lock edited by hand may name any file, with any hash. A file a declared image
+ * writes or reads stays too, whatever its bytes: it is in use.
+ */
+function leftAloneReason(file: LocalFile | undefined, recorded: string, use: string | undefined): string | undefined {
+  if (file === undefined) return 'it was not read';
+  if (file.status === 'absent') return '';
+  if (file.status === 'refused') return file.reason;
+  if (use !== undefined) return use;
+  if (file.link) return 'it is a link, and the tool writes files, not links';
+  if (file.sha256 !== recorded) return 'its bytes are not the ones the lock records for it';
+  if (file.format === null || file.format === 'heic') return 'it is not an image (by its content), and the tool writes only images';
+  return undefined;
+}
+
+/** Each file a declared image writes or reads, with what it is to that image. */
+function declaredUses(desired: DesiredImage[]): Map<string, string> {
+  const uses = new Map<string, string>();
+  for (const image of desired) {
+    for (const output of image.outputs) uses.set(output, `the declared image ${quoted(image.key)} writes it`);
+    for (const input of Object.values(image.inputs)) if ('file' in input && !uses.has(input.file)) uses.set(input.file, `the declared image ${quoted(image.key)} reads it`);
+  }
+  return uses;
 }
 
 function decide(image: DesiredImage, request: ImageRequest, locked: LockedImage | undefined, state: ImageState): { reason: ImageGenerateReason; seeds: number[] | null } | undefined {
