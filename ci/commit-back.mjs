@@ -6,7 +6,9 @@
 //   node node_modules/audiences/ci/commit-back.mjs [FILES…]           after it: commit and push what changed
 //
 // FILES are the desired-state files (default audiences.yaml); the paths committed are the lock
-// beside each and the image files it records, nothing else. The push goes to the branch of the
+// beside each and the image files the apply wrote or removed, nothing else: a file a lock names
+// that the tool did not write (the lock may be edited by hand) is never committed (see
+// imagePaths in lib/commit-back.mjs). The push goes to the branch of the
 // pipeline (CI_COMMIT_BRANCH) at AUDIENCES_PUSH_URL, or else at this project's URL with
 // AUDIENCES_PUSH_TOKEN (a project access token with write_repository, allowed to push to the
 // branch; it may stay protected, as the apply runs on the protected default branch), with the

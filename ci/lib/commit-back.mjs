@@ -2,7 +2,8 @@
 // beside each) back to the branch it applied: the lock holds the seeds that make every image
 // reproducible, so it must outlive the job.
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { lstat, readFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { DEFAULT_FILE, redact } from './tool.mjs';
 
@@ -32,42 +33,100 @@ export function git(args, { cwd, env = process.env }) {
 }
 
 /**
- * The paths an apply of these files may write or delete, relative to `cwd`: the lock beside each
- * file and every image file it records, in the lock on disk and in the lock of the commit
- * checked out (so an image the apply removed is found too).
+ * The paths an apply of these files may have written or deleted, relative to `cwd`: the lock
+ * beside each file, and each image file a lock records that the tool wrote. A lock may be edited
+ * by hand to name any file, so a path it names counts only when the apply can have made it as it
+ * is: a regular file with the bytes the lock on disk records for it (generated, or kept), or a
+ * file gone from disk whose image the apply removed (its entry is in the lock of the commit
+ * checked out, not in the lock on disk) and that this commit holds as an image with the bytes
+ * its lock recorded, as the tool requires to delete a file. Any other (a secret the job wrote,
+ * a file another step deleted, a path out of the folder or in .git) is never committed.
  * @param {string[]} files
  * @param {string} cwd
  */
 export async function imagePaths(files, cwd) {
   const paths = new Set();
   for (const file of files.length === 0 ? [DEFAULT_FILE] : files) {
-    const dir = dirname(file);
-    const lock = posix.join(dir.split('\\').join('/'), LOCK_FILE);
+    const dir = dirname(file).split('\\').join('/');
+    const lock = posix.join(dir, LOCK_FILE);
     paths.add(lock);
-    const onDisk = await readFile(join(cwd, lock), 'utf8').catch(() => undefined);
-    const committed = await git(['show', `HEAD:./${lock}`], { cwd });
-    for (const text of [onDisk, committed.code === 0 ? committed.stdout : undefined]) {
-      for (const output of lockOutputs(text)) paths.add(posix.normalize(posix.join(dir, output)));
+    const onDisk = lockOutputs(await readFile(join(cwd, lock), 'utf8').catch(() => undefined), dir);
+    const committedLock = await git(['show', `HEAD:./${lock}`], { cwd });
+    const committed = lockOutputs(committedLock.code === 0 ? committedLock.stdout : undefined, dir);
+    for (const { path, sha256 } of onDisk) {
+      if ((await diskHash(join(cwd, path))) === sha256) paths.add(path);
+    }
+    const kept = new Set(onDisk.map((output) => output.image));
+    for (const { image, path, sha256 } of committed) {
+      if (kept.has(image) || (await diskHash(join(cwd, path))) !== null) continue;
+      const blob = await gitBytes(['cat-file', 'blob', `HEAD:./${path}`], cwd);
+      if (blob !== undefined && isImage(blob) && sha256Of(blob) === sha256) paths.add(path);
     }
   }
   return [...paths].sort();
 }
 
 /**
- * The image files a lock records (`images.<name>.outputs[].path`, relative to its folder).
+ * The image files a lock records (`images.<name>.outputs[]`), with the image's name, each path
+ * relative to `cwd` and inside the lock's folder, out of .git; those that are not are left out.
  * @param {string | undefined} text
- * @returns {string[]}
+ * @param {string} dir the lock's folder, relative to `cwd`
+ * @returns {Array<{ image: string, path: string, sha256: string }>}
  */
-function lockOutputs(text) {
+function lockOutputs(text, dir) {
   if (!text) return [];
+  let lock;
   try {
-    const lock = JSON.parse(text);
-    return Object.values(lock.images ?? {}).flatMap((image) =>
-      Array.isArray(image?.outputs) ? image.outputs.map((/** @type {any} */ output) => output?.path).filter((path) => typeof path === 'string') : [],
-    );
+    lock = JSON.parse(text);
   } catch {
     return [];
   }
+  const images = typeof lock?.images === 'object' && lock.images !== null ? Object.entries(lock.images) : [];
+  return images.flatMap(([image, /** @type {any} */ entry]) =>
+    (Array.isArray(entry?.outputs) ? entry.outputs : []).flatMap((/** @type {any} */ output) => {
+      const { path, sha256 } = output ?? {};
+      if (typeof path !== 'string' || typeof sha256 !== 'string' || posix.isAbsolute(path) || path.split(/[/\\]/).includes('..')) return [];
+      const inside = posix.normalize(posix.join(dir, path));
+      return inside.startsWith('../') || inside.split('/').includes('.git') ? [] : [{ image, path: inside, sha256 }];
+    }),
+  );
+}
+
+/**
+ * Whether bytes are a PNG, a JPEG or a WebP image by their signature, the only files the tool
+ * writes (as detectImageFormat in src/model/image.ts tells them; this script imports nothing of the tool).
+ * @param {Buffer} bytes
+ */
+function isImage(bytes) {
+  const png = bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  const jpeg = bytes.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff]));
+  return png || jpeg || (bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP');
+}
+
+/**
+ * The SHA-256 of a regular file's bytes; null when there is none (absent, a link, a folder).
+ * @param {string} path
+ */
+async function diskHash(path) {
+  const info = await lstat(path).catch(() => undefined);
+  return info?.isFile() ? sha256Of(await readFile(path)) : null;
+}
+
+/** @param {Uint8Array} bytes */
+function sha256Of(bytes) {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * The bytes git writes for a command (a blob), or undefined when it fails.
+ * @param {string[]} args
+ * @param {string} cwd
+ * @returns {Promise<Buffer | undefined>}
+ */
+function gitBytes(args, cwd) {
+  return new Promise((done) => {
+    execFile('git', args, { cwd, encoding: 'buffer', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 256 * 1024 * 1024 }, (error, stdout) => done(error ? undefined : stdout));
+  });
 }
 
 /**

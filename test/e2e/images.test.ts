@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
+import { git, run as runProcess } from '../helpers/stand-in.js';
 import { temporaryDir } from '../helpers/temporary.js';
 
 let emulator: RunningEmulator;
@@ -524,5 +526,50 @@ describe('images: a removal deletes only what the tool wrote', () => {
     expect(apply.stdout).toContain('its file assets/hero.webp is left alone: the declared image "banner" writes it');
     expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images)).toEqual(['banner']);
     expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
+  });
+});
+
+describe('images: the commit back after an apply (ci/commit-back.mjs)', () => {
+  it('pushes only the files the tool wrote: never one a hand-edited lock names (a secret the job wrote, a file another step deleted)', async () => {
+    const dir = await temporaryDir('audiences-commit-back-');
+    const origin = join(dir, 'origin.git');
+    const work = join(dir, 'work');
+    await git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
+    await git(dir, 'clone', '--quiet', origin, work);
+    await writeFile(join(work, 'audiences.yaml'), config(HERO));
+    await writeFile(join(work, 'CODEOWNERS'), '* @team\n');
+    expect((await run(work, 'apply', '--auto-approve')).code).toBe(0);
+    // The merged pull request: a new prompt, and a lock that names two files the tool never wrote.
+    const lock = JSON.parse(await readFile(join(work, 'images.lock.json'), 'utf8'));
+    const codeowners = createHash('sha256')
+      .update(await readFile(join(work, 'CODEOWNERS')))
+      .digest('hex');
+    lock.images.hero.outputs.push({ path: 'secret.env', sha256: 'c'.repeat(64) }, { path: 'CODEOWNERS', sha256: codeowners });
+    lock.images.hero.seeds.push(1, 2);
+    await writeFile(join(work, 'images.lock.json'), JSON.stringify(lock, null, 2));
+    await writeFile(join(work, 'audiences.yaml'), config(HERO.replace('watercolor', 'oil painting')));
+    await git(work, 'add', '-A');
+    await git(work, 'commit', '--quiet', '-m', 'Merge pull request #7');
+    await git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
+
+    // The job: another step writes a secret and deletes a file, then the apply regenerates the image.
+    await writeFile(join(work, 'secret.env'), 'ADS_ACCESS_TOKEN=s3cr3t-value\n');
+    await rm(join(work, 'CODEOWNERS'));
+    expect((await run(work, 'apply', '--auto-approve')).code).toBe(0);
+    const commitBack = fileURLToPath(new URL('../../ci/commit-back.mjs', import.meta.url));
+    const commitBackEnv = { PATH: process.env.PATH ?? '', HOME: dir, AUDIENCES_PUSH_URL: origin, AUDIENCES_PUSH_BRANCH: 'main' };
+    const back = await runProcess(process.execPath, [commitBack], { cwd: work, env: commitBackEnv });
+    expect(back.code, back.stdout + back.stderr).toBe(0);
+    const pushed = async () => (await git(origin, 'show', '--name-status', '--format=', 'main')).split('\n').sort();
+    expect(await pushed()).toEqual(['M\tassets/hero.webp', 'M\timages.lock.json']);
+
+    // An image removed: its file's deletion is the tool's, and pushed.
+    await writeFile(join(work, 'audiences.yaml'), 'adAccountId: 1234\npruneImages: true\naudiences: []\n');
+    await git(work, 'commit', '--quiet', '-m', 'Merge pull request #8', '--', 'audiences.yaml');
+    await git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
+    expect((await run(work, 'apply', '--auto-approve')).code).toBe(0);
+    const again = await runProcess(process.execPath, [commitBack], { cwd: work, env: commitBackEnv });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(await pushed()).toEqual(['D\tassets/hero.webp', 'M\timages.lock.json']);
   });
 });
