@@ -1,4 +1,4 @@
-import { nameMatcher, type DesiredAudience, type DesiredState, type LiveAudienceSummary } from '../model/index.js';
+import { ignoreMatcher, type DesiredAudience, type DesiredState, type LiveAudienceSummary } from '../model/index.js';
 import type { PlanProblem } from './types.js';
 import { quoted } from '../model/index.js';
 
@@ -32,7 +32,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
   const matched: MatchedAudience[] = [];
   const missing: DesiredAudience[] = [];
   const errors: PlanProblem[] = [];
-  const isIgnored = nameMatcher(desired.ignore);
+  const isIgnored = ignoreMatcher(desired.ignore);
 
   for (const audience of desired.audiences) {
     if (audience.id === undefined) continue;
