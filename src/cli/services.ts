@@ -1,4 +1,5 @@
 import type { Services } from '../api/services.js';
+import type { Connection } from '../operations/connection.js';
 import type { GlobalOptions } from './command.js';
 import type { Io } from './io.js';
 
@@ -14,7 +15,7 @@ export function loadServices() {
  * Opens the services a command talks to (the in-process emulator with --emulator, else the
  * environment), runs the command's work, and always closes connections and the emulator.
  */
-export async function withServices<T>(args: GlobalOptions, io: Io, work: (services: Services) => Promise<T>): Promise<T> {
+export async function withServices<T>(args: GlobalOptions, io: Io, work: (services: Services, connection: Connection) => Promise<T>): Promise<T> {
   const [{ openConnection }, { createServices }] = await loadServices();
   const connection = await openConnection({ emulator: args.emulator, env: io.env, cwd: io.cwd, notice: (line) => io.stderr(`${line}\n`) });
   const services = createServices(connection.endpoints, {
@@ -24,7 +25,7 @@ export async function withServices<T>(args: GlobalOptions, io: Io, work: (servic
     log: (line) => io.stderr(`${line}\n`),
   });
   try {
-    return await work(services);
+    return await work(services, connection);
   } finally {
     await services.close();
     await connection.close();

@@ -1,4 +1,4 @@
-import { nameMatcher, REGION_FIELDS, stableStringify, TARGETING_FIELDS, type JsonValue } from '../model/index.js';
+import { ignoreMatcher, parseNameGlob, REGION_FIELDS, stableStringify, TARGETING_FIELDS, type JsonValue } from '../model/index.js';
 import type { Finding } from './issues.js';
 import { toLabel, type Path } from './positions.js';
 
@@ -24,8 +24,7 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
   const audiences: unknown[] = file['audiences'];
   const names = new Map<string, Path>();
   const ids = new Map<number, Path>();
-  const ignore = Array.isArray(file['ignore']) ? file['ignore'].filter((pattern): pattern is string => typeof pattern === 'string' && pattern !== '') : [];
-  const ignoreMatchers = ignore.map((pattern) => ({ pattern, matches: nameMatcher(pattern) }));
+  const ignoreMatchers = ignoreGlobs(file['ignore'], errors);
 
   // Indexed loops here and below: a file is checked once per run, by code that has not warmed
   // up, where destructuring an iterator's entries costs several times the check itself.
@@ -84,6 +83,24 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
     }
   }
   return { errors, warnings };
+}
+
+/** The `ignore` globs that are globs, each with its matcher; each one that is not is an error. */
+function ignoreGlobs(ignore: unknown, errors: Finding[]): Array<{ pattern: string; matches: (name: string) => boolean }> {
+  if (!Array.isArray(ignore)) return [];
+  const globs: Array<{ pattern: string; matches: (name: string) => boolean }> = [];
+  for (let index = 0; index < ignore.length; index += 1) {
+    const pattern: unknown = ignore[index];
+    if (typeof pattern !== 'string' || pattern === '') continue;
+    const parsed = parseNameGlob(pattern);
+    if (parsed.ok) {
+      globs.push({ pattern, matches: ignoreMatcher([pattern]) });
+    } else {
+      const suggestion = parsed.suggestion === pattern ? '' : ` (${JSON.stringify(parsed.suggestion)})`;
+      errors.push({ path: ['ignore', index], target: 'value', message: `${JSON.stringify(pattern)} is not a name glob: ${parsed.problem}`, hint: `${parsed.hint}${suggestion}` });
+    }
+  }
+  return globs;
 }
 
 const SELECTIONS = [

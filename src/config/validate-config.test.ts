@@ -289,6 +289,23 @@ describe('validateConfig: rules of the file', () => {
     ]);
   });
 
+  it('refuses a declared audience that an ignore pattern hides in another Unicode spelling (NFC or NFD)', () => {
+    expect(problems('adAccountId: 1\nignore: ["caf\\u00e9-*"]\naudiences:\n  - {name: "cafe\\u0301-old", type: DISPLAY}\n')).toEqual([
+      '4:12: audiences[0].name: "cafe\u0301-old" matches the ignore pattern "caf\u00e9-*", so it would never be changed',
+    ]);
+  });
+
+  it('refuses an ignore pattern that other glob dialects read otherwise (braces, groups, a leading !), showing it escaped', () => {
+    const found = issues('adAccountId: 1\nignore: ["{old,legacy}-*", "!keep", "ok-*", "[a", "x\\\\"]\naudiences: []\n');
+    expect(found.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`)).toEqual([
+      '2:10: ignore[0]: "{old,legacy}-*" is not a name glob: `{` is not glob syntax here (no braces, groups or extglobs)',
+      '2:28: ignore[1]: "!keep" is not a name glob: a leading `!` (negation) is not supported: a glob says which names match',
+      '2:45: ignore[3]: "[a" is not a name glob: a `[` is not closed by a `]`',
+      '2:51: ignore[4]: "x\\\\" is not a name glob: it ends with a lone `\\`',
+    ]);
+    expect(found[0]?.hint).toBe('write `\\` before a character to match it as it is; for alternatives, write one glob each ("\\\\{old,legacy\\\\}-*")');
+  });
+
   it('requires adAccountId and audiences, at the start of the map', () => {
     expect(problems('# comment\nprune: true\n')).toEqual(['2:1: missing required field adAccountId', '2:1: missing required field audiences']);
   });

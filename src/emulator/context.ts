@@ -3,10 +3,11 @@
  * credentials, fault settings, request log and image service.
  */
 import type { Faults } from './faults.js';
+import { detailCodes as codes, failure } from './http-error.js';
 import type { Reply } from './http-plumbing.js';
 import type { Imagegen } from './imagegen.js';
 import type { RequestLog } from './request-log.js';
-import type { Store } from './store.js';
+import { StateWriteError, type Store } from './store.js';
 
 /** The shared context every route and the request pipeline read; its members are never replaced. */
 export interface EmulatorContext {
@@ -14,6 +15,8 @@ export interface EmulatorContext {
   readonly faults: Faults;
   readonly log: RequestLog;
   readonly imagegen: Imagegen;
+  /** Its own base URL (`http://127.0.0.1:<port>`), known once it listens. */
+  readonly url: () => string;
   readonly accessToken: string;
   readonly appKey: string;
   /** Answer with the spec examples' quirks (wire decision §5). */
@@ -21,8 +24,16 @@ export interface EmulatorContext {
   readonly now: () => Date;
 }
 
-/** The reply to a change, given only once the change is on disk (SPEC.md, State file). */
+/**
+ * The reply to a change, given only once the change is on disk (SPEC.md, State file); when it
+ * cannot be stored, the change is undone and the request fails with 500 (8004) saying why.
+ */
 export async function persisted(store: Store, reply: Reply): Promise<Reply> {
-  await store.persist();
+  try {
+    await store.persist();
+  } catch (error) {
+    if (error instanceof StateWriteError) throw failure(500, codes.stateNotStored, `${error.message}; the change was not made`);
+    throw error;
+  }
   return reply;
 }

@@ -42,6 +42,7 @@ export const detailCodes = {
   authUnknown: 2003,
   accountHeader: 2004,
   accountForbidden: 2005,
+  crossOrigin: 2006,
   audienceNotFound: 3001,
   companyNotFound: 3002,
   notLinked: 3003,
@@ -79,6 +80,7 @@ export const detailCodes = {
   rateLimited: 8001,
   injectedFault: 8002,
   internal: 8003,
+  stateNotStored: 8004,
 } as const;
 
 const statusMessages: Record<number, string> = {

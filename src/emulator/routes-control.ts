@@ -7,7 +7,7 @@ import { persisted } from './context.js';
 import type { EmulatorContext } from './context.js';
 import { parseFaultPatch } from './faults.js';
 import { detailCodes as codes, failure, invalid } from './http-error.js';
-import { errorReply, lenientJson, ok } from './http-plumbing.js';
+import { errorReply, lenientJson, ok, single } from './http-plumbing.js';
 import type { Call, Handler, Reply } from './http-plumbing.js';
 import { seedState } from './seed.js';
 
@@ -23,10 +23,11 @@ export function controlRoutes(emulator: EmulatorContext): Handler {
     [
       'POST /_emulator/reset',
       async () => {
-        await store.replace(seedState());
+        store.state = seedState();
+        const reply = await persisted(store, ok({ reset: true }));
         faults.reset();
         log.clear();
-        return ok({ reset: true });
+        return reply;
       },
     ],
     ['GET /_emulator/requests', async (call) => ok({ requests: log.entries(afterSeq(call)) })],
@@ -53,6 +54,7 @@ export function controlRoutes(emulator: EmulatorContext): Handler {
   return async (call) => {
     const key = `${call.method} ${call.url.pathname}`;
     try {
+      refuseCrossOrigin(call, emulator.url());
       const handler = exact.get(key);
       if (handler) return await handler(call);
       const status = /^\/_emulator\/audiences\/([^/]+)\/status$/.exec(call.url.pathname);
@@ -62,6 +64,26 @@ export function controlRoutes(emulator: EmulatorContext): Handler {
       return errorReply(error);
     }
   };
+}
+
+/**
+ * A test route resets, rewires and reads the whole state, with no credential: a web page the
+ * user visits must not reach it. A browser says where a request comes from (`Origin` on a
+ * cross-origin request and on any POST, PUT or DELETE; `Sec-Fetch-Site` on every request), so
+ * one from another site, or another port, is 403 (2006). Tools that send neither (curl, the
+ * tests, the CLI) are served as before.
+ */
+function refuseCrossOrigin(call: Call, ownUrl: string): void {
+  const site = single(call.headers['sec-fetch-site']);
+  const origin = single(call.headers['origin']);
+  const own = new URL(ownUrl);
+  const ownOrigins = [own.origin, `${own.protocol}//localhost:${own.port}`];
+  if (site === 'cross-site' || site === 'same-site') {
+    throw failure(403, codes.crossOrigin, `the test-only routes refuse a request a web page sent from another site (Sec-Fetch-Site: ${site})`);
+  }
+  if (origin !== undefined && !ownOrigins.includes(origin)) {
+    throw failure(403, codes.crossOrigin, `the test-only routes refuse a request a web page sent from another origin (Origin: ${origin})`);
+  }
 }
 
 /** PUT /_emulator/audiences/<id>/status: pins (or, with null, unpins) an audience's status. */

@@ -244,6 +244,37 @@ describe('test routes', () => {
     expect(after.nextAudienceId).toBe(before.nextAudienceId - 1);
   });
 
+  it('refuses a request a web page sends from another origin (403, 2006), and serves tools, which send no Origin, and the emulator’s own origin', async () => {
+    await send('POST', '/openapi/v4/targetings', jsonHeaders(), JSON.stringify(validAudience));
+    const port = new URL(emulator.url).port;
+    const refused: Array<Record<string, string>> = [
+      { origin: 'https://attacker.example' },
+      { origin: `http://127.0.0.1:${Number(port) + 1}` },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ];
+    for (const headers of refused) {
+      for (const [method, path] of [
+        ['POST', '/_emulator/reset'],
+        ['GET', '/_emulator/state'],
+        ['PUT', '/_emulator/faults'],
+        ['POST', '/_emulator/links'],
+      ]) {
+        const answer = await send(method ?? '', path ?? '', headers, method === 'GET' ? undefined : '{}');
+        expectError(answer, 403, 2006);
+        expect(answer.json.extras.detailMsg).toMatch(/^the test-only routes refuse a request a web page sent from another (origin|site)/);
+      }
+    }
+    expect((await fetchJson(`${emulator.url}/_emulator/state`)).audiences).toHaveLength(1);
+    const served: Array<Record<string, string>> = [{}, { origin: emulator.url }, { origin: `http://localhost:${port}` }, { 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }];
+    for (const headers of served) {
+      expect((await send('GET', '/_emulator/faults', headers)).status).toBe(200);
+    }
+    expect((await send('POST', '/_emulator/reset', { origin: emulator.url, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    expect((await fetchJson(`${emulator.url}/_emulator/state`)).audiences).toEqual([]);
+  });
+
   it('refuses a bad fault setting and an unknown test route', async () => {
     const bad = await fetch(`${emulator.url}/_emulator/faults`, { method: 'PUT', body: JSON.stringify({ faultRate: 2 }) });
     expect(bad.status).toBe(400);

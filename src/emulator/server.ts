@@ -91,6 +91,7 @@ function createContext(options: EmulatorOptions, store: Store, baseUrl: () => st
     faults: createFaults(startFaultSettings(options)),
     log: createRequestLog(),
     imagegen: createImagegen({ baseUrl, now: () => now().getTime() }),
+    url: baseUrl,
     accessToken: options.accessToken ?? DEFAULT_ACCESS_TOKEN,
     appKey: options.appKey ?? DEFAULT_APP_KEY,
     quirks: options.quirks ?? false,

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalEmulator } from '../operations/connection.js';
+import { seedState } from './seed.js';
 import { StateFileBusyError, startEmulator } from './server.js';
 import type { RunningEmulator } from './server.js';
+import { openStore, type StoredAudience } from './store.js';
 
 /** Persistence: atomic writes, restarts, corrupt files, concurrent changes. */
 let dir: string;
@@ -106,6 +108,100 @@ describe('state file', () => {
     expect(state.audiences).toHaveLength(100);
     expect(new Set(state.audiences.map((audience: { id: number }) => audience.id))).toEqual(new Set(results.map((result) => result.id)));
     expect((await readdir(join(dir, 'nested'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('a state that cannot be written', () => {
+  /** Makes every write of the state fail: the file becomes a folder that is not empty, so renaming a write over it fails (root too). */
+  async function blockWrites(): Promise<() => Promise<void>> {
+    await rm(statePath);
+    await mkdir(join(statePath, 'in-the-way'), { recursive: true });
+    return () => rm(statePath, { recursive: true });
+  }
+
+  it('fails the change with 500 (8004) saying why, undoes it in memory, and gives its id out once', async () => {
+    const emulator = await start();
+    const kept = await createAudience(emulator, 'kept');
+    const unblock = await blockWrites();
+    const response = await fetch(`${emulator.url}/openapi/v4/targetings`, {
+      method: 'POST',
+      headers: headers(emulator),
+      body: JSON.stringify({ adAccountId: 1234, name: 'lost', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' }),
+    });
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({
+      code: -500,
+      msg: 'internal server error',
+      extras: { detailCode: 8004, detailMsg: expect.stringMatching(new RegExp(`^the emulator could not store its state in ${statePath}: EISDIR.*; the change was not made$`)) },
+    });
+    // Nothing a list or a retry could find and call done.
+    expect(await listNames(emulator)).toEqual(['kept']);
+    const seen = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { audiences: unknown[]; nextAudienceId: number };
+    expect(seen.audiences).toHaveLength(1);
+    expect(seen.nextAudienceId).toBe(kept.id + 1);
+
+    await unblock();
+    const after = await createAudience(emulator, 'after');
+    expect(after).toEqual({ status: 200, id: kept.id + 1 });
+    await stop(emulator);
+    const state = JSON.parse(await readFile(statePath, 'utf8'));
+    expect(state.audiences.map((audience: { name: string }) => audience.name)).toEqual(['kept', 'after']);
+    expect((await readdir(join(dir, 'nested'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('fails every change of a burst whose writes fail, the ones queued behind the failed write too, and keeps none of them', async () => {
+    const emulator = await start();
+    const kept = await createAudience(emulator, 'kept');
+    const unblock = await blockWrites();
+    const results = await Promise.all(Array.from({ length: 30 }, (_, index) => createAudience(emulator, `burst-${index}`)));
+    expect(results.map((result) => result.status)).toEqual(Array.from({ length: 30 }, () => 500));
+    expect(await listNames(emulator)).toEqual(['kept']);
+    await unblock();
+    expect(await createAudience(emulator, 'after')).toEqual({ status: 200, id: kept.id + 1 });
+    await stop(emulator);
+    expect(JSON.parse(await readFile(statePath, 'utf8')).audiences.map((audience: { name: string }) => audience.name)).toEqual(['kept', 'after']);
+  });
+
+  it('fails the write queued behind a failed one too, though the disk has room again: its changes were made on the state put back', async () => {
+    let failFirst: (error: Error) => void = () => undefined;
+    let writes = 0;
+    const store = await openStore(statePath, seedState, {}, async (path, text) => {
+      writes += 1;
+      // The seed's write, then one that hangs until the test fails it; the others succeed.
+      if (writes === 2) await new Promise<void>((_, reject) => (failFirst = reject));
+      await writeFile(path, text);
+    });
+    try {
+      // Only the id and the name matter to the file; the rest of an audience is the service's.
+      const audience = (name: string) => ({ id: store.state.nextAudienceId++, name }) as StoredAudience;
+      const seeded = seedState();
+      store.state.audiences.push(audience('a'));
+      const first = store.persist();
+      await new Promise((resolve) => setImmediate(resolve)); // the first write has begun
+      store.state.audiences.push(audience('b'));
+      const second = store.persist();
+      failFirst(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+      await expect(first).rejects.toThrow(`the emulator could not store its state in ${statePath}: ENOSPC: no space left on device, write`);
+      await expect(second).rejects.toThrow(/ENOSPC/);
+      expect(store.state.audiences).toEqual([]);
+      expect(store.state.nextAudienceId).toBe(seeded.nextAudienceId);
+
+      store.state.audiences.push(audience('c'));
+      await store.persist();
+      const file = JSON.parse(await readFile(statePath, 'utf8')) as { audiences: Array<{ id: number; name: string }> };
+      expect(file.audiences.map((stored) => [stored.id, stored.name])).toEqual([[seeded.nextAudienceId, 'c']]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('does not reset when the reset cannot be stored', async () => {
+    const emulator = await start();
+    await createAudience(emulator, 'kept');
+    const unblock = await blockWrites();
+    expect((await fetch(`${emulator.url}/_emulator/reset`, { method: 'POST' })).status).toBe(500);
+    expect(await listNames(emulator)).toEqual(['kept']);
+    await unblock();
   });
 });
 

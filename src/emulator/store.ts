@@ -163,9 +163,12 @@ export interface EmulatorState {
 
 export interface Store {
   state: EmulatorState;
-  /** Resolves once a write that includes every change made before the call is on disk. */
+  /**
+   * Resolves once a write that includes every change made before the call is on disk. When the
+   * write fails (a full disk, a read-only folder), it rejects with StateWriteError and the state
+   * is back to what the file holds: the changes it carried are undone, not kept in memory.
+   */
   persist(): Promise<void>;
-  replace(state: EmulatorState): Promise<void>;
   /** Why the state can no longer be written (the file's lock was lost), if it cannot. */
   lost(): Error | undefined;
   /** Writes what is left, then lets another emulator open the file. */
@@ -189,19 +192,19 @@ export const STATE_WAIT_MS = 60_000;
 export const STATE_STALE_MS = 30_000;
 const RETRY_MS = 250;
 
+/** How the state's text reaches the disk: fs's writeFile, or a test's that fails. */
+export type WriteText = (path: string, text: string) => Promise<void>;
+
 /**
  * Opens the state file (seeding and writing it when absent) or keeps state in memory when no
  * path is given. A file that exists but cannot be read as a state is an error naming the file:
  * silently reseeding would throw away someone's data. The file's lock is held until `close`.
  */
-export async function openStore(path: string | undefined, seed: () => EmulatorState, wait: StoreWait = {}): Promise<Store> {
+export async function openStore(path: string | undefined, seed: () => EmulatorState, wait: StoreWait = {}, writeState: WriteText = writeText): Promise<Store> {
   if (path === undefined) {
     const memory: Store = {
       state: seed(),
       persist: async () => undefined,
-      replace: async (state) => {
-        memory.state = state;
-      },
       lost: () => undefined,
       close: async () => undefined,
     };
@@ -215,7 +218,7 @@ export async function openStore(path: string | undefined, seed: () => EmulatorSt
   let store: Store;
   try {
     await removeLeftoverWrites(path);
-    store = await openLocked(path, seed, () => lostLock);
+    store = await openLocked(path, seed, () => lostLock, writeState);
   } catch (error) {
     await release().catch(() => undefined);
     throw error;
@@ -231,14 +234,25 @@ export async function openStore(path: string | undefined, seed: () => EmulatorSt
   return store;
 }
 
-/** The store of a state file this process holds the lock of. */
-async function openLocked(path: string, seed: () => EmulatorState, lost: () => Error | undefined): Promise<Store> {
+/**
+ * The store of a state file this process holds the lock of. Memory is never ahead of the file
+ * once a write is done: a failed write puts the state back to the last one written, so no
+ * client finds (by a list, or a retry) a change that was answered as failed, and no id is given
+ * out twice. The write queued behind it fails too, since its changes were made on the state
+ * put back.
+ */
+async function openLocked(path: string, seed: () => EmulatorState, lost: () => Error | undefined, writeState: WriteText): Promise<Store> {
   const existing = await readState(path);
+  let written = existing?.text;
   let counter = 0;
   let chain: Promise<void> = Promise.resolve();
   let queued: Promise<void> | undefined;
+  let undone: StateWriteError | undefined;
+  const putBack = () => {
+    if (written !== undefined) store.state = JSON.parse(written) as EmulatorState;
+  };
   const store: Store = {
-    state: existing ?? seed(),
+    state: existing?.state ?? seed(),
     persist() {
       if (queued) return queued;
       const write = chain.then(async () => {
@@ -246,25 +260,51 @@ async function openLocked(path: string, seed: () => EmulatorState, lost: () => E
         // Once another process holds the file, a write from here would overwrite its changes.
         const reason = lost();
         if (reason) throw reason;
-        const text = JSON.stringify(store.state, null, 1) + '\n';
+        if (undone) {
+          const failed = undone;
+          undone = undefined;
+          putBack();
+          throw failed;
+        }
+        const text = stateText(store.state);
         const tmp = `${path}.${process.pid}.${++counter}.tmp`;
-        await writeFile(tmp, text, 'utf8');
-        await rename(tmp, path);
+        try {
+          await writeState(tmp, text);
+          await rename(tmp, path);
+          written = text;
+        } catch (error) {
+          await unlink(tmp).catch(() => undefined);
+          const failed = new StateWriteError(path, error);
+          putBack();
+          if (queued) undone = failed;
+          throw failed;
+        }
       });
       queued = write;
       chain = write.catch(() => undefined);
       return write;
     },
-    async replace(state) {
-      store.state = state;
-      await store.persist();
-    },
     lost,
-    // Every change answered was written before its answer; once the lock is lost, nothing more is.
-    close: () => (lost() ? Promise.resolve() : store.persist()),
+    // Every change answered was written before its answer (or undone); once the lock is lost,
+    // nothing more is. A state the file already holds is not written again, so a folder that
+    // became read-only does not fail the close of an emulator that has nothing left to write.
+    async close() {
+      if (lost()) return;
+      await chain;
+      if (stateText(store.state) !== written) await store.persist();
+    },
   };
   if (!existing) await store.persist();
   return store;
+}
+
+function writeText(path: string, text: string): Promise<void> {
+  return writeFile(path, text, 'utf8');
+}
+
+/** The state as the file holds it. */
+function stateText(state: EmulatorState): string {
+  return JSON.stringify(state, null, 1) + '\n';
 }
 
 /**
@@ -341,7 +381,15 @@ export class StateFileError extends Error {
   override name = 'StateFileError';
 }
 
-async function readState(path: string): Promise<EmulatorState | undefined> {
+/** A write of the state failed (a full disk, a read-only folder): the changes it carried are undone. */
+export class StateWriteError extends StateFileError {
+  override name = 'StateWriteError';
+  constructor(path: string, cause: unknown) {
+    super(`the emulator could not store its state in ${path}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+async function readState(path: string): Promise<{ state: EmulatorState; text: string } | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -357,7 +405,7 @@ async function readState(path: string): Promise<EmulatorState | undefined> {
   }
   const problem = shapeProblem(parsed);
   if (problem) throw new StateFileError(`the emulator state file ${path} is corrupt (${problem})`);
-  return parsed as EmulatorState;
+  return { state: parsed as EmulatorState, text };
 }
 
 const arrayKeys = ['accounts', 'campaigns', 'adGroups', 'companies', 'audiences', 'links'] as const;

@@ -1,17 +1,44 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseServiceUrl } from '../api/exchange.js';
 import type { LiveAudience } from '../model/index.js';
+import { EMULATOR_STATE_FILE, type Connection } from './connection.js';
 import { fileWriteError } from './file-errors.js';
 import { writeFileAtomically } from './files.js';
 import type { AccountReader } from './plan.js';
 
-/** Where `plan --cache` keeps the full reads of an account, beside the emulator's state. */
-export function detailCachePath(cwd: string, adAccountId: number): string {
-  return join(cwd, '.audiences', 'cache', `${adAccountId}.json`);
+/** Whose reads a cache file holds: the audience service's address and the ad account. */
+export interface CacheKey {
+  service: string;
+  adAccountId: number;
+}
+
+/**
+ * Where `plan --cache` keeps the full reads of an account of a service, beside the emulator's
+ * state: one file per service and account, so the reads of another service (a staging one, an
+ * emulator) are never taken for this one's.
+ */
+export function detailCachePath(cwd: string, key: CacheKey): string {
+  const service = createHash('sha256').update(key.service).digest('hex').slice(0, 16);
+  return join(cwd, '.audiences', 'cache', `${key.adAccountId}-${service}.json`);
+}
+
+/**
+ * The audience service as a cache names it: the address its requests go to (the base URL's
+ * origin and path, never its user name, password, query or fragment), or the built-in
+ * emulator's state file, since that emulator listens on another port every run.
+ */
+export function cacheService(connection: Pick<Connection, 'endpoints' | 'emulated'>): string {
+  if (connection.emulated) return `emulator ${EMULATOR_STATE_FILE}`;
+  const base = parseServiceUrl(connection.endpoints.apiUrl, 'ADS_API_URL');
+  return `${base.origin}${base.pathname.replace(/\/+$/, '')}`;
 }
 
 interface CacheFile {
-  version: 1;
+  version: 2;
+  service: string;
+  adAccountId: number;
   audiences: Record<string, LiveAudience>;
 }
 
@@ -22,27 +49,30 @@ export interface CachedReader extends AccountReader {
 }
 
 /**
- * An opt-in cache of single reads, keyed by id and lastModifiedDate: an audience whose
- * modification date in the list equals the cached one is not read again, so a repeated plan
- * with no changes costs the list and the link lists only. The service's dates have whole
- * seconds, so two changes within one second look alike: that is why the cache is opt-in.
- * An unreadable or foreign cache file is ignored and rewritten, never trusted.
+ * An opt-in cache of single reads, keyed by service, account, id and lastModifiedDate: an
+ * audience whose modification date in the list equals the cached one is not read again, so a
+ * repeated plan with no changes costs the list and the link lists only. The service's dates
+ * have whole seconds, so two changes within one second look alike: that is why the cache is
+ * opt-in. An audience without a date (the list or the read answered none) is read every time:
+ * nothing tells its changes apart. An unreadable or foreign cache file (another service's or
+ * account's) is ignored and rewritten, never trusted.
  */
-export function cachedReader(reader: AccountReader, path: string): CachedReader {
+export function cachedReader(reader: AccountReader, cwd: string, key: CacheKey): CachedReader {
+  const path = detailCachePath(cwd, key);
   let cached: Record<string, LiveAudience> = {};
   const listed = new Map<number, string>();
   const fresh: Record<string, LiveAudience> = {};
   let hits = 0;
   return {
     async list() {
-      const [summaries, stored] = await Promise.all([reader.list(), loadCache(path)]);
+      const [summaries, stored] = await Promise.all([reader.list(), loadCache(path, key)]);
       cached = stored;
       for (const summary of summaries) listed.set(summary.id, summary.lastModifiedDate);
       return summaries;
     },
     async read(id) {
       const hit = cached[String(id)];
-      if (hit && hit.lastModifiedDate === listed.get(id)) {
+      if (hit && dated(hit) && hit.lastModifiedDate === listed.get(id)) {
         hits += 1;
         fresh[String(id)] = hit;
         return hit;
@@ -56,8 +86,8 @@ export function cachedReader(reader: AccountReader, path: string): CachedReader 
       return hits;
     },
     async save() {
-      const keep = Object.fromEntries(Object.entries({ ...cached, ...fresh }).filter(([id, audience]) => listed.get(Number(id)) === audience.lastModifiedDate));
-      const file: CacheFile = { version: 1, audiences: keep };
+      const keep = Object.fromEntries(Object.entries({ ...cached, ...fresh }).filter(([id, audience]) => dated(audience) && listed.get(Number(id)) === audience.lastModifiedDate));
+      const file: CacheFile = { version: 2, service: key.service, adAccountId: key.adAccountId, audiences: keep };
       try {
         await mkdir(join(path, '..'), { recursive: true });
       } catch (error) {
@@ -68,10 +98,16 @@ export function cachedReader(reader: AccountReader, path: string): CachedReader 
   };
 }
 
-async function loadCache(path: string): Promise<Record<string, LiveAudience>> {
+/** Whether a read has a modification date to be told by: an empty or blank one tells nothing. */
+function dated(audience: LiveAudience): boolean {
+  return typeof audience.lastModifiedDate === 'string' && audience.lastModifiedDate.trim() !== '';
+}
+
+async function loadCache(path: string, key: CacheKey): Promise<Record<string, LiveAudience>> {
   try {
     const file = JSON.parse(await readFile(path, 'utf8')) as Partial<CacheFile>;
-    return file.version === 1 && file.audiences && typeof file.audiences === 'object' ? file.audiences : {};
+    const ours = file.version === 2 && file.service === key.service && file.adAccountId === key.adAccountId;
+    return ours && file.audiences && typeof file.audiences === 'object' ? file.audiences : {};
   } catch {
     return {};
   }

@@ -2,7 +2,7 @@ import type { ConfigIssue } from '../config/index.js';
 import { ConfigError } from '../config/index.js';
 import type { AdGroupLink, DesiredState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
 import { planAccount, type Plan, type PlanOptions } from '../plan/index.js';
-import { cachedReader, detailCachePath } from './detail-cache.js';
+import { cachedReader } from './detail-cache.js';
 import { OPERATION_KINDS } from './kinds/index.js';
 import type { BusinessLookup, KindOperations, ReadContext } from './kinds/kind.js';
 import { validateFiles } from './validate.js';
@@ -23,8 +23,11 @@ export interface PlannedAccount {
 export interface PlanDeps {
   cwd: string;
   reader: (adAccountId: number) => AccountReader;
-  /** Keep single reads under .audiences/cache/ and reuse those whose modification date is unchanged. */
-  cache?: boolean;
+  /**
+   * Keep single reads under .audiences/cache/ and reuse those whose modification date is
+   * unchanged, for this audience service (see cacheService).
+   */
+  cache?: { service: string };
   /** The business lookup, for files that declare `business:`. */
   business?: (adAccountId: number) => BusinessLookup;
 }
@@ -37,7 +40,7 @@ export async function planFiles(files: string[], options: PlanOptions, deps: Pla
       // The business service is opened only for a file that declares a business.
       const context = { business: desired.business ? deps.business?.(desired.adAccountId) : undefined, file, cwd: deps.cwd };
       if (!deps.cache) return { file, desired, plan: await planDesired(desired, options, deps.reader(desired.adAccountId), context) };
-      const reader = cachedReader(deps.reader(desired.adAccountId), detailCachePath(deps.cwd, desired.adAccountId));
+      const reader = cachedReader(deps.reader(desired.adAccountId), deps.cwd, { service: deps.cache.service, adAccountId: desired.adAccountId });
       const plan = await planDesired(desired, options, reader, context);
       await reader.save();
       return { file, desired, plan };

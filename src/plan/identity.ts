@@ -1,4 +1,5 @@
-import { nameMatcher, type DesiredAudience, type DesiredState, type LiveAudienceSummary } from '../model/index.js';
+import { ignoreMatcher, type DesiredAudience, type DesiredState, type LiveAudienceSummary } from '../model/index.js';
+import { matchSpellings } from './name-spellings.js';
 import type { PlanProblem } from './types.js';
 import { quoted } from '../model/index.js';
 
@@ -17,11 +18,14 @@ export interface Identities {
   /** How many live audiences are under management (not ignored): the base of the mass-delete check. */
   managedCount: number;
   errors: PlanProblem[];
+  /** Names that print alike but are spelt otherwise (see matchSpellings). */
+  warnings: PlanProblem[];
 }
 
 /**
  * Pairs declared audiences with live ones. Identity is the pinned id, else the name; a name
  * that several live audiences share is an error naming their ids, unless the file pins one.
+ * Last, a name spelt otherwise than the one live audience that looks like it (see matchSpellings).
  */
 export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Identities {
   const byId = new Map(live.map((audience) => [audience.id, audience]));
@@ -32,7 +36,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
   const matched: MatchedAudience[] = [];
   const missing: DesiredAudience[] = [];
   const errors: PlanProblem[] = [];
-  const isIgnored = nameMatcher(desired.ignore);
+  const isIgnored = ignoreMatcher(desired.ignore);
 
   for (const audience of desired.audiences) {
     if (audience.id === undefined) continue;
@@ -79,7 +83,13 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
     }
   }
 
-  const undeclared = live.filter((audience) => !claimed.has(audience.id) && !isIgnored(audience.name));
+  const matchedIds = new Map(matched.map((pair) => [pair.desired.key, pair.live.id]));
+  const managed = live.filter((audience) => !isIgnored(audience.name));
+  const spelled = matchSpellings({ declared: desired.audiences, live: managed, matchedIds, missing, claimed, prune: desired.prune });
+  for (const pair of spelled.matched) claimed.add(pair.live.id);
+  matched.push(...spelled.matched);
+
+  const undeclared = managed.filter((audience) => !claimed.has(audience.id));
   const managedCount = live.filter((audience) => claimed.has(audience.id) || !isIgnored(audience.name)).length;
-  return { matched, missing, undeclared, managedCount, errors };
+  return { matched, missing: spelled.missing, undeclared, managedCount, errors, warnings: spelled.warnings };
 }

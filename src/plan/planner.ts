@@ -15,7 +15,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   if (missing.length > 0) throw missingReadError(missing);
   const planned: Change[] = [];
   const errors: PlanProblem[] = [...identities.errors];
-  const warnings: PlanProblem[] = [];
+  const warnings: PlanProblem[] = [...identities.warnings];
   let fingerprint: Fingerprint = { desiredHash: desired.source.hash, audiences: [], accountAudienceIds: null };
   let header: KindPlan['header'] = {};
   for (const kind of PLAN_KINDS) {

@@ -1,6 +1,9 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, emulatorRoute, runCli, workspace } from '../helpers/cli.js';
+import { standIn } from '../helpers/stand-in.js';
 
 const desired = `adAccountId: 1234
 audiences:
@@ -46,5 +49,66 @@ describe('plan --cache', () => {
     });
     const third = await runCli(['plan', '--cache'], { cwd, env });
     expect(third.stdout).toContain('~ update audience "a"');
+  });
+});
+
+describe('plan --cache trusts only what it can tell apart', () => {
+  const frozen = () => new Date('2026-03-01T09:00:00Z');
+  const create = (target: RunningEmulator, ages: string[]) =>
+    fetch(`${target.url}/openapi/v4/targetings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${target.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
+      body: JSON.stringify({ adAccountId: 1234, name: 'a', type: 'DISPLAY', ageType: 'NOT_ALL', ages, genderType: 'ALL', locationType: 'ALL' }),
+    });
+
+  it("never takes another service's reads for this one's, though the ids and dates are the same; no password of its address is written", async () => {
+    // Two services whose audience 'a' has one id and one modification date, and other ages.
+    const other = await emulatorEnv({ now: frozen });
+    const frozenToo = await emulatorEnv({ now: frozen });
+    try {
+      expect((await create(other.emulator, ['20'])).status).toBe(200);
+      expect((await create(frozenToo.emulator, ['25'])).status).toBe(200);
+      const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - { name: a, type: DISPLAY, ages: [20] }\n' });
+      const withPassword = { ...other.env, ADS_API_URL: other.emulator.url.replace('//', '//someone:hunter2@') };
+
+      expect((await runCli(['plan', '--cache', '--detailed-exitcode'], { cwd, env: withPassword })).code).toBe(0);
+      const plan = await runCli(['plan', '--cache', '--detailed-exitcode'], { cwd, env: frozenToo.env });
+      expect(plan.stdout).toContain('~ update audience "a"');
+      expect(plan.code).toBe(2);
+
+      const folder = join(cwd, '.audiences', 'cache');
+      const texts = await Promise.all((await readdir(folder)).map((name) => readFile(join(folder, name), 'utf8')));
+      expect(texts).toHaveLength(2);
+      for (const text of texts) expect(text).not.toContain('hunter2');
+    } finally {
+      await other.emulator.close();
+      await frozenToo.emulator.close();
+    }
+  });
+
+  it('reads again every audience whose list entry and read have no modification date', async () => {
+    // A service that answers without dates: the emulator behind a stand-in that drops them.
+    const undated = await standIn(async (request) => {
+      const headers = Object.fromEntries(['authorization', 'adaccountid', 'content-type'].flatMap((name) => (typeof request.headers[name] === 'string' ? [[name, request.headers[name]]] : [])));
+      const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+      const answer = await fetch(`${emulator.url}${request.path}`, { method: request.method, headers, body });
+      const text = await answer.text();
+      const json = text === '' ? undefined : (JSON.parse(text) as { content?: Array<Record<string, unknown>>; lastModifiedDate?: unknown });
+      for (const entry of [json, ...(json?.content ?? [])]) delete entry?.lastModifiedDate;
+      return { status: answer.status, json };
+    });
+    try {
+      const cwd = await workspace({ 'audiences.yaml': desired });
+      expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
+      const viaStandIn = { ...env, ADS_API_URL: undated.url };
+      const reads = () => undated.requests.filter((request) => /^\/openapi\/v4\/targetings\/\d+$/.test(request.path)).length;
+
+      expect((await runCli(['plan', '--cache', '--detailed-exitcode'], { cwd, env: viaStandIn })).code).toBe(0);
+      expect(reads()).toBe(3);
+      expect((await runCli(['plan', '--cache', '--detailed-exitcode'], { cwd, env: viaStandIn })).code).toBe(0);
+      expect(reads()).toBe(6);
+    } finally {
+      await undated.close();
+    }
   });
 });

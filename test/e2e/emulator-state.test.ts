@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -104,6 +104,56 @@ describe('commands sharing the embedded emulator', () => {
     const plan = await runCli(['plan', '--emulator'], { cwd });
     expect(plan.code, plan.stderr).toBe(0);
     expect((await readdir(join(cwd, '.audiences'))).sort()).toEqual(['emulator-state.json', living]);
+  });
+});
+
+describe('the embedded emulator on a disk that takes no more writes', () => {
+  it('never reports a change it could not store as done or verified, and its state holds exactly what the apply reported done', async () => {
+    const names = Array.from({ length: 100 }, (_, index) => `full-${String(index).padStart(3, '0')}`);
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n${names.map((name) => `  - { name: ${name}, type: DISPLAY }\n`).join('')}` });
+    const state = join(cwd, '.audiences', 'emulator-state.json');
+    const kept = join(cwd, 'last-stored.json');
+    const apply = startCli(['apply', '--emulator', '--auto-approve', '--concurrency', '1'], cwd);
+    apply.waiting.catch(() => undefined); // it has no other command to wait for
+    // Once a create is stored, writes start failing: the state file is moved aside (it is the last
+    // state stored) and a folder that is not empty takes its place, so no write can be renamed
+    // over it (root included). A write that lands meanwhile is moved aside too: it is newer.
+    for (;;) {
+      const text = await readFile(state, 'utf8').catch(() => '');
+      if ((text.match(/"name": "full-/g) ?? []).length >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    for (;;) {
+      await rename(state, kept);
+      const blocked = await mkdir(state).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => (error.code === 'EEXIST' ? false : Promise.reject(error)),
+      );
+      if (blocked) break;
+    }
+    await mkdir(join(state, 'in-the-way'));
+    const result = await apply.done;
+
+    expect(result.code).toBe(1);
+    const done = [...result.stderr.matchAll(/^ok {6}create audience "(full-\d+)" \(id (\d+)\)$/gm)].map(([, name, id]) => [name, Number(id)]);
+    const notDone = [...result.stderr.matchAll(/^(?:failed|UNKNOWN) +create audience "(full-\d+)"/gm)].map(([, name]) => name);
+    expect(done.length).toBeGreaterThanOrEqual(2);
+    expect(done.length + notDone.length).toBe(100);
+    expect(result.stderr).not.toMatch(/^verified/m);
+    expect(result.stderr).toContain('the emulator could not store its state in');
+    expect(result.stdout).toMatch(new RegExp(`Apply incomplete for ad account 1234: ${done.length} done, `));
+    const stored = JSON.parse(await readFile(kept, 'utf8')) as { audiences: Array<{ id: number; name: string }> };
+    expect(stored.audiences.map((audience) => [audience.name, audience.id])).toEqual(done);
+
+    // With room again, the next apply makes exactly the others, each with an id of its own.
+    await rm(state, { recursive: true });
+    await rename(kept, state);
+    const again = await runCli(['apply', '--emulator', '--auto-approve'], { cwd });
+    expect(again.stdout).toContain(`Plan: ${notDone.length} to create, 0 to update, 0 to delete, 0 to unlink.`);
+    expect(again.code).toBe(0);
+    const ids = (JSON.parse(await readFile(state, 'utf8')) as { audiences: Array<{ id: number }> }).audiences.map((audience) => audience.id);
+    expect(new Set(ids).size).toBe(100);
+    expect((await stat(state)).isFile()).toBe(true);
   });
 });
 

@@ -141,6 +141,24 @@ describe('audiences import', () => {
     expect((await runInProcess(['plan', '-f', 'some.yaml', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
   });
 
+  it('matches --name globs against names as plain text: `.` and `..` segments are characters like any other', async () => {
+    for (const name of ['legacy-x/.', 'legacy-a/./b', 'legacy-../..', 'other']) await live.client.create(definition({ name }));
+    const cwd = await workspace({});
+    const imported = await runInProcess(['import', '--ad-account', '1234', '--name', 'legacy-*', '-o', 'some.yaml'], { cwd, env });
+    expect(imported.code).toBe(0);
+    const file = parse(await readFile(join(cwd, 'some.yaml'), 'utf8')) as { audiences: Array<{ name: string }> };
+    expect(file.audiences.map((audience) => audience.name).sort()).toEqual(['legacy-../..', 'legacy-a/./b', 'legacy-x/.']);
+  });
+
+  it('refuses a --name glob that another glob dialect reads otherwise, before reading the account', async () => {
+    const refused = await runInProcess(['import', '--ad-account', '1234', '--name', '{seoul,busan}-*'], { cwd: await workspace({}), env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'error[USAGE]: --name "{seoul,busan}-*" is not a name glob: `{` is not glob syntax here (no braces, groups or extglobs)\n' +
+        '  hint: write `\\` before a character to match it as it is; for alternatives, write one glob each (\\{seoul,busan\\}-*)\n',
+    );
+  });
+
   it('leaves out, with a note and a warning, an audience whose name a file cannot hold', async () => {
     // The API refuses control characters in a name; such an audience was made elsewhere (the
     // ad manager, an older service), so it is planted in the emulator's state.

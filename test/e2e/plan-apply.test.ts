@@ -227,6 +227,32 @@ describe('files the commands write and keep', () => {
   });
 });
 
+describe('names that print alike but are spelt otherwise (NFC and NFD)', () => {
+  it('are the same audiences: a saved plan renames them to the file’s spelling, keeping ids and ad groups, where a delete and a create of each was refused as a mass delete', async () => {
+    const looks = Array.from({ length: 12 }, (_, index) => `caf\u00e9-${index}`);
+    const ids = new Map<string, number>();
+    for (const look of looks) ids.set(look, await createDirectly(look.normalize('NFD')));
+    await emulatorRoute(emulator, 'POST', '/_emulator/links', { adAccountId: 1234, audienceId: ids.get(looks[0] ?? ''), adGroupId: 101 });
+    const file = `adAccountId: 1234\nprune: true\naudiences:\n${looks.map((look) => `  - { name: "${look}", type: DISPLAY }\n`).join('')}`;
+    const cwd = await workspace({ 'audiences.yaml': file });
+
+    const planned = await runInProcess(['plan', '--out', 'plan.json'], { cwd, env });
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toContain('Plan: 0 to create, 12 to update, 0 to delete, 0 to unlink.');
+    expect(planned.stdout).toContain(
+      `warning[NAME_SPELLING]: audience "caf\u00e9-0" is the account's "cafe\u0301-0" (id ${ids.get(looks[0] ?? '')}): the names print alike but are spelt with other characters, the file's U+0063 U+0061 U+0066 U+00E9 U+002D U+0030 and the account's U+0063 U+0061 U+0066 U+0065 U+0301 U+002D U+0030`,
+    );
+    const applied = await runInProcess(['apply', 'plan.json'], { cwd, env });
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('12 done, 0 failed');
+
+    const state = (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ id: number; name: string }>; links: Array<{ audienceId: number; adGroupId: number }> };
+    expect(state.audiences.map((audience) => [audience.name, audience.id])).toEqual(looks.map((look) => [look, ids.get(look)]));
+    expect(state.links).toContainEqual({ audienceId: ids.get(looks[0] ?? ''), adGroupId: 101 });
+    expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+  });
+});
+
 describe('a name someone else gave an audience cannot make the output lie', () => {
   it('shows a right-to-left override in a live name written out, in the text plan, the Markdown comment and the apply', async () => {
     const id = await createDirectly('refund\u202egnp.exe');

@@ -109,6 +109,45 @@ describe('planner properties', () => {
   });
 });
 
+/** Names that print alike, each spelt several ways: composed (NFC), decomposed (NFD), and Å also as the angstrom sign. */
+const SPELLINGS = [['caf\u00e9', 'cafe\u0301'], ['na\u00efve', 'nai\u0308ve'], ['\u00c5', 'A\u030a', '\u212b'], ['plain']];
+const spelling = fc.constantFrom(...SPELLINGS.flat());
+const codePoints = (name: string) => Array.from(name, (char) => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+
+describe('names that print alike but are spelt otherwise', () => {
+  it('are one audience when one declared name and one live audience share the look; never a delete and a create without a warning showing both', () => {
+    const scenario = fc.record({ declared: fc.uniqueArray(spelling, { maxLength: 5 }), live: fc.array(spelling, { maxLength: 5 }), prune: fc.boolean() });
+    fc.assert(
+      fc.property(scenario, ({ declared, live, prune }) => {
+        const state = liveState(live.map((name, index) => liveAudience(index + 1, { name })));
+        const plan = planAccount(
+          desiredState(
+            declared.map((name) => desiredAudience({ name })),
+            { prune },
+          ),
+          state,
+          options,
+        );
+        const warnings = plan.warnings.filter((warning) => warning.code === 'NAME_SPELLING').map((warning) => warning.message);
+        const look = (name: string) => name.normalize('NFC');
+        for (const created of plan.changes.filter((change) => change.action === 'create')) {
+          for (const deleted of plan.changes.filter((change) => change.action === 'delete' && look(change.name) === look(created.name))) {
+            expect(warnings.some((message) => message.includes(codePoints(created.name)) && message.includes(codePoints(deleted.name)))).toBe(true);
+          }
+        }
+        for (const name of declared) {
+          const alike = live.flatMap((other, index) => (look(other) === look(name) ? [index + 1] : []));
+          const declaredAlike = declared.filter((other) => look(other) === look(name));
+          if (alike.length !== 1 || declaredAlike.length !== 1 || live[(alike[0] ?? 0) - 1] === name) continue;
+          expect(plan.changes.filter((change) => look(change.name) === look(name))).toEqual([expect.objectContaining({ action: 'update', id: alike[0], name })]);
+          expect(warnings.some((message) => message.includes(codePoints(name)) && message.includes(codePoints(live[(alike[0] ?? 0) - 1] ?? '')))).toBe(true);
+        }
+      }),
+      RUNS,
+    );
+  });
+});
+
 /** The same definition with every set in a random order. */
 function reorderSets(full: AudienceDefinition): fc.Arbitrary<AudienceDefinition> {
   const sets = ['ages', 'genders', 'ufoInterests', 'ufoBusinessTypes', ...REGION_FIELDS, ...TARGETING_FIELDS] as const;

@@ -1,5 +1,5 @@
 import { fileOption, UsageError, type CommandDefinition } from '../command.js';
-import { visible } from '../../model/index.js';
+import { parseNameGlob, visible } from '../../model/index.js';
 import { withServices } from '../services.js';
 
 /** `audiences import`: the live audiences of an account as a desired-state file that plans to no changes. */
@@ -21,10 +21,13 @@ export const importCommand: CommandDefinition = {
     const adAccountId = Number(args['adAccount']);
     if (!Number.isSafeInteger(adAccountId) || adAccountId <= 0) throw new UsageError('--ad-account takes one positive whole number', 'e.g. --ad-account 1234, the id the ad manager shows');
     const out = fileOption(args, 'out', '-o', 'audiences import --ad-account 1234 -o audiences.yaml');
+    const names = Array.isArray(args['name']) ? args['name'].map(String) : [];
+    for (const name of names) {
+      const glob = parseNameGlob(name);
+      if (!glob.ok) throw new UsageError(`--name ${JSON.stringify(name)} is not a name glob: ${glob.problem}`, glob.suggestion === name ? glob.hint : `${glob.hint} (${glob.suggestion})`);
+    }
     const { importAccount } = await import('../../operations/import.js');
-    const result = await withServices(args, io, (services) =>
-      importAccount({ adAccountId, out, force: args['force'] === true, names: Array.isArray(args['name']) ? args['name'].map(String) : [] }, services.audiences(adAccountId), io.cwd),
-    );
+    const result = await withServices(args, io, (services) => importAccount({ adAccountId, out, force: args['force'] === true, names }, services.audiences(adAccountId), io.cwd));
     if (out) io.stderr(`Imported ${result.imported} audience${result.imported === 1 ? '' : 's'} of ad account ${adAccountId} into ${out}.\n`);
     else io.stdout(result.text);
     for (const { audience, reason } of result.skipped) {

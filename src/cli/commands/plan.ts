@@ -50,7 +50,8 @@ async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files
     loadServices(),
   ]);
   if (saved) await saved.checkPlanTarget(saved.out, io.cwd);
-  const planned = await withServices(args, io, (services) =>
+  const cache = args['cache'] === true ? await import('../../operations/detail-cache.js') : undefined;
+  const planned = await withServices(args, io, (services, connection) =>
     planFiles(
       files,
       { allowMassDelete: args['allowMassDelete'] === true },
@@ -58,7 +59,7 @@ async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files
         cwd: io.cwd,
         reader: (adAccountId) => services.audiences(adAccountId),
         business: (adAccountId) => services.business(adAccountId),
-        cache: args['cache'] === true,
+        ...(cache ? { cache: { service: cache.cacheService(connection) } } : {}),
       },
     ),
   );

@@ -190,7 +190,7 @@ export interface AudiencesFile {
     minimum?: number
   }
   /**
-   * Name globs (picomatch) of live audiences never touched, even with prune.
+   * Name globs of live audiences never touched, even with prune. Names are plain text: `*` matches any characters (`/` and `.` too), `?` one, `[abc]`, `[a-z]` and `[!abc]` one of a set, and `\` makes the next character literal; braces, parentheses and a leading `!` must be escaped.
    */
   ignore?: string[]
   business?: Business
