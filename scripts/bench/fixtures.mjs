@@ -4,6 +4,7 @@
  * from the same small description, independently of the client's conversion code, so a plan
  * of the seeded account against the unchanged YAML must come out empty (the bench checks it).
  */
+import { stringify } from 'lossless-json';
 
 export const BENCH_ACCOUNT_ID = 1234;
 /** A DISPLAY/VISITING ad group of the seeded demo account (see src/emulator/SPEC.md). */
@@ -94,5 +95,7 @@ export async function liveAnswers(count) {
   const context = { state, account, now: new Date(), quirks: false };
   for (let index = 0; index < count; index += 1) operations.createAudience(context, createBody(index));
   const list = operations.listAudiences(context).content;
-  return { list, reads: list.map((item) => operations.readAudience(context, item.id)) };
+  const answers = { list, reads: list.map((item) => operations.readAudience(context, String(item.id))) };
+  // As the service writes them: the emulator's answers hold ids as bigints (src/emulator/ids.ts).
+  return JSON.parse(stringify(answers));
 }

@@ -29,7 +29,7 @@ describe('audienceFromWire', () => {
   it('keeps the display names the service adds to members, and leaves them out of a request', () => {
     const live = audienceFromWire({ ...base, cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'Viewers' }] });
     expect(live.definition.cohortTargetings).toEqual([{ cohortId: 5, cohortName: 'Viewers', inclusionType: 'INCLUDE' }]);
-    expect(audienceToWire(1234, live.definition, 7)['cohortTargetings']).toEqual([{ cohortId: 5, inclusionType: 'INCLUDE' }]);
+    expect(audienceToWire(1234, live.definition, '7')['cohortTargetings']).toEqual([{ cohortId: 5, inclusionType: 'INCLUDE' }]);
   });
 
   it('reads fields it only shows in any type, and member ids as numbers or text, as answered', () => {
@@ -66,11 +66,11 @@ describe('fields the schemas leave open, narrowed by their values', () => {
   it('a list item with a type the tool does not know (kept as text: only shown), and an ad group without its campaign id', () => {
     expect(audienceSummaryFromWire({ id: 1, name: 'a', type: 7 }).type).toBe('7');
     expect(adGroupLinkFromWire({ adGroupId: 101, adGroupStatus: 'LIVE', campaignTypeGoal: null })).toEqual({
-      adGroupId: 101,
+      adGroupId: '101',
       adGroupName: '',
       adGroupType: '',
       adGroupStatus: [],
-      campaignId: 0,
+      campaignId: '0',
       campaignName: '',
       campaignType: '',
       campaignGoal: '',

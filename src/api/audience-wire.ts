@@ -10,11 +10,13 @@ import {
   type JsonValue,
   type LiveAudience,
   type LiveAudienceSummary,
+  type Long,
   type Region,
   type TargetingField,
   type TargetingMember,
 } from '../model/index.js';
-import type { AudienceAdGroup, AudienceDetail, AudienceListItem, AudienceWriteResponse, Depth3Location } from './generated/wire.js';
+import type { AudienceAdGroup, AudienceDetail, AudienceListItem, AudienceWriteResponse, Depth3Location, Long as WireLong } from './generated/wire.js';
+import { longToWire } from './long-json.js';
 
 /**
  * The one place where the audience service's wire shapes become the model and back.
@@ -36,13 +38,18 @@ type RequestBody = Record<string, unknown>;
 
 export function audienceSummaryFromWire(wire: AudienceListItem): LiveAudienceSummary {
   return {
-    id: wire.id,
+    id: longFromWire(wire.id),
     name: wire.name,
     audienceStatus: textOf(wire.audienceStatus),
     type: textOf(wire.type),
     createdDate: textOf(wire.createdDate),
     lastModifiedDate: textOf(wire.lastModifiedDate),
   };
+}
+
+/** A Long as answered (a number within 2^53, or its digits: the schema checks which) as the model's text. */
+export function longFromWire(wire: WireLong): Long {
+  return String(wire);
 }
 
 /** A value the tool only shows or compares for equality, as text ('' when absent). */
@@ -89,12 +96,12 @@ export function audienceFromWire(wire: WireAudience): LiveAudience {
 export function adGroupLinkFromWire(wire: AudienceAdGroup): AdGroupLink {
   const goal = wire.campaignTypeGoal ?? {};
   return {
-    adGroupId: wire.adGroupId,
+    adGroupId: longFromWire(wire.adGroupId),
     adGroupName: textOf(wire.adGroupName),
     adGroupType: textOf(wire.adGroupType),
     adGroupStatus: Array.isArray(wire.adGroupStatus) ? wire.adGroupStatus.map(String) : [],
     // The schema does not require it; no campaign has the id 0.
-    campaignId: wire.campaignId ?? 0,
+    campaignId: longFromWire(wire.campaignId ?? 0),
     campaignName: textOf(wire.campaignName),
     campaignType: goal.campaignType ?? '',
     campaignGoal: goal.goal ?? '',
@@ -102,9 +109,9 @@ export function adGroupLinkFromWire(wire: AudienceAdGroup): AdGroupLink {
 }
 
 /** The create body (or, with an id, the update body) for a definition. */
-export function audienceToWire(adAccountId: number, definition: AudienceDefinition, id?: number): RequestBody {
+export function audienceToWire(adAccountId: number, definition: AudienceDefinition, id?: Long): RequestBody {
   const body: RequestBody = {
-    ...(id === undefined ? {} : { id }),
+    ...(id === undefined ? {} : { id: longToWire(id) }),
     adAccountId,
     name: definition.name,
     type: definition.type,

@@ -1,4 +1,4 @@
-import type { AdGroupLink, AudienceDefinition, LiveAudience, LiveAudienceSummary } from '../model/index.js';
+import { compareLongs, type AdGroupLink, type AudienceDefinition, type LiveAudience, type LiveAudienceSummary, type Long } from '../model/index.js';
 import { AppError, isAppError, isNotStarted, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
 import { isApiError } from './api-error.js';
 import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire } from './audience-wire.js';
@@ -19,7 +19,7 @@ export interface Outcome {
 
 /** A create's outcome: the audience made, as the service answered or as read back after a lost answer. */
 export interface Created extends Outcome {
-  id: number;
+  id: Long;
   /** Null only when the list found the audience made but reading it back failed (the id stands; verifying reads it). */
   audience: LiveAudience | null;
   /**
@@ -27,7 +27,7 @@ export interface Created extends Outcome {
    * plan (another apply's among them): all their ids, lowest first. Any of them may be the one
    * this create made; `id` is the lowest. Empty otherwise, when `id` is the audience it made.
    */
-  candidates: number[];
+  candidates: Long[];
 }
 
 /** An update's outcome: the audience as the service answered. */
@@ -51,11 +51,11 @@ export interface BatchAnswer {
  */
 export interface DeleteManyResult {
   /** Deleted by an attempt whose answer was lost: gone when the account was listed afterwards. */
-  deletedUnanswered: number[];
+  deletedUnanswered: Long[];
   /** The first answer lost on the way, in words ("the service answered 503"), or null when none was. */
   lostAnswer: string | null;
   /** The ids of the last batch sent (those still there after any lost answer; empty when none was left). */
-  sent: number[];
+  sent: Long[];
   /**
    * The service's answer to that batch, or the error that stands instead: refused (an
    * ApiError), not sent because of an interrupt (NOT_STARTED), or unknown (OUTCOME_UNKNOWN).
@@ -68,23 +68,23 @@ export interface AudienceClient {
   readonly adAccountId: number;
   /** `continuation`: part of a change already sent, so sent even after an interrupt (see HttpRequest.continuation). */
   list(options?: { continuation?: boolean }): Promise<LiveAudienceSummary[]>;
-  read(id: number, options?: { continuation?: boolean }): Promise<LiveAudience>;
+  read(id: Long, options?: { continuation?: boolean }): Promise<LiveAudience>;
   /**
    * Creates an audience. `existing` are ids that were there before (the account as planned):
    * when the outcome is unknown, an audience of the name is taken as the one made only when it
    * is none of them (when several are, see Created.candidates). Throws OUTCOME_UNKNOWN when a
    * lost answer cannot be settled.
    */
-  create(definition: AudienceDefinition, existing?: ReadonlySet<number>): Promise<Created>;
+  create(definition: AudienceDefinition, existing?: ReadonlySet<Long>): Promise<Created>;
   /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost (the update may have been made). */
-  update(id: number, definition: AudienceDefinition): Promise<Updated>;
+  update(id: Long, definition: AudienceDefinition): Promise<Updated>;
   /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost. */
-  delete(id: number, options?: { continuation?: boolean }): Promise<Outcome>;
+  delete(id: Long, options?: { continuation?: boolean }): Promise<Outcome>;
   /** One batch delete: the service answers 200 even when some fail, so the outcome is data. */
-  deleteMany(ids: number[]): Promise<DeleteManyResult>;
-  adGroups(id: number): Promise<AdGroupLink[]>;
+  deleteMany(ids: Long[]): Promise<DeleteManyResult>;
+  adGroups(id: Long): Promise<AdGroupLink[]>;
   /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost. */
-  unlink(id: number, adGroupId: number): Promise<Outcome>;
+  unlink(id: Long, adGroupId: Long): Promise<Outcome>;
 }
 
 const BASE = '/openapi/v4/targetings';
@@ -195,7 +195,7 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
           const made = listed
             .filter((summary) => summary.name === definition.name && !existing.has(summary.id))
             .map((summary) => summary.id)
-            .sort((a, b) => a - b);
+            .sort(compareLongs);
           if (made.length > 0) return readFound(made, lost);
           continue;
         }
@@ -231,7 +231,7 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       // the first attempt deleted as "not found". When the outcome is unknown, the account is
       // listed: what is gone was deleted, what is left is sent again.
       let pending = [...new Set(ids)];
-      const deletedUnanswered: number[] = [];
+      const deletedUnanswered: Long[] = [];
       let lostAnswer: string | null = null;
       const watch = watchAnswers();
       const ended = (answer: DeleteManyResult['answer']): DeleteManyResult => ({ deletedUnanswered, lostAnswer, sent: pending, answer });
@@ -253,7 +253,7 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
           if (!isApiError(error) || !error.ambiguous) return ended({ error });
           if (attempt >= RECONCILE_ATTEMPTS) return ended({ error: outcomeUnknown(batch, error, { found: `it was sent ${attempt} times and no answer came back` }) });
           lostAnswer ??= watch.lost ?? summaryOf(error);
-          let present: Set<number>;
+          let present: Set<Long>;
           try {
             present = new Set((await client.list({ continuation: true })).map((summary) => summary.id));
           } catch (listError) {
@@ -287,8 +287,8 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
    * too. When there are several, which one it made is unknown: the lowest is taken, and the
    * apply settles the others as a race (the lowest id stays).
    */
-  async function readFound(made: number[], lost: string): Promise<Created> {
-    const id = made[0] as number;
+  async function readFound(made: Long[], lost: string): Promise<Created> {
+    const id = made[0] as Long;
     const found =
       made.length === 1
         ? `the answer was lost (${lost}); the account was listed and the audience was found (id ${id})`

@@ -25,7 +25,7 @@ export function formatBizNum(bizNum: string): string {
 export function companyFromWire(wire: CompanyWire): Company {
   const address = wire.address ?? {};
   return {
-    id: wire.id ?? null,
+    id: wire.id === undefined ? null : String(wire.id),
     businessRegistrationNumber: wire.businessRegistrationNumber,
     name: wire.name,
     representationName: wire.representationName ?? null,

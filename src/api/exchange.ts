@@ -7,6 +7,7 @@ import { AppError } from '../errors.js';
 import { redact, registerSecret } from '../secrets.js';
 import type { HttpMethod } from './api-error.js';
 import type { WireTypeName } from './wire-schemas.js';
+import { writeBody } from './long-json.js';
 
 /**
  * How one attempt of a request ended, for a caller that changes the account and must say how
@@ -171,7 +172,7 @@ export function serviceTarget(baseUrl: string, urlSetting: string, headers: Read
 export function requestExchange(target: ServiceTarget, request: HttpRequest): Exchange {
   const path = `${request.path.startsWith('/') ? '' : '/'}${request.path}`;
   const query = queryString(request.query);
-  const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  const body = request.body === undefined ? undefined : writeBody(request.body);
   if (request.headers !== undefined) registerHeaderSecrets(request.headers);
   return {
     method: request.method,

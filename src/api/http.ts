@@ -25,6 +25,7 @@ import type { WireTypes } from './generated/wire.js';
 import { answerTurn } from './in-turns.js';
 import { ConcurrencyLimiter, type Permit } from './limiter.js';
 import { DEFAULT_RETRY_POLICY, isAmbiguous, nextStep, type RetryPolicy, type RetryState } from './retry.js';
+import { parseAnswer } from './long-json.js';
 import { createTransportAgent, type Timeouts, type TransportAgent } from './transport-agent.js';
 import { validateWire, type WireTypeName } from './wire-schemas.js';
 
@@ -240,10 +241,10 @@ function acceptWire<K extends WireTypeName>(service: ServiceName, exchange: Exch
   };
 }
 
-/** JSON.parse as a result rather than an exception. */
+/** The answer's JSON (every digit of a Long kept) as a result rather than an exception. */
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: parseAnswer(text) };
   } catch {
     return { ok: false };
   }

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../api/api-error.js';
 import type { AudienceClient, BatchAnswer, DeleteManyResult } from '../api/audiences.js';
 import { AppError, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
+import type { Long } from '../model/index.js';
 import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, ChangeResult } from '../plan/index.js';
 import { definition, planOf } from '../../test/helpers/builders.js';
 import { applyPlan, verifyApplied } from './applier.js';
 import type { ListedAfterWrites } from './kind.js';
 
 /** A batch delete the service answered at once: no answer lost on the way. */
-function answered(ids: number[], answer: BatchAnswer): DeleteManyResult {
+function answered(ids: Long[], answer: BatchAnswer): DeleteManyResult {
   return { deletedUnanswered: [], lostAnswer: null, sent: ids, answer };
 }
 
@@ -17,8 +18,8 @@ function answered(ids: number[], answer: BatchAnswer): DeleteManyResult {
  * audience's id with ids the emulator never hands out (its audiences start at 100001), so
  * these cases use a small in-memory account; the end-to-end tests cover the emulator.
  */
-function account(options: { audiences: number[]; deleteMany?: (ids: number[]) => DeleteManyResult; failUnlink?: boolean }): AudienceClient & { present: Set<number>; calls: string[] } {
-  const present = new Set(options.audiences);
+function account(options: { audiences: number[]; deleteMany?: (ids: Long[]) => DeleteManyResult; failUnlink?: boolean }): AudienceClient & { present: Set<Long>; calls: string[] } {
+  const present = new Set(options.audiences.map(String));
   const calls: string[] = [];
   const refuse = (what: string) => () => Promise.reject(new Error(`${what} is not expected here`));
   return {
@@ -48,7 +49,7 @@ function account(options: { audiences: number[]; deleteMany?: (ids: number[]) =>
 }
 
 function deletion(id: number): AudienceDelete {
-  return { action: 'delete', kind: 'audience', name: `audience ${id}`, id, before: definition({ name: `audience ${id}` }), after: null, display: { impact: [] } };
+  return { action: 'delete', kind: 'audience', name: `audience ${id}`, id: String(id), before: definition({ name: `audience ${id}` }), after: null, display: { impact: [] } };
 }
 
 function unlinking(id: number, adGroupId: number): AdGroupUnlink {
@@ -56,9 +57,9 @@ function unlinking(id: number, adGroupId: number): AdGroupUnlink {
     action: 'unlink',
     kind: 'adGroupLink',
     name: `audience ${id}`,
-    id,
-    adGroupId,
-    before: { adGroupId, adGroupName: 'ad group', adGroupStatus: ['LIVE'], campaignId: 11, campaignName: 'campaign' },
+    id: String(id),
+    adGroupId: String(adGroupId),
+    before: { adGroupId: String(adGroupId), adGroupName: 'ad group', adGroupStatus: ['LIVE'], campaignId: '11', campaignName: 'campaign' },
     after: null,
     display: { reason: 'audience-deleted' },
   };
@@ -70,15 +71,15 @@ describe('applyPlan: batch deletes', () => {
     const client = account({
       audiences: [5, 101, 7],
       deleteMany: (ids) => {
-        for (const id of ids.filter((candidate) => candidate !== 5)) client.present.delete(id);
+        for (const id of ids.filter((candidate) => candidate !== '5')) client.present.delete(id);
         return answered(ids, { successCount: ids.length - 1, failCount: 1, errorMessages: ['audience 5: in use by ad groups 101, 7'] });
       },
     });
     const result = await applyPlan(planOf([deletion(5), deletion(101), deletion(7)]), { audiences: client });
     expect(result.results.map(({ id, status }) => ({ id, status }))).toEqual([
-      { id: 5, status: 'failed' },
-      { id: 101, status: 'ok' },
-      { id: 7, status: 'ok' },
+      { id: '5', status: 'failed' },
+      { id: '101', status: 'ok' },
+      { id: '7', status: 'ok' },
     ]);
     expect(result.results[0]?.cause).toBe('audience 5: in use by ad groups 101, 7');
     expect(result.summary).toEqual({ ok: 2, verified: 0, failed: 1, unknown: 0, skipped: 0 });
@@ -88,8 +89,8 @@ describe('applyPlan: batch deletes', () => {
     const client = account({
       audiences: [1, 2, 3],
       deleteMany: (ids) => {
-        client.present.delete(1);
-        client.present.delete(3);
+        client.present.delete('1');
+        client.present.delete('3');
         return answered(ids, { successCount: ids.length - 1, failCount: 1, errorMessages: ['one audience could not be deleted'] });
       },
     });
@@ -132,13 +133,13 @@ describe('applyPlan: interrupted', () => {
 });
 
 describe('applyPlan: a create another apply raced', () => {
-  const made = { id: 8, name: 'race', audienceStatus: 'STANDBY', type: 'DISPLAY', createdDate: '', lastModifiedDate: '' };
+  const made = { id: '8', name: 'race', audienceStatus: 'STANDBY', type: 'DISPLAY', createdDate: '', lastModifiedDate: '' };
   const create: AudienceCreate = { action: 'create', kind: 'audience', name: 'race', id: null, before: null, after: definition({ name: 'race' }) };
 
-  function racedAccount(rival: { definition: ReturnType<typeof definition> }, remove: (id: number) => Promise<void>) {
+  function racedAccount(rival: { definition: ReturnType<typeof definition> }, remove: (id: Long) => Promise<void>) {
     const client = account({ audiences: [] });
     client.create = async () => ({ id: made.id, audience: { ...made, populationScore: null, definition: definition({ name: 'race' }) }, verified: null, candidates: [] });
-    client.list = async () => [{ ...made, id: 7 }, made];
+    client.list = async () => [{ ...made, id: '7' }, made];
     client.read = async (id) => ({ ...made, id, populationScore: null, definition: rival.definition });
     client.delete = async (id) => {
       client.calls.push(`delete ${id}`);
@@ -151,7 +152,7 @@ describe('applyPlan: a create another apply raced', () => {
   it('adopts the lower id when the rival holds the same definition, deleting its own', async () => {
     const client = racedAccount({ definition: definition({ name: 'race' }) }, async () => undefined);
     const [result] = (await applyPlan(planOf([create]), { audiences: client })).results;
-    expect(result).toMatchObject({ status: 'ok', id: 7 });
+    expect(result).toMatchObject({ status: 'ok', id: '7' });
     expect(result?.cause).toContain('adopted: another apply created "race" at the same time (id 7)');
     expect(client.calls).toEqual(['delete 8']);
   });
@@ -174,30 +175,30 @@ describe('applyPlan: a create another apply raced', () => {
   it('keeps both, and says so, when the rival is another audience or its duplicate cannot be deleted: the create was made', async () => {
     const foreign = racedAccount({ definition: definition({ name: 'race', type: 'MESSAGE' }) }, async () => undefined);
     const [kept] = (await applyPlan(planOf([create]), { audiences: foreign })).results;
-    expect(kept).toMatchObject({ status: 'ok', id: 8 });
+    expect(kept).toMatchObject({ status: 'ok', id: '8' });
     expect(kept?.cause).toContain('appeared meanwhile (id 7) with another definition: both are kept');
     expect(foreign.calls).toEqual([]);
 
     const stuck = racedAccount({ definition: definition({ name: 'race' }) }, () => Promise.reject(new Error('the service went away')));
     const [left] = (await applyPlan(planOf([create]), { audiences: stuck })).results;
-    expect(left).toMatchObject({ status: 'ok', id: 8 });
+    expect(left).toMatchObject({ status: 'ok', id: '8' });
     expect(left?.cause).toContain('deleting the duplicate this apply made (id 8) failed (the service went away)');
   });
 
   it('adopts the lowest alike and deletes its other candidates when a lost answer left it unsure which one it made, whoever made them', async () => {
     const client = racedAccount({ definition: definition({ name: 'race' }) }, async (id) => {
-      if (id === 9) throw new ApiError({ service: 'audience', kind: 'http', status: 404, attempts: 1, method: 'DELETE', path: '/openapi/v4/targetings/9', ambiguous: false });
+      if (id === '9') throw new ApiError({ service: 'audience', kind: 'http', status: 404, attempts: 1, method: 'DELETE', path: '/openapi/v4/targetings/9', ambiguous: false });
     });
     client.create = async () => ({
-      id: 7,
-      audience: { ...made, id: 7, populationScore: null, definition: definition({ name: 'race' }) },
+      id: '7',
+      audience: { ...made, id: '7', populationScore: null, definition: definition({ name: 'race' }) },
       verified: 'the answer was lost (503); …',
-      candidates: [7, 8, 9],
+      candidates: ['7', '8', '9'],
     });
-    client.list = async () => [7, 8, 9].map((id) => ({ ...made, id }));
+    client.list = async () => ['7', '8', '9'].map((id) => ({ ...made, id }));
     const [result] = (await applyPlan(planOf([create]), { audiences: client })).results;
     // 7 stays; 8 and 9 go (9's 404: another apply deleted it first).
-    expect(result).toMatchObject({ status: 'ok', id: 7 });
+    expect(result).toMatchObject({ status: 'ok', id: '7' });
     expect(result?.cause).toBe(
       'adopted: the account held 3 audiences named "race" made since the plan (ids 7, 8, 9), and which one this create made is unknown: the lowest id with its definition stays (id 7); the duplicates (ids 8, 9) were deleted',
     );
@@ -206,14 +207,14 @@ describe('applyPlan: a create another apply raced', () => {
 
   it('unsure which one it made, leaves and names a candidate it cannot read or that holds another definition: the next plan will stop at the name', async () => {
     const client = racedAccount({ definition: definition({ name: 'race' }) }, async () => undefined);
-    client.create = async () => ({ id: 7, audience: null, verified: 'the answer was lost (503); …', candidates: [7, 8, 9, 10] });
-    client.list = async () => [7, 8, 9, 10].map((id) => ({ ...made, id }));
+    client.create = async () => ({ id: '7', audience: null, verified: 'the answer was lost (503); …', candidates: ['7', '8', '9', '10'] });
+    client.list = async () => ['7', '8', '9', '10'].map((id) => ({ ...made, id }));
     client.read = async (id) => {
-      if (id === 9) throw new Error('the service answered 500');
-      return { ...made, id, populationScore: null, definition: definition({ name: 'race', type: id === 7 ? 'MESSAGE' : 'DISPLAY' }) };
+      if (id === '9') throw new Error('the service answered 500');
+      return { ...made, id, populationScore: null, definition: definition({ name: 'race', type: id === '7' ? 'MESSAGE' : 'DISPLAY' }) };
     };
     const [result] = (await applyPlan(planOf([create]), { audiences: client })).results;
-    expect(result).toMatchObject({ status: 'ok', id: 8 });
+    expect(result).toMatchObject({ status: 'ok', id: '8' });
     expect(result?.cause).toBe(
       'the account held 4 audiences named "race" made since the plan (ids 7, 8, 9, 10), and which one this create made is unknown: the lowest id with its definition stays (id 8); the duplicate (id 10) was deleted; but audience 9 could not be read (the service answered 500), so it was not deleted; audience 7 holds another definition, so it is kept: the next plan stops at DUPLICATE_LIVE_NAME until one of them is pinned in the file or the others are deleted',
     );
@@ -231,7 +232,7 @@ describe('applyPlan: answers lost on the way', () => {
     client.create = async (sent) => {
       if (sent.name === 'lost') throw unknown('the create of audience "lost"');
       const audience = {
-        id: sent.name === 'found' ? 8 : 9,
+        id: sent.name === 'found' ? '8' : '9',
         name: sent.name,
         audienceStatus: 'STANDBY' as const,
         type: 'DISPLAY' as const,
@@ -245,9 +246,9 @@ describe('applyPlan: answers lost on the way', () => {
     const reported: ChangeResult[] = [];
     const result = await applyPlan(planOf([creating('found'), creating('lost'), creating('plain')]), { audiences: client }, { finished: (_change, result) => reported.push(result) });
     expect(result.results).toEqual([
-      { action: 'create', name: 'found', id: 8, status: 'ok', verified: 'the answer was lost (503); the account was listed and the audience was found (id 8)', differing: [] },
+      { action: 'create', name: 'found', id: '8', status: 'ok', verified: 'the answer was lost (503); the account was listed and the audience was found (id 8)', differing: [] },
       { action: 'create', name: 'lost', id: null, status: 'unknown', cause: 'the outcome is unknown: the create of audience "lost" may have been carried out, but its answer was lost (503)' },
-      { action: 'create', name: 'plain', id: 9, status: 'ok', differing: [] },
+      { action: 'create', name: 'plain', id: '9', status: 'ok', differing: [] },
     ]);
     expect(result.summary).toEqual({ ok: 1, verified: 1, failed: 0, unknown: 1, skipped: 0 });
     expect(reported).toHaveLength(3);
@@ -256,13 +257,13 @@ describe('applyPlan: answers lost on the way', () => {
   it('a batch delete says, per audience, whether the list after a lost answer found it gone, or it was sent again and deleted', async () => {
     const client = account({
       audiences: [1, 2, 3],
-      deleteMany: () => ({ deletedUnanswered: [1, 3], lostAnswer: 'the service answered 503', sent: [2], answer: { successCount: 1, failCount: 0, errorMessages: [] } }),
+      deleteMany: () => ({ deletedUnanswered: ['1', '3'], lostAnswer: 'the service answered 503', sent: ['2'], answer: { successCount: 1, failCount: 0, errorMessages: [] } }),
     });
     const result = await applyPlan(planOf([deletion(1), deletion(2), deletion(3)]), { audiences: client });
     expect(result.results.map(({ id, status, verified }) => ({ id, status, verified }))).toEqual([
-      { id: 1, status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was gone" },
-      { id: 2, status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was still there, so it was sent again and deleted" },
-      { id: 3, status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was gone" },
+      { id: '1', status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was gone" },
+      { id: '2', status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was still there, so it was sent again and deleted" },
+      { id: '3', status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was gone" },
     ]);
     expect(result.summary).toEqual({ ok: 0, verified: 3, failed: 0, unknown: 0, skipped: 0 });
   });
@@ -270,12 +271,12 @@ describe('applyPlan: answers lost on the way', () => {
   it('a batch delete whose lost answer could not be settled is unknown for what was left, and done for what was found gone', async () => {
     const client = account({
       audiences: [1, 2],
-      deleteMany: () => ({ deletedUnanswered: [1], lostAnswer: 'reset', sent: [2], answer: { error: unknown('the batch delete of audience 2') } }),
+      deleteMany: () => ({ deletedUnanswered: ['1'], lostAnswer: 'reset', sent: ['2'], answer: { error: unknown('the batch delete of audience 2') } }),
     });
     const result = await applyPlan(planOf([deletion(1), deletion(2)]), { audiences: client });
     expect(result.results.map(({ id, status }) => ({ id, status }))).toEqual([
-      { id: 1, status: 'ok' },
-      { id: 2, status: 'unknown' },
+      { id: '1', status: 'ok' },
+      { id: '2', status: 'unknown' },
     ]);
     expect(result.results[1]?.cause).toContain('the outcome is unknown: the batch delete of audience 2');
   });
@@ -327,14 +328,14 @@ describe('verifyApplied after the creates: the list that settles races also chec
   /** An account that makes each create (but `lose`, whose audience never shows), and counts its lists. */
   function creatingAccount(lose?: string) {
     const client = account({ audiences: [21] });
-    const names = new Map<number, string>([[21, 'audience 21']]);
+    const names = new Map<Long, string>([['21', 'audience 21']]);
     let lists = 0;
     client.list = async () => {
       lists += 1;
       return [...client.present].map((id) => ({ id, name: names.get(id) ?? '', audienceStatus: 'AVAILABLE' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '' }));
     };
     client.create = async (sent) => {
-      const id = 30 + names.size;
+      const id = String(30 + names.size);
       names.set(id, sent.name);
       if (sent.name !== lose) client.present.add(id);
       const audience = { id, name: sent.name, audienceStatus: 'STANDBY' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '', populationScore: null, definition: sent };
@@ -359,6 +360,6 @@ describe('verifyApplied after the creates: the list that settles races also chec
     const result = await applyPlan(plan, { audiences: client, listed });
     expect(await verifyApplied(plan, result, client, listed)).toEqual([]);
     expect(lists()).toBe(2);
-    expect(client.present.has(21)).toBe(false);
+    expect(client.present.has('21')).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import type { AudienceClient } from '../api/audiences.js';
+import type { Long } from '../model/index.js';
 import type { ApplyResult, Change, ChangeResult, Plan } from '../plan/index.js';
 import type { ApplyProgress, ApplyServices, DoneChange, ListedAfterWrites } from './kind.js';
 import { APPLY_KINDS } from './kinds/index.js';
@@ -58,7 +59,7 @@ export async function verifyApplied(plan: Plan, result: ApplyResult, audiences: 
     return changeResult?.status === 'ok' ? [{ change, result: changeResult }] : [];
   });
   const kept = listedAfterWrites?.ids;
-  let listed: Promise<ReadonlySet<number>> | undefined = kept === undefined ? undefined : Promise.resolve(kept);
+  let listed: Promise<ReadonlySet<Long>> | undefined = kept === undefined ? undefined : Promise.resolve(kept);
   const present = () => (listed ??= audiences.list().then((summaries) => new Set(summaries.map((summary) => summary.id))));
   const remaining: string[] = [];
   for (const kind of APPLY_KINDS) {

@@ -1,4 +1,5 @@
 import type { AudienceClient } from '../api/audiences.js';
+import type { Long } from '../model/index.js';
 import type { ImageClient } from '../api/imagegen.js';
 import type { Change, ChangeResult, Plan } from '../plan/index.js';
 import type { ImageStore } from './kinds/image.js';
@@ -9,7 +10,7 @@ import type { ImageStore } from './kinds/image.js';
  * Set by the audience kind when nothing is written after its list, read by verifyApplied.
  */
 export interface ListedAfterWrites {
-  ids: ReadonlySet<number> | undefined;
+  ids: ReadonlySet<Long> | undefined;
 }
 
 /** What applying talks to: the audience API, and the image service with the image folder when images can be applied here. */
@@ -49,7 +50,7 @@ export interface ApplyContext extends ApplyServices, ApplyProgress {
 export interface VerifyContext {
   audiences: AudienceClient;
   /** The ids of the account's audiences after applying, listed once for every kind. */
-  present(): Promise<ReadonlySet<number>>;
+  present(): Promise<ReadonlySet<Long>>;
 }
 
 /** A change that was done, with its result. */

@@ -3,6 +3,7 @@ import {
   DEFINITION_FIELDS,
   REGION_FIELDS,
   canonicalizeDefinition,
+  sortLongs,
   type AgeBand,
   type AudienceDefinition,
   type DefinitionField,
@@ -103,8 +104,8 @@ function toDesiredAudience(audience: Audience): DesiredAudience {
     talkChannelGroupTargetings: members('talkChannelGroupTargetings'),
   });
   const desired: DesiredAudience = { key: audience.name, definition, omitted: omittedSets(audience), protect: audience.protect ?? false };
-  if (audience.id !== undefined) desired.id = audience.id;
-  if (audience.adGroups) desired.adGroups = [...new Set(audience.adGroups)].sort((a, b) => a - b);
+  if (audience.id !== undefined) desired.id = String(audience.id);
+  if (audience.adGroups) desired.adGroups = sortLongs(audience.adGroups.map(String));
   return desired;
 }
 

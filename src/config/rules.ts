@@ -1,4 +1,4 @@
-import { ignoreMatcher, parseNameGlob, REGION_FIELDS, stableStringify, TARGETING_FIELDS, type JsonValue } from '../model/index.js';
+import { ignoreMatcher, longOf, parseNameGlob, REGION_FIELDS, stableStringify, TARGETING_FIELDS, type JsonValue, type Long } from '../model/index.js';
 import type { Finding } from './issues.js';
 import { toLabel, type Path } from './positions.js';
 
@@ -23,7 +23,7 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
   if (!isRecord(file) || !Array.isArray(file['audiences'])) return { errors, warnings };
   const audiences: unknown[] = file['audiences'];
   const names = new Map<string, Path>();
-  const ids = new Map<number, Path>();
+  const ids = new Map<Long, Path>();
   const ignoreMatchers = ignoreGlobs(file['ignore'], errors);
 
   // Indexed loops here and below: a file is checked once per run, by code that has not warmed
@@ -67,8 +67,9 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
         });
       }
     }
-    const id = audience['id'];
-    if (typeof id === 'number' && Number.isInteger(id)) {
+    // 5001 and "5001" pin one audience.
+    const id = longOf(audience['id']);
+    if (id !== undefined) {
       const first = ids.get(id);
       if (first) {
         errors.push({
@@ -183,7 +184,7 @@ const SETS: ReadonlyArray<readonly [string, (value: unknown) => string | undefin
   ['genders', text],
   ['ufoInterests', text],
   ['ufoBusinessTypes', text],
-  ['adGroups', (value) => (typeof value === 'number' ? String(value) : undefined)],
+  ['adGroups', (value) => (typeof value === 'number' || typeof value === 'string' ? String(value) : undefined)],
   ...REGION_FIELDS.map((field) => [field, (value: unknown) => (isRecord(value) ? text(value['value']) : text(value))] as const),
   ...TARGETING_FIELDS.map((field) => [field, (value: unknown) => (isRecord(value) ? stableStringify(value as JsonValue) : undefined)] as const),
 ];

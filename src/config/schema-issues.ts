@@ -73,7 +73,7 @@ function alternativesIndex(errors: readonly ErrorObject[]): (instancePath: strin
 function fromAlternative(error: ErrorObject, anyOf: ErrorObject): Finding | undefined {
   const value = anyOf.data;
   const custom = anyOf.parentSchema?.['errorMessage'];
-  if (typeof custom === 'string') return error === anyOf ? { path: pathOf(error), target: 'value', message: `${describe(value)} ${custom}` } : undefined;
+  if (typeof custom === 'string') return error === anyOf ? { path: pathOf(error), target: 'value', ...(inexactId(value) ?? { message: `${describe(value)} ${custom}` }) } : undefined;
   const atChoice = error.instancePath === anyOf.instancePath;
   if (isPlainObject(value)) {
     return atChoice && ['enum', 'pattern', 'type', 'const', 'anyOf'].includes(error.keyword) ? undefined : fromError(error);
@@ -138,6 +138,18 @@ function fromError(error: ErrorObject): Finding | undefined {
     default:
       return { path, target: 'value', message: typeof custom === 'string' ? custom : (error.message ?? `fails ${error.keyword}`) };
   }
+}
+
+/**
+ * Numbers are read as doubles: past 2^53 an id would silently become another one (its digits
+ * are not what the file shows), so such an id is refused, and written in quotes it is read as text.
+ */
+function inexactId(value: unknown): { message: string; hint: string } | undefined {
+  if (typeof value !== 'number' || !Number.isInteger(value) || Number.isSafeInteger(value)) return undefined;
+  return {
+    message: `is a number past ${Number.MAX_SAFE_INTEGER}, which cannot be read exactly`,
+    hint: 'write the id in quotes, e.g. id: "9007199254740993": an id past 9007199254740991 is read exactly as text, as `audiences import` writes it',
+  };
 }
 
 const REQUIRED_HINTS: Readonly<Record<string, string>> = {

@@ -53,7 +53,7 @@ describe('validateConfig: a valid file', () => {
     expect(state.audiences).toEqual([
       {
         key: 'seoul-women-20s',
-        id: 77,
+        id: '77',
         definition: {
           name: 'seoul-women-20s',
           type: 'DISPLAY',
@@ -85,7 +85,7 @@ describe('validateConfig: a valid file', () => {
           'talkChannelTargetings',
           'syncAppTargetings',
         ],
-        adGroups: [101, 102],
+        adGroups: ['101', '102'],
         protect: true,
       },
     ]);
@@ -376,17 +376,31 @@ describe('validateConfig: rules of the file', () => {
     expect(found).toHaveLength(8);
     expect(found.filter((issue) => issue.hint === undefined)).toEqual([]);
     expect(found.map((issue) => issue.hint)).toContain('adAccountId: the ad account this file describes (one account per file)');
-    expect(found.map((issue) => issue.hint)).toContain('adGroups: an ad group id: a whole number from 1');
+    expect(found.map((issue) => issue.hint)).toContain('adGroups: an id of the service (a Long): a whole number, or its digits in quotes, which an id above 9007199254740991 needs to be read exactly');
   });
 
   it('refuses ids too large to be read exactly, rather than send another one', () => {
     const found = issues('adAccountId: 9007199254740993\naudiences:\n  - {name: a, type: DISPLAY, id: 123456789012345678901, adGroups: [9007199254740992]}\n');
     expect(found.map((issue) => issue.message)).toEqual([
       'adAccountId: must be at most 9007199254740991, got 9007199254740992',
-      'audiences[0].id: must be at most 9007199254740991, got 123456789012345680000',
-      'audiences[0].adGroups[0]: must be at most 9007199254740991, got 9007199254740992',
+      'audiences[0].id: is a number past 9007199254740991, which cannot be read exactly',
+      'audiences[0].adGroups[0]: is a number past 9007199254740991, which cannot be read exactly',
     ]);
-    expect(new Set(found.map((issue) => issue.hint))).toEqual(new Set(['an id this large cannot be read exactly: check it against the ad manager']));
+    expect(found.map((issue) => issue.hint)).toEqual([
+      'an id this large cannot be read exactly: check it against the ad manager',
+      'write the id in quotes, e.g. id: "9007199254740993": an id past 9007199254740991 is read exactly as text, as `audiences import` writes it',
+      'write the id in quotes, e.g. id: "9007199254740993": an id past 9007199254740991 is read exactly as text, as `audiences import` writes it',
+    ]);
+  });
+
+  it('reads an id in quotes with every digit, past 2^53 too; 5001 and "5001" pin one audience', () => {
+    const state = desired('adAccountId: 1\naudiences:\n  - {name: a, type: DISPLAY, id: "9007199254740993", adGroups: ["9007199254740995", 101]}\n');
+    expect(state.audiences[0]).toMatchObject({ id: '9007199254740993', adGroups: ['101', '9007199254740995'] });
+    const found = issues('adAccountId: 1\naudiences:\n  - {name: a, type: DISPLAY, id: 5001}\n  - {name: b, type: DISPLAY, id: "5001"}\n  - {name: c, type: DISPLAY, id: "05001"}\n');
+    expect(found.map((issue) => issue.message)).toEqual([
+      'audiences[1].id: 5001 is already pinned by audiences[0] (line 3)',
+      'audiences[2].id: "05001" must be an id: a whole number from 1 (in quotes above 9007199254740991, to be read exactly)',
+    ]);
   });
 
   it('checks the business registration number form', () => {

@@ -1,5 +1,5 @@
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
-import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_REQUEST_FIELDS, visible, type AudienceDefinition, type JsonValue, type LiveAudience } from '../model/index.js';
+import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_REQUEST_FIELDS, visible, type AudienceDefinition, type JsonValue, type LiveAudience, type Long } from '../model/index.js';
 
 /**
  * The desired-state file for live audiences, as `audiences import` writes it: the service's
@@ -12,7 +12,7 @@ export function renderDesiredFile(options: { adAccountId: number; audiences: Liv
   const doc = new Document({
     adAccountId,
     prune: false,
-    audiences: audiences.map((audience) => ({ name: audience.name, id: audience.id, ...declaredFields(audience.definition) })),
+    audiences: audiences.map((audience) => ({ name: audience.name, id: idInFile(audience.id), ...declaredFields(audience.definition) })),
   });
   doc.commentBefore = [
     ` yaml-language-server: $schema=${schemaRef}`,
@@ -33,6 +33,12 @@ export function renderDesiredFile(options: { adAccountId: number; audiences: Liv
     });
   }
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+/** An id as a number where it reads back exactly, else its digits in quotes (past 2^53 a number would read as another id). */
+function idInFile(id: Long): number | string {
+  const value = Number(id);
+  return Number.isSafeInteger(value) ? value : id;
 }
 
 /** The fields of a definition as a file declares them: empty lists and inferable types left out. */

@@ -231,7 +231,7 @@ describe('the rules of the create body', () => {
     ['a member id of zero', { cohortTargetings: [{ cohortId: 0, inclusionType: 'INCLUDE' }] }, 4902],
     ['a negative member id', { customerFileTargetings: [{ customerFileId: -5001, inclusionType: 'INCLUDE' }] }, 4902],
     ['a fractional member id', { customerFileTargetings: [{ customerFileId: 5001.5, inclusionType: 'INCLUDE' }] }, 4902],
-    ['a member id beyond the safe integers', { customerFileTargetings: [{ customerFileId: 2 ** 53, inclusionType: 'INCLUDE' }] }, 4902],
+    ['rule 9: a member id past 2^53, read exactly, of no item', { customerFileTargetings: [{ customerFileId: 2 ** 53, inclusionType: 'INCLUDE' }] }, 4901],
     ['an empty member id', { talkChannelTargetings: [{ profileId: '', inclusionType: 'INCLUDE' }] }, 4902],
     ['a member id that is a boolean', { syncAppTargetings: [{ profileId: true, inclusionType: 'INCLUDE' }] }, 4902],
     ['a member id that is an object', { trackerTargetings: [{ trackId: { id: 1 }, eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4902],
@@ -725,8 +725,8 @@ describe('member ids are opaque scalars, matched as text (wire decision §2)', (
 
   it('stores the catalogue item’s own id, so a later memberIds setting changes only the answers', async () => {
     const created = await create(display(false));
-    const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { audiences: Array<{ id: number }> };
-    const stored = state.audiences.find((candidate) => candidate.id === created.json.id);
+    const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { audiences: Array<{ id: string }> };
+    const stored = state.audiences.find((candidate) => candidate.id === String(created.json.id));
     expect(idsOf({ ...stored, talkChannelGroupTargetings: [] })).toEqual(expected['catalog']!.display);
     const read = async () => idsOf((await call('GET', `/openapi/v4/targetings/${created.json.id}`)).json);
     await setMemberIds('number');
@@ -754,5 +754,62 @@ describe('member ids are opaque scalars, matched as text (wire decision §2)', (
       expect(answer.json.talkChannelTargetings[0].profileName).toBe('Numeric channel');
       expect(answer.json.syncAppTargetings[0].profileName).toBe('Numeric app');
     }
+  });
+});
+
+describe('ids past 2^53 (reset with an idBase): stored, answered and taken with every digit', () => {
+  const base = 2n ** 53n;
+  /** `text` with each id token as written, not as JSON.parse rounds it. */
+  const tokens = (text: string, key: string) => [...text.matchAll(new RegExp(`"${key}":(\\d+)`, 'g'))].map((match) => match[1]);
+
+  beforeEach(async () => {
+    await fetch(`${emulator.url}/_emulator/reset`, { method: 'POST', body: JSON.stringify({ idBase: String(base) }) });
+  });
+
+  it('gives out ids past 2^53 and answers them as JSON numbers with every digit', async () => {
+    const first = await create({ name: 'a' });
+    const second = await create({ name: 'b' });
+    expect(tokens(first.text, 'id')).toEqual([String(base + 100001n)]);
+    expect(tokens(second.text, 'id')).toEqual([String(base + 100002n)]);
+    const list = await call('GET', '/openapi/v4/targetings/audiences');
+    expect(tokens(list.text, 'id')).toEqual([String(base + 100001n), String(base + 100002n)]);
+  });
+
+  it('reads, updates, links, unlinks and deletes the audience the digits name, and no neighbour', async () => {
+    await create({ name: 'a' });
+    await create({ name: 'b' });
+    const id = String(base + 100002n);
+    const read = await call('GET', `/openapi/v4/targetings/${id}`);
+    expect(read.status).toBe(200);
+    expect(JSON.parse(read.text.replace(/"id":(\d+)/, '"id":"$1"')).name).toBe('b');
+    // The id JSON.parse would make of it names no audience: 9007199254840994 and …992 are not …993.
+    expect((await call('GET', `/openapi/v4/targetings/${String(base + 100003n)}`)).status).toBe(404);
+
+    const body = JSON.stringify(audience({ name: 'b2' })).replace(/^\{/, `{"id":${id},`);
+    const updated = await fetch(`${emulator.url}/openapi/v4/targetings`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
+      body,
+    });
+    expect(updated.status, await updated.clone().text()).toBe(200);
+    expect((await call('GET', '/openapi/v4/targetings/audiences')).json.content.map((item: { name: string }) => item.name)).toEqual(['a', 'b2']);
+
+    const adGroup = String(base + 101n);
+    const linked = await fetch(`${emulator.url}/_emulator/links`, { method: 'POST', body: `{"adAccountId":1234,"audienceId":${id},"adGroupId":${adGroup}}` });
+    expect(linked.status).toBe(200);
+    const adGroups = await call('GET', `/openapi/v4/targetings/${id}/adGroups`);
+    expect(tokens(adGroups.text, 'adGroupId')).toEqual([adGroup]);
+    expect(tokens(adGroups.text, 'campaignId')).toEqual([String(base + 11n)]);
+    expect((await call('PUT', `/openapi/v4/targetings/${id}/unlink?adGroupId=${adGroup}`)).status).toBe(200);
+    const deleted = await call('DELETE', `/openapi/v4/targetings?audienceIds=${id}`);
+    expect(deleted.json).toEqual({ successCount: 1, failCount: 0, errorMessages: [] });
+    expect((await call('GET', '/openapi/v4/targetings/audiences')).json.content.map((item: { name: string }) => item.name)).toEqual(['a']);
+  });
+
+  it('refuses an id sent as text in a body: a Long is a JSON number', async () => {
+    await create({ name: 'a' });
+    const answer = await call('PUT', '/openapi/v4/targetings', { body: audience({ id: String(base + 100001n), name: 'a' }) });
+    expect(answer.status).toBe(400);
+    expect(answer.json.extras.detailMsg).toBe("field 'id' must be a positive integer (Long)");
   });
 });

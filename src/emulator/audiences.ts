@@ -3,9 +3,10 @@
  * update bodies, written from the spec and the wire decisions alone (no client code): each
  * broken rule is a 400 with its own detail code, reported one at a time in a fixed order.
  */
-import { detailCodes as codes, failure, invalid } from './http-error.js';
+import { detailCodes as codes, failure, invalid, shown } from './http-error.js';
 import { adultAgeBands, ageBands, regions, ufoBusinessTypes, ufoInterests } from './catalog.js';
 import type { Region } from './catalog.js';
+import { compareIds, idOf, nextId, parseId, wireId, type Long } from './ids.js';
 import type { Account, AudienceStatus, AudienceType, Campaign, EmulatorState, StoredAudience, Targetables } from './store.js';
 
 export interface AudienceContext {
@@ -141,7 +142,7 @@ export function listAudiences(ctx: AudienceContext): { content: unknown[] } {
 }
 
 /** Operation 2. */
-export function readAudience(ctx: AudienceContext, id: number): unknown {
+export function readAudience(ctx: AudienceContext, id: Long): unknown {
   return detailed(ctx, findAudience(ctx, id), 'read');
 }
 
@@ -149,8 +150,10 @@ export function readAudience(ctx: AudienceContext, id: number): unknown {
 export function createAudience(ctx: AudienceContext, body: unknown): unknown {
   const definition = parseDefinition(ctx, body, 'create');
   const at = ctx.now.getTime();
+  const id = ctx.state.nextAudienceId;
+  ctx.state.nextAudienceId = nextId(id);
   const audience: StoredAudience = {
-    id: ctx.state.nextAudienceId++,
+    id,
     adAccountId: ctx.account.id,
     ...definition,
     createdAt: at,
@@ -164,14 +167,14 @@ export function createAudience(ctx: AudienceContext, body: unknown): unknown {
 /** Operation 4. Rules 6 and 7 are checked against the campaigns of the ad groups that use the audience. */
 export function updateAudience(ctx: AudienceContext, body: unknown): unknown {
   const definition = parseDefinition(ctx, body, 'update');
-  const audience = findAudience(ctx, (body as Body)['id'] as number);
+  const audience = findAudience(ctx, idOf((body as Body)['id']) as Long);
   checkCampaignRules(definition, linkedCampaigns(ctx.state, audience.id));
   Object.assign(audience, definition, { lastModifiedAt: ctx.now.getTime(), statusOverride: null });
   return detailed(ctx, audience, 'write');
 }
 
 /** Operation 5. */
-export function deleteAudience(ctx: AudienceContext, id: number): void {
+export function deleteAudience(ctx: AudienceContext, id: Long): void {
   const audience = findAudience(ctx, id);
   const users = linkedAdGroupIds(ctx.state, audience.id);
   if (users.length > 0) {
@@ -187,7 +190,7 @@ export function deleteAudiences(ctx: AudienceContext, audienceIds: string | null
   if (parts.some((part) => parseId(part) === undefined)) {
     throw invalid(codes.badIdList, `'audienceIds' must be audience ids joined with commas, got '${audienceIds}'`);
   }
-  const ids = [...new Set(parts.map((part) => Number(part)))];
+  const ids = [...new Set(parts)];
   const errorMessages: string[] = [];
   let successCount = 0;
   for (const id of ids) {
@@ -206,7 +209,7 @@ export function deleteAudiences(ctx: AudienceContext, audienceIds: string | null
 }
 
 /** Operation 7. */
-export function listAudienceAdGroups(ctx: AudienceContext, id: number): { content: unknown[] } {
+export function listAudienceAdGroups(ctx: AudienceContext, id: Long): { content: unknown[] } {
   const audience = findAudience(ctx, id);
   const content = linkedAdGroupIds(ctx.state, audience.id).flatMap((adGroupId) => {
     const adGroup = ctx.state.adGroups.find((candidate) => candidate.id === adGroupId);
@@ -214,10 +217,10 @@ export function listAudienceAdGroups(ctx: AudienceContext, id: number): { conten
     if (!adGroup || !campaign) return [];
     return [
       {
-        campaignId: campaign.id,
+        campaignId: wireId(campaign.id),
         campaignName: campaign.name,
         campaignTypeGoal: { campaignType: campaign.campaignType, goal: campaign.goal },
-        adGroupId: adGroup.id,
+        adGroupId: wireId(adGroup.id),
         adGroupName: adGroup.name,
         adGroupStatus: [...adGroup.status],
         adGroupType: adGroup.type,
@@ -228,7 +231,7 @@ export function listAudienceAdGroups(ctx: AudienceContext, id: number): { conten
 }
 
 /** Operation 8. */
-export function unlinkAdGroup(ctx: AudienceContext, id: number, adGroupIdParam: string | null): void {
+export function unlinkAdGroup(ctx: AudienceContext, id: Long, adGroupIdParam: string | null): void {
   if (adGroupIdParam === null) throw invalid(codes.badQuery, "query parameter 'adGroupId' is required");
   const adGroupId = parseId(adGroupIdParam);
   if (adGroupId === undefined) throw invalid(codes.badQuery, `'adGroupId' must be an ad group id, got '${adGroupIdParam}'`);
@@ -244,17 +247,20 @@ export function unlinkAdGroup(ctx: AudienceContext, id: number, adGroupIdParam: 
 // Test-only operations (/_emulator/…)
 
 /** POST /_emulator/links: what the real service does when an ad group is created with the audience. */
-export function linkAdGroup(state: EmulatorState, body: unknown): { audienceId: number; adGroupId: number } {
+export function linkAdGroup(state: EmulatorState, body: unknown): { audienceId: Long; adGroupId: Long } {
   const record = expectObject(body);
   for (const key of Object.keys(record)) {
     if (!['adAccountId', 'audienceId', 'adGroupId'].includes(key)) throw invalid(codes.unknownField, `unknown field '${key}'`);
   }
-  const [adAccountId, audienceId, adGroupId] = (['adAccountId', 'audienceId', 'adGroupId'] as const).map((key) => {
+  const [adAccount, audienceId, adGroupId] = (['adAccountId', 'audienceId', 'adGroupId'] as const).map((key) => {
     const value = record[key];
     if (value === undefined || value === null) throw invalid(codes.required, `field '${key}' is required`);
-    if (!isId(value)) throw invalid(codes.wrongType, `field '${key}' must be a positive integer`);
-    return value;
-  }) as [number, number, number];
+    // A test route: an id in digits is taken too, as a test holds the ids it read.
+    const id = idOf(value) ?? (typeof value === 'string' ? parseId(value) : undefined);
+    if (id === undefined) throw invalid(codes.wrongType, `field '${key}' must be a positive integer`);
+    return id;
+  }) as [Long, Long, Long];
+  const adAccountId = Number(adAccount);
   const audience = state.audiences.find((candidate) => candidate.id === audienceId && candidate.adAccountId === adAccountId);
   if (!audience) throw failure(404, codes.audienceNotFound, `audience ${audienceId} not found in ad account ${adAccountId}`);
   const adGroup = state.adGroups.find((candidate) => candidate.id === adGroupId && candidate.adAccountId === adAccountId);
@@ -270,7 +276,7 @@ export function linkAdGroup(state: EmulatorState, body: unknown): { audienceId: 
 const statuses: readonly AudienceStatus[] = ['STANDBY', 'AVAILABLE', 'SEED_NOT_ENOUGH', 'ERROR'];
 
 /** PUT /_emulator/audiences/<id>/status: pins the status (null unpins) until the next update. */
-export function setAudienceStatus(state: EmulatorState, id: number, body: unknown): { id: number; audienceStatus: AudienceStatus | null } {
+export function setAudienceStatus(state: EmulatorState, id: Long, body: unknown): { id: Long; audienceStatus: AudienceStatus | null } {
   const record = expectObject(body);
   const value = record['audienceStatus'];
   if (value !== null && !statuses.includes(value as AudienceStatus)) {
@@ -353,7 +359,7 @@ function isDecimalInteger(text: string): boolean {
 
 function listItem(ctx: AudienceContext, audience: StoredAudience): Record<string, unknown> {
   return {
-    id: audience.id,
+    id: wireId(audience.id),
     name: audience.name,
     audienceStatus: audienceStatus(ctx.state, audience, ctx.now),
     type: audience.type,
@@ -419,8 +425,8 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
   for (const key of mode === 'update' ? ['id', ...requiredFields] : requiredFields) {
     if (!sent(record, key)) throw invalid(codes.required, `field '${key}' is required`);
   }
-  if (mode === 'update' && !isId(record['id'])) throw invalid(codes.wrongType, "field 'id' must be a positive integer (Long)");
-  if (!isId(record['adAccountId'])) throw invalid(codes.wrongType, "field 'adAccountId' must be a positive integer (Long)");
+  if (mode === 'update' && idOf(record['id']) === undefined) throw invalid(codes.wrongType, "field 'id' must be a positive integer (Long)");
+  if (!isAccountId(record['adAccountId'])) throw invalid(codes.wrongType, "field 'adAccountId' must be a positive integer (Long)");
   if (record['adAccountId'] !== ctx.account.id) {
     throw invalid(codes.accountMismatch, `field 'adAccountId' (${String(record['adAccountId'])}) does not match the adAccountId header (${ctx.account.id})`);
   }
@@ -507,7 +513,7 @@ function parseChoices(record: Body, key: 'ages' | 'genders', choice: 'ALL' | 'NO
   if (values.length === 0) throw invalid(required, `field '${key}' must not be empty when ${typeField} is NOT_ALL (rule ${rule})`);
   values.forEach((value, index) => {
     if (typeof value !== 'string' || !allowed.includes(value)) {
-      throw invalid(bad, `${key}[${index}] must be one of the strings ${allowed.map((v) => `"${v}"`).join(', ')}, got ${JSON.stringify(value)}`);
+      throw invalid(bad, `${key}[${index}] must be one of the strings ${allowed.map((v) => `"${v}"`).join(', ')}, got ${shown(value)}`);
     }
   });
   const unique = new Set(values as string[]);
@@ -543,7 +549,7 @@ function parseCodes(record: Body, key: string, allowed: readonly string[]): stri
   const values = expectArray(record[key], key);
   values.forEach((value, index) => {
     if (typeof value !== 'string' || !allowed.includes(value)) {
-      throw invalid(codes.badUfoCode, `${key}[${index}]: ${JSON.stringify(value)} is not a known code`);
+      throw invalid(codes.badUfoCode, `${key}[${index}]: ${shown(value)} is not a known code`);
     }
   });
   return [...new Set(values as string[])];
@@ -578,7 +584,7 @@ function parseMembers(record: Body, key: TargetingKey): Array<Record<string, unk
 function fieldOk(kind: FieldKind, value: unknown): boolean {
   switch (kind) {
     case 'id':
-      return isId(value) || (typeof value === 'string' && value.length > 0);
+      return idOf(value) !== undefined || (typeof value === 'string' && value.length > 0);
     case 'string':
       return typeof value === 'string' && value.length > 0;
     case 'retentionDays':
@@ -610,11 +616,11 @@ function targetedMember(ctx: AudienceContext, key: TargetingKey, index: number, 
   const found = find(ctx.state.targetables, ctx.account.id, String(member[idField]));
   const reference = Object.entries(member)
     .filter(([field]) => field !== 'inclusionType')
-    .map(([field, value]) => `${field} ${JSON.stringify(value)}`)
+    .map(([field, value]) => `${field} ${shown(value)}`)
     .join(', ');
   if (!found) throw invalid(codes.rule9, `${key}[${index}]: ${reference} is not a targetable item of ad account ${ctx.account.id} (rule 9)`);
   if (key === 'trackerTargetings' && !found.item.eventCodes?.includes(member['eventCode'] as string)) {
-    throw invalid(codes.rule9, `${key}[${index}]: event code ${JSON.stringify(member['eventCode'])} is not tracked by ${String(member['trackId'])} (rule 9)`);
+    throw invalid(codes.rule9, `${key}[${index}]: event code ${shown(member['eventCode'])} is not tracked by ${String(member['trackId'])} (rule 9)`);
   }
   return { ...member, [idField]: found.ownId };
 }
@@ -647,32 +653,32 @@ function ownAudiences(ctx: AudienceContext): StoredAudience[] {
 }
 
 /** Another account's audience is "not found" too: its existence does not leak. */
-function findAudience(ctx: AudienceContext, id: number): StoredAudience {
+function findAudience(ctx: AudienceContext, id: Long): StoredAudience {
   const audience = ctx.state.audiences.find((candidate) => candidate.id === id && candidate.adAccountId === ctx.account.id);
   if (!audience) throw failure(404, codes.audienceNotFound, `audience ${id} not found`);
   return audience;
 }
 
-function linkedAdGroupIds(state: EmulatorState, audienceId: number): number[] {
+function linkedAdGroupIds(state: EmulatorState, audienceId: Long): Long[] {
   return state.links
     .filter((link) => link.audienceId === audienceId)
     .map((link) => link.adGroupId)
-    .sort((a, b) => a - b);
+    .sort(compareIds);
 }
 
-function linkedCampaigns(state: EmulatorState, audienceId: number): Campaign[] {
+function linkedCampaigns(state: EmulatorState, audienceId: Long): Campaign[] {
   const campaignIds = new Set(linkedAdGroupIds(state, audienceId).map((adGroupId) => state.adGroups.find((group) => group.id === adGroupId)?.campaignId));
   return state.campaigns.filter((campaign) => campaignIds.has(campaign.id));
 }
 
-/** A path or query id: a positive integer within the safe range. */
-export function parseId(text: string): number | undefined {
+/** An ad account id (the header, a body's adAccountId): a positive integer within the safe range. */
+export function parseAccountId(text: string): number | undefined {
   if (!/^[0-9]{1,16}$/.test(text)) return undefined;
   const value = Number(text);
-  return value > 0 && Number.isSafeInteger(value) ? value : undefined;
+  return isAccountId(value) ? value : undefined;
 }
 
-function isId(value: unknown): value is number {
+function isAccountId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
@@ -696,7 +702,7 @@ function expectArray(value: unknown, key: string): unknown[] {
 function expectEnum<T extends string>(record: Body, key: string, allowed: readonly T[]): T {
   const value = record[key];
   if (typeof value !== 'string' || !allowed.includes(value as T)) {
-    throw invalid(codes.badEnum, `field '${key}' must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+    throw invalid(codes.badEnum, `field '${key}' must be one of ${allowed.join(', ')}, got ${shown(value)}`);
   }
   return value as T;
 }

@@ -3,7 +3,7 @@
  * audience and company services, an AppKey for image generation.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { parseId } from './audiences.js';
+import { parseAccountId } from './audiences.js';
 import { detailCodes as codes, failure } from './http-error.js';
 import { single } from './http-plumbing.js';
 import type { Account, Store } from './store.js';
@@ -13,7 +13,7 @@ export function authorizeAds(emulator: { readonly accessToken: string; readonly 
   const token = credential(headers, 'Bearer');
   if (token !== emulator.accessToken) throw failure(401, codes.authUnknown, 'the access token is not valid');
   const header = single(headers['adaccountid']);
-  const id = header === undefined ? undefined : parseId(header.trim());
+  const id = header === undefined ? undefined : parseAccountId(header.trim());
   if (id === undefined) throw failure(403, codes.accountHeader, 'the adAccountId header is required and must be an ad account id');
   const account = emulator.store.state.accounts.find((candidate) => candidate.id === id);
   if (!account?.accessible) throw failure(403, codes.accountForbidden, `ad account ${id} is not accessible with this access token`);

@@ -74,7 +74,7 @@ describe('audiences emulator', () => {
       process.emit('SIGTERM', 'SIGTERM');
       expect(await running).toBe(0);
       await expect(fetch(`${url}/_emulator/state`)).rejects.toThrow();
-      expect(JSON.parse(await readFile(statePath, 'utf8')).version).toBe(1);
+      expect(JSON.parse(await readFile(statePath, 'utf8')).version).toBe(2);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -2,6 +2,7 @@
  * The emulator's error answers: a 4xx/5xx status and the service's error body
  * `{code, msg, extras: {detailCode, detailMsg}}`.
  */
+import { stringify } from 'lossless-json';
 export interface ErrorBody {
   code: number;
   msg: string;
@@ -15,6 +16,14 @@ export class EmulatorError extends Error {
   ) {
     super(body.extras?.detailMsg ?? body.msg);
   }
+}
+
+/**
+ * A value of a request as an error message quotes it, as JSON: a bigint (an integer past 2^53,
+ * read exactly from a body) is written as the number it is, where JSON.stringify would throw.
+ */
+export function shown(value: unknown): string {
+  return stringify(value) ?? String(value);
 }
 
 /** A rule broken by the request: 400 with a specific detail code and message. */

@@ -3,6 +3,7 @@
  * JSON body and query parameters as the spec asks them to be checked, and a `Reply` written back.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { parse, stringify } from 'lossless-json';
 import { EmulatorError, detailCodes as codes, failure, invalid } from './http-error.js';
 
 export const MAX_BODY_BYTES = 25 * 1024 * 1024;
@@ -60,8 +61,19 @@ export function jsonBody(call: Call): unknown {
   if (call.body === 'too-large') throw failure(413, codes.bodyTooLarge, `the body exceeds ${MAX_BODY_BYTES} bytes`);
   const text = call.body.toString('utf8');
   if (text.trim() === '') throw invalid(codes.malformedJson, 'the body is empty; a JSON object is required');
+  return parseJson(text);
+}
+
+/**
+ * A body's JSON with every digit of its integers: one past 2^53 (an id) is a bigint, any other
+ * number a number. A key given twice keeps its last value, as most JSON readers do.
+ */
+function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parse(text, null, {
+      parseNumber: (digits) => (/^-?\d+$/.test(digits) && !Number.isSafeInteger(Number(digits)) ? BigInt(digits) : Number(digits)),
+      onDuplicateKey: ({ newValue }) => newValue,
+    });
   } catch (error) {
     throw invalid(codes.malformedJson, `malformed JSON: ${(error as Error).message}`);
   }
@@ -70,11 +82,7 @@ export function jsonBody(call: Call): unknown {
 /** Test routes take JSON whatever the Content-Type says, to keep test code short. */
 export function lenientJson(call: Call): unknown {
   if (call.body === 'too-large') throw failure(413, codes.bodyTooLarge, `the body exceeds ${MAX_BODY_BYTES} bytes`);
-  try {
-    return JSON.parse(call.body.toString('utf8')) as unknown;
-  } catch (error) {
-    throw invalid(codes.malformedJson, `malformed JSON: ${(error as Error).message}`);
-  }
+  return parseJson(call.body.toString('utf8'));
 }
 
 /** A query parameter sent at most once: a repeated one is refused, not read by its first value. */
@@ -111,7 +119,8 @@ export function send(res: ServerResponse, reply: Reply): void {
     payload = reply.file.bytes;
   } else if (reply.json !== undefined) {
     headers['Content-Type'] = JSON_TYPE;
-    payload = Buffer.from(JSON.stringify(reply.json), 'utf8');
+    // Ids are bigints in answers (ids.ts): written as numbers with every digit.
+    payload = Buffer.from(stringify(reply.json) ?? 'null', 'utf8');
   } else {
     payload = Buffer.alloc(0);
   }

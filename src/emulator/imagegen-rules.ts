@@ -4,7 +4,7 @@
  * Every broken rule is a 400 with its own detail code (DETAIL), reported one at a time in a fixed order:
  * body shape, unknown fields, fields the operation does not accept, missing fields, then each field in table order.
  */
-import { invalid } from './http-error.js';
+import { invalid, shown } from './http-error.js';
 
 export type Operation = 't2i' | 'variations' | 'inpainting';
 export type ModelVersion = 'v2.1' | 'v2.0';
@@ -257,10 +257,10 @@ function checkType(name: string, type: WireType, value: unknown): void {
 function parseVersion(operation: Operation, value: string | undefined): ModelVersion {
   if (operation === 'inpainting') {
     if (value === undefined || value === 'v2.0') return 'v2.0';
-    throw invalid(DETAIL.VERSION, `inpainting accepts only version v2.0, not ${JSON.stringify(value)}`);
+    throw invalid(DETAIL.VERSION, `inpainting accepts only version v2.0, not ${shown(value)}`);
   }
   if (value === 'v2.1' || value === 'v2.0') return value;
-  throw invalid(DETAIL.VERSION, `version must be v2.1 or v2.0, not ${JSON.stringify(value)}`);
+  throw invalid(DETAIL.VERSION, `version must be v2.1 or v2.0, not ${shown(value)}`);
 }
 
 /** A letter of any script other than Latin (Hangul, CJK, Cyrillic, Greek, Arabic, …) marks a non-English prompt. */
@@ -275,7 +275,7 @@ function checkPrompt(name: string, value: string, mayBeEmpty: boolean): void {
   }
   const foreign = NON_LATIN_LETTER.exec(value);
   if (foreign) {
-    throw invalid(DETAIL.PROMPT_NOT_ENGLISH, `${name} must be English; it contains the non-Latin letter ${JSON.stringify(foreign[0])}`);
+    throw invalid(DETAIL.PROMPT_NOT_ENGLISH, `${name} must be English; it contains the non-Latin letter ${shown(foreign[0])}`);
   }
 }
 
@@ -289,7 +289,7 @@ function checkSize(name: string, value: number, version: ModelVersion): void {
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], name: string, code: number): T {
   const found = allowed.find((item) => item === value);
-  if (found === undefined) throw invalid(code, `${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
+  if (found === undefined) throw invalid(code, `${name} must be one of ${allowed.join(', ')}, not ${shown(value)}`);
   return found;
 }
 
@@ -302,7 +302,7 @@ function parseScheduler(version: ModelVersion, value: string | undefined): strin
   const allowed = SCHEDULERS[version];
   if (value === undefined) return allowed[0] ?? '';
   if (!allowed.includes(value)) {
-    throw invalid(DETAIL.SCHEDULER, `scheduler for ${version} must be ${allowed.join(' or ')}, not ${JSON.stringify(value)}`);
+    throw invalid(DETAIL.SCHEDULER, `scheduler for ${version} must be ${allowed.join(' or ')}, not ${shown(value)}`);
   }
   return value;
 }

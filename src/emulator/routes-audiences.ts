@@ -1,5 +1,6 @@
 /** The audience service's routes (operations 1–8 of audience-api.md): each authorizes the ad account first; a change is answered once written. */
-import { createAudience, deleteAudience, deleteAudiences, listAudienceAdGroups, listAudiences, parseId, readAudience, unlinkAdGroup, updateAudience } from './audiences.js';
+import { createAudience, deleteAudience, deleteAudiences, listAudienceAdGroups, listAudiences, readAudience, unlinkAdGroup, updateAudience } from './audiences.js';
+import { parseId, type Long } from './ids.js';
 import type { AudienceContext } from './audiences.js';
 import { authorizeAds } from './auth.js';
 import { persisted } from './context.js';
@@ -67,7 +68,7 @@ function audienceContext(emulator: EmulatorContext, call: Call): AudienceContext
 }
 
 /** The audience id of the path: 400 (1005) unless a positive integer. */
-function audienceId(call: Call): number {
+function audienceId(call: Call): Long {
   const text = call.params[0] ?? '';
   const id = parseId(text);
   if (id === undefined) throw invalid(codes.badPathId, `'${text}' is not an audience id (a positive integer)`);

@@ -2,7 +2,8 @@
  * The test-only routes under /_emulator/ (SPEC.md §12): reset, the request log, fault settings,
  * links and pinned statuses. No auth, never delayed or faulted; bodies are JSON whatever their type.
  */
-import { linkAdGroup, parseId, setAudienceStatus } from './audiences.js';
+import { linkAdGroup, setAudienceStatus } from './audiences.js';
+import { parseId } from './ids.js';
 import { persisted } from './context.js';
 import type { EmulatorContext } from './context.js';
 import { parseFaultPatch } from './faults.js';
@@ -22,8 +23,8 @@ export function controlRoutes(emulator: EmulatorContext): Handler {
   const exact = new Map<string, Handler>([
     [
       'POST /_emulator/reset',
-      async () => {
-        store.state = seedState();
+      async (call) => {
+        store.state = seedState(idBase(call));
         const reply = await persisted(store, ok({ reset: true }));
         faults.reset();
         log.clear();
@@ -91,6 +92,21 @@ async function pinStatus(emulator: EmulatorContext, idText: string, call: Call):
   const id = parseId(idText);
   if (id === undefined) throw invalid(codes.badPathId, `'${idText}' is not an audience id`);
   return persisted(emulator.store, ok(setAudienceStatus(emulator.store.state, id, lenientJson(call))));
+}
+
+/**
+ * The optional body of POST /_emulator/reset: `{"idBase": "9007199254740992"}` adds the base to
+ * every id the seed gives out, so that ids past 2^53 are served (an empty body: the usual ids).
+ */
+function idBase(call: Call): bigint {
+  if (call.body === 'too-large' || call.body.length === 0) return 0n;
+  const record = lenientJson(call);
+  const base = typeof record === 'object' && record !== null ? (record as Record<string, unknown>)['idBase'] : undefined;
+  if (base === undefined) return 0n;
+  if ((typeof base !== 'string' && typeof base !== 'number' && typeof base !== 'bigint') || !/^(0|[1-9][0-9]{0,17})$/.test(String(base))) {
+    throw invalid(codes.wrongType, 'idBase must be a whole number from 0, below 10^18 (digits in a string, or a number)');
+  }
+  return BigInt(base);
 }
 
 /** `?after=SEQ` of GET /_emulator/requests: only the entries logged after that one (a poll that reads what is new). */

@@ -13,12 +13,17 @@ export const DEMO_ACCOUNT_ID = 1234;
 export const SECOND_ACCOUNT_ID = 5678;
 export const ADULT_ACCOUNT_ID = 4321;
 export const LOCKED_ACCOUNT_ID = 9999;
-export const FIRST_AUDIENCE_ID = 100001;
+export const FIRST_AUDIENCE_ID = 100001n;
 
-export function seedState(): EmulatorState {
+/**
+ * `idBase` is added to every id the seed gives out (campaigns, ad groups, audiences), so that an
+ * account whose ids are past 2^53 can be served (SPEC.md, Test-only routes: reset).
+ */
+export function seedState(idBase = 0n): EmulatorState {
+  const id = (n: number): string => String(idBase + BigInt(n));
   return {
-    version: 1,
-    nextAudienceId: FIRST_AUDIENCE_ID,
+    version: 2,
+    nextAudienceId: String(idBase + FIRST_AUDIENCE_ID),
     accounts: [
       { id: DEMO_ACCOUNT_ID, name: 'Demo account', accessible: true, adultTargeting: false },
       { id: SECOND_ACCOUNT_ID, name: 'Second account', accessible: true, adultTargeting: false },
@@ -26,23 +31,23 @@ export function seedState(): EmulatorState {
       { id: LOCKED_ACCOUNT_ID, name: 'Locked account', accessible: false, adultTargeting: false },
     ],
     campaigns: [
-      { id: 11, adAccountId: DEMO_ACCOUNT_ID, name: 'Spring display', campaignType: 'DISPLAY', goal: 'VISITING' },
-      { id: 12, adAccountId: DEMO_ACCOUNT_ID, name: 'Biz board launch', campaignType: 'TALK_BIZ_BOARD', goal: 'VISITING' },
-      { id: 13, adAccountId: DEMO_ACCOUNT_ID, name: 'Channel reach', campaignType: 'TALK_CHANNEL', goal: 'REACH' },
-      { id: 14, adAccountId: DEMO_ACCOUNT_ID, name: 'Display conversions', campaignType: 'DISPLAY', goal: 'CONVERSION' },
-      { id: 21, adAccountId: SECOND_ACCOUNT_ID, name: 'Second display', campaignType: 'DISPLAY', goal: 'REACH' },
-      { id: 31, adAccountId: ADULT_ACCOUNT_ID, name: 'Adult display', campaignType: 'DISPLAY', goal: 'VISITING' },
-      { id: 91, adAccountId: LOCKED_ACCOUNT_ID, name: 'Locked display', campaignType: 'DISPLAY', goal: 'VISITING' },
+      { id: id(11), adAccountId: DEMO_ACCOUNT_ID, name: 'Spring display', campaignType: 'DISPLAY', goal: 'VISITING' },
+      { id: id(12), adAccountId: DEMO_ACCOUNT_ID, name: 'Biz board launch', campaignType: 'TALK_BIZ_BOARD', goal: 'VISITING' },
+      { id: id(13), adAccountId: DEMO_ACCOUNT_ID, name: 'Channel reach', campaignType: 'TALK_CHANNEL', goal: 'REACH' },
+      { id: id(14), adAccountId: DEMO_ACCOUNT_ID, name: 'Display conversions', campaignType: 'DISPLAY', goal: 'CONVERSION' },
+      { id: id(21), adAccountId: SECOND_ACCOUNT_ID, name: 'Second display', campaignType: 'DISPLAY', goal: 'REACH' },
+      { id: id(31), adAccountId: ADULT_ACCOUNT_ID, name: 'Adult display', campaignType: 'DISPLAY', goal: 'VISITING' },
+      { id: id(91), adAccountId: LOCKED_ACCOUNT_ID, name: 'Locked display', campaignType: 'DISPLAY', goal: 'VISITING' },
     ],
     adGroups: [
-      { id: 101, adAccountId: DEMO_ACCOUNT_ID, campaignId: 11, name: 'Seoul commuters', status: ['LIVE'], type: 'DISPLAY' },
-      { id: 102, adAccountId: DEMO_ACCOUNT_ID, campaignId: 11, name: 'Weekend shoppers', status: ['PAUSED'], type: 'DISPLAY' },
-      { id: 103, adAccountId: DEMO_ACCOUNT_ID, campaignId: 12, name: 'Biz board main', status: ['LIVE'], type: 'DISPLAY' },
-      { id: 104, adAccountId: DEMO_ACCOUNT_ID, campaignId: 13, name: 'Channel friends', status: ['LIVE'], type: 'DIRECT_MESSAGE' },
-      { id: 105, adAccountId: DEMO_ACCOUNT_ID, campaignId: 14, name: 'Retargeting', status: ['OFF'], type: 'DISPLAY' },
-      { id: 201, adAccountId: SECOND_ACCOUNT_ID, campaignId: 21, name: 'Second main', status: ['LIVE'], type: 'DISPLAY' },
-      { id: 301, adAccountId: ADULT_ACCOUNT_ID, campaignId: 31, name: 'Adult main', status: ['LIVE'], type: 'DISPLAY' },
-      { id: 901, adAccountId: LOCKED_ACCOUNT_ID, campaignId: 91, name: 'Locked main', status: ['LIVE'], type: 'DISPLAY' },
+      { id: id(101), adAccountId: DEMO_ACCOUNT_ID, campaignId: id(11), name: 'Seoul commuters', status: ['LIVE'], type: 'DISPLAY' },
+      { id: id(102), adAccountId: DEMO_ACCOUNT_ID, campaignId: id(11), name: 'Weekend shoppers', status: ['PAUSED'], type: 'DISPLAY' },
+      { id: id(103), adAccountId: DEMO_ACCOUNT_ID, campaignId: id(12), name: 'Biz board main', status: ['LIVE'], type: 'DISPLAY' },
+      { id: id(104), adAccountId: DEMO_ACCOUNT_ID, campaignId: id(13), name: 'Channel friends', status: ['LIVE'], type: 'DIRECT_MESSAGE' },
+      { id: id(105), adAccountId: DEMO_ACCOUNT_ID, campaignId: id(14), name: 'Retargeting', status: ['OFF'], type: 'DISPLAY' },
+      { id: id(201), adAccountId: SECOND_ACCOUNT_ID, campaignId: id(21), name: 'Second main', status: ['LIVE'], type: 'DISPLAY' },
+      { id: id(301), adAccountId: ADULT_ACCOUNT_ID, campaignId: id(31), name: 'Adult main', status: ['LIVE'], type: 'DISPLAY' },
+      { id: id(901), adAccountId: LOCKED_ACCOUNT_ID, campaignId: id(91), name: 'Locked main', status: ['LIVE'], type: 'DISPLAY' },
     ],
     targetables: mergeTargetables([targetablesFor(DEMO_ACCOUNT_ID, 0), targetablesFor(SECOND_ACCOUNT_ID, 1), targetablesFor(ADULT_ACCOUNT_ID, 2), targetablesFor(LOCKED_ACCOUNT_ID, 9)]),
     companies: seedCompanies(),

@@ -241,7 +241,7 @@ describe('test routes', () => {
     await fetch(`${emulator.url}/_emulator/reset`, { method: 'POST' });
     const after = await fetchJson(`${emulator.url}/_emulator/state`);
     expect(after.audiences).toEqual([]);
-    expect(after.nextAudienceId).toBe(before.nextAudienceId - 1);
+    expect(after.nextAudienceId).toBe(String(Number(before.nextAudienceId) - 1));
   });
 
   it('refuses a request a web page sends from another origin (403, 2006), and serves tools, which send no Origin, and the emulator’s own origin', async () => {

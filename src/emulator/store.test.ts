@@ -7,6 +7,7 @@ import { startLocalEmulator } from '../operations/connection.js';
 import { seedState } from './seed.js';
 import { StateFileBusyError, startEmulator } from './server.js';
 import type { RunningEmulator } from './server.js';
+import { storedAudience } from '../../test/helpers/builders.js';
 import { openStore, type StoredAudience } from './store.js';
 
 /** Persistence: atomic writes, restarts, corrupt files, concurrent changes. */
@@ -58,7 +59,7 @@ describe('state file', () => {
   it('writes the seed on first start and keeps changes across a restart', async () => {
     const first = await start();
     const seeded = JSON.parse(await readFile(statePath, 'utf8'));
-    expect(seeded.version).toBe(1);
+    expect(seeded.version).toBe(2);
     const created = await createAudience(first, 'survivor');
     await fetch(`${first.url}/_emulator/links`, {
       method: 'POST',
@@ -72,6 +73,29 @@ describe('state file', () => {
     expect(((await adGroups.json()) as { content: unknown[] }).content).toHaveLength(1);
     // Ids continue after a restart instead of starting over.
     expect((await createAudience(second, 'next')).id).toBe(created.id + 1);
+  });
+
+  it('reads a state file of version 1 (ids as numbers) with every id kept, and writes it back as version 2', async () => {
+    const seeded = seedState();
+    const v1 = {
+      ...seeded,
+      version: 1,
+      nextAudienceId: 100003,
+      campaigns: seeded.campaigns.map((campaign) => ({ ...campaign, id: Number(campaign.id) })),
+      adGroups: seeded.adGroups.map((adGroup) => ({ ...adGroup, id: Number(adGroup.id), campaignId: Number(adGroup.campaignId) })),
+      audiences: [{ ...storedAudience('100002', 'kept'), id: 100002 }],
+      links: [{ audienceId: 100002, adGroupId: 101 }],
+    };
+    await mkdir(join(dir, 'nested'));
+    await writeFile(statePath, JSON.stringify(v1));
+    const emulator = await start();
+    expect(await listNames(emulator)).toEqual(['kept']);
+    const adGroups = await fetch(`${emulator.url}/openapi/v4/targetings/100002/adGroups`, { headers: headers(emulator) });
+    expect(((await adGroups.json()) as { content: Array<{ adGroupId: number }> }).content.map((entry) => entry.adGroupId)).toEqual([101]);
+    expect((await createAudience(emulator, 'next')).id).toBe(100003);
+    await stop(emulator);
+    const written = JSON.parse(await readFile(statePath, 'utf8'));
+    expect(written).toMatchObject({ version: 2, nextAudienceId: '100004', links: [{ audienceId: '100002', adGroupId: '101' }] });
   });
 
   it('keeps state in memory when no path is given: a new emulator starts from the seed', async () => {
@@ -106,7 +130,7 @@ describe('state file', () => {
     // Every answer came after its write, so the file already holds all of them.
     const state = JSON.parse(await readFile(statePath, 'utf8'));
     expect(state.audiences).toHaveLength(100);
-    expect(new Set(state.audiences.map((audience: { id: number }) => audience.id))).toEqual(new Set(results.map((result) => result.id)));
+    expect(new Set(state.audiences.map((audience: { id: string }) => audience.id))).toEqual(new Set(results.map((result) => String(result.id))));
     expect((await readdir(join(dir, 'nested'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 });
@@ -136,9 +160,9 @@ describe('a state that cannot be written', () => {
     });
     // Nothing a list or a retry could find and call done.
     expect(await listNames(emulator)).toEqual(['kept']);
-    const seen = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { audiences: unknown[]; nextAudienceId: number };
+    const seen = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { audiences: unknown[]; nextAudienceId: string };
     expect(seen.audiences).toHaveLength(1);
-    expect(seen.nextAudienceId).toBe(kept.id + 1);
+    expect(seen.nextAudienceId).toBe(String(kept.id + 1));
 
     await unblock();
     const after = await createAudience(emulator, 'after');
@@ -173,7 +197,11 @@ describe('a state that cannot be written', () => {
     });
     try {
       // Only the id and the name matter to the file; the rest of an audience is the service's.
-      const audience = (name: string) => ({ id: store.state.nextAudienceId++, name }) as StoredAudience;
+      const audience = (name: string): StoredAudience => {
+        const id = store.state.nextAudienceId;
+        store.state.nextAudienceId = String(Number(id) + 1);
+        return storedAudience(id, name);
+      };
       const seeded = seedState();
       store.state.audiences.push(audience('a'));
       const first = store.persist();
@@ -188,7 +216,7 @@ describe('a state that cannot be written', () => {
 
       store.state.audiences.push(audience('c'));
       await store.persist();
-      const file = JSON.parse(await readFile(statePath, 'utf8')) as { audiences: Array<{ id: number; name: string }> };
+      const file = JSON.parse(await readFile(statePath, 'utf8')) as { audiences: Array<{ id: string; name: string }> };
       expect(file.audiences.map((stored) => [stored.id, stored.name])).toEqual([[seeded.nextAudienceId, 'c']]);
     } finally {
       await store.close();

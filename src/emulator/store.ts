@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { lock } from 'proper-lockfile';
+import type { Long } from './ids.js';
 
 /**
  * The emulator's whole state, and its persistence: one JSON file written atomically
@@ -30,7 +31,7 @@ export interface Account {
 }
 
 export interface Campaign {
-  id: number;
+  id: Long;
   adAccountId: number;
   name: string;
   campaignType: string;
@@ -38,9 +39,9 @@ export interface Campaign {
 }
 
 export interface AdGroup {
-  id: number;
+  id: Long;
   adAccountId: number;
-  campaignId: number;
+  campaignId: Long;
   name: string;
   status: string[];
   type: 'DISPLAY' | 'DIRECT_MESSAGE';
@@ -118,7 +119,7 @@ export interface FriendGroupMember {
 
 /** An audience as stored: regions by code only (names come from the catalogue), dates in epoch ms. */
 export interface StoredAudience {
-  id: number;
+  id: Long;
   adAccountId: number;
   name: string;
   type: AudienceType;
@@ -145,13 +146,14 @@ export interface StoredAudience {
 }
 
 export interface Link {
-  audienceId: number;
-  adGroupId: number;
+  audienceId: Long;
+  adGroupId: Long;
 }
 
+/** Ids are kept as their digits (see ids.ts); a state of version 1 held them as numbers, and is read as version 2. */
 export interface EmulatorState {
-  version: 1;
-  nextAudienceId: number;
+  version: 2;
+  nextAudienceId: Long;
   accounts: Account[];
   campaigns: Campaign[];
   adGroups: AdGroup[];
@@ -249,7 +251,7 @@ async function openLocked(path: string, seed: () => EmulatorState, lost: () => E
   let queued: Promise<void> | undefined;
   let undone: StateWriteError | undefined;
   const putBack = () => {
-    if (written !== undefined) store.state = JSON.parse(written) as EmulatorState;
+    if (written !== undefined) store.state = withIdsAsText(JSON.parse(written) as EmulatorState);
   };
   const store: Store = {
     state: existing?.state ?? seed(),
@@ -405,7 +407,21 @@ async function readState(path: string): Promise<{ state: EmulatorState; text: st
   }
   const problem = shapeProblem(parsed);
   if (problem) throw new StateFileError(`the emulator state file ${path} is corrupt (${problem})`);
-  return { state: parsed as EmulatorState, text };
+  return { state: withIdsAsText(parsed as EmulatorState), text };
+}
+
+/** A state of version 1 (ids as numbers) as version 2: every id as its digits. */
+function withIdsAsText(state: EmulatorState): EmulatorState {
+  if ((state.version as number) === 2) return state;
+  return {
+    ...state,
+    version: 2,
+    nextAudienceId: String(state.nextAudienceId),
+    campaigns: state.campaigns.map((campaign) => ({ ...campaign, id: String(campaign.id) })),
+    adGroups: state.adGroups.map((adGroup) => ({ ...adGroup, id: String(adGroup.id), campaignId: String(adGroup.campaignId) })),
+    audiences: state.audiences.map((audience) => ({ ...audience, id: String(audience.id) })),
+    links: state.links.map((link) => ({ audienceId: String(link.audienceId), adGroupId: String(link.adGroupId) })),
+  };
 }
 
 const arrayKeys = ['accounts', 'campaigns', 'adGroups', 'companies', 'audiences', 'links'] as const;
@@ -414,8 +430,8 @@ const targetableKeys = ['customerFiles', 'trackers', 'cohorts', 'talkChannels', 
 function shapeProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
   const record = value as Record<string, unknown>;
-  if (record['version'] !== 1) return `unsupported version ${JSON.stringify(record['version'])}`;
-  if (!Number.isSafeInteger(record['nextAudienceId'])) return 'nextAudienceId is not an integer';
+  if (record['version'] !== 1 && record['version'] !== 2) return `unsupported version ${JSON.stringify(record['version'])}`;
+  if (!isStoredId(record['nextAudienceId'])) return 'nextAudienceId is not an integer';
   for (const key of arrayKeys) if (!Array.isArray(record[key])) return `${key} is not an array`;
   const targetables = record['targetables'];
   if (typeof targetables !== 'object' || targetables === null) return 'targetables is not an object';
@@ -423,9 +439,14 @@ function shapeProblem(value: unknown): string | undefined {
     if (!Array.isArray((targetables as Record<string, unknown>)[key])) return `targetables.${key} is not an array`;
   }
   for (const audience of record['audiences'] as unknown[]) {
-    if (typeof audience !== 'object' || audience === null || !Number.isSafeInteger((audience as { id?: unknown }).id)) {
+    if (typeof audience !== 'object' || audience === null || !isStoredId((audience as { id?: unknown }).id)) {
       return 'an audience has no integer id';
     }
   }
   return undefined;
+}
+
+/** An id as a state file holds it: digits (version 2) or a number (version 1). */
+function isStoredId(value: unknown): boolean {
+  return Number.isSafeInteger(value) || (typeof value === 'string' && /^[1-9][0-9]*$/.test(value));
 }

@@ -40,7 +40,7 @@ describe('bizNumProblem', () => {
 
 describe('businessMismatches', () => {
   const company: Company = {
-    id: 1,
+    id: '1',
     businessRegistrationNumber: '120-81-47521',
     name: 'Demo Commerce Co., Ltd.',
     representationName: 'Kim Minji',

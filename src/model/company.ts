@@ -1,7 +1,9 @@
+import type { Long } from './long.js';
+
 /** A registered business, as the business-information lookup describes it. */
 export interface Company {
   /** The service's id of the business; null when the answer left it out. */
-  id: number | null;
+  id: Long | null;
   /** Written with separators, e.g. 120-81-47521. */
   businessRegistrationNumber: string;
   name: string;

@@ -7,6 +7,7 @@ export * from './canonicalize.js';
 export * from './company.js';
 export * from './image.js';
 export * from './json.js';
+export * from './long.js';
 export * from './state.js';
 export * from './names.js';
 export * from './business.js';

@@ -1,6 +1,7 @@
 import type { AudienceDefinition, DefinitionField } from './audience.js';
 import type { DesiredBusiness } from './business.js';
 import type { Company } from './company.js';
+import type { Long } from './long.js';
 import type { DesiredImage, ImageState } from './images.js';
 
 /**
@@ -11,13 +12,13 @@ export interface DesiredAudience {
   /** Our identity: the name, unique in the file. */
   key: string;
   /** The service's id, when the file pins it (a pinned id with a new name is a rename). */
-  id?: number;
+  id?: Long;
   /** The whole definition, shorthands expanded (`ages: [20]` implies `ageType: NOT_ALL`), sent as written. */
   definition: AudienceDefinition;
   /** The sets the file leaves out (so they are empty): a plan that empties one says why. */
   omitted: DefinitionField[];
   /** The exact set of ad groups allowed to use the audience, when declared. */
-  adGroups?: number[];
+  adGroups?: Long[];
   /** Never deleted or unlinked. */
   protect: boolean;
 }
@@ -43,7 +44,7 @@ export interface DesiredState {
 
 /** An audience as the list operation returns it. */
 export interface LiveAudienceSummary {
-  id: number;
+  id: Long;
   name: string;
   /** One of AUDIENCE_STATUSES, or whatever else the service answers (only shown and warned about). */
   audienceStatus: string;
@@ -61,11 +62,11 @@ export interface LiveAudience extends LiveAudienceSummary {
 
 /** An ad group that uses an audience, with its campaign. */
 export interface AdGroupLink {
-  adGroupId: number;
+  adGroupId: Long;
   adGroupName: string;
   adGroupType: string;
   adGroupStatus: string[];
-  campaignId: number;
+  campaignId: Long;
   campaignName: string;
   campaignType: string;
   campaignGoal: string;

@@ -8,7 +8,7 @@ import { applyAndVerify, toldSoFar } from './apply.js';
 describe('applyAndVerify', () => {
   it('an interrupt while the account is read back: the changes stand as done, the apply is interrupted, and the check says it was cut short', async () => {
     const interrupt = new AbortController();
-    const present = new Set([7]);
+    const present = new Set(['7']);
     const refuse = () => Promise.reject(new Error('not expected here'));
     const audiences: AudienceClient = {
       adAccountId: 1234,
@@ -28,7 +28,7 @@ describe('applyAndVerify', () => {
         return { verified: null };
       },
     };
-    const deletion: AudienceDelete = { action: 'delete', kind: 'audience', name: 'old', id: 7, before: definition({ name: 'old' }), after: null, display: { impact: [] } };
+    const deletion: AudienceDelete = { action: 'delete', kind: 'audience', name: 'old', id: '7', before: definition({ name: 'old' }), after: null, display: { impact: [] } };
     const plan = planOf([deletion]);
     const applied = await applyAndVerify(plan, { audiences }, {}, interrupt.signal);
     expect(applied).toMatchObject({ interrupted: true, unverified: 'the check was interrupted', remaining: [] });
@@ -45,8 +45,8 @@ describe('an apply stopped at once says what is known', () => {
     const told = toldSoFar({ progress: (result) => shown.push(result) });
     const [done, settling, inFlight, waiting] = ['done', 'settling', 'in-flight', 'waiting'].map(creating) as [AudienceCreate, AudienceCreate, AudienceCreate, AudienceCreate];
     for (const change of [done, settling, inFlight]) told.progress.started(change);
-    told.progress.finished(done, { action: 'create', name: 'done', id: 1, status: 'ok' });
-    told.progress.finished(settling, { action: 'create', name: 'settling', id: 2, status: 'ok' });
+    told.progress.finished(done, { action: 'create', name: 'done', id: '1', status: 'ok' });
+    told.progress.finished(settling, { action: 'create', name: 'settling', id: '2', status: 'ok' });
     told.progress.followingUp([done, settling], true);
     told.progress.followingUp([done], false);
     const account = told.stoppedAtOnce(planOf([done, settling, inFlight, waiting]));

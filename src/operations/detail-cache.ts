@@ -60,7 +60,7 @@ export interface CachedReader extends AccountReader {
 export function cachedReader(reader: AccountReader, cwd: string, key: CacheKey): CachedReader {
   const path = detailCachePath(cwd, key);
   let cached: Record<string, LiveAudience> = {};
-  const listed = new Map<number, string>();
+  const listed = new Map<string, string>();
   const fresh: Record<string, LiveAudience> = {};
   let hits = 0;
   return {
@@ -86,7 +86,7 @@ export function cachedReader(reader: AccountReader, cwd: string, key: CacheKey):
       return hits;
     },
     async save() {
-      const keep = Object.fromEntries(Object.entries({ ...cached, ...fresh }).filter(([id, audience]) => dated(audience) && listed.get(Number(id)) === audience.lastModifiedDate));
+      const keep = Object.fromEntries(Object.entries({ ...cached, ...fresh }).filter(([id, audience]) => dated(audience) && listed.get(id) === audience.lastModifiedDate));
       const file: CacheFile = { version: 2, service: key.service, adAccountId: key.adAccountId, audiences: keep };
       try {
         await mkdir(join(path, '..'), { recursive: true });

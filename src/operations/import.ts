@@ -6,7 +6,7 @@ import { startInTurns } from '../api/in-turns.js';
 import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig, type ConfigIssue } from '../config/index.js';
 import { AppError } from '../errors.js';
 import { writeFileAtomically, writeTarget } from './files.js';
-import { nameMatcher, visible, type LiveAudience, type LiveAudienceSummary } from '../model/index.js';
+import { compareLongs, nameMatcher, visible, type LiveAudience, type LiveAudienceSummary } from '../model/index.js';
 
 export interface ImportRequest {
   adAccountId: number;
@@ -43,7 +43,7 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
     throw new AppError({ code: 'FILE_EXISTS', source: 'user', summary: `${request.out} already exists`, hint: 'choose another file with -o, or pass --force to overwrite it' });
   }
   const matches = request.names.length > 0 ? nameMatcher(request.names) : () => true;
-  const listed = (await client.list()).filter((summary) => matches(summary.name)).sort((a, b) => a.id - b.id);
+  const listed = (await client.list()).filter((summary) => matches(summary.name)).sort((a, b) => compareLongs(a.id, b.id));
   const { kept, skipped } = firstOfEachName(listed);
   // An answer in a shape the tool cannot use leaves out its audience, as in a plan, not the import.
   const answers = await startInTurns(kept, async (summary) => {

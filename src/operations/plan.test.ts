@@ -6,7 +6,7 @@ import type { AdGroupLink, LiveAudience } from '../model/index.js';
 import { readLiveState, type AccountReader } from './plan.js';
 
 /** What the transport throws for a 2xx whose body lacks what the client needs. */
-function unusableAnswer(id: number): ApiError {
+function unusableAnswer(id: number | string): ApiError {
   return new ApiError({
     service: 'audience',
     method: 'GET',
@@ -41,13 +41,13 @@ function scriptedReader(audiences: LiveAudience[], links: Record<number, AdGroup
     list: async () => live.audiences,
     read: (id) =>
       held(`read ${id}`, () => {
-        if (id === 13) throw new Error('read of 13 failed');
-        if (id === 77) throw unusableAnswer(id);
+        if (id === '13') throw new Error('read of 13 failed');
+        if (id === '77') throw unusableAnswer(id);
         return live.details[String(id)]!;
       }),
     adGroups: (id) =>
       held(`links ${id}`, () => {
-        if (id === 666) throw new Error('links of 666 failed');
+        if (id === '666') throw new Error('links of 666 failed');
         return live.links[String(id)] ?? [];
       }),
   };
@@ -67,9 +67,12 @@ describe('readLiveState', () => {
 
   it("reads an audience's ad groups as soon as its read shows a change, while the other reads are in flight", async () => {
     const audiences = [liveAudience(1, { name: 'changed' }), liveAudience(2, { name: 'same' }), liveAudience(3, { name: 'linked' }), liveAudience(4, { name: 'gone' })];
-    const desired = desiredState([desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'same' }), desiredAudience({ name: 'linked' }, { adGroups: [7] })], {
-      prune: true,
-    });
+    const desired = desiredState(
+      [desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'same' }), desiredAudience({ name: 'linked' }, { adGroups: ['7'] })],
+      {
+        prune: true,
+      },
+    );
     const { reader, events, settle } = scriptedReader(audiences, { 1: [adGroupLink(5)], 3: [adGroupLink(7)], 4: [adGroupLink(8)] });
     const reading = readLiveState(desired, reader);
     await settle('read 1');

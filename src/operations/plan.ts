@@ -1,6 +1,6 @@
 import type { ConfigIssue } from '../config/index.js';
 import { ConfigError } from '../config/index.js';
-import type { AdGroupLink, DesiredState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
+import type { AdGroupLink, DesiredState, LiveAudience, LiveAudienceSummary, LiveState, Long } from '../model/index.js';
 import { planAccount, type Plan, type PlanOptions } from '../plan/index.js';
 import { cachedReader } from './detail-cache.js';
 import { OPERATION_KINDS } from './kinds/index.js';
@@ -10,8 +10,8 @@ import { validateFiles } from './validate.js';
 /** What planning reads of an ad account: the list, single reads and ad-group lists. */
 export interface AccountReader {
   list(): Promise<LiveAudienceSummary[]>;
-  read(id: number): Promise<LiveAudience>;
-  adGroups(id: number): Promise<AdGroupLink[]>;
+  read(id: Long): Promise<LiveAudience>;
+  adGroups(id: Long): Promise<AdGroupLink[]>;
 }
 
 export interface PlannedAccount {

@@ -9,6 +9,7 @@ import { SAVED_PLAN_MAX_BYTES, readSavedPlans } from './saved-plan.js';
 
 const golden = fileURLToPath(new URL('../../test/golden/', import.meta.url));
 const saved = (scenario: string) => readFile(join(golden, scenario, 'plan.json'), 'utf8');
+const fixtures = fileURLToPath(new URL('../../test/fixtures/plans/', import.meta.url));
 
 describe('readSavedPlans', () => {
   it('reads one saved plan or an array of them', async () => {
@@ -26,6 +27,14 @@ describe('readSavedPlans', () => {
     const plan = JSON.parse(await saved('prune-with-links')) as unknown;
     await writeFile(join(dir, 'plan.json'), `\uFEFF${JSON.stringify(plan)}`);
     expect(await readSavedPlans('plan.json', dir)).toEqual([plan]);
+  });
+
+  it('reads a plan of format version 1, saved by the release before (ids as numbers), as the same plan of version 2', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    const v1 = await readFile(join(fixtures, 'prune-with-links.v1.json'), 'utf8');
+    expect(JSON.parse(v1)).toMatchObject({ formatVersion: 1, changes: [{ id: 172, adGroupId: 911 }, { id: 172, adGroupId: 912 }, { id: 172 }, { id: 173 }] });
+    await writeFile(join(dir, 'plan.json'), v1);
+    expect(await readSavedPlans('plan.json', dir)).toEqual([JSON.parse(await saved('prune-with-links'))]);
   });
 
   it('refuses a file with two plans of one account, which would apply its changes twice', async () => {

@@ -2,7 +2,7 @@ import { open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileTooLarge, readUpTo } from '../bounded-read.js';
 import { AppError } from '../errors.js';
-import { inconsistencies, type Plan } from '../plan/index.js';
+import { inconsistencies, upgradeSavedPlan, type Plan } from '../plan/index.js';
 import { plainStyle, renderPlans } from '../render/index.js';
 import { fileWriteError } from './file-errors.js';
 import { writeFileAtomically, writeTarget } from './files.js';
@@ -69,7 +69,8 @@ export async function savePlans(plans: Plan[], out: string, cwd: string): Promis
 export const SAVED_PLAN_MAX_BYTES = 128 * 1024 * 1024;
 
 /**
- * Reads a plan saved by `plan --out`: one plan or an array of them, checked against
+ * Reads a plan saved by `plan --out`: one plan or an array of them (of the current version,
+ * or of version 1, read as the same plan of the current one), checked against
  * schemas/plan.schema.json, each account once, and each plan against itself (see inconsistencies).
  */
 export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]> {
@@ -88,7 +89,7 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
     }
     throw invalidPlan(file, (error as Error).message);
   }
-  const plans = Array.isArray(data) ? data : [data];
+  const plans = (Array.isArray(data) ? data : [data]).map(upgradeSavedPlan);
   // `plan --out` always writes a plan per account: an empty array is an emptied or broken artifact, which would apply nothing and succeed.
   if (plans.length === 0) throw invalidPlan(file, 'an empty array, without the plan of any account');
   for (const plan of plans) {

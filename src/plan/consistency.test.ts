@@ -39,8 +39,8 @@ describe('inconsistencies', () => {
 
   it('finds a change of an audience the plan did not read, and an unlink of another ad group than it shows', async () => {
     const plan = await mixed();
-    find<AudienceDelete>(plan, 'delete').id = -1;
-    find<AdGroupUnlink>(plan, 'unlink').adGroupId = 999;
+    find<AudienceDelete>(plan, 'delete').id = '-1';
+    find<AdGroupUnlink>(plan, 'unlink').adGroupId = '999';
     expect(inconsistencies(plan)).toEqual([
       expect.stringMatching(/^the unlink of ad group 999 from audience "seoul-women" \(id 291\): it shows ad group \d+$/),
       'the delete of audience "stale-promo" (id -1): the plan did not read audience -1',

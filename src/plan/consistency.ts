@@ -1,4 +1,4 @@
-import { jsonEqual, quoted, type JsonValue } from '../model/index.js';
+import { jsonEqual, quoted, type JsonValue, type Long } from '../model/index.js';
 import { diffDefinition } from './diff.js';
 import { summarize } from './planner.js';
 import type { Change, Plan } from './types.js';
@@ -20,9 +20,9 @@ export function inconsistencies(plan: Plan): string[] {
   return found;
 }
 
-function changeInconsistencies(change: Change, read: Set<number>): string[] {
+function changeInconsistencies(change: Change, read: Set<Long>): string[] {
   const found: string[] = [];
-  const notRead = (id: number): void => {
+  const notRead = (id: Long): void => {
     if (!read.has(id)) found.push(`the plan did not read audience ${id}`);
   };
   switch (change.action) {

@@ -1,4 +1,4 @@
-import { ignoreMatcher, type DesiredAudience, type DesiredState, type LiveAudienceSummary } from '../model/index.js';
+import { ignoreMatcher, sortLongs, type DesiredAudience, type DesiredState, type LiveAudienceSummary, type Long } from '../model/index.js';
 import { matchSpellings } from './name-spellings.js';
 import type { PlanProblem } from './types.js';
 import { quoted } from '../model/index.js';
@@ -32,7 +32,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
   const byName = new Map<string, LiveAudienceSummary[]>();
   for (const audience of live) byName.set(audience.name, [...(byName.get(audience.name) ?? []), audience]);
 
-  const claimed = new Set<number>();
+  const claimed = new Set<Long>();
   const matched: MatchedAudience[] = [];
   const missing: DesiredAudience[] = [];
   const errors: PlanProblem[] = [];
@@ -69,7 +69,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
     if (!only) {
       missing.push(audience);
     } else if (others.length > 0) {
-      const ids = candidates.map((candidate) => candidate.id).sort((a, b) => a - b);
+      const ids = sortLongs(candidates.map((candidate) => candidate.id));
       for (const id of ids) claimed.add(id);
       errors.push({
         code: 'DUPLICATE_LIVE_NAME',

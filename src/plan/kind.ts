@@ -1,4 +1,4 @@
-import type { AudienceDefinition, Company, DesiredState, LiveAudienceSummary, LiveState } from '../model/index.js';
+import type { AudienceDefinition, Company, DesiredState, LiveAudienceSummary, LiveState, Long } from '../model/index.js';
 import type { Identities } from './identity.js';
 import type { Change, Fingerprint, Plan, PlanProblem } from './types.js';
 
@@ -27,8 +27,11 @@ export interface KindPlan {
   header?: Partial<Pick<Plan, 'business' | 'imageDir'>>;
 }
 
-/** Where a change sorts among the changes of every kind that gives one (by name, then by number); changes without one keep their kind's order, after them. */
-export type OrderKey = Array<string | number>;
+/**
+ * Where a change sorts among the changes of every kind that gives one (by name, then by number;
+ * an id as a bigint, its Long's number); changes without one keep their kind's order, after them.
+ */
+export type OrderKey = Array<string | number | bigint>;
 
 /**
  * The account and the local files as they are when a saved plan is applied: what each kind
@@ -37,7 +40,7 @@ export type OrderKey = Array<string | number>;
 export interface CurrentState {
   audiences: LiveAudienceSummary[];
   /** Ad-group ids by audience id, for the audiences whose links the plan recorded and that still exist. */
-  adGroupIds: Record<string, number[]>;
+  adGroupIds: Record<string, Long[]>;
   /** The definitions of the audiences the plan updates whose modification date is unchanged, read again (see `rereadIds`). */
   definitions?: Record<string, AudienceDefinition>;
   /** The business registered under the plan's number now, when the plan has one and a lookup was possible. */

@@ -61,7 +61,7 @@ describe('planAccount', () => {
   it('deletes with the whole live definition, so the plan shows what goes', () => {
     const gone = liveAudience(4, { name: 'gone', ages: ['30'], cohortTargetings: [{ cohortId: 7, inclusionType: 'EXCLUDE', cohortName: 'Seven' }] });
     const plan = planAccount(desiredState([], { prune: true }), liveState([gone]), options);
-    expect(plan.changes).toMatchObject([{ action: 'delete', id: 4, before: gone.definition, after: null }]);
+    expect(plan.changes).toMatchObject([{ action: 'delete', id: '4', before: gone.definition, after: null }]);
   });
 
   it('matches targeting members on the fields a request sends, never on the names the service adds', () => {
@@ -74,20 +74,20 @@ describe('planAccount', () => {
   });
 
   it('renames an audience whose id is pinned', () => {
-    const plan = planAccount(desiredState([desiredAudience({ name: 'new-name' }, { id: 9 })]), liveState([liveAudience(9, { name: 'old-name' })]), options);
+    const plan = planAccount(desiredState([desiredAudience({ name: 'new-name' }, { id: '9' })]), liveState([liveAudience(9, { name: 'old-name' })]), options);
     expect(plan.changes).toHaveLength(1);
     expect((plan.changes[0] as AudienceUpdate).display.fields).toEqual([{ field: 'name', before: 'old-name', after: 'new-name' }]);
   });
 
   it('reports a pinned id the account does not have', () => {
-    const plan = planAccount(desiredState([desiredAudience({ name: 'a' }, { id: 404 })]), liveState([]), options);
+    const plan = planAccount(desiredState([desiredAudience({ name: 'a' }, { id: '404' })]), liveState([]), options);
     expect(plan.errors.map((error) => error.code)).toEqual(['PINNED_ID_NOT_FOUND']);
     expect(plan.changes).toEqual([]);
   });
 
   it('never reaches an ignored audience through a pinned id, even with prune', () => {
     const live = liveState([liveAudience(7, { name: 'legacy-old' })]);
-    const plan = planAccount(desiredState([desiredAudience({ name: 'renamed' }, { id: 7 })], { ignore: ['legacy-*'], prune: true }), live, options);
+    const plan = planAccount(desiredState([desiredAudience({ name: 'renamed' }, { id: '7' })], { ignore: ['legacy-*'], prune: true }), live, options);
     expect(plan.errors.map((error) => [error.code, error.name])).toEqual([['PINNED_ID_IGNORED', 'renamed']]);
     expect(plan.errors[0]?.message).toContain('"legacy-old"');
     expect(plan.changes).toEqual([]);
@@ -98,7 +98,7 @@ describe('planAccount', () => {
     const plan = planAccount(desiredState([desiredAudience({ name: 'dup' })]), live, options);
     expect(plan.errors).toHaveLength(1);
     expect(plan.errors[0]?.message).toContain('ids 1, 2');
-    const pinned = planAccount(desiredState([desiredAudience({ name: 'dup' }, { id: 2 })]), live, options);
+    const pinned = planAccount(desiredState([desiredAudience({ name: 'dup' }, { id: '2' })]), live, options);
     expect(pinned.errors).toEqual([]);
   });
 
@@ -111,23 +111,23 @@ describe('planAccount', () => {
     const live = liveState([liveAudience(1, { name: 'stale' }), liveAudience(2, { name: 'legacy-1' })], { 1: [adGroupLink(102), adGroupLink(101)] });
     const plan = planAccount(desiredState([], { prune: true, ignore: ['legacy-*'] }), live, options);
     expect(plan.changes.map((change) => [change.action, change.id, change.action === 'unlink' ? change.adGroupId : null])).toEqual([
-      ['unlink', 1, 101],
-      ['unlink', 1, 102],
-      ['delete', 1, null],
+      ['unlink', '1', '101'],
+      ['unlink', '1', '102'],
+      ['delete', '1', null],
     ]);
-    expect(plan.fingerprint.accountAudienceIds).toEqual([1, 2]);
+    expect(plan.fingerprint.accountAudienceIds).toEqual(['1', '2']);
   });
 
   it('unlinks ad groups outside the declared adGroups and warns about declared links that are missing', () => {
     const live = liveState([liveAudience(1, { name: 'a' })], { 1: [adGroupLink(101), adGroupLink(102)] });
-    const plan = planAccount(desiredState([desiredAudience({ name: 'a' }, { adGroups: [101, 103] })]), live, options);
-    expect(plan.changes).toMatchObject([{ action: 'unlink', adGroupId: 102, display: { reason: 'not-declared' } }]);
+    const plan = planAccount(desiredState([desiredAudience({ name: 'a' }, { adGroups: ['101', '103'] })]), live, options);
+    expect(plan.changes).toMatchObject([{ action: 'unlink', adGroupId: '102', display: { reason: 'not-declared' } }]);
     expect(plan.warnings).toMatchObject([{ code: 'LINK_MISSING', message: expect.stringContaining('103') }]);
   });
 
   it('blocks unlinking from a protected audience', () => {
     const live = liveState([liveAudience(1, { name: 'a' })], { 1: [adGroupLink(101), adGroupLink(102)] });
-    const plan = planAccount(desiredState([desiredAudience({ name: 'a' }, { adGroups: [101], protect: true })]), live, options);
+    const plan = planAccount(desiredState([desiredAudience({ name: 'a' }, { adGroups: ['101'], protect: true })]), live, options);
     expect(plan.changes).toEqual([]);
     expect(plan.errors).toMatchObject([{ code: 'PROTECTED', name: 'a' }]);
   });
@@ -159,7 +159,7 @@ describe('planAccount', () => {
   it('names the ad groups an update touches', () => {
     const live = liveState([liveAudience(1, { name: 'a' })], { 1: [adGroupLink(101, { campaignName: 'Spring' })] });
     const plan = planAccount(desiredState([desiredAudience({ name: 'a', genderType: 'NOT_ALL', genders: ['F'] })]), live, options);
-    expect((plan.changes[0] as AudienceUpdate).display.impact).toMatchObject([{ adGroupId: 101, campaignName: 'Spring' }]);
+    expect((plan.changes[0] as AudienceUpdate).display.impact).toMatchObject([{ adGroupId: '101', campaignName: 'Spring' }]);
   });
 
   it('warns about live audiences in ERROR or SEED_NOT_ENOUGH status', () => {
@@ -173,18 +173,21 @@ describe('what the plan needs to read', () => {
   it('reads the detail of managed and deleted audiences only, and links only where they matter', () => {
     const audiences = [liveAudience(1, { name: 'same' }), liveAudience(2, { name: 'changed' }), liveAudience(3, { name: 'linked' }), liveAudience(4, { name: 'gone' })];
     const live = liveState(audiences);
-    const desired = desiredState([desiredAudience({ name: 'same' }), desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'linked' }, { adGroups: [1] })], {
-      prune: true,
-    });
+    const desired = desiredState(
+      [desiredAudience({ name: 'same' }), desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'linked' }, { adGroups: ['1'] })],
+      {
+        prune: true,
+      },
+    );
     const needed = neededReads(desired, live.audiences);
     // With prune, the audience deleted is read too: the plan shows its whole definition.
-    expect(needed.detailIds.sort()).toEqual([1, 2, 3, 4]);
+    expect(needed.detailIds.sort()).toEqual(['1', '2', '3', '4']);
     // Known from the list: declared ad groups, and the audience prune deletes.
-    expect(needed.linkIds.sort()).toEqual([3, 4]);
+    expect(needed.linkIds.sort()).toEqual(['3', '4']);
     // Known from each read: the audience about to change.
     const withLinksAfterRead = needed.detailIds.filter((id) => !needed.linkIds.includes(id) && needed.needsLinks(id, live.details[String(id)]!));
-    expect(withLinksAfterRead).toEqual([2]);
-    expect(neededReads({ ...desired, prune: false }, live.audiences).detailIds.sort()).toEqual([1, 2, 3]);
+    expect(withLinksAfterRead).toEqual(['2']);
+    expect(neededReads({ ...desired, prune: false }, live.audiences).detailIds.sort()).toEqual(['1', '2', '3']);
   });
 });
 
@@ -197,8 +200,8 @@ describe('plan data order', () => {
     const plan = planAccount(desiredState([desiredAudience({ name: 'a', genderType: 'NOT_ALL', genders: ['F'] })], { prune: true }), live, options);
     const impact = (action: string) =>
       plan.changes.flatMap((change) => (change.action === action && 'display' in change && 'impact' in change.display ? change.display.impact.map((ref) => ref.adGroupId) : []));
-    expect(impact('update')).toEqual([101, 105]);
-    expect(impact('delete')).toEqual([202, 204]);
+    expect(impact('update')).toEqual(['101', '105']);
+    expect(impact('delete')).toEqual(['202', '204']);
   });
 
   it('writes a created definition with its fields in definition order, name and type first', () => {

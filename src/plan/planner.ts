@@ -1,4 +1,5 @@
 import { compareText, type DesiredState, type LiveState } from '../model/index.js';
+import { PLAN_FORMAT_VERSION } from './format.js';
 import { matchIdentities } from './identity.js';
 import type { CurrentState, KindPlan, OrderKey, PlanOptions } from './kind.js';
 import { PLAN_KINDS } from './kinds/index.js';
@@ -29,7 +30,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   const changes = orderChanges(planned);
   const { business, imageDir } = header;
   return {
-    formatVersion: 1,
+    formatVersion: PLAN_FORMAT_VERSION,
     adAccountId: desired.adAccountId,
     ...(business ? { business } : {}),
     changes,
@@ -66,7 +67,7 @@ function compareKeys(a: OrderKey, b: OrderKey): number {
   for (let index = 0; index < Math.max(a.length, b.length); index += 1) {
     const x = a[index] ?? 0;
     const y = b[index] ?? 0;
-    const order = typeof x === 'string' || typeof y === 'string' ? compareText(String(x), String(y)) : x - y;
+    const order = typeof x === 'string' || typeof y === 'string' ? compareText(String(x), String(y)) : x < y ? -1 : x > y ? 1 : 0;
     if (order !== 0) return order;
   }
   return 0;

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.js';
-import type { DesiredState, LiveAudience, LiveAudienceSummary, LiveState } from '../model/index.js';
+import type { DesiredState, LiveAudience, LiveAudienceSummary, LiveState, Long } from '../model/index.js';
 import { diffDefinition } from './diff.js';
 import { matchIdentities, type Identities } from './identity.js';
 
@@ -10,14 +10,14 @@ import { matchIdentities, type Identities } from './identity.js';
  */
 export interface NeededReads {
   /** The audiences the file manages, and with prune those it deletes (a plan shows what it destroys), each to read in full. */
-  detailIds: number[];
+  detailIds: Long[];
   /** The audiences whose ad groups are needed whatever their reads say: those with declared `adGroups`, those about to be deleted. */
-  linkIds: number[];
+  linkIds: Long[];
   /**
    * Whether the ad groups of `id`, one of `detailIds` and not of `linkIds`, are needed given its
    * full read: they are when the audience is about to change.
    */
-  needsLinks(id: number, detail: LiveAudience): boolean;
+  needsLinks(id: Long, detail: LiveAudience): boolean;
 }
 
 /**

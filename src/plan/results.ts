@@ -1,3 +1,4 @@
+import type { Long } from '../model/index.js';
 import type { ChangeAction, Plan } from './types.js';
 
 /** What happened to one change of a plan: plain data, so a partial failure is a result, not a lost exception. */
@@ -5,8 +6,8 @@ export interface ChangeResult {
   action: ChangeAction;
   name: string;
   /** The audience's id: for a create, the id it got (null when it failed). */
-  id: number | null;
-  adGroupId?: number;
+  id: Long | null;
+  adGroupId?: Long;
   /**
    * - `ok`: done (with `verified` when its answer was lost and the tool looked);
    * - `failed`: the service refused it, and `cause` says why;

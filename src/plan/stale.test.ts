@@ -9,7 +9,7 @@ const options = { allowMassDelete: false };
 describe('staleReasons: a name the plan creates', () => {
   it('may still be held by the audience the plan renames away from it', () => {
     const live = liveState([liveAudience(5, { name: 'spring' })]);
-    const plan = planAccount(desiredState([desiredAudience({ name: 'spring-2025' }, { id: 5 }), desiredAudience({ name: 'spring' })]), live, options);
+    const plan = planAccount(desiredState([desiredAudience({ name: 'spring-2025' }, { id: '5' }), desiredAudience({ name: 'spring' })]), live, options);
     expect(plan.changes.map((change) => change.action).sort()).toEqual(['create', 'update']);
     expect(staleReasons(plan, { audiences: live.audiences, adGroupIds: {} })).toEqual([]);
   });
@@ -18,7 +18,7 @@ describe('staleReasons: a name the plan creates', () => {
     const ignored = liveAudience(3, { name: 'legacy-x' });
     const live = liveState([ignored]);
     const plan = planAccount(desiredState([desiredAudience({ name: 'fresh' })], { prune: true, ignore: ['legacy-*'] }), live, options);
-    expect(knownAudienceIds(plan).has(3)).toBe(true);
+    expect(knownAudienceIds(plan).has('3')).toBe(true);
     const renamed = { ...live.audiences[0]!, name: 'fresh' };
     expect(staleReasons(plan, { audiences: [renamed], adGroupIds: {} })).toEqual(['an audience named "fresh" now exists (id 3), which the plan would create again']);
   });

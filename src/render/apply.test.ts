@@ -9,11 +9,11 @@ const FOUND = 'the answer was lost (the service answered 503); the account was l
 const UNKNOWN = 'the outcome is unknown: the create of audience "b" may have been carried out, but its answer was lost (…); listing the account to find out failed too: …';
 
 const results: ChangeResult[] = [
-  { action: 'create', name: 'a', id: 101, status: 'ok', verified: FOUND },
+  { action: 'create', name: 'a', id: '101', status: 'ok', verified: FOUND },
   { action: 'create', name: 'b', id: null, status: 'unknown', cause: UNKNOWN },
-  { action: 'update', name: 'c', id: 102, status: 'ok' },
-  { action: 'delete', name: 'd', id: 103, status: 'failed', cause: 'audience 103: in use by ad groups 101' },
-  { action: 'delete', name: 'e', id: 104, status: 'skipped', cause: 'not started: the apply was interrupted' },
+  { action: 'update', name: 'c', id: '102', status: 'ok' },
+  { action: 'delete', name: 'd', id: '103', status: 'failed', cause: 'audience 103: in use by ad groups 101' },
+  { action: 'delete', name: 'e', id: '104', status: 'skipped', cause: 'not started: the apply was interrupted' },
 ];
 
 function account(changes: ChangeResult[], interrupted = false): AppliedAccount {

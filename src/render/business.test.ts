@@ -8,7 +8,7 @@ import { plainStyle } from './style.js';
 import { renderText } from './text.js';
 
 const company: Company = {
-  id: 1,
+  id: '1',
   businessRegistrationNumber: '120-81-47521',
   name: 'Demo Commerce Co., Ltd.',
   representationName: 'Kim Minji',

@@ -41,7 +41,7 @@ describe('a name cannot close its quotes', () => {
     const shown = 'delete audience "spring\\" (id 100001) kept, and \\"other\\\\" (id 100002)';
     expect(renderText(plan, plainStyle)).toContain(shown);
     expect(renderMarkdown(plan)).toContain(shown);
-    expect(progressLine({ action: 'delete', name: forged, id: 100002, status: 'ok' }, plainStyle)).toContain(shown);
+    expect(progressLine({ action: 'delete', name: forged, id: '100002', status: 'ok' }, plainStyle)).toContain(shown);
   });
 });
 

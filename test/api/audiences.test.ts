@@ -61,7 +61,7 @@ const seoulWomen = definition({
 describe('the eight operations against the emulator', () => {
   it('create answers the model, with the service names of regions and members', async () => {
     const created = answered(await client.create(seoulWomen));
-    expect(created.id).toBeGreaterThan(0);
+    expect(created.id).toMatch(/^[1-9][0-9]*$/);
     expect(created.name).toBe('seoul-women-20s');
     expect(created.definition.ages).toEqual(['20', '25']);
     expect(created.definition.locationType).toBe('AREA');
@@ -115,24 +115,24 @@ describe('the eight operations against the emulator', () => {
     await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: created.id, adGroupId: 102 });
     expect(await client.adGroups(created.id)).toEqual([
       {
-        adGroupId: 101,
+        adGroupId: '101',
         adGroupName: expect.any(String),
         adGroupType: 'DISPLAY',
         adGroupStatus: ['LIVE'],
-        campaignId: 11,
+        campaignId: '11',
         campaignName: expect.any(String),
         campaignType: 'DISPLAY',
         campaignGoal: 'VISITING',
       },
-      expect.objectContaining({ adGroupId: 102, adGroupStatus: ['PAUSED'], campaignId: 11 }),
+      expect.objectContaining({ adGroupId: '102', adGroupStatus: ['PAUSED'], campaignId: '11' }),
     ]);
 
     const inUse = await rejection(client.delete(created.id));
     expect(inUse).toMatchObject({ kind: 'http', status: 400, code: 'API_REJECTED', detailCode: 5001, ambiguous: false, attempts: 1 });
     expect(inUse.detailMsg).toContain('101, 102');
 
-    await client.unlink(created.id, 101);
-    await client.unlink(created.id, 102);
+    await client.unlink(created.id, '101');
+    await client.unlink(created.id, '102');
     expect(await client.adGroups(created.id)).toEqual([]);
     const unlog = (await emulatorCall(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ method: string; path: string }> };
     expect(unlog.requests.filter((entry) => entry.path.includes('/unlink')).map((entry) => `${entry.method} ${entry.path}`)).toEqual([
@@ -148,16 +148,16 @@ describe('the eight operations against the emulator', () => {
 
   it('a first-attempt 404 on delete and unlink is still an error (a wrong id is reported)', async () => {
     const created = await client.create(seoulWomen);
-    expect(await rejection(client.unlink(created.id, 101))).toMatchObject({ status: 404, detailCode: 3003, attempts: 1 });
-    expect(await rejection(client.delete(999_999))).toMatchObject({ status: 404, detailCode: 3001, attempts: 1 });
+    expect(await rejection(client.unlink(created.id, '101'))).toMatchObject({ status: 404, detailCode: 3003, attempts: 1 });
+    expect(await rejection(client.delete('999999'))).toMatchObject({ status: 404, detailCode: 3001, attempts: 1 });
   });
 
   it('delete many returns the counts and the messages as data', async () => {
     const free = await client.create(definition({ name: 'free' }));
     const linked = await client.create(definition({ name: 'linked' }));
     await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: linked.id, adGroupId: 101 });
-    const outcome = await client.deleteMany([free.id, linked.id, 999_999]);
-    expect(outcome).toMatchObject({ deletedUnanswered: [], lostAnswer: null, sent: [free.id, linked.id, 999_999] });
+    const outcome = await client.deleteMany([free.id, linked.id, '999999']);
+    expect(outcome).toMatchObject({ deletedUnanswered: [], lostAnswer: null, sent: [free.id, linked.id, '999999'] });
     const result = outcome.answer as BatchAnswer;
     expect(result.successCount).toBe(1);
     expect(result.failCount).toBe(2);
@@ -309,7 +309,7 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
   });
 
   it('update: a refusal stays a failure (the service said why), not an unknown', async () => {
-    const error = await thrown(createAudienceClient(proxied, ACCOUNT).update(999_999, definition({ name: 'nobody' })));
+    const error = await thrown(createAudienceClient(proxied, ACCOUNT).update('999999', definition({ name: 'nobody' })));
     expect(error).toBeInstanceOf(ApiError);
     expect(isOutcomeUnknown(error)).toBe(false);
   });
@@ -333,7 +333,7 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
     const created = await client.create(seoulWomen);
     await emulatorCall(emulator, 'POST', '/_emulator/links', { adAccountId: ACCOUNT, audienceId: created.id, adGroupId: 101 });
     actions.push([/\/unlink/, 'reset-after']);
-    const unlinked = await createAudienceClient(proxied, ACCOUNT).unlink(created.id, 101);
+    const unlinked = await createAudienceClient(proxied, ACCOUNT).unlink(created.id, '101');
     expect(unlinked.verified).toMatch(/^the answer was lost \(.+\); sent again, the ad group no longer used the audience \(404\)$/);
     expect(await client.adGroups(created.id)).toEqual([]);
     expect(proxy.seen.filter((request) => request.includes('/unlink'))).toHaveLength(2);
@@ -372,8 +372,8 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
   it('delete many: when the list that would settle a lost answer fails, the outcome is unknown, as data', async () => {
     const one = await client.create(definition({ name: 'one' }));
     actions.push([/^DELETE /, 'reset-after'], ...Array.from({ length: 1000 }, (): [RegExp, ProxyAction] => [/^GET .*\/audiences/, 'reset-before']));
-    const result = await createAudienceClient(proxied, ACCOUNT).deleteMany([one.id, 999_999]);
-    expect(result).toMatchObject({ deletedUnanswered: [], sent: [one.id, 999_999] });
+    const result = await createAudienceClient(proxied, ACCOUNT).deleteMany([one.id, '999999']);
+    expect(result).toMatchObject({ deletedUnanswered: [], sent: [one.id, '999999'] });
     expect('error' in result.answer && isOutcomeUnknown(result.answer.error)).toBe(true);
   });
 });

@@ -40,7 +40,7 @@ describe('business lookup against the emulator', () => {
     await emulatorCall(emulator, 'DELETE', '/_emulator/requests');
     const company = await createBusinessClient(http, 1234).lookup('120-81-47521');
     expect(company).toEqual({
-      id: expect.any(Number),
+      id: '1',
       businessRegistrationNumber: '120-81-47521',
       name: 'Demo Commerce Co., Ltd.',
       representationName: expect.any(String),

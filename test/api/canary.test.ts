@@ -65,14 +65,14 @@ function operations(baseUrl: string): Record<string, () => Promise<unknown>> {
   const images = createImageClient(canaryTransport('imagegen', baseUrl));
   return {
     list: () => audiences.list(),
-    read: () => audiences.read(100001),
+    read: () => audiences.read('100001'),
     create: () => audiences.create(definition({ name: 'canary' })),
-    update: () => audiences.update(100001, definition({ name: 'canary' })),
-    delete: () => audiences.delete(100001),
+    update: () => audiences.update('100001', definition({ name: 'canary' })),
+    delete: () => audiences.delete('100001'),
     // The batch delete's outcome is data: the error that stands instead of an answer.
-    deleteMany: () => audiences.deleteMany([100001, 100002]).then((result) => ('error' in result.answer ? Promise.reject(result.answer.error) : result)),
-    adGroups: () => audiences.adGroups(100001),
-    unlink: () => audiences.unlink(100001, 101),
+    deleteMany: () => audiences.deleteMany(['100001', '100002']).then((result) => ('error' in result.answer ? Promise.reject(result.answer.error) : result)),
+    adGroups: () => audiences.adGroups('100001'),
+    unlink: () => audiences.unlink('100001', '101'),
     lookup: () => business.lookup('120-81-47521'),
     textToImage: () => images.textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 }),
     variations: () => images.variations({ version: 'v2.0', image: 'AAAA', width: 384, height: 384 }),

@@ -51,7 +51,7 @@ async function unknownCause(error: unknown): Promise<never> {
 
 const calls = {
   'audience list': () => createAudienceClient(http('audience'), 1234).list(),
-  'audience read': () => createAudienceClient(http('audience'), 1234).read(5),
+  'audience read': () => createAudienceClient(http('audience'), 1234).read('5'),
   'audience create': () =>
     createAudienceClient(http('audience'), 1234)
       .create(audienceBody)
@@ -142,7 +142,7 @@ describe('silence', () => {
     };
     const errors = await Promise.all([
       failure(() => createAudienceClient(slow('audience'), 1234).list()),
-      failure(() => createAudienceClient(slow('audience'), 1234).read(5)),
+      failure(() => createAudienceClient(slow('audience'), 1234).read('5')),
       failure(() => createAudienceClient(slow('audience'), 1234).create(audienceBody).catch(unknownCause)),
       failure(() => createBusinessClient(slow('business'), 1234).lookup('120-81-47521')),
       failure(() => createImageClient(slow('imagegen')).textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 })),
@@ -170,7 +170,7 @@ describe('the create under silence', () => {
     };
     server.answers = [silence, reply(200, { content: [] }), reply(200, created)];
     const result = await createAudienceClient(http('audience', { headersMs: 100 }), 1234).create(audienceBody);
-    expect(result.id).toBe(9);
+    expect(result.id).toBe('9');
     expect(server.seen.map((seen) => `${seen.method} ${seen.url}`)).toEqual(['POST /openapi/v4/targetings', 'GET /openapi/v4/targetings/audiences', 'POST /openapi/v4/targetings']);
   });
 });
@@ -180,9 +180,9 @@ describe('a change whose answer was lost, then refused for the quota', () => {
     // Asked to wait a second, past the budget: the quota answer stands.
     const quota = reply(429, { code: -813, msg: 'too many requests' }, { 'Retry-After': '1' });
     for (const [name, call] of [
-      ['update', (client: HttpClient) => createAudienceClient(client, 1234).update(5, audienceBody)],
-      ['delete', (client: HttpClient) => createAudienceClient(client, 1234).delete(5)],
-      ['unlink', (client: HttpClient) => createAudienceClient(client, 1234).unlink(5, 101)],
+      ['update', (client: HttpClient) => createAudienceClient(client, 1234).update('5', audienceBody)],
+      ['delete', (client: HttpClient) => createAudienceClient(client, 1234).delete('5')],
+      ['unlink', (client: HttpClient) => createAudienceClient(client, 1234).unlink('5', '101')],
     ] as const) {
       server.seen.length = 0;
       server.answers = [reply(503, { code: -500, msg: 'busy' }), quota];
@@ -200,7 +200,7 @@ describe('a change whose answer was lost, then refused for the quota', () => {
     const client = transport({ baseUrl: server.url, headers: bearer('t'), retry: { maxAttempts: 5, baseDelayMs: 0, maxDelayMs: 0, budgetMs: 500 } });
     clients.push(client);
     const error = await createAudienceClient(client, 1234)
-      .update(5, audienceBody)
+      .update('5', audienceBody)
       .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
     expect(isOutcomeUnknown(error)).toBe(false);

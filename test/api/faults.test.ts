@@ -66,9 +66,9 @@ it('200 mixed operations with 30% faults all complete, with no duplicate audienc
   const kept = created.slice(0, 30);
   const stored = await storedAudiences(emulator, ACCOUNT);
   expect(stored.map((audience) => audience.name).sort()).toEqual(kept.map((audience) => audience.name).sort());
-  expect(stored.map((audience) => audience.id).sort()).toEqual(kept.map((audience) => audience.id).sort());
+  expect(stored.map((audience) => String(audience.id)).sort()).toEqual(kept.map((audience) => audience.id).sort());
   const updatedIds = new Set(updated.map((audience) => audience.id));
-  for (const audience of stored) expect(audience.genders).toEqual(updatedIds.has(audience.id) ? ['F'] : []);
+  for (const audience of stored) expect(audience.genders).toEqual(updatedIds.has(String(audience.id)) ? ['F'] : []);
 
   // The faults really struck, of every kind and on both sides of the operation.
   const log = (await emulatorCall(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ fault: string | null }> };

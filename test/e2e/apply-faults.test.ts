@@ -234,7 +234,7 @@ describe('a saved plan that went stale is refused, and nothing is changed', () =
       const cwd = await savedUpdatePlan(frozen);
       const other = connectClient(frozen.emulator);
       const [summary] = (await other.client.list()).filter((audience) => audience.name === 'seoul-women');
-      const current = await other.client.read(summary?.id ?? 0);
+      const current = await other.client.read(summary?.id ?? '0');
       // Someone adds an interest the file does not declare: applying the saved update would silently remove it.
       await other.client.update(current.id, { ...current.definition, ufoInterests: ['FOOD'] });
       await other.close();
@@ -252,7 +252,7 @@ describe('a saved plan that went stale is refused, and nothing is changed', () =
       clock += 5_000;
       const other = connectClient(ticking.emulator);
       const [summary] = (await other.client.list()).filter((audience) => audience.name === 'seoul-women');
-      const current = await other.client.read(summary?.id ?? 0);
+      const current = await other.client.read(summary?.id ?? '0');
       await other.client.update(current.id, { ...current.definition, genders: ['M'] });
       await other.close();
       await expectRefused(cwd, /audience "seoul-women" \(id \d+\) was modified at 2026-03-01T09:00:05/, ticking.emulator);
@@ -264,7 +264,7 @@ describe('a saved plan that went stale is refused, and nothing is changed', () =
   it('when an audience it updates was deleted since', async () => {
     const cwd = await savedUpdatePlan({ env });
     const [summary] = (await live.client.list()).filter((audience) => audience.name === 'seoul-women');
-    await live.client.delete(summary?.id ?? 0);
+    await live.client.delete(summary?.id ?? '0');
     await expectRefused(cwd, new RegExp(`audience ${summary?.id} no longer exists`));
   });
 
@@ -367,7 +367,7 @@ describe('a batch delete that partly fails', () => {
     expect(result.stdout).not.toContain('still differ');
     expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['gone-2', 'keep']);
 
-    await live.client.unlink(busy.id, 101);
+    await live.client.unlink(busy.id, '101');
     const rerun = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(rerun.stdout).toContain('Plan: 0 to create, 0 to update, 1 to delete, 0 to unlink.');
     expect(rerun.code).toBe(0);
@@ -403,7 +403,7 @@ audiences:
     await writeFile(join(cwd, 'audiences.yaml'), file.replace('    protect: true\n', ''));
     const unprotected = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(unprotected.code).toBe(0);
-    expect((await live.client.adGroups(flagship.id)).map((link) => link.adGroupId)).toEqual([101]);
+    expect((await live.client.adGroups(flagship.id)).map((link) => link.adGroupId)).toEqual(['101']);
   });
 });
 

@@ -135,7 +135,7 @@ describe('the embedded emulator on a disk that takes no more writes', () => {
     const result = await apply.done;
 
     expect(result.code).toBe(1);
-    const done = [...result.stderr.matchAll(/^ok {6}create audience "(full-\d+)" \(id (\d+)\)$/gm)].map(([, name, id]) => [name, Number(id)]);
+    const done = [...result.stderr.matchAll(/^ok {6}create audience "(full-\d+)" \(id (\d+)\)$/gm)].map(([, name, id]) => [name, id]);
     const notDone = [...result.stderr.matchAll(/^(?:failed|UNKNOWN) +create audience "(full-\d+)"/gm)].map(([, name]) => name);
     expect(done.length).toBeGreaterThanOrEqual(2);
     expect(done.length + notDone.length).toBe(100);

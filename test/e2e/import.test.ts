@@ -12,10 +12,9 @@ import { ApiError } from '../../src/api/api-error.js';
 import type { AudienceClient } from '../../src/api/audiences.js';
 import { seedState } from '../../src/emulator/seed.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
-import type { StoredAudience } from '../../src/emulator/store.js';
 import type { AudienceDefinition } from '../../src/model/index.js';
 import { importAccount } from '../../src/operations/import.js';
-import { definition } from '../helpers/builders.js';
+import { definition, storedAudience } from '../helpers/builders.js';
 import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
 import { connectClient, linkAdGroup, type LiveClient } from '../helpers/live-account.js';
 
@@ -87,7 +86,7 @@ const varied: Array<Partial<AudienceDefinition> & { name: string }> = [
   { name: 'trailing\\' },
 ];
 
-async function seedVariedAccount(): Promise<{ twins: number[] }> {
+async function seedVariedAccount(): Promise<{ twins: string[] }> {
   for (const audience of varied) await live.client.create(definition({ type: 'DISPLAY', ...audience }));
   const firstTwin = await live.client.create(definition({ name: 'twin', ufoInterests: ['GAME'] }));
   const secondTwin = await live.client.create(definition({ name: 'twin', ufoInterests: ['PETS'] }));
@@ -110,7 +109,7 @@ describe('audiences import', () => {
     expect(file.adAccountId).toBe(1234);
     expect(file.prune).toBe(false);
     expect(file.audiences.map((audience) => audience.name).sort()).toEqual([...varied.map((audience) => audience.name), 'twin'].sort());
-    expect(file.audiences.find((audience) => audience.name === 'twin')?.id).toBe(twins[0]);
+    expect(file.audiences.find((audience) => audience.name === 'twin')?.id).toBe(Number(twins[0]));
     // Members as a request takes them: the names the service adds stay out of the file.
     expect(text).not.toMatch(/customerFileName|trackName|cohortName|profileName|groupName/);
     const seoul = file.audiences.find((audience) => audience.name === 'seoul-women-20s');
@@ -165,8 +164,9 @@ describe('audiences import', () => {
     const dir = await workspace({});
     const state = seedState();
     const odd = 'two\nlines\n  - name: injected';
-    state.audiences.push({ ...emptyStored(state.nextAudienceId, odd), ufoInterests: ['GAME'] }, emptyStored(state.nextAudienceId + 1, 'plain'));
-    state.nextAudienceId += 2;
+    const oddId = state.nextAudienceId;
+    state.audiences.push({ ...storedAudience(oddId, odd), ufoInterests: ['GAME'] }, storedAudience(String(Number(oddId) + 1), 'plain'));
+    state.nextAudienceId = String(Number(oddId) + 2);
     await writeFile(join(dir, 'state.json'), JSON.stringify(state));
     await live.close();
     await emulator.close();
@@ -175,11 +175,9 @@ describe('audiences import', () => {
 
     const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd: dir, env });
     expect(imported.code).toBe(0);
-    expect(imported.stderr).toContain(
-      `warning: ${JSON.stringify(odd)} (id ${state.nextAudienceId - 2}) was not imported: a file cannot hold it (name: ${JSON.stringify(odd)} must be 1 to 255 characters`,
-    );
+    expect(imported.stderr).toContain(`warning: ${JSON.stringify(odd)} (id ${oddId}) was not imported: a file cannot hold it (name: ${JSON.stringify(odd)} must be 1 to 255 characters`);
     const text = await readFile(join(dir, 'imported.yaml'), 'utf8');
-    expect(text).toContain(`# Not imported: ${JSON.stringify(odd)} (id ${state.nextAudienceId - 2}): a file cannot hold it`);
+    expect(text).toContain(`# Not imported: ${JSON.stringify(odd)} (id ${oddId}): a file cannot hold it`);
     expect((parse(text) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name)).toEqual(['plain']);
     expect((await runInProcess(['plan', '-f', 'imported.yaml', '--detailed-exitcode'], { cwd: dir, env })).code).toBe(0);
   });
@@ -219,7 +217,7 @@ describe('audiences import', () => {
     expect(result.text).toContain('last modified 2026-01-01\\r\n');
     // eslint-disable-next-line no-control-regex -- no control character but the line breaks may be left
     expect(result.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-    expect(parse(result.text)).toMatchObject({ audiences: [{ name: 'kept', id: made.id }] });
+    expect(parse(result.text)).toMatchObject({ audiences: [{ name: 'kept', id: Number(made.id) }] });
   });
 
   it('refuses to overwrite a file unless --force', async () => {
@@ -251,32 +249,3 @@ describe('audiences import', () => {
     expect((await lstat(join(cwd, 'null'))).isSymbolicLink()).toBe(true);
   });
 });
-
-/** An audience as the emulator stores it: everyone, no criteria. */
-function emptyStored(id: number, name: string): StoredAudience {
-  return {
-    id,
-    adAccountId: 1234,
-    name,
-    type: 'DISPLAY',
-    ageType: 'ALL',
-    ages: [],
-    genderType: 'ALL',
-    genders: [],
-    locationType: 'ALL',
-    locations: [],
-    depth2Locations: [],
-    depth3Locations: [],
-    ufoInterests: [],
-    ufoBusinessTypes: [],
-    customerFileTargetings: [],
-    trackerTargetings: [],
-    cohortTargetings: [],
-    talkChannelTargetings: [],
-    syncAppTargetings: [],
-    talkChannelGroupTargetings: [],
-    createdAt: 0,
-    lastModifiedAt: 0,
-    statusOverride: null,
-  };
-}

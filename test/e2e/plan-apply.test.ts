@@ -62,8 +62,8 @@ describe('validate, plan and apply through the real CLI', () => {
     const stray = await createDirectly('stray');
     await createDirectly('legacy-kept');
     const drift = await runCli(['plan', '--format', 'json'], { cwd, env });
-    const [plan] = JSON.parse(drift.stdout) as Array<{ changes: Array<{ action: string; id: number }> }>;
-    expect(plan?.changes).toEqual([expect.objectContaining({ action: 'delete', id: stray })]);
+    const [plan] = JSON.parse(drift.stdout) as Array<{ changes: Array<{ action: string; id: string }> }>;
+    expect(plan?.changes).toEqual([expect.objectContaining({ action: 'delete', id: String(stray) })]);
     expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
     expect((await runCli(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
   });
@@ -183,7 +183,7 @@ describe('files the commands write and keep', () => {
   it('plan --out replaces a plan saved before, and refuses any other file before reading the account', async () => {
     const cwd = await workspace({ 'audiences.yaml': desired, 'notes.json': '{"mine": true}', 'made-by-mktemp': '', 'plans/.keep': '' });
     expect((await runInProcess(['plan', '--out', 'made-by-mktemp'], { cwd, env })).code).toBe(0);
-    expect(JSON.parse(await readFile(join(cwd, 'made-by-mktemp'), 'utf8'))).toMatchObject([{ formatVersion: 1 }]);
+    expect(JSON.parse(await readFile(join(cwd, 'made-by-mktemp'), 'utf8'))).toMatchObject([{ formatVersion: 2 }]);
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
     await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
@@ -246,9 +246,9 @@ describe('names that print alike but are spelt otherwise (NFC and NFD)', () => {
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('12 done, 0 failed');
 
-    const state = (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ id: number; name: string }>; links: Array<{ audienceId: number; adGroupId: number }> };
-    expect(state.audiences.map((audience) => [audience.name, audience.id])).toEqual(looks.map((look) => [look, ids.get(look)]));
-    expect(state.links).toContainEqual({ audienceId: ids.get(looks[0] ?? ''), adGroupId: 101 });
+    const state = (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ id: string; name: string }>; links: Array<{ audienceId: string; adGroupId: string }> };
+    expect(state.audiences.map((audience) => [audience.name, Number(audience.id)])).toEqual(looks.map((look) => [look, ids.get(look)]));
+    expect(state.links).toContainEqual({ audienceId: String(ids.get(looks[0] ?? '')), adGroupId: '101' });
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
   });
 });

@@ -60,7 +60,7 @@ describe('golden plans', () => {
  * recorded.
  */
 function fixtureReader(live: LiveFixture, reads: string[]): AccountReader {
-  const byId = new Map(live.audiences.map((wire) => [wire.id, wire]));
+  const byId = new Map(live.audiences.map((wire) => [String(wire.id), wire]));
   return {
     list: async () => {
       reads.push('GET /openapi/v4/targetings/audiences');

@@ -8,7 +8,9 @@ import {
   type DesiredState,
   type LiveAudience,
   type LiveState,
+  type Long,
 } from '../../src/model/index.js';
+import type { StoredAudience } from '../../src/emulator/store.js';
 import type { Change, Plan } from '../../src/plan/index.js';
 
 /** An audience that targets everyone: all ages, genders and regions, and no criteria. */
@@ -48,16 +50,16 @@ export function definition(overrides: Partial<AudienceDefinition> = {}): Audienc
   return canonicalizeDefinition({ ...emptyDefinition('audience', 'DISPLAY'), ...inferred, ...overrides });
 }
 
-/** A live audience, fully read. */
-export function liveAudience(id: number, overrides: Partial<AudienceDefinition> = {}, status: LiveAudience['audienceStatus'] = 'AVAILABLE'): LiveAudience {
+/** A live audience, fully read (its id given as a number for short, kept as the model's text). */
+export function liveAudience(id: number | Long, overrides: Partial<AudienceDefinition> = {}, status: LiveAudience['audienceStatus'] = 'AVAILABLE'): LiveAudience {
   const full = definition(overrides);
   return {
-    id,
+    id: String(id),
     name: full.name,
     audienceStatus: status,
     type: full.type,
     createdDate: '2026-01-01T00:00:00',
-    lastModifiedDate: `2026-01-02T00:00:${String(id % 60).padStart(2, '0')}`,
+    lastModifiedDate: `2026-01-02T00:00:${String(Number(BigInt(id) % 60n)).padStart(2, '0')}`,
     populationScore: 1000,
     definition: full,
   };
@@ -73,7 +75,7 @@ export function desiredState(audiences: DesiredAudience[], overrides: Partial<Om
 }
 
 /** The live state of an account, every audience read in full and with the links given (none by default). */
-export function liveState(audiences: LiveAudience[], links: Record<number, AdGroupLink[]> = {}): LiveState {
+export function liveState(audiences: LiveAudience[], links: Record<string, AdGroupLink[]> = {}): LiveState {
   return {
     adAccountId: 1234,
     audiences: audiences.map(({ id, name, audienceStatus, type, createdDate, lastModifiedDate }) => ({ id, name, audienceStatus, type, createdDate, lastModifiedDate })),
@@ -82,13 +84,13 @@ export function liveState(audiences: LiveAudience[], links: Record<number, AdGro
   };
 }
 
-export function adGroupLink(adGroupId: number, overrides: Partial<AdGroupLink> = {}): AdGroupLink {
+export function adGroupLink(adGroupId: number | Long, overrides: Partial<AdGroupLink> = {}): AdGroupLink {
   return {
-    adGroupId,
+    adGroupId: String(adGroupId),
     adGroupName: `ad group ${adGroupId}`,
     adGroupType: 'DISPLAY',
     adGroupStatus: ['LIVE'],
-    campaignId: 10,
+    campaignId: '10',
     campaignName: 'campaign 10',
     campaignType: 'DISPLAY',
     campaignGoal: 'VISITING',
@@ -99,12 +101,41 @@ export function adGroupLink(adGroupId: number, overrides: Partial<AdGroupLink> =
 /** A plan of these changes for account 1234, with nothing else in it (the counts are not the changes'). */
 export function planOf(changes: Change[]): Plan {
   return {
-    formatVersion: 1,
+    formatVersion: 2,
     adAccountId: 1234,
     changes,
     warnings: [],
     errors: [],
     summary: { create: 0, update: 0, delete: 0, unlink: 0, generate: 0, remove: 0 },
     fingerprint: { desiredHash: 'hash', audiences: [], accountAudienceIds: null },
+  };
+}
+
+/** An audience as the emulator stores it: everyone, no criteria. */
+export function storedAudience(id: string, name: string): StoredAudience {
+  return {
+    id,
+    adAccountId: 1234,
+    name,
+    type: 'DISPLAY',
+    ageType: 'ALL',
+    ages: [],
+    genderType: 'ALL',
+    genders: [],
+    locationType: 'ALL',
+    locations: [],
+    depth2Locations: [],
+    depth3Locations: [],
+    ufoInterests: [],
+    ufoBusinessTypes: [],
+    customerFileTargetings: [],
+    trackerTargetings: [],
+    cohortTargetings: [],
+    talkChannelTargetings: [],
+    syncAppTargetings: [],
+    talkChannelGroupTargetings: [],
+    createdAt: 0,
+    lastModifiedAt: 0,
+    statusOverride: null,
   };
 }

@@ -45,7 +45,8 @@ export async function storedAudiences(emulator: RunningEmulator, adAccountId = 1
   return (await emulatorState(emulator)).audiences.filter((audience) => audience.adAccountId === adAccountId);
 }
 
-export async function linkAdGroup(emulator: RunningEmulator, audienceId: number, adGroupId: number, adAccountId = 1234): Promise<void> {
+/** Links an ad group to an audience, as the ad manager would (ids as the client holds them, or numbers for short). */
+export async function linkAdGroup(emulator: RunningEmulator, audienceId: string | number, adGroupId: string | number, adAccountId = 1234): Promise<void> {
   await emulatorRoute(emulator, 'POST', '/_emulator/links', { adAccountId, audienceId, adGroupId });
 }
 

@@ -87,13 +87,13 @@ const drift: fc.Arbitrary<Drift> = fc.record({
   deleted: fc.nat(),
 });
 
-async function idsByName(): Promise<Map<string, number>> {
+async function idsByName(): Promise<Map<string, string>> {
   return new Map((await live.client.list()).map((summary) => [summary.name, summary.id]));
 }
 
 async function makeDrift(file: AudiencesFile, change: Drift): Promise<void> {
   const ids = await idsByName();
-  const idOf = (index: number): number => {
+  const idOf = (index: number): string => {
     const name = file.audiences[index % file.audiences.length]?.name ?? '';
     const id = ids.get(name);
     if (id === undefined) throw new Error(`audience "${name}" was not created`);

@@ -98,7 +98,7 @@ describe('planner properties', () => {
           const live = liveState(existing.map((full, index) => liveAudience(index + 1, full)));
           const plan = planAccount(declare(wanted), live, options);
           const after = existing.map((full, index) => {
-            const update = plan.changes.find((change) => change.action === 'update' && change.id === index + 1);
+            const update = plan.changes.find((change) => change.action === 'update' && change.id === String(index + 1));
             return liveAudience(index + 1, update?.action === 'update' ? update.after : full);
           });
           expect(planAccount(declare(wanted), liveState(after), options).changes).toEqual([]);
@@ -139,7 +139,7 @@ describe('names that print alike but are spelt otherwise', () => {
           const alike = live.flatMap((other, index) => (look(other) === look(name) ? [index + 1] : []));
           const declaredAlike = declared.filter((other) => look(other) === look(name));
           if (alike.length !== 1 || declaredAlike.length !== 1 || live[(alike[0] ?? 0) - 1] === name) continue;
-          expect(plan.changes.filter((change) => look(change.name) === look(name))).toEqual([expect.objectContaining({ action: 'update', id: alike[0], name })]);
+          expect(plan.changes.filter((change) => look(change.name) === look(name))).toEqual([expect.objectContaining({ action: 'update', id: String(alike[0]), name })]);
           expect(warnings.some((message) => message.includes(codePoints(name)) && message.includes(codePoints(live[(alike[0] ?? 0) - 1] ?? '')))).toBe(true);
         }
       }),

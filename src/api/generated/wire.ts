@@ -7,6 +7,11 @@
  */
 export type AudienceApiBody = (AudienceListResponse | AudienceDetail | AudienceCreateBody | AudienceUpdateBody | AudienceWriteResponse | BatchDeleteResult | AudienceAdGroupListResponse)
 
+/**
+ * A Long as answered (an id): a JSON number, read with every digit (past 2^53 it reaches the schema as its digits, see src/api/long-json.ts), or the digits as text.
+ */
+export type Long = (number | string)
+
 export type AudienceType = ("DISPLAY" | "MESSAGE")
 
 /**
@@ -36,7 +41,7 @@ export interface AudienceListResponse {
  * An audience as listed (operation 1).
  */
 export interface AudienceListItem {
-  id: number
+  id: Long
   name: string
   /**
    * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any value is read.
@@ -60,7 +65,7 @@ export interface AudienceListItem {
  * An audience as answered by a single read (operation 2): no adAccountId; depth-2 regions in the Location shape, depth-3 in the Depth3Location shape. Sets may be null.
  */
 export interface AudienceDetail {
-  id: number
+  id: Long
   name: string
   /**
    * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any value is read.
@@ -408,7 +413,7 @@ export interface AudienceUpdateBody {
  * An audience as answered by create and update (operations 3 and 4): the single-read fields plus adAccountId; depth-2 regions typed Depth2Location, depth-3 typed Location.
  */
 export interface AudienceWriteResponse {
-  id: number
+  id: Long
   name: string
   /**
    * STANDBY, AVAILABLE, SEED_NOT_ENOUGH or ERROR; server-only, so any value is read.
@@ -492,13 +497,13 @@ export interface AudienceAdGroupListResponse {
  * An ad group that uses an audience (operation 7).
  */
 export interface AudienceAdGroup {
-  campaignId?: number
+  campaignId?: Long
   /**
    * Shown only, so any value is read.
    */
   campaignName?: unknown
   campaignTypeGoal?: (CampaignTypeGoal | null)
-  adGroupId: number
+  adGroupId: Long
   /**
    * Shown only, so any value is read.
    */
@@ -524,7 +529,10 @@ export interface CampaignTypeGoal {
  * Answer of the business-information lookup (spec/business-api.md): one registered business. Extra fields are accepted.
  */
 export interface Company {
-  id?: number
+  /**
+   * A Long: a JSON number, read with every digit (past 2^53 as its digits), or the digits as text.
+   */
+  id?: (number | string)
   /**
    * Written with separators, e.g. 120-81-47521.
    */
@@ -773,6 +781,7 @@ export interface GeneratedImage {
 /** Every titled schema, by title. */
 export interface WireTypes {
   AudienceApiBody: AudienceApiBody;
+  Long: Long;
   AudienceType: AudienceType;
   SelectionType: SelectionType;
   LocationType: LocationType;

@@ -1,7 +1,7 @@
 import { isApiError } from '../../api/api-error.js';
 import type { AudienceClient, BatchAnswer } from '../../api/audiences.js';
 import { startInTurns } from '../../api/in-turns.js';
-import type { AudienceDefinition, LiveAudience } from '../../model/index.js';
+import { compareLongs, type AudienceDefinition, type LiveAudience, type Long } from '../../model/index.js';
 import { diffDefinition, knownAudienceIds, type AudienceCreate, type AudienceDelete, type AudienceUpdate, type Change, type ChangeResult } from '../../plan/index.js';
 import type { ApplyKind } from '../kind.js';
 import { attempt, causeOf, done, identify, notStarted, unmade } from '../results.js';
@@ -38,7 +38,7 @@ export const audienceKind: ApplyKind = {
       context.finished(change, result);
     };
     const existing = knownAudienceIds(context.plan);
-    const candidates = new Map<Change, number[]>();
+    const candidates = new Map<Change, Long[]>();
     await startInTurns(changes.filter(isWrite), async (change) => {
       if (context.signal.aborted) return finish(change, notStarted(change));
       context.started(change);
@@ -103,9 +103,9 @@ export const audienceKind: ApplyKind = {
 async function settleRaces(
   creates: AudienceCreate[],
   results: ReadonlyMap<Change, ChangeResult>,
-  candidates: ReadonlyMap<Change, number[]>,
+  candidates: ReadonlyMap<Change, Long[]>,
   client: AudienceClient,
-  existing: ReadonlySet<number>,
+  existing: ReadonlySet<Long>,
 ): Promise<SettledRaces> {
   const made = creates.flatMap((change) => {
     const result = results.get(change);
@@ -113,7 +113,7 @@ async function settleRaces(
   });
   const settled = new Map<Change, ChangeResult>();
   if (made.length === 0) return { settled, ids: undefined, wrote: false };
-  let listed: Array<{ id: number; name: string }>;
+  let listed: Array<{ id: Long; name: string }>;
   try {
     listed = await client.list({ continuation: true });
   } catch {
@@ -121,8 +121,8 @@ async function settleRaces(
     return { settled, ids: undefined, wrote: false };
   }
   // The ids of each name this apply did not find at its plan, lowest first: one pass, not one per create.
-  const newIdsByName = new Map<string, number[]>();
-  for (const summary of [...listed].sort((a, b) => a.id - b.id)) {
+  const newIdsByName = new Map<string, Long[]>();
+  for (const summary of [...listed].sort((a, b) => compareLongs(a.id, b.id))) {
     if (existing.has(summary.id)) continue;
     const ids = newIdsByName.get(summary.name);
     if (ids === undefined) newIdsByName.set(summary.name, [summary.id]);
@@ -143,7 +143,7 @@ async function settleRaces(
 /** What settling the races came to: the results that change, the ids the list found, and whether a duplicate was deleted since. */
 interface SettledRaces {
   settled: Map<Change, ChangeResult>;
-  ids: ReadonlySet<number> | undefined;
+  ids: ReadonlySet<Long> | undefined;
   wrote: boolean;
 }
 
@@ -156,13 +156,8 @@ type Race = { result: ChangeResult; deleted: boolean } | undefined;
  * made); the search stops there. Also the first id found with another definition, or the error
  * that kept an audience from being read (then nothing can be told).
  */
-async function lowestAlike(
-  change: AudienceCreate,
-  ids: readonly number[],
-  client: AudienceClient,
-  same?: number,
-): Promise<{ kept?: number; other?: number; unreadable?: { id: number; error: unknown } }> {
-  let other: number | undefined;
+async function lowestAlike(change: AudienceCreate, ids: readonly Long[], client: AudienceClient, same?: Long): Promise<{ kept?: Long; other?: Long; unreadable?: { id: Long; error: unknown } }> {
+  let other: Long | undefined;
   for (const id of ids) {
     if (id === same) return { kept: id, other };
     try {
@@ -180,17 +175,17 @@ async function lowestAlike(
  * with a lower id was made since the plan (`named`, lowest first), this one is deleted and that
  * one adopted. Undefined when nothing changes and nothing is to be said.
  */
-async function settleRace(change: AudienceCreate, result: ChangeResult, id: number, named: readonly number[], client: AudienceClient): Promise<Race> {
-  const lower = named.filter((other) => other < id);
+async function settleRace(change: AudienceCreate, result: ChangeResult, id: Long, named: readonly Long[], client: AudienceClient): Promise<Race> {
+  const lower = named.filter((other) => compareLongs(other, id) < 0);
   if (lower.length === 0) return undefined;
-  const duplicate = (other: number) => `the next plan stops at DUPLICATE_LIVE_NAME until one of ids ${other} and ${id} is pinned or deleted`;
+  const duplicate = (other: Long) => `the next plan stops at DUPLICATE_LIVE_NAME until one of ids ${other} and ${id} is pinned or deleted`;
   const { kept, other, unreadable } = await lowestAlike(change, [...lower, id], client, id);
   if (unreadable !== undefined) {
     const cause = `another audience named ${quoted(change.name)} appeared meanwhile (id ${unreadable.id}), and it could not be read (${causeOf(unreadable.error)}): both are kept; ${duplicate(unreadable.id)}`;
     return { result: { ...result, cause }, deleted: false };
   }
   if (kept === id) {
-    const rival = other as number;
+    const rival = other as Long;
     return {
       result: { ...result, cause: `another audience named ${quoted(change.name)} appeared meanwhile (id ${rival}) with another definition: both are kept; ${duplicate(rival)}` },
       deleted: false,
@@ -198,8 +193,8 @@ async function settleRace(change: AudienceCreate, result: ChangeResult, id: numb
   }
   const race = `another apply created ${quoted(change.name)} at the same time (id ${String(kept)}), and the lowest id stays`;
   const failure = await deleteDuplicates([id], client);
-  if (failure !== undefined) return { result: { ...result, cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed (${failure}): ${duplicate(kept as number)}` }, deleted: true };
-  return { result: { ...result, id: kept as number, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` }, deleted: true };
+  if (failure !== undefined) return { result: { ...result, cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed (${failure}): ${duplicate(kept as Long)}` }, deleted: true };
+  return { result: { ...result, id: kept as Long, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` }, deleted: true };
 }
 
 /**
@@ -209,17 +204,17 @@ async function settleRace(change: AudienceCreate, result: ChangeResult, id: numb
  * deleted, whoever made them. One that could not be read is left, and so is one with another
  * definition (someone's own): the change then says the next plan will stop at the name.
  */
-async function settleUnknownOwner(change: AudienceCreate, result: ChangeResult, mine: readonly number[], named: readonly number[], client: AudienceClient): Promise<Race> {
+async function settleUnknownOwner(change: AudienceCreate, result: ChangeResult, mine: readonly Long[], named: readonly Long[], client: AudienceClient): Promise<Race> {
   const listed = `the account held ${mine.length} audiences named ${quoted(change.name)} made since the plan (ids ${mine.join(', ')}), and which one this create made is unknown`;
   const left = 'the next plan stops at DUPLICATE_LIVE_NAME until one of them is pinned in the file or the others are deleted';
   const { kept, other, unreadable } = await lowestAlike(change, named, client);
   if (unreadable !== undefined)
     return { result: { ...result, cause: `${listed}; audience ${unreadable.id} could not be read (${causeOf(unreadable.error)}), so none was deleted: ${left}` }, deleted: false };
   if (kept === undefined) return { result: { ...result, cause: `${listed}; none of them holds its definition any longer: ${left}` }, deleted: false };
-  const duplicates: number[] = [];
+  const duplicates: Long[] = [];
   const others = other === undefined ? [] : [other];
   const problems: string[] = [];
-  for (const id of mine.filter((candidate) => candidate > kept && named.includes(candidate))) {
+  for (const id of mine.filter((candidate) => compareLongs(candidate, kept) > 0 && named.includes(candidate))) {
     const read = await lowestAlike(change, [id], client);
     if (read.kept !== undefined) duplicates.push(id);
     else if (read.unreadable !== undefined) problems.push(`audience ${id} could not be read (${causeOf(read.unreadable.error)}), so it was not deleted`);
@@ -244,7 +239,7 @@ async function settleUnknownOwner(change: AudienceCreate, result: ChangeResult, 
  * the same time (its own, or one it could not tell from its own), so "not found" means gone.
  * Returns why one could not be deleted, or undefined when all are gone.
  */
-async function deleteDuplicates(ids: readonly number[], client: AudienceClient): Promise<string | undefined> {
+async function deleteDuplicates(ids: readonly Long[], client: AudienceClient): Promise<string | undefined> {
   for (const id of ids) {
     try {
       await client.delete(id, { continuation: true });
@@ -259,7 +254,7 @@ async function deleteDuplicates(ids: readonly number[], client: AudienceClient):
  * A create or an update, with the fields the service's answer holds otherwise than sent (left
  * to verifying when a create found after a lost answer could not be read back).
  */
-async function write(change: AudienceCreate | AudienceUpdate, client: AudienceClient, existing: ReadonlySet<number>): Promise<{ result: ChangeResult; candidates: number[] }> {
+async function write(change: AudienceCreate | AudienceUpdate, client: AudienceClient, existing: ReadonlySet<Long>): Promise<{ result: ChangeResult; candidates: Long[] }> {
   try {
     const written = change.action === 'create' ? await client.create(change.after, existing) : { ...(await client.update(change.id, change.after)), id: change.id, candidates: [] };
     const differing = written.audience === null ? {} : { differing: differingFields(change.after, written.audience) };
@@ -270,8 +265,8 @@ async function write(change: AudienceCreate | AudienceUpdate, client: AudienceCl
 }
 
 /** The audiences whose deletes must wait, and why: an unlink of theirs failed (or may not have been made), so an ad group may still use them. */
-function blockedDeletes(earlier: readonly ChangeResult[]): Map<number, string> {
-  const blocked = new Map<number, string>();
+function blockedDeletes(earlier: readonly ChangeResult[]): Map<Long, string> {
+  const blocked = new Map<Long, string>();
   for (const result of earlier) {
     if (result.action !== 'unlink' || result.id === null) continue;
     if (result.status === 'failed') blocked.set(result.id, `unlinking ad group ${result.adGroupId} failed, so the audience is still in use`);
@@ -313,14 +308,14 @@ async function answeredDeletes(changes: AudienceDelete[], answer: BatchAnswer, c
   if (answer.failCount === 0) return changes.map((change) => done(change, null));
   const messages = answer.errorMessages;
   const ids = new Set(changes.map((change) => change.id));
-  const named = new Map<number, string>();
+  const named = new Map<Long, string>();
   for (const message of messages) {
     const id = audienceIdOf(message, ids);
     if (id !== undefined && !named.has(id)) named.set(id, message);
   }
   const failed = (change: AudienceDelete, cause: string): ChangeResult => ({ ...identify(change), status: 'failed', cause });
   if (named.size >= answer.failCount) return changes.map((change) => (named.has(change.id) ? failed(change, named.get(change.id) as string) : done(change, null)));
-  let remaining: Set<number>;
+  let remaining: Set<Long>;
   try {
     remaining = new Set((await client.list({ continuation: true })).map((summary) => summary.id));
   } catch (error) {
@@ -342,10 +337,7 @@ function fewMessages(messages: string[]): string {
  * use by ad groups 101, 102"); the ad groups named after it are another kind of id and may
  * well equal the id of another audience of the batch, so only the first id of the batch counts.
  */
-function audienceIdOf(message: string, ids: ReadonlySet<number>): number | undefined {
-  for (const [digits] of message.matchAll(/\d+/g)) {
-    const id = Number(digits);
-    if (ids.has(id)) return id;
-  }
+function audienceIdOf(message: string, ids: ReadonlySet<Long>): Long | undefined {
+  for (const [digits] of message.matchAll(/\d+/g)) if (ids.has(digits)) return digits;
   return undefined;
 }

@@ -161,6 +161,14 @@ export type TownCode = string
 export type InclusionType = ("INCLUDE" | "EXCLUDE")
 
 /**
+ * An id of the service (a Long): a whole number, or its digits in quotes, which an id above 9007199254740991 needs to be read exactly.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "Long".
+ */
+export type Long = (number | string)
+
+/**
  * The desired state of one ad account: its audiences (in the API's own field names), and optionally its business and generated images. Validate with `audiences validate`.
  */
 export interface AudiencesFile {
@@ -369,7 +377,7 @@ export interface Audience {
   /**
    * Pins the service's audience id: the audience with this id is this one, even under another name (a rename).
    */
-  id?: number
+  id?: (number | string)
   type: AudienceType
   ageType?: SelectionType
   /**
@@ -433,7 +441,7 @@ export interface Audience {
   /**
    * The exact set of ad groups allowed to use this audience: others are unlinked.
    */
-  adGroups?: number[]
+  adGroups?: Long[]
   /**
    * true: never deleted, and its ad groups never unlinked.
    */

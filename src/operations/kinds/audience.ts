@@ -1,6 +1,6 @@
 import { isApiError } from '../../api/api-error.js';
 import { startInTurns } from '../../api/in-turns.js';
-import type { AdGroupLink, DesiredState, LiveAudience, LiveState } from '../../model/index.js';
+import type { AdGroupLink, DesiredState, LiveAudience, LiveState, Long } from '../../model/index.js';
 import { neededReads, rereadIds } from '../../plan/index.js';
 import type { AccountReader } from '../plan.js';
 import type { KindOperations } from './kind.js';
@@ -64,7 +64,7 @@ function linkReader(reader: AccountReader) {
   const reads: Array<Promise<void>> = [];
   let stopped = false;
   return {
-    start: (id: number): void => {
+    start: (id: Long): void => {
       if (stopped) return;
       const read = reader.adGroups(id).then((adGroups) => {
         links[String(id)] = adGroups;

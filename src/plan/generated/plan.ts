@@ -9,6 +9,11 @@ export type Change = (AudienceCreate | AudienceUpdate | AudienceDelete | AdGroup
 export type AudienceDefinition = Model.AudienceDefinition
 
 /**
+ * An id of the service (a Long), as its decimal digits: exact past 2^53, where a JSON number read by JavaScript is not.
+ */
+export type Long = Model.Long
+
+/**
  * The whole live definition deleted: what a reviewer sees go, and what restores it.
  */
 export type AudienceDefinition1 = Model.AudienceDefinition
@@ -33,7 +38,10 @@ export type Company = Model.Company
  * A plan made by `audiences plan` (`--format json`, `--out`): plain data that `audiences apply` executes.
  */
 export interface Plan {
-  formatVersion: 1
+  /**
+   * 2: ids are text (a Long with every digit). A plan of version 1 (ids as numbers) is still read.
+   */
+  formatVersion: 2
   adAccountId: number
   changes: Change[]
   warnings: PlanProblem[]
@@ -63,7 +71,7 @@ export interface AudienceUpdate {
   action: "update"
   kind: "audience"
   name: string
-  id: number
+  id: Long
   before: AudienceDefinition
   after: AudienceDefinition
   /**
@@ -84,10 +92,10 @@ export interface FieldChange {
 }
 
 export interface AdGroupRef {
-  adGroupId: number
+  adGroupId: Long
   adGroupName: string
   adGroupStatus: string[]
-  campaignId: number
+  campaignId: Long
   campaignName: string
 }
 
@@ -95,7 +103,7 @@ export interface AudienceDelete {
   action: "delete"
   kind: "audience"
   name: string
-  id: number
+  id: Long
   before: AudienceDefinition1
   after: null
   display: {
@@ -111,10 +119,10 @@ export interface AdGroupUnlink {
    */
   name: string
   /**
-   * The audience's id.
+   * An id of the service (a Long), as its decimal digits: exact past 2^53, where a JSON number read by JavaScript is not.
    */
-  id: number
-  adGroupId: number
+  id: Model.Long
+  adGroupId: Long
   before: AdGroupRef
   after: null
   display: {
@@ -183,11 +191,11 @@ export interface PlanSummary {
 export interface Fingerprint {
   desiredHash: string
   audiences: {
-    id: number
+    id: Long
     lastModifiedDate: string
-    adGroupIds: (number[] | null)
+    adGroupIds: (Long[] | null)
   }[]
-  accountAudienceIds: (number[] | null)
+  accountAudienceIds: (Long[] | null)
   /**
    * The image lock's hash and each image file the plan read (sha256, null when absent): a saved plan is stale when any changed.
    */

@@ -1,4 +1,4 @@
-import type { AdGroupLink, DesiredAudience, LiveState } from '../../model/index.js';
+import { compareLongs, sortLongs, type AdGroupLink, type DesiredAudience, type LiveState, type Long } from '../../model/index.js';
 import type { PlanKind } from '../kind.js';
 import type { AdGroupRef, AdGroupUnlink, Change, PlanProblem } from '../types.js';
 import { quoted } from '../../model/index.js';
@@ -49,15 +49,15 @@ export const adGroupLinkKind: PlanKind = {
       const now = byId.get(entry.id);
       const links = current.adGroupIds[String(entry.id)];
       if (!now || entry.adGroupIds === null || !links || sameIds(entry.adGroupIds, links)) return [];
-      return [`the ad groups using audience ${quoted(now.name)} (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${[...links].sort((a, b) => a - b).join(', ') || 'none'} now`];
+      return [`the ad groups using audience ${quoted(now.name)} (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${sortLongs(links).join(', ') || 'none'} now`];
     });
   },
   // With their audience's changes (see the audience kind), before them, by ad group.
-  orderKey: (change) => [change.name, change.id ?? 0, 0, change.action === 'unlink' ? change.adGroupId : 0],
+  orderKey: (change) => [change.name, BigInt(change.id ?? 0), 0, BigInt(change.action === 'unlink' ? change.adGroupId : 0)],
 };
 
 /** The audiences whose links must be read again to check a saved plan. */
-export function linksToRecheck(plan: { fingerprint: { audiences: Array<{ id: number; adGroupIds: number[] | null }> } }): number[] {
+export function linksToRecheck(plan: { fingerprint: { audiences: Array<{ id: Long; adGroupIds: Long[] | null }> } }): Long[] {
   return plan.fingerprint.audiences.filter((entry) => entry.adGroupIds !== null).map((entry) => entry.id);
 }
 
@@ -66,11 +66,11 @@ export function linksToRecheck(plan: { fingerprint: { audiences: Array<{ id: num
  * plans are stable and read like the unlinks), when they were read and the audience itself
  * could be read (an unreadable audience is an error of the plan, and nothing is planned for it).
  */
-export function readableLinks(live: LiveState, id: number): AdGroupLink[] | undefined {
+export function readableLinks(live: LiveState, id: Long): AdGroupLink[] | undefined {
   const key = String(id);
   const links = live.links[key];
   if (!links || live.unreadable?.[key] !== undefined) return undefined;
-  return [...links].sort((a, b) => a.adGroupId - b.adGroupId);
+  return [...links].sort((a, b) => compareLongs(a.adGroupId, b.adGroupId));
 }
 
 export function adGroupRef(link: AdGroupLink): AdGroupRef {
@@ -83,11 +83,11 @@ export function adGroupRef(link: AdGroupLink): AdGroupRef {
   };
 }
 
-function unlink(name: string, id: number, link: AdGroupLink, reason: AdGroupUnlink['display']['reason']): AdGroupUnlink {
+function unlink(name: string, id: Long, link: AdGroupLink, reason: AdGroupUnlink['display']['reason']): AdGroupUnlink {
   return { action: 'unlink', kind: 'adGroupLink', name, id, adGroupId: link.adGroupId, before: adGroupRef(link), after: null, display: { reason } };
 }
 
-function linkMissing(audience: DesiredAudience, adGroupIds: number[]): PlanProblem {
+function linkMissing(audience: DesiredAudience, adGroupIds: Long[]): PlanProblem {
   return {
     code: 'LINK_MISSING',
     name: audience.key,
@@ -96,8 +96,8 @@ function linkMissing(audience: DesiredAudience, adGroupIds: number[]): PlanProbl
   };
 }
 
-function sameIds(a: number[], b: number[]): boolean {
-  const sorted = [...b].sort((x, y) => x - y);
+function sameIds(a: Long[], b: Long[]): boolean {
+  const sorted = sortLongs(b);
   return a.length === sorted.length && a.every((id, index) => id === sorted[index]);
 }
 

@@ -9,6 +9,9 @@ import {
   type LiveAudience,
   type LiveAudienceSummary,
   type LiveState,
+  type Long,
+  compareLongs,
+  sortLongs,
 } from '../../model/index.js';
 import { diffDefinition } from '../diff.js';
 import type { CurrentState, PlanKind, PlanInput } from '../kind.js';
@@ -67,7 +70,7 @@ export const audienceKind: PlanKind = {
   },
   staleReasons: (plan, current) => [...changedSinceRead(plan, current), ...updatedSinceRead(plan, current)],
   // By audience name, after the audience's unlinks (see the ad-group link kind), a delete last.
-  orderKey: (change) => [change.name, change.id ?? 0, change.action === 'delete' ? 2 : 1],
+  orderKey: (change) => [change.name, BigInt(change.id ?? 0), change.action === 'delete' ? 2 : 1],
 };
 
 /**
@@ -76,7 +79,7 @@ export const audienceKind: PlanKind = {
  * sends the whole definition and would silently undo such a change, so these are read again
  * (CurrentState.definitions) and compared with what the plan was made from.
  */
-export function rereadIds(plan: Plan, audiences: LiveAudienceSummary[]): number[] {
+export function rereadIds(plan: Plan, audiences: LiveAudienceSummary[]): Long[] {
   const readAt = new Map(plan.fingerprint.audiences.map((entry) => [entry.id, entry.lastModifiedDate]));
   const sameDate = new Set(audiences.filter((summary) => readAt.get(summary.id) === summary.lastModifiedDate).map((summary) => summary.id));
   return plan.changes.filter((change): change is AudienceUpdate => change.action === 'update' && sameDate.has(change.id)).map((change) => change.id);
@@ -86,7 +89,7 @@ export function rereadIds(plan: Plan, audiences: LiveAudienceSummary[]): number[
  * The audiences the plan knew of when it was made: those it read or touches, and with prune
  * every one of the account. None of them is the audience a create made.
  */
-export function knownAudienceIds(plan: Plan): Set<number> {
+export function knownAudienceIds(plan: Plan): Set<Long> {
   return new Set([...plan.fingerprint.audiences.map((entry) => entry.id), ...(plan.fingerprint.accountAudienceIds ?? [])]);
 }
 
@@ -128,12 +131,12 @@ function updatedSinceRead(plan: Plan, current: CurrentState): string[] {
   });
 }
 
-function update(audience: DesiredAudience, id: number, detail: LiveAudience, fields: FieldChange[], remaining: AdGroupLink[]): AudienceUpdate {
+function update(audience: DesiredAudience, id: Long, detail: LiveAudience, fields: FieldChange[], remaining: AdGroupLink[]): AudienceUpdate {
   return { action: 'update', kind: 'audience', name: audience.key, id, before: detail.definition, after: audience.definition, display: { fields, impact: remaining.map(adGroupRef) } };
 }
 
 /** The ad groups that use an audience once the unlinks planned for it are done. */
-function linksAfterUnlinks({ live, planned }: PlanInput, id: number): AdGroupLink[] {
+function linksAfterUnlinks({ live, planned }: PlanInput, id: Long): AdGroupLink[] {
   const links = requireRead(readableLinks(live, id), `the ad groups of audience ${id}, which changes`);
   const unlinked = new Set(planned.flatMap((change) => (change.action === 'unlink' && change.id === id ? [change.adGroupId] : [])));
   return links.filter((link) => !unlinked.has(link.adGroupId));
@@ -215,9 +218,13 @@ function fingerprint({ desired, live, identities }: PlanInput): Partial<Fingerpr
       .map((summary) => ({
         id: summary.id,
         lastModifiedDate: summary.lastModifiedDate,
-        adGroupIds: live.links[String(summary.id)]?.map((link) => link.adGroupId).sort((a, b) => a - b) ?? null,
+        adGroupIds: sortedOrNull(live.links[String(summary.id)]?.map((link) => link.adGroupId)),
       }))
-      .sort((a, b) => a.id - b.id),
-    accountAudienceIds: desired.prune ? live.audiences.map((summary) => summary.id).sort((a, b) => a - b) : null,
+      .sort((a, b) => compareLongs(a.id, b.id)),
+    accountAudienceIds: desired.prune ? sortLongs(live.audiences.map((summary) => summary.id)) : null,
   };
+}
+
+function sortedOrNull(ids: Long[] | undefined): Long[] | null {
+  return ids === undefined ? null : sortLongs(ids);
 }

@@ -3,7 +3,7 @@ import { planBusiness } from './business.js';
 
 describe('planBusiness', () => {
   const company = {
-    id: 1,
+    id: '1',
     businessRegistrationNumber: '120-81-47521',
     name: 'Demo Commerce Co., Ltd.',
     representationName: 'Kim Minji',

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { audienceSummaryFromWire } from './audience-wire.js';
+import { longToWire, parseAnswer, writeBody } from './long-json.js';
+import { validateWire } from './wire-schemas.js';
+
+describe('answers and bodies with Longs past 2^53', () => {
+  it('reads an integer JavaScript cannot hold as its digits, and every other number as JSON.parse does', () => {
+    expect(parseAnswer('{"id":9007199254740993,"small":9007199254740991,"score":1.5,"big":1e400,"neg":-9007199254740993}')).toEqual({
+      id: '9007199254740993',
+      small: 9007199254740991,
+      score: 1.5,
+      big: Infinity,
+      neg: '-9007199254740993',
+    });
+    expect(parseAnswer('{"a":1,"a":2}')).toEqual({ a: 2 });
+    expect(() => parseAnswer('{"a":')).toThrow(SyntaxError);
+  });
+
+  it('a list answer with such an id passes the schema and keeps every digit in the model', () => {
+    const checked = validateWire('AudienceListResponse', parseAnswer('{"content":[{"id":9007199254740993,"name":"a"}]}'));
+    expect(checked.ok).toBe(true);
+    if (checked.ok) expect(audienceSummaryFromWire(checked.value.content?.[0] ?? { id: 0, name: '' }).id).toBe('9007199254740993');
+    // A number that lost its digits on the way (written in exponent form) is not taken for an id.
+    expect(validateWire('AudienceListResponse', parseAnswer('{"content":[{"id":9.007199254740993e15,"name":"a"}]}')).ok).toBe(false);
+  });
+
+  it('writes a Long of a request body as a JSON number with every digit', () => {
+    expect(writeBody({ id: longToWire('9007199254740993'), adAccountId: 1234, name: 'a' })).toBe('{"id":9007199254740993,"adAccountId":1234,"name":"a"}');
+    expect(longToWire('100001')).toBe(100001);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * The saved plan's format across versions. Version 2 writes every id as text (a Long with
+ * every digit); version 1 wrote them as numbers, exact below 2^53, which is all a plan of
+ * version 1 could hold. A plan saved by the earlier release (on a pull request, say) is read
+ * as the same plan of version 2, and checked like any plan afterwards.
+ */
+import { longOf } from '../model/index.js';
+
+export const PLAN_FORMAT_VERSION = 2;
+
+type Json = Record<string, unknown>;
+
+/** `value` as a plan of the current version when it is a plan of version 1 (else as it is: the schema judges it). */
+export function upgradeSavedPlan(value: unknown): unknown {
+  if (!isRecord(value) || value['formatVersion'] !== 1) return value;
+  const fingerprint = isRecord(value['fingerprint']) ? value['fingerprint'] : undefined;
+  const business = isRecord(value['business']) ? value['business'] : undefined;
+  return {
+    ...value,
+    formatVersion: PLAN_FORMAT_VERSION,
+    changes: mapList(value['changes'], upgradeChange),
+    ...(fingerprint
+      ? {
+          fingerprint: {
+            ...fingerprint,
+            audiences: mapList(fingerprint['audiences'], (entry) => ({ ...entry, id: idText(entry['id']), adGroupIds: idList(entry['adGroupIds']) })),
+            accountAudienceIds: idList(fingerprint['accountAudienceIds']),
+          },
+        }
+      : {}),
+    ...(business && isRecord(business['company']) ? { business: { ...business, company: { ...business['company'], id: idText(business['company']['id']) } } } : {}),
+  };
+}
+
+function upgradeChange(change: Json): Json {
+  const display = isRecord(change['display']) ? change['display'] : undefined;
+  return {
+    ...change,
+    id: idText(change['id']),
+    ...('adGroupId' in change ? { adGroupId: idText(change['adGroupId']) } : {}),
+    ...(change['kind'] === 'adGroupLink' && isRecord(change['before']) ? { before: upgradeAdGroupRef(change['before']) } : {}),
+    ...(display && 'impact' in display ? { display: { ...display, impact: mapList(display['impact'], upgradeAdGroupRef) } } : {}),
+  };
+}
+
+function upgradeAdGroupRef(ref: Json): Json {
+  return { ...ref, adGroupId: idText(ref['adGroupId']), campaignId: idText(ref['campaignId']) };
+}
+
+/** A number of version 1 as the text of version 2; anything else as it was. */
+function idText(value: unknown): unknown {
+  return typeof value === 'number' ? (longOf(value) ?? value) : value;
+}
+
+function idList(value: unknown): unknown {
+  return Array.isArray(value) ? value.map(idText) : value;
+}
+
+function mapList(value: unknown, map: (item: Json) => Json): unknown {
+  return Array.isArray(value) ? value.map((item) => (isRecord(item) ? map(item) : item)) : value;
+}
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,82 @@
+/**
+ * Ids past 2^53 (the spec types them Long): an account whose audience and ad-group ids a
+ * JavaScript number cannot hold is imported, planned, saved, shown and applied with every
+ * digit, so a read or a write never reaches a neighbour of the audience meant.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { definition } from '../helpers/builders.js';
+import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
+import { connectClient, linkAdGroup, storedAudiences, type LiveClient } from '../helpers/live-account.js';
+
+const BASE = 2n ** 53n;
+const id = (n: number): string => String(BASE + BigInt(n));
+
+let emulator: RunningEmulator;
+let env: Record<string, string>;
+let live: LiveClient;
+
+beforeEach(async () => {
+  ({ emulator, env } = await emulatorEnv());
+  await emulatorRoute(emulator, 'POST', '/_emulator/reset', { idBase: String(BASE) });
+  live = connectClient(emulator);
+});
+afterEach(async () => {
+  await live.close();
+  await emulator.close();
+});
+
+describe('ids past 2^53', () => {
+  it('are imported in quotes, planned, saved, shown and applied with every digit', async () => {
+    const first = await live.client.create(definition({ name: 'first' }));
+    const second = await live.client.create(definition({ name: 'second' }));
+    expect([first.id, second.id]).toEqual([id(100001), id(100002)]);
+    await linkAdGroup(emulator, second.id, id(101));
+    await linkAdGroup(emulator, second.id, id(102));
+
+    const cwd = await workspace({});
+    expect((await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml'], { cwd, env })).code).toBe(0);
+    const imported = await readFile(join(cwd, 'audiences.yaml'), 'utf8');
+    expect(imported).toContain(`id: "${id(100001)}"`);
+    expect(imported).toContain(`id: "${id(100002)}"`);
+    expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+
+    // The file narrows "first" and keeps one ad group of "second".
+    const edited = imported
+      .replace(/(name: first\n\s+id: "\d+"\n\s+type: DISPLAY)/, '$1\n    ages: [20]')
+      .replace(/(name: second\n\s+id: "\d+"\n\s+type: DISPLAY)/, `$1\n    adGroups: ["${id(101)}"]`);
+    expect(edited).not.toBe(imported);
+    await writeFile(join(cwd, 'audiences.yaml'), edited);
+    const planned = await runInProcess(['plan', '--out', 'plan.json', '--format', 'json'], { cwd, env });
+    expect(planned.code).toBe(0);
+    const saved = await readFile(join(cwd, 'plan.json'), 'utf8');
+    const [plan] = JSON.parse(saved) as Array<{ changes: Array<{ action: string; id: string; adGroupId?: string }> }>;
+    expect(plan?.changes.map((change) => [change.action, change.id, change.adGroupId ?? null])).toEqual([
+      ['update', id(100001), null],
+      ['unlink', id(100002), id(102)],
+    ]);
+    const shown = await runInProcess(['show', 'plan.json'], { cwd, env });
+    expect(shown.stdout).toContain(`(id ${id(100001)})`);
+    expect(shown.stdout).toContain(`unlink ad group ${id(102)} from audience "second"`);
+
+    const applied = await runInProcess(['apply', 'plan.json'], { cwd, env });
+    expect(applied.code, applied.stderr).toBe(0);
+    const stored = await storedAudiences(emulator);
+    expect(stored.map((audience) => [audience.id, audience.name, audience.ages])).toEqual([
+      [id(100001), 'first', ['20']],
+      [id(100002), 'second', []],
+    ]);
+    expect((await live.client.adGroups(second.id)).map((link) => link.adGroupId)).toEqual([id(101)]);
+    expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+  });
+
+  it('are refused unquoted in the file, naming the line and how to write them', async () => {
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: a\n    id: ${id(100001)}\n    type: DISPLAY\n` });
+    const result = await runInProcess(['validate'], { cwd, env });
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).toContain('audiences.yaml:4:9: audiences[0].id: is a number past 9007199254740991, which cannot be read exactly');
+    expect(result.stdout + result.stderr).toContain('write the id in quotes, e.g. id: "9007199254740993"');
+  });
+});
