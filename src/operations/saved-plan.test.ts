@@ -37,6 +37,19 @@ describe('readSavedPlans', () => {
     expect(await readSavedPlans('plan.json', dir)).toEqual([JSON.parse(await saved('prune-with-links'))]);
   });
 
+  it('refuses a plan of format version 1 that removes an image, which does not say which files it deletes', async () => {
+    const dir = await temporaryDir('audiences-saved-plan-');
+    const v1 = JSON.parse(await readFile(join(fixtures, 'prune-with-links.v1.json'), 'utf8')) as { changes: unknown[]; summary: { remove: number } };
+    const outputs = [{ path: 'assets/old.webp', sha256: 'a'.repeat(64) }];
+    v1.changes.push({ action: 'remove', kind: 'image', name: 'old', id: null, before: { requestHash: 'b'.repeat(64), request: {}, seeds: [1], modelVersion: 'v2.0', outputs }, after: null });
+    v1.summary.remove = 1;
+    await writeFile(join(dir, 'plan.json'), JSON.stringify(v1));
+    await expect(readSavedPlans('plan.json', dir)).rejects.toMatchObject({
+      code: 'PLAN_INVALID',
+      summary: 'plan.json is not a saved plan: it is of format version 1 and removes an image, without saying which files that deletes: make the plan again with this version',
+    });
+  });
+
   it('refuses a file with two plans of one account, which would apply its changes twice', async () => {
     const dir = await temporaryDir('audiences-saved-plan-');
     const plan = JSON.parse(await saved('prune-with-links')) as unknown;

@@ -2,7 +2,7 @@ import { open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileTooLarge, readUpTo } from '../bounded-read.js';
 import { AppError } from '../errors.js';
-import { inconsistencies, upgradeSavedPlan, type Plan } from '../plan/index.js';
+import { inconsistencies, upgradeProblem, upgradeSavedPlan, type Plan } from '../plan/index.js';
 import { plainStyle, renderPlans } from '../render/index.js';
 import { fileWriteError } from './file-errors.js';
 import { writeFileAtomically, writeTarget } from './files.js';
@@ -89,7 +89,10 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
     }
     throw invalidPlan(file, (error as Error).message);
   }
-  const plans = (Array.isArray(data) ? data : [data]).map(upgradeSavedPlan);
+  const saved: unknown[] = Array.isArray(data) ? data : [data];
+  const old = saved.map(upgradeProblem).find((problem) => problem !== undefined);
+  if (old !== undefined) throw invalidPlan(file, old);
+  const plans = saved.map(upgradeSavedPlan);
   // `plan --out` always writes a plan per account: an empty array is an emptied or broken artifact, which would apply nothing and succeed.
   if (plans.length === 0) throw invalidPlan(file, 'an empty array, without the plan of any account');
   for (const plan of plans) {

@@ -10,6 +10,19 @@ export const PLAN_FORMAT_VERSION = 2;
 
 type Json = Record<string, unknown>;
 
+/**
+ * Why a saved plan of version 1 cannot be read as one of the current version, if it cannot: its
+ * image removals do not say which files they delete (version 2 lists them, checked when planned),
+ * and guessing would delete what the reviewer may not have seen go.
+ */
+export function upgradeProblem(value: unknown): string | undefined {
+  if (!isRecord(value) || value['formatVersion'] !== 1 || !Array.isArray(value['changes'])) return undefined;
+  const removes = value['changes'].filter((change) => isRecord(change) && change['action'] === 'remove').length;
+  return removes === 0
+    ? undefined
+    : `it is of format version 1 and removes ${removes === 1 ? 'an image' : `${removes} images`}, without saying which files that deletes: make the plan again with this version`;
+}
+
 /** `value` as a plan of the current version when it is a plan of version 1 (else as it is: the schema judges it). */
 export function upgradeSavedPlan(value: unknown): unknown {
   if (!isRecord(value) || value['formatVersion'] !== 1) return value;

@@ -12,5 +12,5 @@ export { knownAudienceIds, rereadIds } from './kinds/audience.js';
 export { linksToRecheck } from './kinds/ad-group-link.js';
 export { diffDefinition } from './diff.js';
 export { inconsistencies } from './consistency.js';
-export { PLAN_FORMAT_VERSION, upgradeSavedPlan } from './format.js';
+export { PLAN_FORMAT_VERSION, upgradeProblem, upgradeSavedPlan } from './format.js';
 export type * from './results.js';
