@@ -1,6 +1,7 @@
 /**
  * Who may call (SPEC.md, Authentication): a Bearer token and an accessible ad account for the
- * audience and company services, an AppKey for image generation.
+ * audience and company services, the app key under its scheme (AppKey unless configured) for
+ * image generation.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { parseAccountId } from './audiences.js';
@@ -20,13 +21,13 @@ export function authorizeAds(emulator: { readonly accessToken: string; readonly 
   return account;
 }
 
-/** Passes when the request carries the emulator's AppKey; 401 otherwise. */
-export function authorizeImages(appKey: string, headers: IncomingHttpHeaders): void {
-  if (credential(headers, 'AppKey') !== appKey) throw failure(401, codes.authUnknown, 'the REST API key is not valid');
+/** Passes when the request carries the emulator's app key under `scheme`; 401 otherwise. */
+export function authorizeImages(emulator: { readonly appKey: string; readonly paths: { readonly imageAuthScheme: string } }, headers: IncomingHttpHeaders): void {
+  if (credential(headers, emulator.paths.imageAuthScheme) !== emulator.appKey) throw failure(401, codes.authUnknown, 'the REST API key is not valid');
 }
 
 /** The credential after `scheme` (case-insensitive, as HTTP schemes are); 401 when absent or another scheme. */
-function credential(headers: IncomingHttpHeaders, scheme: 'Bearer' | 'AppKey'): string {
+function credential(headers: IncomingHttpHeaders, scheme: string): string {
   const value = headers.authorization;
   if (value === undefined || value.trim() === '') throw failure(401, codes.authMissing, `the Authorization header is required (${scheme} …)`);
   const match = /^(\S+)\s+(\S+)\s*$/.exec(value);
@@ -36,11 +37,14 @@ function credential(headers: IncomingHttpHeaders, scheme: 'Bearer' | 'AppKey'): 
   return match[2] ?? '';
 }
 
-/** The Authorization scheme as the request log records it, never the credential. */
-export function authScheme(headers: IncomingHttpHeaders): 'Bearer' | 'AppKey' | 'other' | 'none' {
+/**
+ * The Authorization scheme as the request log records it, never the credential: `Bearer`, the
+ * image-generation scheme as configured (`AppKey` by default), `other` or `none`.
+ */
+export function authScheme(headers: IncomingHttpHeaders, imageScheme: string): string {
   const scheme = headers.authorization?.trim().split(/\s+/)[0]?.toLowerCase();
   if (scheme === undefined || scheme === '') return 'none';
   if (scheme === 'bearer') return 'Bearer';
-  if (scheme === 'appkey') return 'AppKey';
+  if (scheme === imageScheme.toLowerCase()) return imageScheme;
   return 'other';
 }

@@ -9,6 +9,19 @@ import type { Imagegen } from './imagegen.js';
 import type { RequestLog } from './request-log.js';
 import { StateWriteError, type Store } from './store.js';
 
+/**
+ * Where the real services differ from the spec's literal paths and scheme (DESIGN.md, Where to
+ * reach the services): the emulator serves what it is given, the spec's values by default.
+ */
+export interface ServicePaths {
+  /** The path segment the spec writes as `imagegen` (`/v2/inference/<modelFamily>/t2i`). */
+  readonly modelFamily: string;
+  /** The scheme word of the image-generation key (`Authorization: <imageAuthScheme> <key>`). */
+  readonly imageAuthScheme: string;
+  /** The business lookup's path. */
+  readonly companyPath: string;
+}
+
 /** The shared context every route and the request pipeline read; its members are never replaced. */
 export interface EmulatorContext {
   readonly store: Store;
@@ -19,6 +32,7 @@ export interface EmulatorContext {
   readonly url: () => string;
   readonly accessToken: string;
   readonly appKey: string;
+  readonly paths: ServicePaths;
   /** Answer with the spec examples' quirks (wire decision §5). */
   readonly quirks: boolean;
   readonly now: () => Date;

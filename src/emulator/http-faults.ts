@@ -21,9 +21,9 @@ export interface Answered {
  * Serves the call unless load or a fault stops it: over the rate limit or an injected 429, nothing
  * is served; a fault "before" replaces serving, one "after" replaces the answer of what was served.
  */
-export async function serveUnderFaults(faults: Faults, call: Call, serve: Handler): Promise<Answered> {
+export async function serveUnderFaults(faults: Faults, call: Call, serve: Handler, imageScheme: string): Promise<Answered> {
   const counted = faults.settings.rateLimitScope === 'all' || call.method !== 'GET';
-  const wait = counted ? faults.admit(rateKey(call.headers), performance.now()) : undefined;
+  const wait = counted ? faults.admit(rateKey(call.headers, imageScheme), performance.now()) : undefined;
   if (wait !== undefined) return { reply: quotaReply(faults.settings, wait, 'the request rate limit of this ad account is exceeded'), fault: 'rate-limit' };
   const fault = faults.decide();
   const name = describeFault(fault);
@@ -34,10 +34,10 @@ export async function serveUnderFaults(faults: Faults, call: Call, serve: Handle
 }
 
 /** Rate limits count per ad account (the header as sent); image requests share one bucket. */
-function rateKey(headers: IncomingHttpHeaders): string {
+function rateKey(headers: IncomingHttpHeaders, imageScheme: string): string {
   const account = single(headers['adaccountid']);
   if (account !== undefined) return `account:${account.trim()}`;
-  return authScheme(headers) === 'AppKey' ? 'imagegen' : 'anonymous';
+  return authScheme(headers, imageScheme) === imageScheme ? 'imagegen' : 'anonymous';
 }
 
 /** A quota excess, spelled as the settings say; Retry-After only when they ask for it. */

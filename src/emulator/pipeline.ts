@@ -64,7 +64,7 @@ async function serviceReply(emulator: EmulatorContext, services: Handler, call: 
   // The answer leaves `delay` ms after the request arrived, the emulator's own work
   // included, so a run's requests can take exactly the latency they were given.
   const answerAt = started + emulator.faults.delayMs();
-  const answered = await serveUnderFaults(emulator.faults, call, services);
+  const answered = await serveUnderFaults(emulator.faults, call, services, emulator.paths.imageAuthScheme);
   emulator.log.record(call, answered, emulator.now(), Math.round(Math.max(answerAt, performance.now()) - started));
   await waitUntil(answerAt);
   return answered.reply;

@@ -18,8 +18,8 @@ export interface LoggedRequest {
   method: string;
   path: string;
   adAccountId: string | null;
-  /** The Authorization scheme only, never the credential. */
-  auth: 'Bearer' | 'AppKey' | 'other' | 'none';
+  /** The Authorization scheme only, never the credential: Bearer, the image-generation scheme (AppKey unless configured), other or none. */
+  auth: string;
   body?: unknown;
   status: number | 'reset';
   /** e.g. "5xx-after", "reset-before", "429", "rate-limit"; null when none. */
@@ -35,8 +35,8 @@ export interface RequestLog {
   clear(): void;
 }
 
-/** An empty log keeping the last MAX_LOG_ENTRIES requests. */
-export function createRequestLog(): RequestLog {
+/** An empty log keeping the last MAX_LOG_ENTRIES requests; `imageScheme` is the image-generation key's scheme word. */
+export function createRequestLog(imageScheme: string): RequestLog {
   let entries: LoggedRequest[] = [];
   let seq = 0;
   return {
@@ -47,7 +47,7 @@ export function createRequestLog(): RequestLog {
         method: call.method,
         path: call.url.pathname + call.url.search,
         adAccountId: single(call.headers['adaccountid']) ?? null,
-        auth: authScheme(call.headers),
+        auth: authScheme(call.headers, imageScheme),
         ...loggedBody(call),
         status: reply.reset ? 'reset' : reply.status,
         fault,

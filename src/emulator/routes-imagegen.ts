@@ -1,17 +1,20 @@
-/** The image-generation routes (imagegen-api.md): the three operations behind the AppKey, and the files their URLs name. */
+/**
+ * The image-generation routes (imagegen-api.md): the three operations under the configured model
+ * family (the spec's `imagegen` by default) behind the app key, and the files their URLs name.
+ */
 import { authorizeImages } from './auth.js';
 import type { EmulatorContext } from './context.js';
 import { detailCodes as codes, failure } from './http-error.js';
 import { jsonBody } from './http-plumbing.js';
-import type { Route } from './router.js';
+import { escapePattern, type Route } from './router.js';
 
 export function imagegenRoutes(emulator: EmulatorContext): Route[] {
   return [
     {
-      pattern: /^\/v2\/inference\/imagegen\/(t2i|variations|inpainting)$/,
+      pattern: new RegExp(`^/v2/inference/${escapePattern(emulator.paths.modelFamily)}/(t2i|variations|inpainting)$`),
       methods: {
         POST: async (call) => {
-          authorizeImages(emulator.appKey, call.headers);
+          authorizeImages(emulator, call.headers);
           const operation = call.params[0] as 't2i' | 'variations' | 'inpainting';
           const result = await emulator.imagegen.handle(operation, jsonBody(call));
           return { status: result.status, json: result.body };

@@ -91,9 +91,12 @@ describe('authentication of the audience and company services', () => {
 });
 
 describe('routing and the request body', () => {
-  it('answers 404 for an unknown route and 405 with Allow for a wrong method', async () => {
-    expectError(await send('GET', '/openapi/v4/nothing', ads()), 404, 1007);
-    expectError(await send('GET', '/openapi/v4/targetings/audiences/', ads()), 404, 1007);
+  it('answers 404 for an unknown route, not in the service error shape, and 405 with Allow for a wrong method', async () => {
+    for (const path of ['/openapi/v4/nothing', '/openapi/v4/targetings/audiences/', '/v2/inference/karlo/t2i', '/openapi/v4/companies']) {
+      const unknown = await send('GET', path, ads());
+      expect(unknown.status).toBe(404);
+      expect(unknown.json).toEqual({ status: 404, error: 'Not Found', path });
+    }
     const wrong = await send('PATCH', '/openapi/v4/targetings', ads());
     expectError(wrong, 405, 1008);
     expect(wrong.headers.get('allow')).toBe('POST, PUT, DELETE');
@@ -153,6 +156,40 @@ describe('company lookup', () => {
     expectError(await send('GET', '/openapi/v1/companies?bizNum=120-81-47521&bizNum=211-88-12346', ads()), 400, 1006);
     expect(hasValidCheckDigit('2118812346')).toBe(true);
     expectError(await send('GET', '/openapi/v1/companies?bizNum=211-88-12346', ads()), 404, 3002);
+  });
+});
+
+describe("the real services' paths and scheme, when configured", () => {
+  let real: RunningEmulator;
+  beforeAll(async () => {
+    real = await startEmulator({ appKey: 'key-for-server-tests', modelFamily: 'karlo', imageAuthScheme: 'KakaoAK', companyPath: '/openapi/v4/companies' });
+  });
+  afterAll(async () => {
+    await real.close();
+  });
+  const at = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
+    const response = await fetch(real.url + path, { method, headers, body });
+    return { status: response.status, json: (await response.json()) as { error?: string; extras?: { detailCode?: number }; images?: unknown[] } };
+  };
+  const request = JSON.stringify({ version: 'v2.0', prompt: 'a red apple', width: 384, height: 384, seed: [7], return_type: 'base64_string' });
+
+  it('serves the business lookup at its path and image generation under its model family, with its scheme', async () => {
+    expect((await at('GET', '/openapi/v4/companies?bizNum=120-81-47521', { authorization: `Bearer ${real.accessToken}`, adAccountId: '1234' })).status).toBe(200);
+    const generated = await at('POST', '/v2/inference/karlo/t2i', { authorization: `KakaoAK ${real.appKey}`, 'content-type': 'application/json' }, request);
+    expect(generated.status).toBe(200);
+    expect(generated.json.images).toHaveLength(1);
+    const log = (await (await fetch(`${real.url}/_emulator/requests`)).json()) as { requests: Array<{ path: string; auth: string }> };
+    expect(log.requests.at(-1)).toMatchObject({ path: '/v2/inference/karlo/t2i', auth: 'KakaoAK' });
+  });
+
+  it("answers the spec's literal paths as unknown, and the spec's scheme as another scheme", async () => {
+    expect(await at('GET', '/openapi/v1/companies?bizNum=120-81-47521', { authorization: `Bearer ${real.accessToken}`, adAccountId: '1234' })).toEqual({
+      status: 404,
+      json: { status: 404, error: 'Not Found', path: '/openapi/v1/companies' },
+    });
+    expect((await at('POST', '/v2/inference/imagegen/t2i', { authorization: `KakaoAK ${real.appKey}`, 'content-type': 'application/json' }, request)).status).toBe(404);
+    const appKey = await at('POST', '/v2/inference/karlo/t2i', { authorization: `AppKey ${real.appKey}`, 'content-type': 'application/json' }, request);
+    expect(appKey).toMatchObject({ status: 401, json: { extras: { detailCode: 2002 } } });
   });
 });
 

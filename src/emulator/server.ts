@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MemberIdSpelling } from './audiences.js';
-import type { EmulatorContext } from './context.js';
+import type { EmulatorContext, ServicePaths } from './context.js';
 import { createFaults, defaultFaultSettings } from './faults.js';
 import type { FaultKind, FaultSettings, RateLimitScope } from './faults.js';
 import type { QuotaStatus } from './http-error.js';
@@ -37,6 +37,12 @@ export interface EmulatorOptions {
   onStateWait?: (waitMs: number) => void;
   accessToken?: string;
   appKey?: string;
+  /** The image-generation paths' model family (default `imagegen`, as the spec writes the paths). */
+  modelFamily?: string;
+  /** The scheme word of the image-generation key (default `AppKey`). */
+  imageAuthScheme?: string;
+  /** The business lookup's path (default `/openapi/v1/companies`). */
+  companyPath?: string;
   latencyMs?: number;
   jitterMs?: number;
   faultRate?: number;
@@ -68,6 +74,8 @@ export interface RunningEmulator {
 
 export const DEFAULT_ACCESS_TOKEN = 'emulator-access-token';
 export const DEFAULT_APP_KEY = 'emulator-app-key';
+/** The spec's paths and scheme, served unless the options name the real service's. */
+export const SPEC_PATHS: ServicePaths = { modelFamily: 'imagegen', imageAuthScheme: 'AppKey', companyPath: '/openapi/v1/companies' };
 
 /** Opens (or seeds) the state, then serves on 127.0.0.1 until closed; a state file it cannot use throws before listening. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -86,14 +94,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 /** The context of an emulator started with `options`: settings from the options, else the defaults. */
 function createContext(options: EmulatorOptions, store: Store, baseUrl: () => string): EmulatorContext {
   const now = options.now ?? (() => new Date());
+  const paths: ServicePaths = {
+    modelFamily: options.modelFamily ?? SPEC_PATHS.modelFamily,
+    imageAuthScheme: options.imageAuthScheme ?? SPEC_PATHS.imageAuthScheme,
+    companyPath: options.companyPath ?? SPEC_PATHS.companyPath,
+  };
   return {
     store,
     faults: createFaults(startFaultSettings(options)),
-    log: createRequestLog(),
+    log: createRequestLog(paths.imageAuthScheme),
     imagegen: createImagegen({ baseUrl, now: () => now().getTime() }),
     url: baseUrl,
     accessToken: options.accessToken ?? DEFAULT_ACCESS_TOKEN,
     appKey: options.appKey ?? DEFAULT_APP_KEY,
+    paths,
     quirks: options.quirks ?? false,
     now,
   };
