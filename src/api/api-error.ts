@@ -62,6 +62,19 @@ const CREDENTIAL_VARIABLE: Record<ServiceName, string> = {
   imagegen: 'IMAGEGEN_API_KEY',
 };
 
+/**
+ * What the ads platform's detail codes that name the ad account or a permission mean, from its
+ * error list (21006 and 6003 "the ad account does not exist", 20023 "the ad account's serving
+ * state is not allowed") and, for 9004 "no permission", from what users of the service report:
+ * said as the service says it, with where to look.
+ */
+const ACCOUNT_DETAIL_HINTS: Readonly<Record<number, string>> = {
+  21006: 'The service says this ad account does not exist: check adAccountId in the file (or --ad-account).',
+  6003: 'The service says this ad account does not exist: check adAccountId in the file (or --ad-account).',
+  20023: "The service says the ad account's state does not allow this (it may be turned off, suspended or deleted): check the account in the ad platform.",
+  9004: "The service says there is no permission: the user of ADS_ACCESS_TOKEN may not be a member of this ad account (or not in a role that may do this), or the app may lack this API's permission; check the account's members and the app's permissions.",
+};
+
 function errorCode(init: ApiErrorInit): string {
   switch (init.kind) {
     case 'network':
@@ -82,6 +95,10 @@ function errorCode(init: ApiErrorInit): string {
   return 'API_REJECTED';
 }
 
+/**
+ * The one source of a remote error's hint, wherever the error shows (a plan's error, an apply's
+ * FAILED line): what the service's answer says of the settings, the account or the request.
+ */
 function hintFor(init: ApiErrorInit): string | undefined {
   const label = SERVICE_LABEL[init.service];
   const urlSetting = init.urlSetting ?? URL_VARIABLE[init.service];
@@ -95,8 +112,10 @@ function hintFor(init: ApiErrorInit): string | undefined {
     return `Check that ${urlSetting} points at the ${label} itself, not at a proxy or another service.`;
   }
   if (isQuotaAnswer(init.status ?? 0, init.serviceCode)) {
-    return 'The request quota of the service is used up: wait a little, lower --concurrency, or set a requests-per-second limit.';
+    return "The service's request quota is used up: run again later, or pace the requests with --requests-per-second N (below the rate the service allows) and a lower --concurrency.";
   }
+  const account = init.service === 'imagegen' || init.detailCode === undefined ? undefined : ACCOUNT_DETAIL_HINTS[init.detailCode];
+  if (account !== undefined) return account;
   switch (init.status) {
     case 401:
       return `Check the credential in ${CREDENTIAL_VARIABLE[init.service]}: it is missing, malformed or expired.`;
@@ -187,6 +206,14 @@ export function isApiError(value: unknown): value is ApiError {
   return value instanceof ApiError;
 }
 
+/**
+ * A message that names only the service's exception class (the real service sends
+ * "KakaoMomentException" with every error): it says nothing the codes do not, so it is not shown.
+ */
+function isExceptionName(message: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9]*(Exception|Error)$/.test(message.trim());
+}
+
 /** What an error body says, read tolerantly: any field may be missing, null or mistyped. */
 export interface ErrorFields {
   serviceCode?: number;
@@ -233,7 +260,7 @@ export function parseErrorBody(text: string): ErrorFields {
   const body: Partial<Record<keyof ErrorBody, unknown>> = parsed;
   const fields: ErrorFields = {};
   if (typeof body.code === 'number') fields.serviceCode = body.code;
-  if (typeof body.msg === 'string' && body.msg !== '') fields.serviceMsg = cut(body.msg);
+  if (typeof body.msg === 'string' && body.msg !== '' && !isExceptionName(body.msg)) fields.serviceMsg = cut(body.msg);
   if (isRecord(body.extras)) {
     const extras: Partial<Record<keyof ErrorExtras, unknown>> = body.extras;
     if (typeof extras.detailCode === 'number') fields.detailCode = extras.detailCode;

@@ -106,7 +106,11 @@ describe('nextStep', () => {
   it('stops, saying why, when the wait would pass the time budget', () => {
     expect(nextStep(at(1), { failure: { kind: 'throttled' }, retryAfterMs: 120_000 }, 0, policy, half)).toEqual({
       kind: 'stop',
-      gaveUp: 'gave up: waiting 120 s more would pass the retry budget of 10 s',
+      gaveUp: 'gave up on the quota answer: waiting 120 s more would pass the retry budget of 10 s',
+    });
+    expect(nextStep(at(6), { failure: { kind: 'throttled' }, retryAfterMs: 2000 }, 9000, policy, half)).toEqual({
+      kind: 'stop',
+      gaveUp: 'gave up: the quota answers were retried until the retry budget of 10 s ran out (waiting 2 s more would pass the retry budget of 10 s)',
     });
     expect(nextStep(at(2), { failure: status503, retryAfterMs: 1500 }, 9000, policy, half)).toMatchObject({ gaveUp: expect.stringContaining('waiting 1.5 s more') });
   });

@@ -116,11 +116,19 @@ export function nextStep(state: RetryState, failed: FailedAttempt, nowMs: number
   const backoff = backoffDelay(state.attempt, policy, random);
   const delayMs = throttled ? Math.max(failed.retryAfterMs ?? 0, backoff) : (failed.retryAfterMs ?? backoff);
   if (nowMs + delayMs - state.startedAt > policy.budgetMs) {
-    return { kind: 'stop', gaveUp: `gave up: waiting ${seconds(delayMs)} more would pass the retry budget of ${seconds(policy.budgetMs)}` };
+    return { kind: 'stop', gaveUp: gaveUpText(throttled, state.attempt, delayMs, policy.budgetMs) };
   }
   // The service asked everyone to wait, not only this request.
   const pauseUntil = throttled && failed.retryAfterMs !== undefined ? nowMs + failed.retryAfterMs : undefined;
   return { kind: 'retry', delayMs, pauseUntil };
+}
+
+/** Why the retries stopped at the budget; for a quota answer, that the quota was what they waited for. */
+function gaveUpText(throttled: boolean, attempts: number, delayMs: number, budgetMs: number): string {
+  const waiting = `waiting ${seconds(delayMs)} more would pass the retry budget of ${seconds(budgetMs)}`;
+  if (!throttled) return `gave up: ${waiting}`;
+  if (attempts === 1) return `gave up on the quota answer: ${waiting}`;
+  return `gave up: the quota answers were retried until the retry budget of ${seconds(budgetMs)} ran out (${waiting})`;
 }
 
 /** A duration for people: whole seconds, or tenths. */

@@ -58,11 +58,14 @@ export async function attempt(change: Change, run: () => Promise<{ verified: str
  */
 export function unmade(change: Change, error: unknown): ChangeResult {
   if (isNotStarted(error)) return notStarted(change, isAppError(error) ? error.detail : undefined);
-  return { ...identify(change), status: isOutcomeUnknown(error) ? 'unknown' : 'failed', cause: causeOf(error) };
+  if (isOutcomeUnknown(error)) return { ...identify(change), status: 'unknown', cause: causeOf(error) };
+  // A refusal says what to do about it as the same error says it in a plan: the hint comes with the cause.
+  const hint = isAppError(error) ? error.hint : undefined;
+  return { ...identify(change), status: 'failed', cause: hint ? `${causeOf(error)}; hint: ${hint}` : causeOf(error) };
 }
 
-/** The cause of a failure in one line: an error's summary (with the first line of its detail), or its message. */
+/** The cause of a failure in one line: an error's summary (with its detail: the service's codes, the attempts, why retrying stopped), or its message. */
 export function causeOf(error: unknown): string {
-  if (isAppError(error)) return error.detail ? `${error.summary} (${error.detail.split('\n')[0]})` : error.summary;
+  if (isAppError(error)) return error.detail ? `${error.summary} (${error.detail.split('\n').join('; ')})` : error.summary;
   return error instanceof Error ? error.message : String(error);
 }

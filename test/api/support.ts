@@ -42,9 +42,10 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  * - `pass`: forward it and relay the answer;
  * - `500-before` / `reset-before`: fail without forwarding (the service never saw it);
  * - `500-after` / `reset-after`: forward it (the service acts), then lose the answer;
- * - `refuse`: answer 403 without forwarding (a refusal the client does not retry).
+ * - `refuse`: answer 403 without forwarding (a refusal the client does not retry);
+ * - `{status, body, headers}`: answer that without forwarding (the real service's answers the emulator never gives).
  */
-export type ProxyAction = 'pass' | '500-before' | 'reset-before' | '500-after' | 'reset-after' | 'refuse';
+export type ProxyAction = 'pass' | '500-before' | 'reset-before' | '500-after' | 'reset-after' | 'refuse' | { status: number; body: unknown; headers?: Record<string, string> };
 
 export interface Proxy {
   url: string;
@@ -72,6 +73,10 @@ export async function startProxy(target: string, decide: (request: string, index
         return res.end(JSON.stringify({ code: -403, msg: 'Forbidden', extras: { detailCode: 1003, detailMsg: 'refused by the test proxy' } }));
       }
       if (action === 'reset-before') return req.socket.destroy();
+      if (typeof action === 'object') {
+        res.writeHead(action.status, { 'content-type': 'application/json;charset=UTF-8', ...action.headers });
+        return res.end(JSON.stringify(action.body));
+      }
       const headers = Object.fromEntries(
         Object.entries(req.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && !['host', 'connection', 'content-length'].includes(entry[0])),
       );
