@@ -62,6 +62,12 @@ const CREDENTIAL_VARIABLE: Record<ServiceName, string> = {
   imagegen: 'IMAGEGEN_API_KEY',
 };
 
+/** The setting that shapes a service's paths beyond its URL, with its default and the real service's value (README, Where the services are). */
+const PATH_VARIABLE: Partial<Record<ServiceName, string>> = {
+  business: 'ADS_COMPANY_PATH (unset: /openapi/v1/companies, as the spec writes it; the real service documents /openapi/v4/companies)',
+  imagegen: 'IMAGEGEN_MODEL_FAMILY (unset: imagegen, as the spec writes the paths; the real service has karlo)',
+};
+
 /**
  * What the ads platform's detail codes that name the ad account or a permission mean, from its
  * error list (21006 and 6003 "the ad account does not exist", 20023 "the ad account's serving
@@ -102,6 +108,8 @@ function errorCode(init: ApiErrorInit): string {
 function hintFor(init: ApiErrorInit): string | undefined {
   const label = SERVICE_LABEL[init.service];
   const urlSetting = init.urlSetting ?? URL_VARIABLE[init.service];
+  const pathSetting = PATH_VARIABLE[init.service];
+  const address = pathSetting === undefined ? urlSetting : `${urlSetting} and ${pathSetting}`;
   if (init.kind === 'network') {
     return `Is the ${label} reachable, and is the URL right (${urlSetting})?`;
   }
@@ -109,16 +117,22 @@ function hintFor(init: ApiErrorInit): string | undefined {
     return `The ${label} is slow or unreachable: try again later, and check the URL (${urlSetting}).`;
   }
   if (init.kind === 'invalid-response') {
-    return `Check that ${urlSetting} points at the ${label} itself, not at a proxy or another service.`;
+    return `Check that ${address} point${pathSetting === undefined ? 's' : ''} at the ${label} itself, not at a proxy or another service.`;
   }
   if (isQuotaAnswer(init.status ?? 0, init.serviceCode)) {
     return "The service's request quota is used up: run again later, or pace the requests with --requests-per-second N (below the rate the service allows) and a lower --concurrency.";
   }
   const account = init.service === 'imagegen' || init.detailCode === undefined ? undefined : ACCOUNT_DETAIL_HINTS[init.detailCode];
   if (account !== undefined) return account;
+  // The service's own 404 (an audience or a business it does not know) has its error body; any other is an address it does not serve.
+  if (init.status === 404 && !hasServiceErrorBody(init)) {
+    return `Nothing of the ${label} is at this address (the answer is not the service's error): check ${address}.`;
+  }
   switch (init.status) {
     case 401:
-      return `Check the credential in ${CREDENTIAL_VARIABLE[init.service]}: it is missing, malformed or expired.`;
+      return init.service === 'imagegen'
+        ? 'Check the key in IMAGEGEN_API_KEY (missing, malformed or expired) and the scheme word sent before it, IMAGEGEN_AUTH_SCHEME (unset: AppKey, as the spec writes it; the real service has KakaoAK).'
+        : `Check the credential in ${CREDENTIAL_VARIABLE[init.service]}: it is missing, malformed or expired.`;
     case 403:
       return init.service === 'imagegen'
         ? `Check that the key in ${CREDENTIAL_VARIABLE[init.service]} may use the image-generation API.`
@@ -204,6 +218,11 @@ export class ApiError extends AppError {
 
 export function isApiError(value: unknown): value is ApiError {
   return value instanceof ApiError;
+}
+
+/** Whether an answer's body was the service's error (it carries the service's codes), not a page from whatever else answered. */
+export function hasServiceErrorBody(error: Pick<ApiErrorInit, 'serviceCode' | 'detailCode'>): boolean {
+  return error.serviceCode !== undefined || error.detailCode !== undefined;
 }
 
 /**

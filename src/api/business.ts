@@ -2,6 +2,7 @@ import type { Company } from '../model/index.js';
 import { isApiError } from './api-error.js';
 import type { Company as CompanyWire } from './generated/wire.js';
 import type { HttpClient } from './http.js';
+import { PATH_SETTINGS } from './path-settings.js';
 
 /** The business-information lookup for one ad account (the service wants the account in a header). */
 export interface BusinessClient {
@@ -9,8 +10,6 @@ export interface BusinessClient {
   /** The business registered under this number, or null when the service knows none (404). */
   lookup(bizNum: string): Promise<Company | null>;
 }
-
-const PATH = '/openapi/v1/companies';
 
 /**
  * The service expects the number with its separators (XXX-XX-XXXXX); ten bare digits, as
@@ -39,13 +38,14 @@ export function companyFromWire(wire: CompanyWire): Company {
   };
 }
 
-export function createBusinessClient(http: HttpClient, adAccountId: number): BusinessClient {
+/** `path` is the lookup's path under the service's URL (ADS_COMPANY_PATH; the spec's by default). */
+export function createBusinessClient(http: HttpClient, adAccountId: number, path: string = PATH_SETTINGS.ADS_COMPANY_PATH): BusinessClient {
   const headers = { adAccountId: String(adAccountId) };
   return {
     adAccountId,
     lookup: async (bizNum) => {
       try {
-        const body = await http.request({ method: 'GET', path: PATH, query: { bizNum: formatBizNum(bizNum) }, headers, response: 'Company' });
+        const body = await http.request({ method: 'GET', path, query: { bizNum: formatBizNum(bizNum) }, headers, response: 'Company' });
         return companyFromWire(body);
       } catch (error) {
         // "No such business" is an answer, not a failure; every other error stays one.

@@ -2,6 +2,7 @@ import { detectImageFormat, type GeneratedImage, type ImageGeneration } from '..
 import { ApiError } from './api-error.js';
 import type { GeneratedImage as GeneratedImageWire, ImageGenerationResponse, InpaintingRequest, TextToImageRequest, VariationsRequest } from './generated/wire.js';
 import type { HttpClient } from './http.js';
+import { PATH_SETTINGS } from './path-settings.js';
 
 /**
  * The three image-generation operations. Each answers with the files themselves: a URL
@@ -16,14 +17,14 @@ export interface ImageClient {
 
 type Operation = 't2i' | 'variations' | 'inpainting';
 
-const BASE = '/v2/inference/imagegen';
-
 /** An absolute URL (the service's `url` return type); Base64 text never contains a colon. */
 const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\//i;
 /** Standard or URL-safe alphabet, padding optional: read tolerantly, the bytes are checked after. */
 const BASE64_PATTERN = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-export function createImageClient(http: HttpClient): ImageClient {
+/** `modelFamily` is the path segment the spec writes as `imagegen` (IMAGEGEN_MODEL_FAMILY; the spec's by default). */
+export function createImageClient(http: HttpClient, modelFamily: string = PATH_SETTINGS.IMAGEGEN_MODEL_FAMILY): ImageClient {
+  const base = `/v2/inference/${modelFamily}`;
   const unusable = (method: 'GET' | 'POST', path: string, reason: string) =>
     new ApiError({ service: 'imagegen', method, path, kind: 'invalid-response', status: 200, reason, ambiguous: false, attempts: 1 });
 
@@ -33,7 +34,7 @@ export function createImageClient(http: HttpClient): ImageClient {
       // Only the path: a signed URL's query is a credential of sorts.
       return { bytes: download.bytes, shown: { method: 'GET', path: new URL(wire.image).pathname } };
     }
-    const shown = { method: 'POST' as const, path: `${BASE}/${operation}` };
+    const shown = { method: 'POST' as const, path: `${base}/${operation}` };
     const text = wire.image.replace(/^data:[^,]*;base64,/i, '').replace(/\s+/g, '');
     if (text === '' || !BASE64_PATTERN.test(text)) throw unusable(shown.method, shown.path, `image ${wire.id} is neither a URL nor Base64`);
     return { bytes: new Uint8Array(Buffer.from(text, 'base64')), shown };
@@ -65,7 +66,7 @@ export function createImageClient(http: HttpClient): ImageClient {
   async function generate(operation: Operation, body: TextToImageRequest | VariationsRequest | InpaintingRequest): Promise<ImageGeneration> {
     // Generating again has no side effect (and with seeds gives the same images), so a 5xx or
     // a lost answer is retried like a read.
-    const answer = await http.request({ method: 'POST', path: `${BASE}/${operation}`, body, idempotent: true, response: 'ImageGenerationResponse' });
+    const answer = await http.request({ method: 'POST', path: `${base}/${operation}`, body, idempotent: true, response: 'ImageGenerationResponse' });
     return generationFromWire(operation, answer);
   }
 

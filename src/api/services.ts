@@ -3,6 +3,7 @@ import { createAudienceClient, type AudienceClient } from './audiences.js';
 import { createBusinessClient, type BusinessClient } from './business.js';
 import { createHttpClient, type HttpClient, type HttpClientOptions } from './http.js';
 import { createImageClient, type ImageClient } from './imagegen.js';
+import { authSchemeSetting, companyPathSetting, modelFamilySetting } from './path-settings.js';
 
 /** Where the three services are and the credentials for them. */
 export interface Endpoints {
@@ -12,6 +13,10 @@ export interface Endpoints {
   imageUrl: string | undefined;
   accessToken: string | undefined;
   appKey: string | undefined;
+  /** The path settings as set (see path-settings.ts); unset or empty, the spec's. */
+  modelFamily?: string | undefined;
+  imageAuthScheme?: string | undefined;
+  companyPath?: string | undefined;
 }
 
 export interface TransportOptions {
@@ -60,19 +65,23 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
   const audiences = perAccount(() => ({ service: 'audience', baseUrl: endpoints.apiUrl, headers: bearer() }), createAudienceClient);
   const business = perAccount(
     () => ({ service: 'business', baseUrl: endpoints.companyUrl ?? endpoints.apiUrl, urlSetting: endpoints.companyUrl === undefined ? 'ADS_API_URL' : 'ADS_COMPANY_URL', headers: bearer() }),
-    createBusinessClient,
+    (http, adAccountId) => createBusinessClient(http, adAccountId, companyPathSetting(endpoints.companyPath)),
   );
   let images: ImageClient | undefined;
   return {
     audiences,
     business,
     images() {
-      images ??= createImageClient(
+      if (images) return images;
+      const scheme = authSchemeSetting(endpoints.imageAuthScheme);
+      const modelFamily = modelFamilySetting(endpoints.modelFamily);
+      images = createImageClient(
         transport({
           service: 'imagegen',
           baseUrl: requireSetting(endpoints.imageUrl, 'IMAGEGEN_API_URL'),
-          headers: { Authorization: `AppKey ${requireCredential(endpoints.appKey, 'IMAGEGEN_API_KEY', 'AppKey')}` },
+          headers: { Authorization: `${scheme} ${requireCredential(endpoints.appKey, 'IMAGEGEN_API_KEY', scheme)}` },
         }),
+        modelFamily,
       );
       return images;
     },

@@ -8,13 +8,27 @@ export const ENVIRONMENT = {
   ADS_COMPANY_URL: 'the business-information API, for a file with `business:` (default: ADS_API_URL)',
   IMAGEGEN_API_URL: 'the image-generation API, for a file with `images:`',
   IMAGEGEN_API_KEY: 'the credential of the image-generation API',
+  IMAGEGEN_MODEL_FAMILY: "the image paths' model family (default: imagegen, as the spec writes it; the real service's: karlo)",
+  IMAGEGEN_AUTH_SCHEME: "the scheme word sent before IMAGEGEN_API_KEY (default: AppKey; the real service's: KakaoAK)",
+  ADS_COMPANY_PATH: "the business lookup's path (default: /openapi/v1/companies; the real service's: /openapi/v4/companies)",
   NO_COLOR: 'no colour (as --no-color)',
   FORCE_COLOR: 'colour even when not on a terminal (as --color); 0 turns it off',
 } as const;
 export type EnvironmentVariable = keyof typeof ENVIRONMENT;
 
 /** The variables of a command that talks to the services (audiences, business, images). */
-export const SERVICE_ENVIRONMENT: EnvironmentVariable[] = ['ADS_API_URL', 'ADS_ACCESS_TOKEN', 'ADS_COMPANY_URL', 'IMAGEGEN_API_URL', 'IMAGEGEN_API_KEY', 'NO_COLOR', 'FORCE_COLOR'];
+export const SERVICE_ENVIRONMENT: EnvironmentVariable[] = [
+  'ADS_API_URL',
+  'ADS_ACCESS_TOKEN',
+  'ADS_COMPANY_URL',
+  'ADS_COMPANY_PATH',
+  'IMAGEGEN_API_URL',
+  'IMAGEGEN_API_KEY',
+  'IMAGEGEN_MODEL_FAMILY',
+  'IMAGEGEN_AUTH_SCHEME',
+  'NO_COLOR',
+  'FORCE_COLOR',
+];
 
 export interface GlobalOptions {
   emulator: boolean;

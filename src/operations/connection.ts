@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathSettings } from '../api/path-settings.js';
 import type { Endpoints } from '../api/services.js';
 import type { EmulatorOptions, RunningEmulator } from '../emulator/server.js';
 import { AppError } from '../errors.js';
@@ -16,8 +17,10 @@ export interface Connection {
 export const EMULATOR_STATE_FILE = join('.audiences', 'emulator-state.json');
 
 /**
- * `--emulator` starts the built-in emulator in this process (state under `.audiences/`);
- * otherwise the services are found through the environment (DESIGN.md).
+ * `--emulator` starts the built-in emulator in this process (state under `.audiences/`), serving
+ * the paths and scheme the environment names (IMAGEGEN_MODEL_FAMILY, IMAGEGEN_AUTH_SCHEME,
+ * ADS_COMPANY_PATH) as the real service would; otherwise the services are found through the
+ * environment (DESIGN.md).
  *
  * The emulator holds its state file's lock from here until `close`, for the whole command: a
  * plan, import or apply started meanwhile in the same folder (or an `audiences emulator --state`
@@ -27,14 +30,17 @@ export const EMULATOR_STATE_FILE = join('.audiences', 'emulator-state.json');
  */
 export async function openConnection(options: { emulator: boolean; env: Record<string, string | undefined>; cwd: string; notice?: (line: string) => void }): Promise<Connection> {
   if (options.emulator) {
+    // The emulator serves the paths the environment names, so the settings are checked before it starts.
+    const paths = pathSettings(options.env);
     await mkdir(join(options.cwd, '.audiences'), { recursive: true });
     const emulator = await startLocalEmulator({
       port: 0,
+      ...paths,
       statePath: join(options.cwd, EMULATOR_STATE_FILE),
       onStateWait: (waitMs) => options.notice?.(`Waiting for another command that uses the emulator's state (${EMULATOR_STATE_FILE}), up to ${seconds(waitMs)}…`),
     });
     return {
-      endpoints: { apiUrl: emulator.url, companyUrl: emulator.url, imageUrl: emulator.url, accessToken: emulator.accessToken, appKey: emulator.appKey },
+      endpoints: { apiUrl: emulator.url, companyUrl: emulator.url, imageUrl: emulator.url, accessToken: emulator.accessToken, appKey: emulator.appKey, ...paths },
       emulated: true,
       close: () => emulator.close(),
     };
@@ -58,6 +64,9 @@ export async function openConnection(options: { emulator: boolean; env: Record<s
       imageUrl: env.IMAGEGEN_API_URL || undefined,
       accessToken: env.ADS_ACCESS_TOKEN || undefined,
       appKey: env.IMAGEGEN_API_KEY || undefined,
+      modelFamily: env.IMAGEGEN_MODEL_FAMILY,
+      imageAuthScheme: env.IMAGEGEN_AUTH_SCHEME,
+      companyPath: env.ADS_COMPANY_PATH,
     },
     emulated: false,
     close: async () => undefined,

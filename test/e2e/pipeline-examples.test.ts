@@ -37,7 +37,7 @@ const scriptText = await read('ci/github-action.mjs');
 const gitlabText = await read('examples/gitlab-ci.yml');
 
 /** The service variables a file with audiences, a business and images needs, plan to apply. */
-const SERVICE_VARIABLES = ['ADS_API_URL', 'ADS_ACCESS_TOKEN', 'ADS_COMPANY_URL', 'IMAGEGEN_API_URL', 'IMAGEGEN_API_KEY'];
+const SERVICE_VARIABLES = ['ADS_API_URL', 'ADS_ACCESS_TOKEN', 'ADS_COMPANY_URL', 'ADS_COMPANY_PATH', 'IMAGEGEN_API_URL', 'IMAGEGEN_API_KEY', 'IMAGEGEN_MODEL_FAMILY', 'IMAGEGEN_AUTH_SCHEME'];
 
 /** Every file `audiences plan` reads for the repository's sample: the file, the lock, the images and their inputs. */
 async function filesTheToolReads(): Promise<string[]> {

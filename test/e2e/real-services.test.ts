@@ -9,12 +9,36 @@
  * real service's answers that the emulator never gives come from a proxy in front of it, or a
  * stand-in.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { startProxy, type Proxy, type ProxyAction } from '../api/support.js';
-import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
+import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
 
+const REAL = { IMAGEGEN_MODEL_FAMILY: 'karlo', IMAGEGEN_AUTH_SCHEME: 'KakaoAK', ADS_COMPANY_PATH: '/openapi/v4/companies' };
+
+const IMAGE = `images:
+  - name: hero
+    prompt: a spring picnic in a park, watercolor
+    version: v2.0
+    width: 512
+    height: 384
+    output: assets/hero.webp
+`;
+const BUSINESS = 'business:\n  registrationNumber: 120-81-47521\n';
 const AUDIENCE = 'audiences:\n  - name: seoul\n    type: DISPLAY\n    locations: [I]\n';
+
+interface LoggedRequest {
+  method: string;
+  path: string;
+  auth: string;
+  status: number | string;
+}
+
+async function requests(emulator: RunningEmulator): Promise<LoggedRequest[]> {
+  return ((await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: LoggedRequest[] }).requests;
+}
 
 /** The FAILED progress line of an apply's output. */
 function failedLine(stderr: string): string {
@@ -22,6 +46,113 @@ function failedLine(stderr: string): string {
   expect(line, stderr).toBeDefined();
   return line as string;
 }
+
+describe("the real services' paths and scheme, by configuration", () => {
+  let emulator: RunningEmulator;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    ({ emulator, env } = await emulatorEnv({ modelFamily: 'karlo', imageAuthScheme: 'KakaoAK', companyPath: '/openapi/v4/companies' }));
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+  beforeEach(async () => {
+    await emulatorRoute(emulator, 'POST', '/_emulator/reset');
+  });
+
+  it('reach a service at its real paths with its real scheme', async () => {
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${BUSINESS}${IMAGE}${AUDIENCE}` });
+    const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env: { ...env, ...REAL } });
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('business: 120-81-47521 "Demo Commerce Co., Ltd."');
+    const served = (await requests(emulator)).filter((request) => !request.path.startsWith('/openapi/v4/targetings'));
+    expect(served).toEqual([
+      expect.objectContaining({ method: 'GET', path: '/openapi/v4/companies?bizNum=120-81-47521', auth: 'Bearer', status: 200 }),
+      expect.objectContaining({ method: 'POST', path: '/v2/inference/karlo/t2i', auth: 'KakaoAK', status: 200 }),
+      expect.objectContaining({ method: 'GET', path: expect.stringMatching(/^\/images\//), status: 200 }),
+    ]);
+  });
+
+  it('an image model family or scheme the service does not take fails the generation with a hint naming the setting', async () => {
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${IMAGE}audiences: []\n` });
+    const family = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(family.code).toBe(1);
+    const wrongFamily = failedLine(family.stderr);
+    expect(wrongFamily).toContain('generate image "hero": the image-generation API answered 404 to POST /v2/inference/imagegen/t2i');
+    expect(wrongFamily).toContain('hint: Nothing of the image-generation API is at this address');
+    expect(wrongFamily).toContain('IMAGEGEN_MODEL_FAMILY');
+
+    const scheme = await runInProcess(['apply', '--auto-approve'], { cwd, env: { ...env, IMAGEGEN_MODEL_FAMILY: 'karlo' } });
+    expect(scheme.code).toBe(1);
+    const wrongScheme = failedLine(scheme.stderr);
+    expect(wrongScheme).toContain('answered 401 to POST /v2/inference/karlo/t2i');
+    expect(wrongScheme).toContain('IMAGEGEN_AUTH_SCHEME');
+    expect(scheme.stderr + scheme.stdout).not.toContain(env['IMAGEGEN_API_KEY']);
+  });
+
+  it('--emulator serves the paths and scheme the environment names, as the tool sends them', async () => {
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${BUSINESS}${IMAGE}${AUDIENCE}` });
+    const apply = await runInProcess(['apply', '--auto-approve', '--emulator', '--verbose'], { cwd, env: REAL });
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stderr).toMatch(/^business GET \/openapi\/v4\/companies\?bizNum=120-81-47521 -> 200 /m);
+    expect(apply.stderr).toMatch(/^imagegen POST \/v2\/inference\/karlo\/t2i -> 200 /m);
+  });
+
+  it('`audiences emulator` serves them too, and prints them with the environment', async () => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../../bin/audiences.js', import.meta.url)), 'emulator'], {
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...REAL },
+    });
+    try {
+      let printed = '';
+      child.stdout.on('data', (chunk: Buffer) => void (printed += chunk.toString('utf8')));
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', () => {
+          // The environment is printed in one write, after the server listens.
+          const found = /ADS_API_URL=(\S+)/.exec(printed)?.[1];
+          if (found) resolve(found);
+        });
+        child.once('exit', () => reject(new Error(`the emulator exited: ${printed}`)));
+      });
+      expect(printed).toContain('export IMAGEGEN_MODEL_FAMILY=karlo\nexport IMAGEGEN_AUTH_SCHEME=KakaoAK\nexport ADS_COMPANY_PATH=/openapi/v4/companies\n');
+      const generated = await fetch(`${url}/v2/inference/karlo/t2i`, {
+        method: 'POST',
+        headers: { authorization: 'KakaoAK emulator-app-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ version: 'v2.0', prompt: 'a kite', width: 384, height: 384, return_type: 'base64_string' }),
+      });
+      expect(generated.status).toBe(200);
+      const company = await fetch(`${url}/openapi/v4/companies?bizNum=120-81-47521`, { headers: { authorization: 'Bearer emulator-access-token', adAccountId: '1234' } });
+      expect(company.status).toBe(200);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  describe('settings it cannot use are named before any change, never echoing a secret', () => {
+    const SECRET = 'secret-app-key-8d2f61';
+    it.each([
+      ['IMAGEGEN_MODEL_FAMILY', 'karlo/v2', 'IMAGEGEN_MODEL_FAMILY is not one path segment: "karlo/v2"'],
+      ['IMAGEGEN_AUTH_SCHEME', `KakaoAK ${SECRET}`, 'IMAGEGEN_AUTH_SCHEME is not one word'],
+      ['ADS_COMPANY_PATH', 'openapi/v4/companies', 'ADS_COMPANY_PATH is not a path starting with "/"'],
+    ])('%s', async (variable, value, summary) => {
+      const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${BUSINESS}${IMAGE}${AUDIENCE}` });
+      const settings = { [variable]: value, IMAGEGEN_API_KEY: SECRET };
+      // The emulator --emulator would start serves the settings, so they are checked before it starts.
+      for (const [args, runEnv] of [
+        [['plan', '--emulator'], settings],
+        [['apply', '--auto-approve'], { ...env, ...REAL, ...settings }],
+      ] as const) {
+        const run = await runInProcess([...args], { cwd, env: runEnv });
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain(`error[INVALID_SETTING]: ${summary}`);
+        expect(run.stderr).toContain('  hint: set it to');
+        expect(run.stdout + run.stderr).not.toContain(SECRET);
+      }
+      expect((await requests(emulator)).filter((request) => request.method !== 'GET')).toEqual([]);
+    });
+  });
+});
 
 describe('remote errors that help', () => {
   let emulator: RunningEmulator;

@@ -10,7 +10,7 @@ export const companyCommand: CommandDefinition = {
   name: 'company <bizNum>',
   describe: 'Look up the business registered under a registration number (XXX-XX-XXXXX)',
   examples: [['$0 company 120-81-47521 --ad-account 1234', 'the business registered under that number']],
-  environment: ['ADS_COMPANY_URL', 'ADS_API_URL', 'ADS_ACCESS_TOKEN'],
+  environment: ['ADS_COMPANY_URL', 'ADS_COMPANY_PATH', 'ADS_API_URL', 'ADS_ACCESS_TOKEN'],
   builder: (argv) =>
     argv
       .positional('bizNum', { type: 'string', describe: 'The business registration number, e.g. 120-81-47521' })

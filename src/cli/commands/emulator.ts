@@ -6,7 +6,8 @@ import type { RateLimitScope } from '../../emulator/faults.js';
 /**
  * `audiences emulator`: serves the local emulator of the three services until SIGINT/SIGTERM
  * and prints the environment that points the tool at it. The credentials printed are the
- * emulator's own fixed fake ones, not secrets.
+ * emulator's own fixed fake ones, not secrets. It serves the paths and scheme its environment
+ * names (IMAGEGEN_MODEL_FAMILY, IMAGEGEN_AUTH_SCHEME, ADS_COMPANY_PATH), as the tool sends them.
  */
 export const emulatorCommand: CommandDefinition = {
   name: 'emulator',
@@ -15,7 +16,7 @@ export const emulatorCommand: CommandDefinition = {
     ['$0 emulator --port 8080', 'serve the emulator and print the environment to reach it'],
     ['$0 emulator --rate-limit 10 --no-quota-retry-after', 'an account that allows 10 requests a second and answers 429 without Retry-After'],
   ],
-  environment: [],
+  environment: ['IMAGEGEN_MODEL_FAMILY', 'IMAGEGEN_AUTH_SCHEME', 'ADS_COMPANY_PATH'],
   builder: (argv) =>
     argv
       .option('port', { requiresArg: true, type: 'number', default: 0, describe: 'Port on 127.0.0.1 (0 = any free port)' })
@@ -51,8 +52,10 @@ export const emulatorCommand: CommandDefinition = {
     if (unknown.length > 0) throw new UsageError(`unknown fault kinds: ${unknown.join(', ')}`, 'use 5xx, 429 and reset, e.g. --fault-kinds 5xx,429');
     const problem = numberProblem(args);
     if (problem) throw new UsageError(problem, 'see `audiences emulator --help` for each option and its default');
-    const { startLocalEmulator } = await import('../../operations/connection.js');
+    const [{ startLocalEmulator }, { pathSettings }] = await Promise.all([import('../../operations/connection.js'), import('../../api/path-settings.js')]);
+    const paths = pathSettings(io.env);
     const emulator = await startLocalEmulator({
+      ...paths,
       port: Number(args['port']),
       statePath: typeof args['state'] === 'string' ? args['state'] : undefined,
       onStateWait: (waitMs) => io.stderr(`Waiting for another process that uses ${String(args['state'])}, up to ${Math.round(waitMs / 1000)} s…\n`),
@@ -87,6 +90,9 @@ export const emulatorCommand: CommandDefinition = {
         `export IMAGEGEN_API_URL=${emulator.url}`,
         `export ADS_ACCESS_TOKEN=${emulator.accessToken}`,
         `export IMAGEGEN_API_KEY=${emulator.appKey}`,
+        `export IMAGEGEN_MODEL_FAMILY=${paths.modelFamily}`,
+        `export IMAGEGEN_AUTH_SCHEME=${paths.imageAuthScheme}`,
+        `export ADS_COMPANY_PATH=${paths.companyPath}`,
         '',
       ].join('\n'),
     );
