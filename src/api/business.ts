@@ -1,5 +1,5 @@
 import type { Company } from '../model/index.js';
-import { isApiError } from './api-error.js';
+import { hasServiceErrorBody, isApiError, type ApiError } from './api-error.js';
 import type { Company as CompanyWire } from './generated/wire.js';
 import type { HttpClient } from './http.js';
 import { PATH_SETTINGS } from './path-settings.js';
@@ -7,8 +7,26 @@ import { PATH_SETTINGS } from './path-settings.js';
 /** The business-information lookup for one ad account (the service wants the account in a header). */
 export interface BusinessClient {
   readonly adAccountId: number;
-  /** The business registered under this number, or null when the service knows none (404). */
+  /**
+   * The business registered under this number, or null when the service says it knows none: its
+   * detail code 5001, or a 404 with its error body. A 404 from whatever else answers (a wrong
+   * address) and an answer about another number are errors.
+   */
   lookup(bizNum: string): Promise<Company | null>;
+}
+
+/** The service's detail code for "no business is registered under that number" (존재하지 않는 사업자입니다). */
+const NO_SUCH_BUSINESS = 5001;
+
+/** Whether the service's answer says no business has the number (rather than that the request went wrong). */
+function isNoSuchBusiness(error: ApiError): boolean {
+  if (error.kind !== 'http') return false;
+  return error.detailCode === NO_SUCH_BUSINESS || (error.status === 404 && hasServiceErrorBody(error));
+}
+
+/** The ten digits of a registration number, however it is written. */
+function digitsOf(bizNum: string): string {
+  return bizNum.replace(/\D/g, '');
 }
 
 /**
@@ -44,12 +62,15 @@ export function createBusinessClient(http: HttpClient, adAccountId: number, path
   return {
     adAccountId,
     lookup: async (bizNum) => {
+      const asked = formatBizNum(bizNum);
+      // An answer about another business is no answer to this lookup: taking it would check the file against the wrong company.
+      const check = (answer: CompanyWire): string | undefined =>
+        digitsOf(answer.businessRegistrationNumber) === digitsOf(asked) ? undefined : `it describes the business registered under ${JSON.stringify(answer.businessRegistrationNumber)}, not ${asked}`;
       try {
-        const body = await http.request({ method: 'GET', path, query: { bizNum: formatBizNum(bizNum) }, headers, response: 'Company' });
-        return companyFromWire(body);
+        return companyFromWire(await http.request({ method: 'GET', path, query: { bizNum: asked }, headers, response: 'Company', check }));
       } catch (error) {
         // "No such business" is an answer, not a failure; every other error stays one.
-        if (isApiError(error) && error.kind === 'http' && error.status === 404) return null;
+        if (isApiError(error) && isNoSuchBusiness(error)) return null;
         throw error;
       }
     },

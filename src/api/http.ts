@@ -79,8 +79,14 @@ export interface Download {
   contentType: string | undefined;
 }
 
+/**
+ * What a caller checks of an answer beyond its schema: why it is not the answer to this request
+ * (a business of another number), or undefined. The answer is then an invalid response.
+ */
+export type AnswerCheck<K extends WireTypeName> = (answer: WireTypes[K]) => string | undefined;
+
 export interface HttpClient {
-  request<K extends WireTypeName>(request: HttpRequest & { response: K }): Promise<WireTypes[K]>;
+  request<K extends WireTypeName>(request: HttpRequest & { response: K; check?: AnswerCheck<K> }): Promise<WireTypes[K]>;
   request(request: HttpRequest & { response?: undefined }): Promise<void>;
   /**
    * GET a file (a generated image's URL). Resolved like a link against the base URL, so an
@@ -228,8 +234,8 @@ function invalidAnswer(service: ServiceName, exchange: Exchange, answer: Answer,
   return exchangeError(service, exchange, { kind: 'invalid-response', status: answer.status, reason, ambiguous: !exchange.idempotent, attempts });
 }
 
-/** Accepts a 2xx whose body is JSON of the schema titled `name`: the answer as that schema's type. */
-function acceptWire<K extends WireTypeName>(service: ServiceName, exchange: Exchange, name: K): Accept<WireTypes[K]> {
+/** Accepts a 2xx whose body is JSON of the schema titled `name`, and passes `check`: the answer as that schema's type. */
+function acceptWire<K extends WireTypeName>(service: ServiceName, exchange: Exchange, name: K, check: AnswerCheck<K> | undefined): Accept<WireTypes[K]> {
   return (answer, attempts) => {
     const text = decoder.decode(answer.bytes);
     if (text.trim() === '') throw invalidAnswer(service, exchange, answer, attempts, 'empty body');
@@ -237,6 +243,8 @@ function acceptWire<K extends WireTypeName>(service: ServiceName, exchange: Exch
     if (!parsed.ok) throw invalidAnswer(service, exchange, answer, attempts, `not JSON: ${snippet(text)}`);
     const result = validateWire(name, parsed.value);
     if (!result.ok) throw invalidAnswer(service, exchange, answer, attempts, `not ${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}: ${result.issues.join('; ')}`);
+    const problem = check?.(result.value);
+    if (problem !== undefined) throw invalidAnswer(service, exchange, answer, attempts, problem);
     return result.value;
   };
 }
@@ -266,12 +274,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const transport = createTransport(options);
   let closing: Promise<void> | undefined;
 
-  function request<K extends WireTypeName>(request: HttpRequest & { response: K }): Promise<WireTypes[K]>;
+  function request<K extends WireTypeName>(request: HttpRequest & { response: K; check?: AnswerCheck<K> }): Promise<WireTypes[K]>;
   function request(request: HttpRequest & { response?: undefined }): Promise<void>;
-  async function request(request: HttpRequest): Promise<unknown> {
+  async function request(request: HttpRequest & { check?: AnswerCheck<WireTypeName> }): Promise<unknown> {
     const exchange = requestExchange(target, request);
     // Without a schema the answer is expected to be empty, and any body is ignored.
-    const accept: Accept<unknown> = request.response === undefined ? () => undefined : acceptWire(service, exchange, request.response);
+    const accept: Accept<unknown> = request.response === undefined ? () => undefined : acceptWire(service, exchange, request.response, request.check);
     return runExchange(transport, exchange, accept);
   }
 

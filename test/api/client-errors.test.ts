@@ -209,19 +209,39 @@ describe('a change whose answer was lost, then refused for the quota', () => {
 
 describe('business lookup', () => {
   it.each([
-    ['an error body', reply(404, { code: -404, msg: 'not found', extras: { detailCode: 3002, detailMsg: 'no company' } })],
-    ['an empty body', ((_req, res) => res.writeHead(404).end()) as Script],
-  ])('404 with %s is null', async (_kind, answer) => {
+    ['a 404 with the error body', reply(404, { code: -404, msg: 'not found', extras: { detailCode: 3002, detailMsg: 'no company' } })],
+    ['detail code 5001, whatever the status', reply(400, { code: -813, msg: 'KakaoMomentException', extras: { detailCode: 5001, detailMsg: '존재하지 않는 사업자입니다.' } })],
+  ])('%s is no business: null', async (_kind, answer) => {
     server.answers = [answer];
     expect(await createBusinessClient(http('business'), 1234).lookup('120-81-47521')).toBeNull();
     expect(server.seen[0]?.headers['adaccountid']).toBe('1234');
   });
 
-  it('reads missing and null fields as null', async () => {
-    server.answers = [reply(200, { businessRegistrationNumber: '120-81-47521', name: 'Only a name', businessItem: null, address: null, extra: 'ignored' })];
+  it.each([
+    ['an empty body', ((_req, res) => res.writeHead(404).end()) as Script],
+    ['a web server page', reply(404, { timestamp: '2024-05-01T00:00:00.000+00:00', status: 404, error: 'Not Found', path: '/openapi/v1/companies' })],
+  ])('a 404 with %s is a wrong address, not "no business"', async (_kind, answer) => {
+    server.answers = [answer];
+    const error = await failure(() => createBusinessClient(http('business'), 1234, '/openapi/v4/companies').lookup('120-81-47521'));
+    expect(error).toMatchObject({ code: 'API_NOT_FOUND', path: '/openapi/v4/companies?bizNum=120-81-47521' });
+    expect(error.hint).toContain('Nothing of the business-information API is at this address');
+    expect(error.hint).toContain('ADS_COMPANY_PATH');
+    expect(server.seen[0]?.url).toBe('/openapi/v4/companies?bizNum=120-81-47521');
+  });
+
+  it('an answer about another registration number is an invalid response', async () => {
+    server.answers = [reply(200, { businessRegistrationNumber: '220-81-62458', name: 'Harbor Foods Inc.' })];
+    const error = await failure(() => createBusinessClient(http('business'), 1234).lookup('1208147521'));
+    expect(error).toMatchObject({ code: 'API_INVALID_RESPONSE', kind: 'invalid-response' });
+    expect(error.summary).toContain('it describes the business registered under "220-81-62458", not 120-81-47521');
+    expect(error.hint).toContain('ADS_COMPANY_PATH');
+  });
+
+  it('reads missing and null fields as null, and the number however it is written', async () => {
+    server.answers = [reply(200, { businessRegistrationNumber: '1208147521', name: 'Only a name', businessItem: null, address: null, extra: 'ignored' })];
     expect(await createBusinessClient(http('business'), 1234).lookup('120-81-47521')).toEqual({
       id: null,
-      businessRegistrationNumber: '120-81-47521',
+      businessRegistrationNumber: '1208147521',
       name: 'Only a name',
       representationName: null,
       businessCategory: null,

@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { startProxy, type Proxy, type ProxyAction } from '../api/support.js';
 import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
+import { standIn } from '../helpers/stand-in.js';
 
 const REAL = { IMAGEGEN_MODEL_FAMILY: 'karlo', IMAGEGEN_AUTH_SCHEME: 'KakaoAK', ADS_COMPANY_PATH: '/openapi/v4/companies' };
 
@@ -71,6 +72,20 @@ describe("the real services' paths and scheme, by configuration", () => {
       expect.objectContaining({ method: 'POST', path: '/v2/inference/karlo/t2i', auth: 'KakaoAK', status: 200 }),
       expect.objectContaining({ method: 'GET', path: expect.stringMatching(/^\/images\//), status: 200 }),
     ]);
+  });
+
+  it("a business path the service does not serve is a wrong address naming ADS_COMPANY_PATH, never 'no business'", async () => {
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${BUSINESS}${AUDIENCE}` });
+    const company = await runInProcess(['company', '120-81-47521'], { cwd, env });
+    expect(company.code).toBe(1);
+    expect(company.stderr).toContain('error[API_NOT_FOUND]: the business-information API answered 404 to GET /openapi/v1/companies?bizNum=120-81-47521');
+    expect(company.stderr).toContain('hint: Nothing of the business-information API is at this address');
+    expect(company.stderr).toContain('ADS_COMPANY_PATH');
+    expect(company.stderr).not.toContain('no business');
+    const plan = await runInProcess(['plan'], { cwd, env });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('error[API_NOT_FOUND]');
+    expect(plan.stderr).not.toContain('BUSINESS_NOT_FOUND');
   });
 
   it('an image model family or scheme the service does not take fails the generation with a hint naming the setting', async () => {
@@ -151,6 +166,48 @@ describe("the real services' paths and scheme, by configuration", () => {
       }
       expect((await requests(emulator)).filter((request) => request.method !== 'GET')).toEqual([]);
     });
+  });
+});
+
+describe('the business lookup takes only an answer about the number asked', () => {
+  let emulator: RunningEmulator;
+  let env: Record<string, string>;
+  let business: Awaited<ReturnType<typeof standIn>>;
+  /** What the stand-in business service answers. */
+  let answer: { status: number; json: unknown };
+  beforeAll(async () => {
+    ({ emulator, env } = await emulatorEnv());
+    business = await standIn(() => answer);
+  });
+  afterAll(async () => {
+    await business.close();
+    await emulator.close();
+  });
+
+  it('a business of another registration number is an error, not the business', async () => {
+    answer = { status: 200, json: { id: 7, businessRegistrationNumber: '220-81-62458', name: 'Harbor Foods Inc.' } };
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${BUSINESS}${AUDIENCE}` });
+    const company = await runInProcess(['company', '120-81-47521'], { cwd, env: { ...env, ADS_COMPANY_URL: business.url } });
+    expect(company.code).toBe(1);
+    expect(company.stdout).toBe('');
+    expect(company.stderr).toContain(
+      'error[API_INVALID_RESPONSE]: the business-information API answered GET /openapi/v1/companies?bizNum=120-81-47521 with an unexpected body: it describes the business registered under "220-81-62458", not 120-81-47521',
+    );
+    expect(company.stderr).toContain('ADS_COMPANY_PATH');
+    const plan = await runInProcess(['plan'], { cwd, env: { ...env, ADS_COMPANY_URL: business.url } });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('error[API_INVALID_RESPONSE]');
+  });
+
+  it("detail code 5001 reads as 'no business is registered under that number'", async () => {
+    answer = { status: 400, json: { code: -813, msg: 'KakaoMomentException', extras: { detailCode: 5001, detailMsg: '존재하지 않는 사업자입니다.' } } };
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${BUSINESS}${AUDIENCE}` });
+    const company = await runInProcess(['company', '120-81-47521'], { cwd, env: { ...env, ADS_COMPANY_URL: business.url } });
+    expect(company.code).toBe(1);
+    expect(company.stderr).toContain('error[COMPANY_NOT_FOUND]: no business is registered under 120-81-47521');
+    const plan = await runInProcess(['plan'], { cwd, env: { ...env, ADS_COMPANY_URL: business.url } });
+    expect(plan.code).toBe(1);
+    expect(plan.stdout + plan.stderr).toContain('BUSINESS_NOT_FOUND');
   });
 });
 
