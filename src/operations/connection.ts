@@ -29,9 +29,13 @@ export const EMULATOR_STATE_FILE = join('.audiences', 'emulator-state.json');
  * waits its turn instead of being refused. `notice` says that a command is waiting.
  */
 export async function openConnection(options: { emulator: boolean; env: Record<string, string | undefined>; cwd: string; notice?: (line: string) => void }): Promise<Connection> {
+  const { env } = options;
+  // Registered first, so that no message shows them, not even one about a setting they were pasted into.
+  registerSecret(env.ADS_ACCESS_TOKEN);
+  registerSecret(env.IMAGEGEN_API_KEY);
   if (options.emulator) {
     // The emulator serves the paths the environment names, so the settings are checked before it starts.
-    const paths = pathSettings(options.env);
+    const paths = pathSettings(env);
     await mkdir(join(options.cwd, '.audiences'), { recursive: true });
     const emulator = await startLocalEmulator({
       port: 0,
@@ -45,7 +49,6 @@ export async function openConnection(options: { emulator: boolean; env: Record<s
       close: () => emulator.close(),
     };
   }
-  const { env } = options;
   const apiUrl = env.ADS_API_URL;
   if (!apiUrl) {
     throw new AppError({
@@ -55,8 +58,6 @@ export async function openConnection(options: { emulator: boolean; env: Record<s
       hint: 'pass --emulator to use the built-in emulator, or set ADS_API_URL (and ADS_ACCESS_TOKEN) to reach the real service',
     });
   }
-  registerSecret(env.ADS_ACCESS_TOKEN);
-  registerSecret(env.IMAGEGEN_API_KEY);
   return {
     endpoints: {
       apiUrl,

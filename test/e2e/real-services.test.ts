@@ -147,7 +147,7 @@ describe("the real services' paths and scheme, by configuration", () => {
   describe('settings it cannot use are named before any change, never echoing a secret', () => {
     const SECRET = 'secret-app-key-8d2f61';
     it.each([
-      ['IMAGEGEN_MODEL_FAMILY', 'karlo/v2', 'IMAGEGEN_MODEL_FAMILY is not one path segment: "karlo/v2"'],
+      ['IMAGEGEN_MODEL_FAMILY', `karlo/${SECRET}`, 'IMAGEGEN_MODEL_FAMILY is not one path segment: "karlo/[REDACTED]"'],
       ['IMAGEGEN_AUTH_SCHEME', `KakaoAK ${SECRET}`, 'IMAGEGEN_AUTH_SCHEME is not one word'],
       ['ADS_COMPANY_PATH', 'openapi/v4/companies', 'ADS_COMPANY_PATH is not a path starting with "/"'],
     ])('%s', async (variable, value, summary) => {
