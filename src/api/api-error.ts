@@ -125,7 +125,9 @@ function hintFor(init: ApiErrorInit): string | undefined {
   const account = init.service === 'imagegen' || init.detailCode === undefined ? undefined : ACCOUNT_DETAIL_HINTS[init.detailCode];
   if (account !== undefined) return account;
   // The service's own 404 (an audience or a business it does not know) has its error body; any other is an address it does not serve.
-  if (init.status === 404 && !hasServiceErrorBody(init)) {
+  // A generated image's file (the one GET of image generation) lives at the URL the service gave, which no setting shapes.
+  const download = init.service === 'imagegen' && init.method === 'GET';
+  if (init.status === 404 && !hasServiceErrorBody(init) && !download) {
     return `Nothing of the ${label} is at this address (the answer is not the service's error): check ${address}.`;
   }
   switch (init.status) {

@@ -272,6 +272,13 @@ describe('image results', () => {
     expect(error).toMatchObject({ status: 404, method: 'GET', path: '/images/img-1.webp' });
   });
 
+  it("a URL's file gone without the service's error body is not blamed on the settings", async () => {
+    server.answers = [(req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body), reply(404, '<Error><Code>NoSuchKey</Code></Error>')];
+    const error = await failure(() => createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }));
+    expect(error).toMatchObject({ status: 404, method: 'GET', path: '/images/img-1.webp' });
+    expect(error.hint).toBeUndefined();
+  });
+
   it('a URL whose file is not an image is an invalid response', async () => {
     server.answers = [(req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body), replyBytes(200, new TextEncoder().encode('<html>login</html>'), 'text/html')];
     const error = await failure(() => createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }));
