@@ -278,7 +278,7 @@ describe('request bodies are strict and carry the spec rules', () => {
 
   it('reject unknown fields, in the body and in members', () => {
     rejects('AudienceCreateBody', { ...createBody, populationScore: 3 }, /additional properties \(populationScore\)/);
-    rejects('AudienceCreateBody', { ...createBody, cohortTargetings: [{ cohortId: 1, inclusionType: 'INCLUDE', cohortName: 'x' }] }, /cohortName/);
+    rejects('AudienceCreateBody', { ...createBody, cohortTargetings: [{ cohortId: 1, inclusionType: 'INCLUDE', nickname: 'x' }] }, /nickname/);
     rejects('AudienceCreateBody', { ...createBody, locations: [{ value: 'I', descripton: 'Seoul' }] }, /descripton/);
     rejects('AudienceCreateBody', { ...createBody, id: 1 }, /\(id\)/);
     rejects('AudienceUpdateBody', createBody, /required property 'id'/);

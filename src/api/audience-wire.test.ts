@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { definition } from '../../test/helpers/builders.js';
 import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire } from './audience-wire.js';
 import type { AudienceDetail } from './generated/wire.js';
+import { parseAnswer, writeBody } from './long-json.js';
 
 const base: AudienceDetail = {
   id: 7,
@@ -26,10 +27,42 @@ describe('audienceFromWire', () => {
     expect(live.definition.locationType).toBe('AREA');
   });
 
-  it('keeps the display names the service adds to members, and leaves them out of a request', () => {
-    const live = audienceFromWire({ ...base, cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'Viewers' }] });
-    expect(live.definition.cohortTargetings).toEqual([{ cohortId: 5, cohortName: 'Viewers', inclusionType: 'INCLUDE' }]);
-    expect(audienceToWire(1234, live.definition, '7')['cohortTargetings']).toEqual([{ cohortId: 5, inclusionType: 'INCLUDE' }]);
+  it('keeps what the service adds to members, and an update sends it back for each member it keeps; a new or changed member goes as the file writes it', () => {
+    const live = audienceFromWire({
+      ...base,
+      cohortTargetings: [
+        { cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'Viewers' },
+        { cohortId: '6', inclusionType: 'INCLUDE', cohortName: 'Clickers' },
+      ],
+    });
+    expect(live.definition.cohortTargetings).toEqual([
+      { cohortId: 5, cohortName: 'Viewers', inclusionType: 'INCLUDE' },
+      { cohortId: '6', cohortName: 'Clickers', inclusionType: 'INCLUDE' },
+    ]);
+    const desired = definition({
+      cohortTargetings: [
+        { cohortId: '5', inclusionType: 'INCLUDE' },
+        { cohortId: 6, inclusionType: 'EXCLUDE' },
+        { cohortId: 7, inclusionType: 'INCLUDE' },
+      ],
+    });
+    expect(audienceToWire(1234, desired, { id: '7', before: live.definition, unmodelled: {} })['cohortTargetings']).toEqual([
+      { cohortId: '5', cohortName: 'Viewers', inclusionType: 'INCLUDE' },
+      { cohortId: 6, inclusionType: 'EXCLUDE' },
+      { cohortId: 7, inclusionType: 'INCLUDE' },
+    ]);
+    expect(audienceToWire(1234, desired)['cohortTargetings']).toEqual(desired.cohortTargetings);
+  });
+
+  it('keeps the fields it does not model as their JSON text, every digit of their numbers too, and an update sends them back as read', () => {
+    const text = '{"id":7,"name":"a","type":"DISPLAY","lookalikeTargetings":[{"lookalikeId":8001,"inclusionType":"INCLUDE"}],"zzzTargetings":[{"zzzId":9007199254740993,"weight":1.50}],"note":null}';
+    const live = audienceFromWire(parseAnswer(text) as AudienceDetail);
+    expect(live.definition.lookalikeTargetings).toEqual([{ lookalikeId: 8001, inclusionType: 'INCLUDE' }]);
+    expect(live.unmodelled).toEqual({ zzzTargetings: '[{"zzzId":9007199254740993,"weight":1.5}]', note: 'null' });
+    const body = writeBody(audienceToWire(1234, live.definition, { id: live.id, before: live.definition, unmodelled: live.unmodelled }));
+    expect(body).toContain('"zzzTargetings":[{"zzzId":9007199254740993,"weight":1.5}]');
+    expect(body).toContain('"note":null');
+    expect(body).not.toContain('"zzzTargetings":[{"zzzId":"');
   });
 
   it('reads fields it only shows in any type, and member ids as numbers or text, as answered', () => {

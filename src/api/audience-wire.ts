@@ -1,9 +1,10 @@
 import {
   canonicalizeDefinition,
+  DEFINITION_FIELDS,
   inferLocationType,
+  memberMatches,
   REGION_FIELDS,
   TARGETING_FIELDS,
-  TARGETING_REQUEST_FIELDS,
   type AdGroupLink,
   type AudienceDefinition,
   type JsonObject,
@@ -14,9 +15,10 @@ import {
   type Region,
   type TargetingField,
   type TargetingMember,
+  type UnmodelledFields,
 } from '../model/index.js';
 import type { AudienceAdGroup, AudienceDetail, AudienceListItem, AudienceWriteResponse, Depth3Location, Long as WireLong } from './generated/wire.js';
-import { longToWire } from './long-json.js';
+import { exactOf, fromJsonText, jsonText, longToWire } from './long-json.js';
 
 /**
  * The one place where the audience service's wire shapes become the model and back.
@@ -90,7 +92,33 @@ export function audienceFromWire(wire: WireAudience): LiveAudience {
     ...audienceSummaryFromWire(wire),
     populationScore: populationOf(wire.populationScore),
     definition: canonicalizeDefinition(definition),
+    unmodelled: unmodelledOf(wire),
   };
+}
+
+/**
+ * The fields of an audience answer the tool reads: the list's, the single read's and the
+ * write answers' (with the spec examples' misspellings), every definition field, and
+ * `locationType`, which the definition holds though the service does not answer it.
+ */
+const READ_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'name',
+  'audienceStatus',
+  'type',
+  'createdDate',
+  'lastModifiedDate',
+  'populationScore',
+  'adAccountId',
+  'depth2locations',
+  'depth3locations',
+  ...DEFINITION_FIELDS,
+]);
+
+/** The answer's other fields, each as its JSON text as answered (every digit kept): what an update sends back. */
+function unmodelledOf(wire: WireAudience): Record<string, string> {
+  const fields: [string, unknown][] = Object.entries(exactOf(wire) as object);
+  return Object.fromEntries(fields.filter(([key]) => !READ_FIELDS.has(key)).map(([key, value]) => [key, jsonText(value)]));
 }
 
 export function adGroupLinkFromWire(wire: AudienceAdGroup): AdGroupLink {
@@ -108,10 +136,22 @@ export function adGroupLinkFromWire(wire: AudienceAdGroup): AdGroupLink {
   };
 }
 
-/** The create body (or, with an id, the update body) for a definition. */
-export function audienceToWire(adAccountId: number, definition: AudienceDefinition, id?: Long): RequestBody {
+/** What an update keeps of the audience as read: its members' fields the service added, and the fields the tool does not model. */
+export interface Keep {
+  /** The definition as read (its members with the fields the service added). */
+  before: AudienceDefinition;
+  unmodelled: UnmodelledFields;
+}
+
+/**
+ * The create body for a definition, or with `update` the update body: the definition as the file
+ * writes it, each member it keeps with the fields the service added, and the fields the tool
+ * does not model as read (the service replaces the whole definition: one left out is lost).
+ */
+export function audienceToWire(adAccountId: number, definition: AudienceDefinition, update?: { id: Long } & Partial<Keep>): RequestBody {
+  const unmodelled = Object.entries(update?.unmodelled ?? {}).map(([key, text]) => [key, fromJsonText(text)]);
   const body: RequestBody = {
-    ...(id === undefined ? {} : { id: longToWire(id) }),
+    ...(update === undefined ? {} : { ...Object.fromEntries(unmodelled), id: longToWire(update.id) }),
     adAccountId,
     name: definition.name,
     type: definition.type,
@@ -129,7 +169,7 @@ export function audienceToWire(adAccountId: number, definition: AudienceDefiniti
   if (definition.ufoInterests.length > 0) body.ufoInterests = definition.ufoInterests;
   if (definition.ufoBusinessTypes.length > 0) body.ufoBusinessTypes = definition.ufoBusinessTypes;
   for (const field of TARGETING_FIELDS) {
-    if (definition[field].length > 0) body[field] = definition[field].map((member) => memberToWire(field, member));
+    if (definition[field].length > 0) body[field] = membersToWire(field, definition[field], update?.before?.[field] ?? []);
   }
   return body;
 }
@@ -139,9 +179,18 @@ function regionToWire(region: Region): RequestBody {
   return { ...region };
 }
 
-/** A member as the file writes it (an id stays a number or a text), only the fields a request takes. */
-function memberToWire(field: TargetingField, member: TargetingMember): JsonObject {
-  return Object.fromEntries(TARGETING_REQUEST_FIELDS[field].filter((key) => key in member).map((key) => [key, member[key] ?? null]));
+/**
+ * The members as the file writes them (an id stays a number or a text); one the audience as read
+ * has (`before`) goes with the fields the service added to it (its own id, a display name), as read.
+ */
+function membersToWire(field: TargetingField, members: TargetingMember[], before: TargetingMember[]): JsonObject[] {
+  const unused = new Set(before);
+  return members.map((member) => {
+    const read = [...unused].find((candidate) => memberMatches(field, member, candidate));
+    if (read === undefined) return { ...member };
+    unused.delete(read);
+    return { ...read, ...member };
+  });
 }
 
 function regionsFromWire(regions: readonly WireRegion[] | null | undefined): Region[] {
@@ -188,6 +237,7 @@ function membersFromWire(wire: WireAudience): Pick<AudienceDefinition, Targeting
     talkChannelTargetings: setOfMembers(wire.talkChannelTargetings),
     syncAppTargetings: setOfMembers(wire.syncAppTargetings),
     talkChannelGroupTargetings: setOfMembers(wire.talkChannelGroupTargetings),
+    lookalikeTargetings: setOfMembers(wire.lookalikeTargetings),
   };
 }
 

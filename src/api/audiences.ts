@@ -1,7 +1,7 @@
 import { compareLongs, type AdGroupLink, type AudienceDefinition, type LiveAudience, type LiveAudienceSummary, type Long } from '../model/index.js';
 import { AppError, isAppError, isNotStarted, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
 import { isApiError } from './api-error.js';
-import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire } from './audience-wire.js';
+import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire, type Keep } from './audience-wire.js';
 import type { AttemptEnd } from './exchange.js';
 import type { WireTypes } from './generated/wire.js';
 import type { HttpClient } from './http.js';
@@ -76,8 +76,12 @@ export interface AudienceClient {
    * lost answer cannot be settled.
    */
   create(definition: AudienceDefinition, existing?: ReadonlySet<Long>): Promise<Created>;
-  /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost (the update may have been made). */
-  update(id: Long, definition: AudienceDefinition): Promise<Updated>;
+  /**
+   * Replaces the audience's definition with `definition`, keeping what the tool does not model
+   * as `keep` read it (see Keep; without it, nothing is kept). Throws OUTCOME_UNKNOWN when it
+   * fails after an answer was lost (the update may have been made).
+   */
+  update(id: Long, definition: AudienceDefinition, keep?: Keep): Promise<Updated>;
   /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost. */
   delete(id: Long, options?: { continuation?: boolean }): Promise<Outcome>;
   /** One batch delete: the service answers 200 even when some fail, so the outcome is data. */
@@ -204,10 +208,17 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
         return { id: made.id, audience: made, verified, candidates: [] };
       }
     },
-    update: async (id, definition) => {
+    update: async (id, definition, keep) => {
       const watch = watchAnswers();
       try {
-        const body = await http.request({ method: 'PUT', path: BASE, headers, body: audienceToWire(adAccountId, definition, id), response: 'AudienceWriteResponse', onAttempt: watch.onAttempt });
+        const body = await http.request({
+          method: 'PUT',
+          path: BASE,
+          headers,
+          body: audienceToWire(adAccountId, definition, { id, ...keep }),
+          response: 'AudienceWriteResponse',
+          onAttempt: watch.onAttempt,
+        });
         return {
           audience: audienceFromWire(body),
           verified: watch.lost === undefined ? null : `the answer was lost (${watch.lost}); the update was sent again, as an update safely can be, and answered`,

@@ -49,7 +49,7 @@ function account(options: { audiences: number[]; deleteMany?: (ids: Long[]) => D
 }
 
 function deletion(id: number): AudienceDelete {
-  return { action: 'delete', kind: 'audience', name: `audience ${id}`, id: String(id), before: definition({ name: `audience ${id}` }), after: null, display: { impact: [] } };
+  return { action: 'delete', kind: 'audience', name: `audience ${id}`, id: String(id), before: definition({ name: `audience ${id}` }), after: null, kept: {}, display: { impact: [] } };
 }
 
 function unlinking(id: number, adGroupId: number): AdGroupUnlink {
@@ -138,9 +138,9 @@ describe('applyPlan: a create another apply raced', () => {
 
   function racedAccount(rival: { definition: ReturnType<typeof definition> }, remove: (id: Long) => Promise<void>) {
     const client = account({ audiences: [] });
-    client.create = async () => ({ id: made.id, audience: { ...made, populationScore: null, definition: definition({ name: 'race' }) }, verified: null, candidates: [] });
+    client.create = async () => ({ id: made.id, audience: { ...made, populationScore: null, unmodelled: {}, definition: definition({ name: 'race' }) }, verified: null, candidates: [] });
     client.list = async () => [{ ...made, id: '7' }, made];
-    client.read = async (id) => ({ ...made, id, populationScore: null, definition: rival.definition });
+    client.read = async (id) => ({ ...made, id, populationScore: null, unmodelled: {}, definition: rival.definition });
     client.delete = async (id) => {
       client.calls.push(`delete ${id}`);
       await remove(id);
@@ -191,7 +191,7 @@ describe('applyPlan: a create another apply raced', () => {
     });
     client.create = async () => ({
       id: '7',
-      audience: { ...made, id: '7', populationScore: null, definition: definition({ name: 'race' }) },
+      audience: { ...made, id: '7', populationScore: null, unmodelled: {}, definition: definition({ name: 'race' }) },
       verified: 'the answer was lost (503); …',
       candidates: ['7', '8', '9'],
     });
@@ -211,7 +211,7 @@ describe('applyPlan: a create another apply raced', () => {
     client.list = async () => ['7', '8', '9', '10'].map((id) => ({ ...made, id }));
     client.read = async (id) => {
       if (id === '9') throw new Error('the service answered 500');
-      return { ...made, id, populationScore: null, definition: definition({ name: 'race', type: id === '7' ? 'MESSAGE' : 'DISPLAY' }) };
+      return { ...made, id, populationScore: null, unmodelled: {}, definition: definition({ name: 'race', type: id === '7' ? 'MESSAGE' : 'DISPLAY' }) };
     };
     const [result] = (await applyPlan(planOf([create]), { audiences: client })).results;
     expect(result).toMatchObject({ status: 'ok', id: '8' });
@@ -239,6 +239,7 @@ describe('applyPlan: answers lost on the way', () => {
         createdDate: '',
         lastModifiedDate: '',
         populationScore: null,
+        unmodelled: {},
         definition: sent,
       };
       return { id: audience.id, audience, verified: sent.name === 'found' ? 'the answer was lost (503); the account was listed and the audience was found (id 8)' : null, candidates: [] };
@@ -338,7 +339,17 @@ describe('verifyApplied after the creates: the list that settles races also chec
       const id = String(30 + names.size);
       names.set(id, sent.name);
       if (sent.name !== lose) client.present.add(id);
-      const audience = { id, name: sent.name, audienceStatus: 'STANDBY' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '', populationScore: null, definition: sent };
+      const audience = {
+        id,
+        name: sent.name,
+        audienceStatus: 'STANDBY' as const,
+        type: 'DISPLAY' as const,
+        createdDate: '',
+        lastModifiedDate: '',
+        populationScore: null,
+        unmodelled: {},
+        definition: sent,
+      };
       return { id, audience, verified: null, candidates: [] };
     };
     return { client, lists: () => lists };

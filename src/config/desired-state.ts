@@ -102,6 +102,7 @@ function toDesiredAudience(audience: Audience): DesiredAudience {
     talkChannelTargetings: members('talkChannelTargetings'),
     syncAppTargetings: members('syncAppTargetings'),
     talkChannelGroupTargetings: members('talkChannelGroupTargetings'),
+    lookalikeTargetings: members('lookalikeTargetings'),
   });
   const desired: DesiredAudience = { key: audience.name, definition, omitted: omittedSets(audience), protect: audience.protect ?? false };
   if (audience.id !== undefined) desired.id = String(audience.id);

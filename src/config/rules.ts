@@ -32,7 +32,7 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
     const audience = audiences[index];
     if (!isRecord(audience)) continue;
     const at: Path = ['audiences', index];
-    errors.push(...selectionRules(audience, at), ...locationRules(audience, at), ...typeRules(audience, at));
+    errors.push(...selectionRules(audience, at), ...locationRules(audience, at), ...typeRules(audience, at), ...trackerRetention(audience, at));
     warnings.push(...repeatedMembers(audience, at));
 
     const name = audience['name'];
@@ -102,6 +102,35 @@ function ignoreGlobs(ignore: unknown, errors: Finding[]): Array<{ pattern: strin
     }
   }
   return globs;
+}
+
+/** A tracker member holds its retention one way: retentionDays, or the service's trackerTargetingTerms. */
+function trackerRetention(audience: Record<string, unknown>, at: Path): Finding[] {
+  const members = audience['trackerTargetings'];
+  if (!Array.isArray(members)) return [];
+  const findings: Finding[] = [];
+  for (let index = 0; index < members.length; index += 1) {
+    const member: unknown = members[index];
+    if (!isRecord(member)) continue;
+    const days = 'retentionDays' in member;
+    const terms = 'trackerTargetingTerms' in member;
+    if (days && terms) {
+      findings.push({
+        path: [...at, 'trackerTargetings', index, 'trackerTargetingTerms'],
+        target: 'key',
+        message: 'a tracker member holds its retention one way, not both retentionDays and trackerTargetingTerms',
+        hint: 'keep the one the service answers with (`audiences import` writes it)',
+      });
+    } else if (!days && !terms) {
+      findings.push({
+        path: [...at, 'trackerTargetings', index],
+        target: 'value',
+        message: 'missing its retention: retentionDays or trackerTargetingTerms',
+        hint: 'e.g. trackerTargetingTerms: [ONE_MONTH], as the service answers, or retentionDays: 30',
+      });
+    }
+  }
+  return findings;
 }
 
 const SELECTIONS = [

@@ -161,7 +161,6 @@ const REQUIRED_HINTS: Readonly<Record<string, string>> = {
   registrationNumber: 'the business registration number, e.g. registrationNumber: 120-81-47521',
   inclusionType: 'a member is sent whole: inclusionType: INCLUDE to target these people, EXCLUDE to leave them out',
   eventCode: 'a member is sent whole: the tracker event, e.g. eventCode: purchase',
-  retentionDays: 'a member is sent whole: days a visitor stays in the audience, 1 to 180, e.g. retentionDays: 30',
   customerFileId: 'the id of the customer file, as the ad manager shows it',
   trackId: 'the id of the pixel or SDK, as the ad manager shows it',
   cohortId: 'the id of the ad-response cohort, as the ad manager shows it',

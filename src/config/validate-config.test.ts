@@ -73,6 +73,7 @@ describe('validateConfig: a valid file', () => {
           talkChannelTargetings: [],
           syncAppTargetings: [],
           talkChannelGroupTargetings: [],
+          lookalikeTargetings: [],
         },
         omitted: [
           'depth2Locations',
@@ -84,6 +85,7 @@ describe('validateConfig: a valid file', () => {
           'cohortTargetings',
           'talkChannelTargetings',
           'syncAppTargetings',
+          'lookalikeTargetings',
         ],
         adGroups: ['101', '102'],
         protect: true,
@@ -112,6 +114,7 @@ describe('validateConfig: a valid file', () => {
       talkChannelTargetings: [],
       syncAppTargetings: [],
       talkChannelGroupTargetings: [],
+      lookalikeTargetings: [],
     });
     expect(audience?.protect).toBe(false);
     expect(audience?.adGroups).toBeUndefined();
@@ -138,6 +141,7 @@ describe('validateConfig: a valid file', () => {
       'cohortTargetings',
       'talkChannelTargetings',
       'syncAppTargetings',
+      'lookalikeTargetings',
     ]);
     expect(desired(oneAudience('type: MESSAGE\ngenderType: ALL\nlocationType: ALL\nufoInterests: []')).audiences[0]?.omitted).toEqual([
       'ages',
@@ -146,6 +150,7 @@ describe('validateConfig: a valid file', () => {
       'talkChannelTargetings',
       'syncAppTargetings',
       'talkChannelGroupTargetings',
+      'lookalikeTargetings',
     ]);
   });
 
@@ -186,6 +191,7 @@ describe('validateConfig: a valid file', () => {
       'customerFileTargetings',
       'talkChannelTargetings',
       'syncAppTargetings',
+      'lookalikeTargetings',
     ]);
   });
 
@@ -318,14 +324,14 @@ describe('validateConfig: rules of the file', () => {
     const found = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t}]\ncohortTargetings: [{cohortId: 7}]'));
     expect(found.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`)).toEqual([
       '5:25: audiences[0].trackerTargetings[0]: missing required field eventCode',
-      '5:25: audiences[0].trackerTargetings[0]: missing required field retentionDays',
       '5:25: audiences[0].trackerTargetings[0]: missing required field inclusionType',
+      '5:25: audiences[0].trackerTargetings[0]: missing its retention: retentionDays or trackerTargetingTerms',
       '6:24: audiences[0].cohortTargetings[0]: missing required field inclusionType',
     ]);
     expect(found.map((issue) => issue.hint)).toEqual([
       'a member is sent whole: the tracker event, e.g. eventCode: purchase',
-      'a member is sent whole: days a visitor stays in the audience, 1 to 180, e.g. retentionDays: 30',
       'a member is sent whole: inclusionType: INCLUDE to target these people, EXCLUDE to leave them out',
+      'e.g. trackerTargetingTerms: [ONE_MONTH], as the service answers, or retentionDays: 30',
       'a member is sent whole: inclusionType: INCLUDE to target these people, EXCLUDE to leave them out',
     ]);
   });
@@ -359,10 +365,26 @@ describe('validateConfig: rules of the file', () => {
     expect(named('')[0]?.hint).toContain('1 to 255 characters');
   });
 
+  it('takes a tracker retention as retentionDays or as the service trackerTargetingTerms, one of them, and lookalikes as a set', () => {
+    const state = desired(
+      oneAudience(
+        'type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, trackerTargetingTerms: [ONE_MONTH, ONE_WEEK, ONE_MONTH], inclusionType: INCLUDE}]\nlookalikeTargetings: [{lookalikeId: 8001, inclusionType: EXCLUDE}]',
+      ),
+    );
+    expect(state.audiences[0]?.definition.trackerTargetings).toEqual([{ eventCode: 'e', inclusionType: 'INCLUDE', trackId: 't', trackerTargetingTerms: ['ONE_MONTH', 'ONE_WEEK'] }]);
+    expect(state.audiences[0]?.definition.lookalikeTargetings).toEqual([{ inclusionType: 'EXCLUDE', lookalikeId: 8001 }]);
+    const both = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 30, trackerTargetingTerms: [ONE_MONTH], inclusionType: INCLUDE}]'));
+    expect(both.map((issue) => issue.message)).toEqual([
+      'audiences[0].trackerTargetings[0].trackerTargetingTerms: a tracker member holds its retention one way, not both retentionDays and trackerTargetingTerms',
+    ]);
+    const lower = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, trackerTargetingTerms: [one_month], inclusionType: INCLUDE}]'));
+    expect(lower.map((issue) => issue.message)).toEqual(['audiences[0].trackerTargetings[0].trackerTargetingTerms[0]: "one_month" must be a term in capitals, e.g. ONE_MONTH']);
+  });
+
   it('bounds retentionDays and refuses an unknown inclusionType with a suggestion', () => {
     const found = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 181, inclusionType: INCLUD}]'));
     expect(found.map((issue) => [issue.message, issue.hint])).toEqual([
-      ['audiences[0].trackerTargetings[0].retentionDays: must be at most 180, got 181', 'retentionDays: days a visitor stays in the audience, 1 to 180'],
+      ['audiences[0].trackerTargetings[0].retentionDays: must be at most 180, got 181', 'retentionDays: days a visitor stays in the audience, 1 to 180 (or trackerTargetingTerms)'],
       ['audiences[0].trackerTargetings[0].inclusionType: unknown value "INCLUD"', 'did you mean INCLUDE?'],
     ]);
   });

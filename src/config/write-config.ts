@@ -1,5 +1,5 @@
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
-import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_REQUEST_FIELDS, visible, type AudienceDefinition, type JsonValue, type LiveAudience, type Long } from '../model/index.js';
+import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_DECLARED_FIELDS, visible, type AudienceDefinition, type JsonValue, type LiveAudience, type Long } from '../model/index.js';
 
 /**
  * The desired-state file for live audiences, as `audiences import` writes it: the service's
@@ -27,12 +27,18 @@ export function renderDesiredFile(options: { adAccountId: number; audiences: Liv
       if (!isMap(item) || !audience) return;
       const population = audience.populationScore === null ? 'unknown' : audience.populationScore.toLocaleString('en-US');
       // The status and the date are the service's text: a line break or an escape in them must stay in the comment.
-      item.commentBefore = ` ${visible(`${audience.audienceStatus}, population ${population}, last modified ${audience.lastModifiedDate}`)}`;
+      item.commentBefore = ` ${visible(`${audience.audienceStatus}, population ${population}, last modified ${audience.lastModifiedDate}${unwritten(audience)}`)}`;
       if (index > 0) item.spaceBefore = true;
       flowShortLists(item);
     });
   }
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+/** The fields of the audience a file cannot hold, said in its comment: updates keep them as the service has them. */
+function unwritten(audience: LiveAudience): string {
+  const fields = Object.keys(audience.unmodelled);
+  return fields.length === 0 ? '' : `; not in this file, kept as the service has them: ${fields.join(', ')}`;
 }
 
 /** An id as a number where it reads back exactly, else its digits in quotes (past 2^53 a number would read as another id). */
@@ -52,7 +58,7 @@ function declaredFields(definition: AudienceDefinition): Record<string, JsonValu
     if ((REGION_FIELDS as readonly string[]).includes(field)) {
       out[field] = (value as Array<{ value: string }>).map((region) => region.value);
     } else if ((TARGETING_FIELDS as readonly string[]).includes(field)) {
-      const keep = TARGETING_REQUEST_FIELDS[field as (typeof TARGETING_FIELDS)[number]];
+      const keep = TARGETING_DECLARED_FIELDS[field as (typeof TARGETING_FIELDS)[number]];
       out[field] = (value as Array<Record<string, JsonValue>>).map((member) => Object.fromEntries(keep.filter((key) => key in member).map((key) => [key, member[key] as JsonValue])));
     } else {
       out[field] = value as JsonValue[];

@@ -95,6 +95,7 @@ const readKeys = [
   'talkChannelTargetings',
   'syncAppTargetings',
   'talkChannelGroupTargetings',
+  'lookalikeTargetings',
 ];
 const dateForm = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
@@ -811,5 +812,58 @@ describe('ids past 2^53 (reset with an idBase): stored, answered and taken with 
     const answer = await call('PUT', '/openapi/v4/targetings', { body: audience({ id: String(base + 100001n), name: 'a' }) });
     expect(answer.status).toBe(400);
     expect(answer.json.extras.detailMsg).toBe("field 'id' must be a positive integer (Long)");
+  });
+});
+
+describe('lookalikes, the real tracker member and fields beyond the spec', () => {
+  const put = async (path: string, body: unknown) => fetch(`${emulator.url}${path}`, { method: 'PUT', body: JSON.stringify(body) });
+
+  it('takes lookalikes as a set of either type, answered with their display names; one of no item is rule 9', async () => {
+    const made = await create({ type: 'MESSAGE', ageType: 'ALL', ages: undefined, lookalikeTargetings: [{ lookalikeId: '8001', inclusionType: 'INCLUDE' }] });
+    expect(made.status, made.text).toBe(200);
+    expect(made.json.lookalikeTargetings).toEqual([{ lookalikeId: 8001, inclusionType: 'INCLUDE', lookalikeName: 'Like VIP customers' }]);
+    const unknown = await create({ lookalikeTargetings: [{ lookalikeId: 8101, inclusionType: 'INCLUDE' }] });
+    expect([unknown.status, unknown.json.extras.detailCode]).toEqual([400, 4901]);
+  });
+
+  it("in the trackerShape 'terms', takes and answers the real tracker member: terms for retention, the member's id and its rule added, and what it added taken back", async () => {
+    expect((await put('/_emulator/faults', { trackerShape: 'terms' })).status).toBe(200);
+    const member = { trackId: 'trk-web', eventCode: 'purchase', trackerTargetingTerms: ['ONE_MONTH'], inclusionType: 'INCLUDE' };
+    const made = await create({ trackerTargetings: [member] });
+    expect(made.status, made.text).toBe(200);
+    const [answered] = made.json.trackerTargetings as Array<Record<string, unknown>>;
+    expect(answered).toMatchObject({ ...member, trackName: 'Website pixel', trackRuleName: 'Website pixel: purchase, ONE_MONTH' });
+    expect(answered?.['id']).toEqual(expect.any(Number));
+    expect(answered?.['trackRuleId']).toEqual(expect.any(Number));
+    // What the service answered is taken back as it is, and the same member keeps its ids.
+    const again = await call('PUT', '/openapi/v4/targetings', { body: audience({ id: made.json.id, trackerTargetings: [answered] }) });
+    expect(again.status, again.text).toBe(200);
+    expect(again.json.trackerTargetings).toEqual([answered]);
+    const days = await create({ name: 'days', trackerTargetings: [{ trackId: 'trk-web', eventCode: 'purchase', retentionDays: 30, inclusionType: 'INCLUDE' }] });
+    expect([days.status, days.json.extras.detailMsg]).toEqual([400, "unknown field 'trackerTargetings[0].retentionDays'"]);
+    const badTerm = await create({ name: 'bad', trackerTargetings: [{ ...member, trackerTargetingTerms: ['FOREVER'] }] });
+    expect([badTerm.status, badTerm.json.extras.detailCode]).toEqual([400, 4902]);
+  });
+
+  it('answers the fields a test route gives an audience exactly, takes them in bodies, and an update that leaves one out loses it', async () => {
+    const made = await create();
+    const given = await fetch(`${emulator.url}/_emulator/audiences/${made.json.id}/fields`, { method: 'PUT', body: '{"zzzTargetings":[{"zzzId":9007199254740993,"weight":0.5}],"note":"kept"}' });
+    expect(given.status).toBe(200);
+    const read = await call('GET', `/openapi/v4/targetings/${made.json.id}`);
+    expect(read.text).toContain('"zzzTargetings":[{"zzzId":9007199254740993,"weight":0.5}],"note":"kept"');
+    const sentBack = await fetch(`${emulator.url}/openapi/v4/targetings`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
+      body: JSON.stringify(audience({ id: made.json.id, note: 'kept' })).replace(/}$/, ',"zzzTargetings":[{"zzzId":9007199254740993,"weight":0.5}]}'),
+    });
+    expect(sentBack.status).toBe(200);
+    const sentBackText = await sentBack.text();
+    expect(sentBackText).toContain('"zzzTargetings":[{"zzzId":9007199254740993,"weight":0.5}]');
+    expect(sentBackText).toContain('"note":"kept"');
+    const leftOut = await call('PUT', '/openapi/v4/targetings', { body: audience({ id: made.json.id }) });
+    expect(leftOut.status).toBe(200);
+    expect(Object.keys(leftOut.json)).not.toContain('zzzTargetings');
+    expect((await create({ name: 'other', zzzOther: 1 })).json.extras.detailMsg).toBe("unknown field 'zzzOther'");
+    expect((await put(`/_emulator/audiences/${made.json.id}/fields`, { ages: ['20'] })).status).toBe(400);
   });
 });

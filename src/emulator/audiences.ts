@@ -3,6 +3,7 @@
  * update bodies, written from the spec and the wire decisions alone (no client code): each
  * broken rule is a 400 with its own detail code, reported one at a time in a fixed order.
  */
+import { parse, stringify } from 'lossless-json';
 import { detailCodes as codes, failure, invalid, shown } from './http-error.js';
 import { adultAgeBands, ageBands, regions, ufoBusinessTypes, ufoInterests } from './catalog.js';
 import type { Region } from './catalog.js';
@@ -16,7 +17,20 @@ export interface AudienceContext {
   quirks: boolean;
   /** Absent = 'catalog': callers that build a context themselves (the benchmark's offline fixtures) predate it. */
   memberIds?: MemberIdSpelling;
+  /** Absent = 'retentionDays', as memberIds. */
+  trackerShape?: TrackerShape;
 }
+
+/**
+ * How tracker members are taken and answered (wire decision §14): `retentionDays`, the shape the
+ * spec's silence left the emulator to choose, or `terms`, the real service's member
+ * `{id, trackId, trackerTargetingTerms, eventCode, trackRuleId, trackRuleName, inclusionType}`.
+ */
+export const trackerShapes = ['retentionDays', 'terms'] as const;
+export type TrackerShape = (typeof trackerShapes)[number];
+
+/** The terms a tracker member may hold in the `terms` shape: the emulator's choice, as the spec shows none. */
+export const TRACKER_TERMS = ['ONE_DAY', 'ONE_WEEK', 'TWO_WEEKS', 'ONE_MONTH', 'TWO_MONTHS', 'THREE_MONTHS', 'SIX_MONTHS'] as const;
 
 /**
  * How answers spell the ids of targeting members (wire decision §2): `catalog` as the
@@ -29,7 +43,7 @@ export type MemberIdSpelling = (typeof memberIdSpellings)[number];
 /** A new or updated audience answers STANDBY this long, then its final status. */
 export const PROCESSING_MS = 5000;
 
-const targetingKeys = ['customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings', 'talkChannelGroupTargetings'] as const;
+const targetingKeys = ['customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings', 'talkChannelGroupTargetings', 'lookalikeTargetings'] as const;
 type TargetingKey = (typeof targetingKeys)[number];
 
 const regionKeys = ['locations', 'depth2Locations', 'depth3Locations'] as const;
@@ -48,10 +62,11 @@ const allowedTypes: Record<Exclude<TargetingKey, 'talkChannelGroupTargetings'>, 
   cohortTargetings: ['DISPLAY', 'MESSAGE'],
   talkChannelTargetings: ['DISPLAY', 'MESSAGE'],
   syncAppTargetings: ['DISPLAY', 'MESSAGE'],
+  lookalikeTargetings: ['DISPLAY', 'MESSAGE'],
 };
 
 /** `id`: a member id, an opaque scalar (a positive integer or a non-empty string, wire decision §2). */
-type FieldKind = 'id' | 'string' | 'retentionDays' | 'inclusionType';
+type FieldKind = 'id' | 'string' | 'retentionDays' | 'terms' | 'inclusionType';
 /** Request shape of each targeting member (wire decision §2); every field is required. */
 const memberFields: Record<TargetingKey, Record<string, FieldKind>> = {
   customerFileTargetings: { customerFileId: 'id', inclusionType: 'inclusionType' },
@@ -60,7 +75,12 @@ const memberFields: Record<TargetingKey, Record<string, FieldKind>> = {
   talkChannelTargetings: { profileId: 'id', inclusionType: 'inclusionType' },
   syncAppTargetings: { profileId: 'id', inclusionType: 'inclusionType' },
   talkChannelGroupTargetings: { groupId: 'id', inclusionType: 'inclusionType' },
+  lookalikeTargetings: { lookalikeId: 'id', inclusionType: 'inclusionType' },
 };
+/** The tracker member's request shape in the real service's `terms` shape. */
+const termsTrackerFields: Record<string, FieldKind> = { trackId: 'id', eventCode: 'string', trackerTargetingTerms: 'terms', inclusionType: 'inclusionType' };
+/** What the service adds to a tracker member in the `terms` shape: taken back in a request (ignored), as the service's own answer. */
+const termsTrackerAdded = ['id', 'trackRuleId', 'trackRuleName'];
 
 interface Item {
   adAccountId: number;
@@ -128,9 +148,15 @@ const targetingKinds: Record<TargetingKey, TargetingKind> = {
     (t) => t.friendGroups,
     (item) => item.id,
   ),
+  lookalikeTargetings: targetingKind(
+    'lookalikeId',
+    'lookalikeName',
+    (t) => t.lookalikes ?? [],
+    (item) => item.id,
+  ),
 };
 
-type Definition = Omit<StoredAudience, 'id' | 'adAccountId' | 'createdAt' | 'lastModifiedAt' | 'statusOverride'>;
+type Definition = Omit<StoredAudience, 'id' | 'adAccountId' | 'createdAt' | 'lastModifiedAt' | 'statusOverride'> & Required<Pick<StoredAudience, 'extra'>>;
 type Body = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------------------------
@@ -288,6 +314,23 @@ export function setAudienceStatus(state: EmulatorState, id: Long, body: unknown)
   return { id, audienceStatus: audience.statusOverride };
 }
 
+/**
+ * PUT /_emulator/audiences/<id>/fields: the service has these fields beyond the spec (and the
+ * tool), and this audience holds them as given. From then on create and update bodies take
+ * them, and an update that leaves one out loses it, as the real service would.
+ */
+export function setServiceFields(state: EmulatorState, id: Long, body: unknown): { id: Long; fields: string[] } {
+  const record = expectObject(body);
+  for (const key of Object.keys(record)) {
+    if (key === 'id' || bodyFields.has(key)) throw invalid(codes.wrongType, `'${key}' is a field of the spec, not one beyond it`);
+  }
+  const audience = state.audiences.find((candidate) => candidate.id === id);
+  if (!audience) throw failure(404, codes.audienceNotFound, `audience ${id} not found`);
+  state.serviceFields = [...new Set([...(state.serviceFields ?? []), ...Object.keys(record)])];
+  audience.extra = { ...audience.extra, ...Object.fromEntries(Object.entries(record).map(([key, value]) => [key, stringify(value) ?? 'null'])) };
+  return { id, fields: Object.keys(audience.extra) };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Derived values: status and population score, both pure functions of the stored audience
 
@@ -328,7 +371,7 @@ function members(state: EmulatorState, audience: StoredAudience): Array<{ member
 }
 
 function storedMembers(audience: StoredAudience, key: TargetingKey): Array<Record<string, unknown>> {
-  return audience[key] as unknown as Array<Record<string, unknown>>;
+  return (audience[key] ?? []) as unknown as Array<Record<string, unknown>>;
 }
 
 function storedItem(state: EmulatorState, audience: StoredAudience, key: TargetingKey, member: Record<string, unknown>): Item | undefined {
@@ -395,14 +438,34 @@ function detailed(ctx: AudienceContext, audience: StoredAudience, variant: 'read
   };
   for (const key of targetingKeys) {
     const { idField, nameKey } = targetingKinds[key];
-    body[key] = storedMembers(audience, key).map((member) => ({
-      ...member,
-      [idField]: spellMemberId(member[idField] as MemberId, ctx.memberIds ?? 'catalog'),
-      [nameKey]: storedItem(ctx.state, audience, key, member)?.name ?? '',
-    }));
+    body[key] = storedMembers(audience, key).map((member) => {
+      const name = storedItem(ctx.state, audience, key, member)?.name ?? '';
+      const rule = key === 'trackerTargetings' && 'trackerTargetingTerms' in member ? trackerRule(audience, member, name) : {};
+      return { ...rule, ...member, [idField]: spellMemberId(member[idField] as MemberId, ctx.memberIds ?? 'catalog'), [nameKey]: name };
+    });
   }
+  // The service's fields beyond the spec, as they were taken: every digit of their numbers kept.
+  for (const [field, text] of Object.entries(audience.extra ?? {})) body[field] = parse(text);
   if (variant === 'write') body['adAccountId'] = audience.adAccountId;
   return body;
+}
+
+/**
+ * What the real service adds to a tracker member: the member's own id and the rule it makes of
+ * the pixel, event and terms. Derived from the member, so the same member answers the same
+ * ids every time (the emulator's choice; the spec shows neither).
+ */
+function trackerRule(audience: StoredAudience, member: Record<string, unknown>, trackName: string): Record<string, unknown> {
+  const terms = (member['trackerTargetingTerms'] as string[]).join('+');
+  const rule = `${String(member['trackId'])}|${String(member['eventCode'])}|${terms}`;
+  return { id: checksum(`${audience.id}|${rule}`), trackRuleId: checksum(rule), trackRuleName: `${trackName}: ${String(member['eventCode'])}, ${terms}` };
+}
+
+/** FNV-1a of `text`, a positive number below 2^32: a stable id made of what it names. */
+function checksum(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193) >>> 0;
+  return hash === 0 ? 1 : hash;
 }
 
 /** yyyy-MM-dd'T'HH:mm:ss in UTC, no zone (wire decision §6). */
@@ -415,9 +478,14 @@ export function formatDate(epochMs: number): string {
 
 function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | 'update'): Definition {
   const record = expectObject(body);
+  const serviceFields = new Set(ctx.state.serviceFields ?? []);
+  const extra: Record<string, string> = {};
   for (const key of Object.keys(record)) {
     if (key === 'id') {
       if (mode === 'create' && record[key] !== null) throw invalid(codes.forbiddenField, "field 'id' must not be sent on create");
+    } else if (serviceFields.has(key)) {
+      // Kept as sent, null included: the service answers such a field as it holds it.
+      extra[key] = stringify(record[key]) ?? 'null';
     } else if (!bodyFields.has(key)) {
       throw invalid(codes.unknownField, `unknown field '${key}'`);
     }
@@ -470,7 +538,7 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
   const businessTypes = parseCodes(record, 'ufoBusinessTypes', ufoBusinessTypes);
 
   const targetings = {} as Record<TargetingKey, Array<Record<string, unknown>>>;
-  for (const key of targetingKeys) targetings[key] = parseMembers(record, key);
+  for (const key of targetingKeys) targetings[key] = parseMembers(record, key, ctx.trackerShape ?? 'retentionDays');
   for (const [key, types] of Object.entries(allowedTypes)) {
     if (targetings[key as TargetingKey].length > 0 && !types.includes(type)) {
       throw invalid(codes.rule8, `${key} cannot be used with ${type} audiences (rule 8)`);
@@ -494,7 +562,8 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
     ...regionLists,
     ufoInterests: interests,
     ufoBusinessTypes: businessTypes,
-    ...(targetings as unknown as Pick<StoredAudience, TargetingKey>),
+    ...(targetings as unknown as Required<Pick<StoredAudience, TargetingKey>>),
+    extra,
   };
 }
 
@@ -555,16 +624,22 @@ function parseCodes(record: Body, key: string, allowed: readonly string[]): stri
   return [...new Set(values as string[])];
 }
 
-/** The members as sent (fields in the table's order); duplicates, ids compared as text, merged. */
-function parseMembers(record: Body, key: TargetingKey): Array<Record<string, unknown>> {
+/**
+ * The members as sent (fields in the table's order); duplicates, ids compared as text, merged.
+ * What the service itself adds to a member in its answers (its display name; a tracker's own id
+ * and rule in the `terms` shape) is taken back and ignored, as a service reading its own answers would.
+ */
+function parseMembers(record: Body, key: TargetingKey, trackerShape: TrackerShape): Array<Record<string, unknown>> {
   if (!sent(record, key)) return [];
-  const fields = memberFields[key];
+  const terms = key === 'trackerTargetings' && trackerShape === 'terms';
+  const fields = terms ? termsTrackerFields : memberFields[key];
+  const added = [targetingKinds[key].nameKey, ...(terms ? termsTrackerAdded : [])];
   const seen = new Map<string, Record<string, unknown>>();
   expectArray(record[key], key).forEach((element, index) => {
     const path = `${key}[${index}]`;
     const member = expectObject(element, path);
     for (const field of Object.keys(member)) {
-      if (!Object.hasOwn(fields, field)) throw invalid(codes.unknownField, `unknown field '${path}.${field}'`);
+      if (!Object.hasOwn(fields, field) && !added.includes(field)) throw invalid(codes.unknownField, `unknown field '${path}.${field}'`);
     }
     const ordered: Record<string, unknown> = {};
     const asText: Record<string, unknown> = {};
@@ -589,6 +664,8 @@ function fieldOk(kind: FieldKind, value: unknown): boolean {
       return typeof value === 'string' && value.length > 0;
     case 'retentionDays':
       return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 180;
+    case 'terms':
+      return Array.isArray(value) && value.length > 0 && new Set(value).size === value.length && value.every((term) => (TRACKER_TERMS as readonly unknown[]).includes(term));
     case 'inclusionType':
       return value === 'INCLUDE' || value === 'EXCLUDE';
   }
@@ -602,6 +679,8 @@ function fieldRule(kind: FieldKind): string {
       return 'must be a non-empty string';
     case 'retentionDays':
       return 'must be an integer from 1 to 180';
+    case 'terms':
+      return `must list terms, each once, of ${TRACKER_TERMS.join(', ')}`;
     case 'inclusionType':
       return 'must be INCLUDE or EXCLUDE';
   }

@@ -4,8 +4,8 @@
  * from a seeded PRNG, so a given seed and request order always give the same fault sequence;
  * jitter has its own stream so changing the latency does not change which requests fail.
  */
-import { memberIdSpellings } from './audiences.js';
-import type { MemberIdSpelling } from './audiences.js';
+import { memberIdSpellings, trackerShapes } from './audiences.js';
+import type { MemberIdSpelling, TrackerShape } from './audiences.js';
 import { quotaStatuses } from './http-error.js';
 import type { QuotaStatus } from './http-error.js';
 
@@ -31,6 +31,8 @@ export interface FaultSettings {
   quotaRetryAfter: boolean;
   /** How answers spell the ids of targeting members (wire decision §2). */
   memberIds: MemberIdSpelling;
+  /** The shape of tracker members, taken and answered: `retentionDays`, or the real service's `terms` (wire decision §14). */
+  trackerShape: TrackerShape;
 }
 
 /**
@@ -52,6 +54,7 @@ export const defaultFaultSettings: FaultSettings = {
   quotaStatus: 429,
   quotaRetryAfter: true,
   memberIds: 'catalog',
+  trackerShape: 'retentionDays',
 };
 
 /** mulberry32: small, fast and good enough to spread faults; the same seed gives the same stream. */
@@ -167,6 +170,10 @@ export function parseFaultPatch(body: unknown): Partial<FaultSettings> | string 
       case 'memberIds':
         if (!memberIdSpellings.includes(value as MemberIdSpelling)) return `memberIds must be one of ${memberIdSpellings.map((v) => `"${v}"`).join(', ')}`;
         patch.memberIds = value as MemberIdSpelling;
+        break;
+      case 'trackerShape':
+        if (!trackerShapes.includes(value as TrackerShape)) return `trackerShape must be one of ${trackerShapes.map((v) => `"${v}"`).join(', ')}`;
+        patch.trackerShape = value as TrackerShape;
         break;
       default:
         return `unknown field '${key}'`;

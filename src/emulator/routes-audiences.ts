@@ -64,6 +64,7 @@ function audienceContext(emulator: EmulatorContext, call: Call): AudienceContext
     now: emulator.now(),
     quirks: emulator.quirks,
     memberIds: emulator.faults.settings.memberIds,
+    trackerShape: emulator.faults.settings.trackerShape,
   };
 }
 

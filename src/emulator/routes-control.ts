@@ -2,7 +2,7 @@
  * The test-only routes under /_emulator/ (SPEC.md §12): reset, the request log, fault settings,
  * links and pinned statuses. No auth, never delayed or faulted; bodies are JSON whatever their type.
  */
-import { linkAdGroup, setAudienceStatus } from './audiences.js';
+import { linkAdGroup, setAudienceStatus, setServiceFields } from './audiences.js';
 import { parseId } from './ids.js';
 import { persisted } from './context.js';
 import type { EmulatorContext } from './context.js';
@@ -60,6 +60,8 @@ export function controlRoutes(emulator: EmulatorContext): Handler {
       if (handler) return await handler(call);
       const status = /^\/_emulator\/audiences\/([^/]+)\/status$/.exec(call.url.pathname);
       if (status && call.method === 'PUT') return await pinStatus(emulator, status[1] ?? '', call);
+      const fields = /^\/_emulator\/audiences\/([^/]+)\/fields$/.exec(call.url.pathname);
+      if (fields && call.method === 'PUT') return await putServiceFields(emulator, fields[1] ?? '', call);
       throw failure(404, codes.noRoute, `no test route ${key}`);
     } catch (error) {
       return errorReply(error);
@@ -92,6 +94,13 @@ async function pinStatus(emulator: EmulatorContext, idText: string, call: Call):
   const id = parseId(idText);
   if (id === undefined) throw invalid(codes.badPathId, `'${idText}' is not an audience id`);
   return persisted(emulator.store, ok(setAudienceStatus(emulator.store.state, id, lenientJson(call))));
+}
+
+/** PUT /_emulator/audiences/<id>/fields: gives the audience fields of the service beyond the spec (SPEC.md, Test-only routes). */
+async function putServiceFields(emulator: EmulatorContext, idText: string, call: Call): Promise<Reply> {
+  const id = parseId(idText);
+  if (id === undefined) throw invalid(codes.badPathId, `'${idText}' is not an audience id`);
+  return persisted(emulator.store, ok(setServiceFields(emulator.store.state, id, lenientJson(call))));
 }
 
 /**

@@ -98,6 +98,10 @@ function targetablesFor(adAccountId: number, offset: number): Targetables {
       { adAccountId, id: n(9000, 1), name: 'Channel VIP friends', size: 40_000 },
       { adAccountId, id: n(9000, 2), name: 'New friends this week', size: 150 },
     ],
+    lookalikes: [
+      { adAccountId, id: n(8000, 1), name: 'Like VIP customers', size: 900_000 },
+      { adAccountId, id: n(8000, 2), name: 'Like the pilot list', size: 600 },
+    ],
   };
 }
 
@@ -109,6 +113,7 @@ function mergeTargetables(parts: Targetables[]): Targetables {
     talkChannels: parts.flatMap((part) => part.talkChannels),
     syncApps: parts.flatMap((part) => part.syncApps),
     friendGroups: parts.flatMap((part) => part.friendGroups),
+    lookalikes: parts.flatMap((part) => part.lookalikes ?? []),
   };
 }
 

@@ -11,7 +11,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { MemberIdSpelling } from './audiences.js';
+import type { MemberIdSpelling, TrackerShape } from './audiences.js';
 import type { EmulatorContext, ServicePaths } from './context.js';
 import { createFaults, defaultFaultSettings } from './faults.js';
 import type { FaultKind, FaultSettings, RateLimitScope } from './faults.js';
@@ -59,6 +59,8 @@ export interface EmulatorOptions {
   quotaRetryAfter?: boolean;
   /** How answers spell targeting member ids (wire decision §2). */
   memberIds?: MemberIdSpelling;
+  /** How tracker members are taken and answered (wire decision §14). */
+  trackerShape?: TrackerShape;
   /** Answer with the spec examples' quirks (wire decision §5). */
   quirks?: boolean;
   /** Injectable clock: dates, URL expiry, audience status. */
@@ -127,6 +129,7 @@ function startFaultSettings(options: EmulatorOptions): FaultSettings {
     quotaStatus: options.quotaStatus ?? defaultFaultSettings.quotaStatus,
     quotaRetryAfter: options.quotaRetryAfter ?? defaultFaultSettings.quotaRetryAfter,
     memberIds: options.memberIds ?? defaultFaultSettings.memberIds,
+    trackerShape: options.trackerShape ?? defaultFaultSettings.trackerShape,
   };
 }
 

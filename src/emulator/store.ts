@@ -74,6 +74,9 @@ export interface Profile extends ItemBase {
 export interface FriendGroup extends ItemBase {
   id: number;
 }
+export interface Lookalike extends ItemBase {
+  id: number;
+}
 
 export interface Targetables {
   customerFiles: CustomerFile[];
@@ -82,6 +85,8 @@ export interface Targetables {
   talkChannels: Profile[];
   syncApps: Profile[];
   friendGroups: FriendGroup[];
+  /** Absent in a state written before lookalikes were modelled: none. */
+  lookalikes?: Lookalike[];
 }
 
 export interface Company {
@@ -98,12 +103,8 @@ export interface CustomerFileMember {
   customerFileId: number;
   inclusionType: InclusionType;
 }
-export interface TrackerMember {
-  trackId: string;
-  eventCode: string;
-  retentionDays: number;
-  inclusionType: InclusionType;
-}
+/** A tracker member, stored in the shape it was taken in: with retentionDays, or with the real service's terms. */
+export type TrackerMember = { trackId: string; eventCode: string; inclusionType: InclusionType } & ({ retentionDays: number } | { trackerTargetingTerms: string[] });
 export interface CohortMember {
   cohortId: number;
   inclusionType: InclusionType;
@@ -114,6 +115,10 @@ export interface ProfileMember {
 }
 export interface FriendGroupMember {
   groupId: number;
+  inclusionType: InclusionType;
+}
+export interface LookalikeMember {
+  lookalikeId: number;
   inclusionType: InclusionType;
 }
 
@@ -139,6 +144,13 @@ export interface StoredAudience {
   talkChannelTargetings: ProfileMember[];
   syncAppTargetings: ProfileMember[];
   talkChannelGroupTargetings: FriendGroupMember[];
+  /** Absent in an audience stored before lookalikes were modelled: none. */
+  lookalikeTargetings?: LookalikeMember[];
+  /**
+   * Fields of the service beyond the spec (see EmulatorState.serviceFields), each as its JSON
+   * text as taken: kept by an update that sends them, gone after one that does not.
+   */
+  extra?: Record<string, string>;
   createdAt: number;
   lastModifiedAt: number;
   /** Set through the test route; cleared by the next update. */
@@ -161,6 +173,11 @@ export interface EmulatorState {
   companies: Company[];
   audiences: StoredAudience[];
   links: Link[];
+  /**
+   * Names of fields the emulated service has beyond the spec and the tool (set through a test
+   * route): taken in create and update bodies and answered, as a real service's later fields would be.
+   */
+  serviceFields?: string[];
 }
 
 export interface Store {

@@ -61,7 +61,15 @@ export type RegionField = (typeof REGION_FIELDS)[number];
 export const CODE_SET_FIELDS = ['ages', 'genders', 'ufoInterests', 'ufoBusinessTypes'] as const;
 export type CodeSetField = (typeof CODE_SET_FIELDS)[number];
 
-export const TARGETING_FIELDS = ['customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings', 'talkChannelGroupTargetings'] as const;
+export const TARGETING_FIELDS = [
+  'customerFileTargetings',
+  'trackerTargetings',
+  'cohortTargetings',
+  'talkChannelTargetings',
+  'syncAppTargetings',
+  'talkChannelGroupTargetings',
+  'lookalikeTargetings',
+] as const;
 export type TargetingField = (typeof TARGETING_FIELDS)[number];
 
 export const SCALAR_FIELDS = ['name', 'type', 'ageType', 'genderType', 'locationType'] as const;
@@ -108,12 +116,26 @@ export interface AudienceDefinition {
   talkChannelTargetings: TargetingMember[];
   syncAppTargetings: TargetingMember[];
   talkChannelGroupTargetings: TargetingMember[];
+  lookalikeTargetings: TargetingMember[];
 }
 
-/** Which criteria each audience type may use (the spec's per-type table, rule 8). */
+/**
+ * Which criteria each audience type may use (the spec's per-type table, rule 8). Lookalikes are
+ * a field of the service the spec's table leaves out: either type may use them, and the service judges.
+ */
 export const CRITERIA_BY_TYPE: Readonly<Record<AudienceType, readonly DefinitionField[]>> = {
-  DISPLAY: ['ufoInterests', 'ufoBusinessTypes', ...REGION_FIELDS, 'customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings'],
-  MESSAGE: ['ufoInterests', 'ufoBusinessTypes', ...REGION_FIELDS, 'talkChannelGroupTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings'],
+  DISPLAY: [
+    'ufoInterests',
+    'ufoBusinessTypes',
+    ...REGION_FIELDS,
+    'customerFileTargetings',
+    'trackerTargetings',
+    'cohortTargetings',
+    'talkChannelTargetings',
+    'syncAppTargetings',
+    'lookalikeTargetings',
+  ],
+  MESSAGE: ['ufoInterests', 'ufoBusinessTypes', ...REGION_FIELDS, 'talkChannelGroupTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings', 'lookalikeTargetings'],
 };
 
 /** The fields that identify a member of each targeting set (used to show, order and match members). */
@@ -124,17 +146,22 @@ export const TARGETING_MEMBER_KEYS: Readonly<Record<TargetingField, readonly str
   talkChannelTargetings: ['profileId'],
   syncAppTargetings: ['profileId'],
   talkChannelGroupTargetings: ['groupId'],
+  lookalikeTargetings: ['lookalikeId'],
 };
 
 /**
- * The fields of each targeting member: what a file must declare, a request sends and a plan
- * compares. The service adds display names (e.g. `cohortName`) in answers, never compared.
+ * The fields a file may declare of each targeting member: those a plan compares, and those
+ * `import` writes. The service adds others in answers (display names such as `cohortName`, a
+ * member's own `id`, a tracker's `trackRuleId` and `trackRuleName`): never compared, and sent
+ * back as read when an update keeps the member. A tracker's retention is either `retentionDays`
+ * or the service's `trackerTargetingTerms` (e.g. ["ONE_MONTH"]), whichever the member holds.
  */
-export const TARGETING_REQUEST_FIELDS: Readonly<Record<TargetingField, readonly string[]>> = {
+export const TARGETING_DECLARED_FIELDS: Readonly<Record<TargetingField, readonly string[]>> = {
   customerFileTargetings: ['customerFileId', 'inclusionType'],
-  trackerTargetings: ['trackId', 'eventCode', 'retentionDays', 'inclusionType'],
+  trackerTargetings: ['trackId', 'eventCode', 'retentionDays', 'trackerTargetingTerms', 'inclusionType'],
   cohortTargetings: ['cohortId', 'inclusionType'],
   talkChannelTargetings: ['profileId', 'inclusionType'],
   syncAppTargetings: ['profileId', 'inclusionType'],
   talkChannelGroupTargetings: ['groupId', 'inclusionType'],
+  lookalikeTargetings: ['lookalikeId', 'inclusionType'],
 };

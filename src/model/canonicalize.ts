@@ -2,8 +2,8 @@ import {
   AGE_BANDS,
   REGION_FIELDS,
   TARGETING_FIELDS,
+  TARGETING_DECLARED_FIELDS,
   TARGETING_MEMBER_KEYS,
-  TARGETING_REQUEST_FIELDS,
   type AudienceDefinition,
   type LocationType,
   type Region,
@@ -45,11 +45,11 @@ export function canonicalizeRegions(regions: Region[]): Region[] {
 export function canonicalizeMembers(field: TargetingField, members: TargetingMember[]): TargetingMember[] {
   if (members.length === 0) return [];
   // One member: its keys in order, and nothing to deduplicate or sort.
-  if (members.length === 1) return [sortKeys(members[0] as TargetingMember)];
+  if (members.length === 1) return [canonicalMember(members[0] as TargetingMember)];
   const keys = TARGETING_MEMBER_KEYS[field];
   const unique = new Map<string, TargetingMember>();
   for (const member of members) {
-    const sorted = sortKeys(member);
+    const sorted = canonicalMember(member);
     unique.set(memberText(sorted), sorted);
   }
   const sortKey = (member: TargetingMember): string => JSON.stringify(keys.map((key) => fieldText(member[key]) ?? '')) + memberText(member);
@@ -58,14 +58,16 @@ export function canonicalizeMembers(field: TargetingField, members: TargetingMem
 
 /**
  * A desired member is a live one when their identifying fields are equal as text (ids are
- * opaque: 5001 and "5001" are one id), and so is every other field a request sends that the
- * answer shows: the spec does not show the members' fields, and one the service leaves out
- * of its answers cannot be compared. Display names the service adds are never compared.
+ * opaque: 5001 and "5001" are one id), and so is every other field the file declares that the
+ * answer shows: the spec does not show the members' fields, and one the service leaves out of
+ * its answers cannot be compared. What the service adds (display names, a member's own id, a
+ * tracker's rule) is never compared: only the file's fields are.
  */
 export function memberMatches(field: TargetingField, desired: TargetingMember, live: TargetingMember): boolean {
   const keys = TARGETING_MEMBER_KEYS[field];
-  return TARGETING_REQUEST_FIELDS[field].every((name) => {
+  return TARGETING_DECLARED_FIELDS[field].every((name) => {
     const want = fieldText(desired[name]);
+    if (want === undefined) return true;
     const have = fieldText(live[name]);
     return have === undefined ? !keys.includes(name) : want === have;
   });
@@ -97,15 +99,18 @@ function uniqueSorted<T>(values: T[], rank: (value: T) => number | string): T[] 
   });
 }
 
-/** A copy of the member with its keys in order (a spread when they already are: most members). */
-function sortKeys(member: TargetingMember): TargetingMember {
+/**
+ * A copy of the member with its keys in order (a spread when they already are: most members),
+ * and any list of texts in it as a set, sorted without repeats (a tracker's terms).
+ */
+function canonicalMember(member: TargetingMember): TargetingMember {
   const keys = Object.keys(member);
-  if (keys.every((key, index) => index === 0 || (keys[index - 1] as string) < key)) return { ...member };
-  return Object.fromEntries(
-    Object.keys(member)
-      .sort()
-      .map((key) => [key, member[key] as JsonValue]),
-  );
+  const ordered = keys.every((key, index) => index === 0 || (keys[index - 1] as string) < key) ? { ...member } : Object.fromEntries(keys.sort().map((key) => [key, member[key] as JsonValue]));
+  for (const key of keys) {
+    const value = ordered[key];
+    if (Array.isArray(value) && value.length > 1 && value.every((item) => typeof item === 'string')) ordered[key] = uniqueSorted(value as string[], (text) => text);
+  }
+  return ordered;
 }
 
 /** Locale-independent ordering, so plans read the same on every machine. */

@@ -58,7 +58,16 @@ export interface LiveAudienceSummary {
 export interface LiveAudience extends LiveAudienceSummary {
   populationScore: number | null;
   definition: AudienceDefinition;
+  /**
+   * The fields of the answer the tool does not model (one the spec does not list, one the
+   * service adds later), as read: never compared, and sent back as read by every update, since
+   * the service replaces the whole definition and would otherwise lose them.
+   */
+  unmodelled: UnmodelledFields;
 }
+
+/** Fields of an answer the tool does not model, each as its JSON text exactly as answered (every digit of its numbers kept). */
+export type UnmodelledFields = Record<string, string>;
 
 /** An ad group that uses an audience, with its campaign. */
 export interface AdGroupLink {

@@ -28,7 +28,7 @@ describe('applyAndVerify', () => {
         return { verified: null };
       },
     };
-    const deletion: AudienceDelete = { action: 'delete', kind: 'audience', name: 'old', id: '7', before: definition({ name: 'old' }), after: null, display: { impact: [] } };
+    const deletion: AudienceDelete = { action: 'delete', kind: 'audience', name: 'old', id: '7', before: definition({ name: 'old' }), after: null, kept: {}, display: { impact: [] } };
     const plan = planOf([deletion]);
     const applied = await applyAndVerify(plan, { audiences }, {}, interrupt.signal);
     expect(applied).toMatchObject({ interrupted: true, unverified: 'the check was interrupted', remaining: [] });

@@ -25,6 +25,8 @@ export interface ImportResult {
    * or a file cannot hold their entry (a name with a control character, say).
    */
   skipped: SkippedAudience[];
+  /** Audiences imported whose answer holds fields a file cannot (see LiveAudience.unmodelled), and those fields. */
+  unwritten: Array<{ audience: LiveAudienceSummary; fields: string[] }>;
 }
 
 export interface SkippedAudience {
@@ -82,7 +84,8 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
     });
   }
   if (target) await writeFileAtomically(target, text, request.out);
-  return { text, imported: audiences.length, skipped };
+  const unwritten = audiences.flatMap((audience) => (Object.keys(audience.unmodelled).length === 0 ? [] : [{ audience, fields: Object.keys(audience.unmodelled) }]));
+  return { text, imported: audiences.length, skipped, unwritten };
 }
 
 /** The audiences of a rendered file that have problems, by index: the first problem of each, without its place. */

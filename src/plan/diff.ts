@@ -27,7 +27,7 @@ const lastDiffs = new WeakMap<AudienceDefinition, { live: AudienceDefinition; fi
 /**
  * The fields of a whole desired definition that the live one does not have, in the order
  * plans show them: every field counts, a set the file left out is empty. Sets compare without
- * order, regions by code, targeting members on the fields a request sends (as text); the
+ * order, regions by code, targeting members on the fields the file declares (as text); the
  * names the service adds never cause a change. A set's change lists each member added and
  * removed, and shows the members both sides have in their live form, with the service's names.
  */

@@ -11,16 +11,24 @@ export const PLAN_FORMAT_VERSION = 2;
 type Json = Record<string, unknown>;
 
 /**
- * Why a saved plan of version 1 cannot be read as one of the current version, if it cannot: its
- * image removals do not say which files they delete (version 2 lists them, checked when planned),
- * and guessing would delete what the reviewer may not have seen go.
+ * Why a saved plan of version 1 cannot be read as one of the current version, if it cannot. Its
+ * updates did not record the fields of the audience the file cannot hold (version 2 sends them
+ * back as read): applied, they would be lost. Its image removals do not say which files they
+ * delete (version 2 lists them, checked when planned), and guessing would delete what the
+ * reviewer may not have seen go.
  */
 export function upgradeProblem(value: unknown): string | undefined {
   if (!isRecord(value) || value['formatVersion'] !== 1 || !Array.isArray(value['changes'])) return undefined;
-  const removes = value['changes'].filter((change) => isRecord(change) && change['action'] === 'remove').length;
-  return removes === 0
-    ? undefined
-    : `it is of format version 1 and removes ${removes === 1 ? 'an image' : `${removes} images`}, without saying which files that deletes: make the plan again with this version`;
+  const changes: unknown[] = value['changes'];
+  const count = (action: string): number => changes.filter((change) => isRecord(change) && change['action'] === action).length;
+  const updates = count('update');
+  if (updates > 0) {
+    const what = updates === 1 ? 'an audience' : `${updates} audiences`;
+    return `it is of format version 1 and updates ${what} without recording the fields the file cannot hold, which the update would lose: make the plan again with this version`;
+  }
+  const removes = count('remove');
+  if (removes === 0) return undefined;
+  return `it is of format version 1 and removes ${removes === 1 ? 'an image' : `${removes} images`}, without saying which files that deletes: make the plan again with this version`;
 }
 
 /** `value` as a plan of the current version when it is a plan of version 1 (else as it is: the schema judges it). */
@@ -49,11 +57,19 @@ function upgradeChange(change: Json): Json {
   const display = isRecord(change['display']) ? change['display'] : undefined;
   return {
     ...change,
+    // A delete of version 1 did not record what the file cannot hold; it is shown only.
+    ...(change['action'] === 'delete' ? { kept: {} } : {}),
+    ...(change['kind'] === 'audience' ? { before: withLookalikes(change['before']), after: withLookalikes(change['after']) } : {}),
     id: idText(change['id']),
     ...('adGroupId' in change ? { adGroupId: idText(change['adGroupId']) } : {}),
     ...(change['kind'] === 'adGroupLink' && isRecord(change['before']) ? { before: upgradeAdGroupRef(change['before']) } : {}),
     ...(display && 'impact' in display ? { display: { ...display, impact: mapList(display['impact'], upgradeAdGroupRef) } } : {}),
   };
+}
+
+/** A definition of version 1, which had no lookalikes: their set is empty (version 1 did not read them). */
+function withLookalikes(definition: unknown): unknown {
+  return isRecord(definition) && !('lookalikeTargetings' in definition) ? { ...definition, lookalikeTargetings: [] } : definition;
 }
 
 function upgradeAdGroupRef(ref: Json): Json {

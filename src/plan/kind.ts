@@ -1,4 +1,4 @@
-import type { AudienceDefinition, Company, DesiredState, LiveAudienceSummary, LiveState, Long } from '../model/index.js';
+import type { Company, DesiredState, LiveAudience, LiveAudienceSummary, LiveState, Long } from '../model/index.js';
 import type { Identities } from './identity.js';
 import type { Change, Fingerprint, Plan, PlanProblem } from './types.js';
 
@@ -41,8 +41,8 @@ export interface CurrentState {
   audiences: LiveAudienceSummary[];
   /** Ad-group ids by audience id, for the audiences whose links the plan recorded and that still exist. */
   adGroupIds: Record<string, Long[]>;
-  /** The definitions of the audiences the plan updates whose modification date is unchanged, read again (see `rereadIds`). */
-  definitions?: Record<string, AudienceDefinition>;
+  /** The audiences the plan updates whose modification date is unchanged, read again (see `rereadIds`): their definitions and what the file cannot hold. */
+  reread?: Record<string, Pick<LiveAudience, 'definition' | 'unmodelled'>>;
   /** The business registered under the plan's number now, when the plan has one and a lookup was possible. */
   business?: Company | null;
   /** The lock's hash and each image file the plan recorded, by path (null: absent). */

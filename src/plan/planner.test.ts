@@ -64,7 +64,7 @@ describe('planAccount', () => {
     expect(plan.changes).toMatchObject([{ action: 'delete', id: '4', before: gone.definition, after: null }]);
   });
 
-  it('matches targeting members on the fields a request sends, never on the names the service adds', () => {
+  it('matches targeting members on the fields the file declares, never on what the service adds', () => {
     const member = { cohortId: 5, inclusionType: 'INCLUDE', cohortName: 'Cart abandoners' };
     const live = liveAudience(3, { name: 'a', cohortTargetings: [member] });
     const same = planAccount(desiredState([desiredAudience({ name: 'a', cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE' }] })]), liveState([live]), options);

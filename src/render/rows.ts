@@ -1,5 +1,16 @@
 import { diffArrays } from 'diff';
-import { DEFINITION_FIELDS, PROVINCES, REGION_FIELDS, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceDefinition, type JsonValue, type TargetingField } from '../model/index.js';
+import {
+  compareText,
+  DEFINITION_FIELDS,
+  PROVINCES,
+  REGION_FIELDS,
+  TARGETING_FIELDS,
+  TARGETING_MEMBER_KEYS,
+  type AudienceDefinition,
+  type JsonValue,
+  type TargetingField,
+  type UnmodelledFields,
+} from '../model/index.js';
 import type { AdGroupRef, Change, FieldChange, Plan } from '../plan/index.js';
 import { imageBlock } from './image-rows.js';
 import { quoted, visible } from '../model/index.js';
@@ -49,14 +60,14 @@ function blockOf(change: Change): Block {
       return {
         symbol: '~',
         title: `update audience ${quoted(change.name)} (id ${change.id})`,
-        lines: [...change.display.fields.flatMap(fieldLines), ...impactLines(change.display.impact)],
+        lines: [...change.display.fields.flatMap(fieldLines), ...keptLines(change.kept), ...impactLines(change.display.impact)],
       };
     case 'delete': {
       // The whole definition goes, each field shown removed: what a reviewer sees destroyed,
       // and what restores it. The unlinks are their own blocks just above: repeating them as
       // "used by" would read as if the audience were deleted from under live ad groups.
       const ids = change.display.impact.map((ref) => ref.adGroupId);
-      const removed = definitionLines(change.before).map((line) => ({ ...line, removed: true as const }));
+      const removed = [...definitionLines(change.before), ...unmodelledLines(change.kept)].map((line) => ({ ...line, removed: true as const }));
       const unlinked: Line[] = ids.length === 0 ? [] : [{ kind: 'field', label: 'after unlinking', text: `ad group${ids.length === 1 ? '' : 's'} ${ids.join(', ')}` }];
       return { symbol: '-', title: `delete audience ${quoted(change.name)} (id ${change.id})`, lines: [...removed, ...unlinked] };
     }
@@ -100,6 +111,19 @@ function definitionLines(definition: AudienceDefinition): Array<Line & { kind: '
     label: field,
     text: formatValue(field, definition[field] as JsonValue),
   }));
+}
+
+/** What the file cannot hold, which the update sends back as read: named, so a reviewer knows it stays. */
+function keptLines(kept: UnmodelledFields): Line[] {
+  const names = Object.keys(kept).sort(compareText);
+  return names.length === 0 ? [] : [{ kind: 'field', label: 'kept as the service has it', text: names.join(', ') }];
+}
+
+/** What the file cannot hold, each field with its value as the service answered it. */
+function unmodelledLines(kept: UnmodelledFields): Array<Line & { kind: 'field' }> {
+  return Object.keys(kept)
+    .sort(compareText)
+    .map((name) => ({ kind: 'field' as const, label: name, text: kept[name] ?? '' }));
 }
 
 function impactLines(impact: AdGroupRef[]): Line[] {

@@ -67,7 +67,7 @@ function storedDiffers(desired: AudienceDefinition, stored: StoredAudience): str
       desired[field].map((region) => region.value),
       stored[field],
     );
-  for (const field of TARGETING_FIELDS) same(field, desired[field], stored[field]);
+  for (const field of TARGETING_FIELDS) same(field, desired[field], stored[field] ?? []);
   return problems;
 }
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire } from '../../src/api/audience-wire.js';
 import type { AudienceAdGroup, AudienceDetail } from '../../src/api/generated/wire.js';
+import { fromJsonText, jsonText, parseAnswer } from '../../src/api/long-json.js';
 import { validateWire } from '../../src/api/wire-schemas.js';
 import { validateConfig } from '../../src/config/index.js';
 import { planDesired, type AccountReader } from '../../src/operations/plan.js';
@@ -38,7 +39,7 @@ describe('golden plans', () => {
     const dir = join(root, scenario);
     const config = validateConfig(await readFile(join(dir, 'audiences.yaml'), 'utf8'), 'audiences.yaml');
     if (!config.ok) throw new Error(`invalid desired file in ${scenario}: ${JSON.stringify(config.issues)}`);
-    const live = JSON.parse(await readFile(join(dir, 'live.json'), 'utf8')) as LiveFixture;
+    const live = answersOf(await readFile(join(dir, 'live.json'), 'utf8'));
     const options = await readFile(join(dir, 'options.json'), 'utf8').then(JSON.parse, () => ({}));
 
     const reads: string[] = [];
@@ -53,6 +54,19 @@ describe('golden plans', () => {
     await expect(`${reads.join('\n')}\n`).toMatchFileSnapshot(join(dir, 'reads.txt'));
   });
 });
+
+/**
+ * The answers of a fixture, each parsed from its own JSON text as the client parses an answer
+ * (every digit of a Long kept; an audience's fields beyond the model held exactly).
+ */
+function answersOf(text: string): LiveFixture {
+  const exact = fromJsonText(text) as { audiences: unknown[]; adGroups?: Record<string, unknown[]> };
+  const answer = <T>(value: unknown): T => parseAnswer(jsonText(value)) as T;
+  return {
+    audiences: exact.audiences.map((audience) => answer<AudienceDetail>(audience)),
+    ...(exact.adGroups ? { adGroups: Object.fromEntries(Object.entries(exact.adGroups).map(([id, links]) => [id, links.map((link) => answer<AudienceAdGroup>(link))])) } : {}),
+  };
+}
 
 /**
  * The account of a fixture, read through the same wire checks and conversion as the real

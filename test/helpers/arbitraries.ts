@@ -16,6 +16,7 @@ const members = {
   ),
   talkChannelTargetings: fc.uniqueArray(fc.record({ profileId: fc.constantFrom('p1', 'p2', 'p3'), inclusionType: inclusion }), { selector: (m) => m.profileId, maxLength: 2 }),
   syncAppTargetings: fc.uniqueArray(fc.record({ profileId: fc.constantFrom('s1', 's2'), inclusionType: inclusion }), { selector: (m) => m.profileId, maxLength: 2 }),
+  lookalikeTargetings: fc.uniqueArray(fc.record({ lookalikeId: fc.constantFrom(8001, '8002'), inclusionType: inclusion }), { selector: (m) => String(m.lookalikeId), maxLength: 2 }),
 };
 
 /** A valid audience definition of either type, canonical. */

@@ -34,6 +34,7 @@ function emptyDefinition(name: string, type: AudienceType): AudienceDefinition {
     talkChannelTargetings: [],
     syncAppTargetings: [],
     talkChannelGroupTargetings: [],
+    lookalikeTargetings: [],
   };
 }
 
@@ -62,6 +63,7 @@ export function liveAudience(id: number | Long, overrides: Partial<AudienceDefin
     lastModifiedDate: `2026-01-02T00:00:${String(Number(BigInt(id) % 60n)).padStart(2, '0')}`,
     populationScore: 1000,
     definition: full,
+    unmodelled: {},
   };
 }
 

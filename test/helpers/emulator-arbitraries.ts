@@ -22,6 +22,7 @@ const items = {
   talkChannels: own(seeded.talkChannels).map((item) => item.profileId),
   syncApps: own(seeded.syncApps).map((item) => item.profileId),
   friendGroups: own(seeded.friendGroups).map((item) => item.id),
+  lookalikes: own(seeded.lookalikes ?? []).map((item) => item.id),
 };
 
 const codesOfDepth = (depth: 1 | 2 | 3): string[] => [...regions.values()].filter((region) => region.depth === depth).map((region) => region.value);
@@ -79,6 +80,7 @@ export function audienceEntry(name: string): fc.Arbitrary<Audience> {
       talkChannelTargetings: maybe(set(fc.record({ profileId: fc.constantFrom(...items.talkChannels), inclusionType: inclusion }), 2)),
       syncAppTargetings: maybe(set(fc.record({ profileId: fc.constantFrom(...items.syncApps), inclusionType: inclusion }), 1)),
       talkChannelGroupTargetings: maybe(set(fc.record({ groupId: fc.constantFrom(...items.friendGroups), inclusionType: inclusion }), 2)),
+      lookalikeTargetings: maybe(set(fc.record({ lookalikeId: fc.constantFrom(...items.lookalikes), inclusionType: inclusion }), 2)),
     })
     .map(({ type, ages, agesAsNumbers, genders, spellTypes, customerFileTargetings, trackerTargetings, talkChannelGroupTargetings, ...rest }) => {
       const anyRegion = rest.locations !== undefined || rest.depth2Locations !== undefined || rest.depth3Locations !== undefined;

@@ -33,6 +33,13 @@ export type LocationType = ("ALL" | "AREA")
 
 export type InclusionType = ("INCLUDE" | "EXCLUDE")
 
+/**
+ * Pixel and SDK targeting member. As sent in a create or update body: its retention as retentionDays or as trackerTargetingTerms, whichever the file declares. An update sends back what the service added to a member it keeps (its id, trackRuleId, trackRuleName, trackName).
+ */
+export type TrackerTargetingInput = {
+  [k: string]: unknown | undefined
+}
+
 export interface AudienceListResponse {
   content: (AudienceListItem[] | null)
 }
@@ -103,6 +110,7 @@ export interface AudienceDetail {
   talkChannelTargetings?: (TalkChannelTargeting[] | null)
   syncAppTargetings?: (SyncAppTargeting[] | null)
   talkChannelGroupTargetings?: (TalkChannelGroupTargeting[] | null)
+  lookalikeTargetings?: (LookalikeTargeting[] | null)
 }
 
 /**
@@ -170,7 +178,7 @@ export interface CustomerFileTargeting {
 }
 
 /**
- * Pixel and SDK targeting member. As answered: only the id is required (a field the answer leaves out is not compared); adds the server-only display name trackName.
+ * Pixel and SDK targeting member. As answered: only the id is required (a field the answer leaves out is not compared). Its retention is retentionDays or, as the real service answers, trackerTargetingTerms (e.g. ["ONE_MONTH"]); the service adds its own id, trackRuleId and trackRuleName and the display name trackName, never compared and sent back as read.
  */
 export interface TrackerTargeting {
   /**
@@ -185,6 +193,10 @@ export interface TrackerTargeting {
    * Compared as text when answered.
    */
   retentionDays?: (string | number | null)
+  /**
+   * The retention as terms (e.g. ["ONE_MONTH"]), compared as a set.
+   */
+  trackerTargetingTerms?: (string[] | null)
   /**
    * INCLUDE or EXCLUDE; compared as text (a list or an object is an answer the tool cannot use).
    */
@@ -268,6 +280,24 @@ export interface TalkChannelGroupTargeting {
 }
 
 /**
+ * Lookalike targeting member, a field of the service the spec's table leaves out. As answered: only the id is required (a field the answer leaves out is not compared); adds the server-only display name lookalikeName.
+ */
+export interface LookalikeTargeting {
+  /**
+   * Opaque: the spec does not show its type; a number or a text, compared as text.
+   */
+  lookalikeId: (number | string)
+  /**
+   * INCLUDE or EXCLUDE; compared as text (a list or an object is an answer the tool cannot use).
+   */
+  inclusionType?: (string | number | null)
+  /**
+   * Server-only display name, never compared.
+   */
+  lookalikeName?: unknown
+}
+
+/**
  * Body of create (operation 3).
  */
 export interface AudienceCreateBody {
@@ -296,6 +326,7 @@ export interface AudienceCreateBody {
   talkChannelTargetings?: TalkChannelTargetingInput[]
   syncAppTargetings?: SyncAppTargetingInput[]
   talkChannelGroupTargetings?: TalkChannelGroupTargetingInput[]
+  lookalikeTargetings?: LookalikeTargetingInput[]
 }
 
 /**
@@ -310,7 +341,7 @@ export interface RegionInput {
 }
 
 /**
- * Customer-file targeting member. As sent in a create or update body.
+ * Customer-file targeting member. As sent in a create or update body. An update sends back what the service added to a member it keeps (its display name, say).
  */
 export interface CustomerFileTargetingInput {
   /**
@@ -318,23 +349,14 @@ export interface CustomerFileTargetingInput {
    */
   customerFileId: (number | string)
   inclusionType: InclusionType
-}
-
-/**
- * Pixel and SDK targeting member. As sent in a create or update body.
- */
-export interface TrackerTargetingInput {
   /**
-   * Opaque: sent as the file writes it, a number or a text.
+   * Added by the service: sent back as read for a member an update keeps.
    */
-  trackId: (number | string)
-  eventCode: string
-  retentionDays: number
-  inclusionType: InclusionType
+  customerFileName?: unknown
 }
 
 /**
- * Ad-response targeting member. As sent in a create or update body.
+ * Ad-response targeting member. As sent in a create or update body. An update sends back what the service added to a member it keeps (its display name, say).
  */
 export interface CohortTargetingInput {
   /**
@@ -342,10 +364,14 @@ export interface CohortTargetingInput {
    */
   cohortId: (number | string)
   inclusionType: InclusionType
+  /**
+   * Added by the service: sent back as read for a member an update keeps.
+   */
+  cohortName?: unknown
 }
 
 /**
- * Messaging-channel friends targeting member. As sent in a create or update body.
+ * Messaging-channel friends targeting member. As sent in a create or update body. An update sends back what the service added to a member it keeps (its display name, say).
  */
 export interface TalkChannelTargetingInput {
   /**
@@ -353,10 +379,14 @@ export interface TalkChannelTargetingInput {
    */
   profileId: (number | string)
   inclusionType: InclusionType
+  /**
+   * Added by the service: sent back as read for a member an update keeps.
+   */
+  profileName?: unknown
 }
 
 /**
- * Login-user targeting member. As sent in a create or update body.
+ * Login-user targeting member. As sent in a create or update body. An update sends back what the service added to a member it keeps (its display name, say).
  */
 export interface SyncAppTargetingInput {
   /**
@@ -364,10 +394,14 @@ export interface SyncAppTargetingInput {
    */
   profileId: (number | string)
   inclusionType: InclusionType
+  /**
+   * Added by the service: sent back as read for a member an update keeps.
+   */
+  profileName?: unknown
 }
 
 /**
- * Friend-group targeting member. As sent in a create or update body.
+ * Friend-group targeting member. As sent in a create or update body. An update sends back what the service added to a member it keeps (its display name, say).
  */
 export interface TalkChannelGroupTargetingInput {
   /**
@@ -375,10 +409,29 @@ export interface TalkChannelGroupTargetingInput {
    */
   groupId: (number | string)
   inclusionType: InclusionType
+  /**
+   * Added by the service: sent back as read for a member an update keeps.
+   */
+  groupName?: unknown
 }
 
 /**
- * Body of update (operation 4): the create fields plus id.
+ * Lookalike targeting member. As sent in a create or update body. An update sends back what the service added to a member it keeps (its display name, say).
+ */
+export interface LookalikeTargetingInput {
+  /**
+   * Opaque: sent as the file writes it, a number or a text.
+   */
+  lookalikeId: (number | string)
+  inclusionType: InclusionType
+  /**
+   * Added by the service: sent back as read for a member an update keeps.
+   */
+  lookalikeName?: unknown
+}
+
+/**
+ * Body of update (operation 4): the create fields plus id, and the fields of the audience the tool does not model, sent back as read (the service replaces the whole definition).
  */
 export interface AudienceUpdateBody {
   id: number
@@ -407,6 +460,7 @@ export interface AudienceUpdateBody {
   talkChannelTargetings?: TalkChannelTargetingInput[]
   syncAppTargetings?: SyncAppTargetingInput[]
   talkChannelGroupTargetings?: TalkChannelGroupTargetingInput[]
+  lookalikeTargetings?: LookalikeTargetingInput[]
 }
 
 /**
@@ -451,6 +505,7 @@ export interface AudienceWriteResponse {
   talkChannelTargetings?: (TalkChannelTargeting[] | null)
   syncAppTargetings?: (SyncAppTargeting[] | null)
   talkChannelGroupTargetings?: (TalkChannelGroupTargeting[] | null)
+  lookalikeTargetings?: (LookalikeTargeting[] | null)
   /**
    * Not used by the client.
    */
@@ -804,6 +859,8 @@ export interface WireTypes {
   SyncAppTargetingInput: SyncAppTargetingInput;
   TalkChannelGroupTargeting: TalkChannelGroupTargeting;
   TalkChannelGroupTargetingInput: TalkChannelGroupTargetingInput;
+  LookalikeTargeting: LookalikeTargeting;
+  LookalikeTargetingInput: LookalikeTargetingInput;
   AudienceListItem: AudienceListItem;
   AudienceListResponse: AudienceListResponse;
   AudienceDetail: AudienceDetail;

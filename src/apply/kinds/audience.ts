@@ -256,7 +256,10 @@ async function deleteDuplicates(ids: readonly Long[], client: AudienceClient): P
  */
 async function write(change: AudienceCreate | AudienceUpdate, client: AudienceClient, existing: ReadonlySet<Long>): Promise<{ result: ChangeResult; candidates: Long[] }> {
   try {
-    const written = change.action === 'create' ? await client.create(change.after, existing) : { ...(await client.update(change.id, change.after)), id: change.id, candidates: [] };
+    const written =
+      change.action === 'create'
+        ? await client.create(change.after, existing)
+        : { ...(await client.update(change.id, change.after, { before: change.before, unmodelled: change.kept })), id: change.id, candidates: [] };
     const differing = written.audience === null ? {} : { differing: differingFields(change.after, written.audience) };
     return { result: { ...done(change, written.verified), id: written.id, ...differing }, candidates: written.candidates };
   } catch (error) {

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
 import { UsageError, type CommandDefinition } from '../command.js';
-import type { MemberIdSpelling } from '../../emulator/audiences.js';
+import type { MemberIdSpelling, TrackerShape } from '../../emulator/audiences.js';
 import type { RateLimitScope } from '../../emulator/faults.js';
 
 /**
@@ -42,6 +42,12 @@ export const emulatorCommand: CommandDefinition = {
         default: 'catalog' as const,
         describe: "How answers spell targeting member ids: as the item's own id, digit-only ids as numbers, or all as text",
       })
+      .option('tracker-shape', {
+        requiresArg: true,
+        choices: ['retentionDays', 'terms'] satisfies TrackerShape[],
+        default: 'retentionDays',
+        describe: "How tracker members are taken and answered: with retentionDays, or with the real service's trackerTargetingTerms",
+      })
       .option('quirks', { type: 'boolean', default: false, describe: "Answer with the spec examples' quirks" }),
   run: async (args, io) => {
     const kinds = String(args['faultKinds'])
@@ -69,6 +75,7 @@ export const emulatorCommand: CommandDefinition = {
       quotaStatus: args['quotaStatus'] === 400 ? 400 : 429,
       quotaRetryAfter: args['quotaRetryAfter'] !== false,
       memberIds: args['memberIds'] as MemberIdSpelling | undefined,
+      trackerShape: args['trackerShape'] as TrackerShape | undefined,
       quirks: args['quirks'] === true,
     }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;

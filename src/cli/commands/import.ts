@@ -33,6 +33,11 @@ export const importCommand: CommandDefinition = {
     for (const { audience, reason } of result.skipped) {
       io.stderr(`warning: ${visible(JSON.stringify(audience.name))} (id ${audience.id}) was not imported: ${visible(reason)}\n`);
     }
+    for (const { audience, fields } of result.unwritten) {
+      io.stderr(
+        `warning: ${visible(JSON.stringify(audience.name))} (id ${audience.id}) has fields a file cannot hold (${visible(fields.join(', '))}): imported without them, and every update keeps them as the service has them\n`,
+      );
+    }
     return 0;
   },
 };

@@ -439,6 +439,10 @@ export interface Audience {
    */
   talkChannelGroupTargetings?: TalkChannelGroupTargeting[]
   /**
+   * Lookalike targeting, a field of the service the spec's table leaves out (either audience type; the service judges).
+   */
+  lookalikeTargetings?: LookalikeTargeting[]
+  /**
    * The exact set of ad groups allowed to use this audience: others are unlinked.
    */
   adGroups?: Long[]
@@ -463,7 +467,7 @@ export interface CustomerFileTargeting {
 }
 
 /**
- * A pixel or SDK event: the whole member, as sent. Every field is required: the service needs each of them.
+ * A pixel or SDK event: the whole member, as sent, with its retention as retentionDays or as the service's trackerTargetingTerms (one of them). Every field is required: the service needs each of them.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
  * via the `definition` "TrackerTargeting".
@@ -475,9 +479,15 @@ export interface TrackerTargeting {
   trackId: (number | string)
   eventCode: string
   /**
-   * Days a visitor stays in the audience, 1 to 180.
+   * Days a visitor stays in the audience, 1 to 180 (or trackerTargetingTerms).
    */
-  retentionDays: number
+  retentionDays?: number
+  /**
+   * How long a visitor stays in the audience, in the service's terms (e.g. [ONE_MONTH]; or retentionDays). The service checks the terms.
+   *
+   * @minItems 1
+   */
+  trackerTargetingTerms?: string[]
   inclusionType: InclusionType
 }
 
@@ -534,5 +544,19 @@ export interface TalkChannelGroupTargeting {
    * Opaque: a number or a text, as the service's list of targetable items shows it. Compared as text (5001 and "5001" are the same), sent as written.
    */
   groupId: (number | string)
+  inclusionType: InclusionType
+}
+
+/**
+ * A lookalike audience: the whole member, as sent. Every field is required: the service needs each of them.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "LookalikeTargeting".
+ */
+export interface LookalikeTargeting {
+  /**
+   * Opaque: a number or a text, as the service shows it. Compared as text (5001 and "5001" are the same), sent as written.
+   */
+  lookalikeId: (number | string)
   inclusionType: InclusionType
 }

@@ -17,7 +17,7 @@ export const audienceSource: KindOperations = {
     const audiences = await list();
     const ids = rereadIds(plan, audiences);
     const reads = await startInTurns(ids, (id) => reader.read(id));
-    return { audiences, definitions: Object.fromEntries(ids.map((id, index) => [String(id), (reads[index] as LiveAudience).definition])) };
+    return { audiences, reread: Object.fromEntries(ids.map((id, index) => [String(id), reads[index] as LiveAudience])) };
   },
 };
 

@@ -14,6 +14,11 @@ export type AudienceDefinition = Model.AudienceDefinition
 export type Long = Model.Long
 
 /**
+ * The fields of a live audience the file cannot hold (one the spec does not list, one the service adds later), each as its JSON text exactly as the service answered it: an update sends them back as read (the service replaces the whole definition), a delete shows them going.
+ */
+export type Kept = Model.UnmodelledFields
+
+/**
  * The whole live definition deleted: what a reviewer sees go, and what restores it.
  */
 export type AudienceDefinition1 = Model.AudienceDefinition
@@ -74,6 +79,7 @@ export interface AudienceUpdate {
   id: Long
   before: AudienceDefinition
   after: AudienceDefinition
+  kept: Kept
   /**
    * For people only: the fields that change and the ad groups the change touches.
    */
@@ -105,6 +111,7 @@ export interface AudienceDelete {
   name: string
   id: Long
   before: AudienceDefinition1
+  kept: Kept
   after: null
   display: {
     impact: AdGroupRef[]

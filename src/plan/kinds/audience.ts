@@ -11,6 +11,7 @@ import {
   type LiveState,
   type Long,
   compareLongs,
+  compareText,
   sortLongs,
 } from '../../model/index.js';
 import { diffDefinition } from '../diff.js';
@@ -59,7 +60,16 @@ export const audienceKind: PlanKind = {
           continue;
         }
         const links = requireRead(readableLinks(live, summary.id), `the ad groups of audience ${summary.id}`);
-        changes.push({ action: 'delete', kind: 'audience', name: summary.name, id: summary.id, before: detail.definition, after: null, display: { impact: links.map(adGroupRef) } });
+        changes.push({
+          action: 'delete',
+          kind: 'audience',
+          name: summary.name,
+          id: summary.id,
+          before: detail.definition,
+          after: null,
+          kept: detail.unmodelled,
+          display: { impact: links.map(adGroupRef) },
+        });
         warnings.push(...statusWarnings(summary));
       }
     }
@@ -77,7 +87,7 @@ export const audienceKind: PlanKind = {
  * The audiences the plan updates whose modification date is what the plan read: the service
  * dates changes to the second, so a change made in the same second keeps the date. An update
  * sends the whole definition and would silently undo such a change, so these are read again
- * (CurrentState.definitions) and compared with what the plan was made from.
+ * (CurrentState.reread) and compared with what the plan was made from.
  */
 export function rereadIds(plan: Plan, audiences: LiveAudienceSummary[]): Long[] {
   const readAt = new Map(plan.fingerprint.audiences.map((entry) => [entry.id, entry.lastModifiedDate]));
@@ -120,19 +130,32 @@ function changedSinceRead(plan: Plan, current: CurrentState): string[] {
   return reasons;
 }
 
-/** Each audience read again (see rereadIds) whose definition is no longer the one the update was planned from. */
+/**
+ * Each audience read again (see rereadIds) that is no longer the one the update was planned
+ * from: its definition, or a field the file cannot hold (the update would send back the old one).
+ */
 function updatedSinceRead(plan: Plan, current: CurrentState): string[] {
-  const definitions = current.definitions ?? {};
+  const reread = current.reread ?? {};
   return plan.changes.flatMap((change) => {
-    const now = change.action === 'update' ? definitions[String(change.id)] : undefined;
+    const now = change.action === 'update' ? reread[String(change.id)] : undefined;
     if (change.action !== 'update' || !now) return [];
-    const fields = diffDefinition(change.before, now).map((field) => field.field);
+    const kept = new Set([...Object.keys(change.kept), ...Object.keys(now.unmodelled)]);
+    const fields = [...diffDefinition(change.before, now.definition).map((field) => field.field), ...[...kept].filter((field) => change.kept[field] !== now.unmodelled[field]).sort(compareText)];
     return fields.length === 0 ? [] : [`audience ${quoted(change.name)} (id ${change.id}) was modified since the plan read it (${fields.join(', ')} changed)`];
   });
 }
 
 function update(audience: DesiredAudience, id: Long, detail: LiveAudience, fields: FieldChange[], remaining: AdGroupLink[]): AudienceUpdate {
-  return { action: 'update', kind: 'audience', name: audience.key, id, before: detail.definition, after: audience.definition, display: { fields, impact: remaining.map(adGroupRef) } };
+  return {
+    action: 'update',
+    kind: 'audience',
+    name: audience.key,
+    id,
+    before: detail.definition,
+    after: audience.definition,
+    kept: detail.unmodelled,
+    display: { fields, impact: remaining.map(adGroupRef) },
+  };
 }
 
 /** The ad groups that use an audience once the unlinks planned for it are done. */
