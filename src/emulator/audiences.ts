@@ -272,6 +272,18 @@ export function unlinkAdGroup(ctx: AudienceContext, id: Long, adGroupIdParam: st
 // ---------------------------------------------------------------------------------------------
 // Test-only operations (/_emulator/…)
 
+/**
+ * The setting `vanishOnRead`: the audience (with its links) is deleted, as by someone between a
+ * client's list and its read. False when the account has no such audience.
+ */
+export function vanishAudience(ctx: AudienceContext, id: Long): boolean {
+  const audience = ownAudiences(ctx).find((candidate) => candidate.id === id);
+  if (!audience) return false;
+  ctx.state.audiences = ctx.state.audiences.filter((candidate) => candidate !== audience);
+  ctx.state.links = ctx.state.links.filter((link) => link.audienceId !== id);
+  return true;
+}
+
 /** POST /_emulator/links: what the real service does when an ad group is created with the audience. */
 export function linkAdGroup(state: EmulatorState, body: unknown): { audienceId: Long; adGroupId: Long } {
   const record = expectObject(body);

@@ -41,6 +41,8 @@ const defaults = {
   quotaStatus: 429,
   quotaRetryAfter: true,
   memberIds: 'catalog',
+  listShape: 'whole',
+  pageSize: 20,
   quirks: false,
 };
 
@@ -121,10 +123,23 @@ describe('audiences emulator: quota spelling and member ids', () => {
     expect(await running).toBe(0);
   });
 
-  it('refuses a quota status or a member-id spelling it does not know', async () => {
+  it('takes --list-shape and --page-size from the command line, for both lists', async () => {
+    const io = captureIo();
+    const running = main(['emulator', '--list-shape', 'paged', '--page-size', '3'], io);
+    const url = await waitFor(() => /ADS_API_URL=(\S+)/.exec(io.out.join(''))?.[1]);
+    expect(await (await fetch(`${url}/_emulator/faults`)).json()).toMatchObject({ audienceListShape: 'paged', adGroupListShape: 'paged', pageSize: 3 });
+    const response = await fetch(`${url}/openapi/v4/targetings/audiences`, { headers: { authorization: 'Bearer emulator-access-token', adAccountId: '1234' } });
+    expect(await response.json()).toMatchObject({ content: [], size: 3, number: 0, last: true });
+    process.emit('SIGINT', 'SIGINT');
+    expect(await running).toBe(0);
+  });
+
+  it('refuses a quota status, a member-id spelling, a list shape or a page size it does not know', async () => {
     for (const [args, named] of [
       [['--quota-status', '401'], 'quota-status'],
       [['--member-ids', 'hex'], 'member-ids'],
+      [['--list-shape', 'pages'], 'list-shape'],
+      [['--page-size', '0'], 'page-size'],
     ] as const) {
       const bad = captureIo();
       expect(await main(['emulator', ...args], bad)).toBe(1);

@@ -1,6 +1,7 @@
 /**
  * Latency, injected faults, the per-account rate limit and the other settings a test may
- * change at run time (how quota answers and member ids are spelled). Every random choice comes
+ * change at run time (how quota answers, member ids and lists are answered, which audiences a
+ * read finds deleted). Every random choice comes
  * from a seeded PRNG, so a given seed and request order always give the same fault sequence;
  * jitter has its own stream so changing the latency does not change which requests fail.
  */
@@ -8,6 +9,8 @@ import { memberIdSpellings, trackerShapes } from './audiences.js';
 import type { MemberIdSpelling, TrackerShape } from './audiences.js';
 import { quotaStatuses } from './http-error.js';
 import type { QuotaStatus } from './http-error.js';
+import { parseId, type Long } from './ids.js';
+import { DEFAULT_PAGE_SIZE, listShapes, MAX_PAGE_SIZE, type ListShape } from './list-shapes.js';
 
 export type FaultKind = '5xx' | '429' | 'reset';
 
@@ -33,6 +36,18 @@ export interface FaultSettings {
   memberIds: MemberIdSpelling;
   /** The shape of tracker members, taken and answered: `retentionDays`, or the real service's `terms` (wire decision §14). */
   trackerShape: TrackerShape;
+  /** How the list of audiences (operation 1) answers (list-shapes.ts). */
+  audienceListShape: ListShape;
+  /** How the lists of an audience's ad groups (operation 7) answer. */
+  adGroupListShape: ListShape;
+  /** The page size of a paged list when the request asks for none. */
+  pageSize: number;
+  /**
+   * Audiences a read (operation 2) or an ad-group list (operation 7) finds deleted: the request
+   * deletes the audience (and its links) first, then answers 404, as a delete made by someone
+   * between a client's list and its read.
+   */
+  vanishOnRead: Long[];
 }
 
 /**
@@ -55,6 +70,10 @@ export const defaultFaultSettings: FaultSettings = {
   quotaRetryAfter: true,
   memberIds: 'catalog',
   trackerShape: 'retentionDays',
+  audienceListShape: 'whole',
+  adGroupListShape: 'whole',
+  pageSize: DEFAULT_PAGE_SIZE,
+  vanishOnRead: [],
 };
 
 /** mulberry32: small, fast and good enough to spread faults; the same seed gives the same stream. */
@@ -82,7 +101,7 @@ export interface Faults {
 }
 
 export function createFaults(initial: FaultSettings): Faults {
-  let settings = { ...initial, faultKinds: [...initial.faultKinds] };
+  let settings = { ...initial, faultKinds: [...initial.faultKinds], vanishOnRead: [...initial.vanishOnRead] };
   let faultRandom = seededRandom(settings.seed);
   let jitterRandom = seededRandom(settings.seed ^ 0x5bd1e995);
   const windows = new Map<string, number[]>();
@@ -100,7 +119,7 @@ export function createFaults(initial: FaultSettings): Faults {
       if (patch.rateLimitPerSecond !== undefined) windows.clear();
     },
     reset() {
-      settings = { ...initial, faultKinds: [...initial.faultKinds] };
+      settings = { ...initial, faultKinds: [...initial.faultKinds], vanishOnRead: [...initial.vanishOnRead] };
       restartStreams();
       windows.clear();
     },
@@ -175,6 +194,21 @@ export function parseFaultPatch(body: unknown): Partial<FaultSettings> | string 
         if (!trackerShapes.includes(value as TrackerShape)) return `trackerShape must be one of ${trackerShapes.map((v) => `"${v}"`).join(', ')}`;
         patch.trackerShape = value as TrackerShape;
         break;
+      case 'audienceListShape':
+      case 'adGroupListShape':
+        if (!listShapes.includes(value as ListShape)) return `${key} must be one of ${listShapes.map((v) => `"${v}"`).join(', ')}`;
+        patch[key] = value as ListShape;
+        break;
+      case 'pageSize':
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) return `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`;
+        patch.pageSize = value;
+        break;
+      case 'vanishOnRead': {
+        const ids = Array.isArray(value) ? value.map((id) => (typeof id === 'string' || typeof id === 'number' || typeof id === 'bigint' ? parseId(String(id)) : undefined)) : undefined;
+        if (ids === undefined || ids.some((id) => id === undefined)) return 'vanishOnRead must be an array of audience ids (positive integers, or their digits in strings)';
+        patch.vanishOnRead = ids as Long[];
+        break;
+      }
       default:
         return `unknown field '${key}'`;
     }

@@ -1,5 +1,5 @@
 /** The audience service's routes (operations 1–8 of audience-api.md): each authorizes the ad account first; a change is answered once written. */
-import { createAudience, deleteAudience, deleteAudiences, listAudienceAdGroups, listAudiences, readAudience, unlinkAdGroup, updateAudience } from './audiences.js';
+import { createAudience, deleteAudience, deleteAudiences, listAudienceAdGroups, listAudiences, readAudience, unlinkAdGroup, updateAudience, vanishAudience } from './audiences.js';
 import { parseId, type Long } from './ids.js';
 import type { AudienceContext } from './audiences.js';
 import { authorizeAds } from './auth.js';
@@ -8,6 +8,7 @@ import type { EmulatorContext } from './context.js';
 import { detailCodes as codes, invalid } from './http-error.js';
 import { jsonBody, ok, queryParam } from './http-plumbing.js';
 import type { Call, Handler, Reply } from './http-plumbing.js';
+import { shapeList } from './list-shapes.js';
 import type { Route } from './router.js';
 
 /** The routes, list before read so `/targetings/audiences` is never taken for an id. */
@@ -19,8 +20,18 @@ export function audienceRoutes(emulator: EmulatorContext): Route[] {
       run(audienceContext(emulator, call), call);
   /** The reply to a change, once it is written. */
   const changed = (reply: Reply): Promise<Reply> => persisted(emulator.store, reply);
+  /** A list's items in the shape the settings choose (`audienceListShape`, `adGroupListShape`). */
+  const listed = (items: unknown[], list: 'audienceListShape' | 'adGroupListShape', call: Call): Reply => {
+    const { settings } = emulator.faults;
+    return ok(shapeList(items, settings[list], settings.pageSize, () => ({ page: queryParam(call, 'page'), size: queryParam(call, 'size') })));
+  };
+  /** An audience `vanishOnRead` names is deleted (and stored) before it is read, so the read answers 404. */
+  const vanishing = async (ctx: AudienceContext, id: Long): Promise<Long> => {
+    if (emulator.faults.settings.vanishOnRead.includes(id) && vanishAudience(ctx, id)) await changed({ status: 200 });
+    return id;
+  };
   return [
-    { pattern: /^\/openapi\/v4\/targetings\/audiences$/, methods: { GET: forAccount((ctx) => ok(listAudiences(ctx))) } },
+    { pattern: /^\/openapi\/v4\/targetings\/audiences$/, methods: { GET: forAccount((ctx, call) => listed(listAudiences(ctx).content, 'audienceListShape', call)) } },
     {
       pattern: /^\/openapi\/v4\/targetings$/,
       methods: {
@@ -32,7 +43,7 @@ export function audienceRoutes(emulator: EmulatorContext): Route[] {
     {
       pattern: /^\/openapi\/v4\/targetings\/([^/]+)$/,
       methods: {
-        GET: forAccount((ctx, call) => ok(readAudience(ctx, audienceId(call)))),
+        GET: forAccount(async (ctx, call) => ok(readAudience(ctx, await vanishing(ctx, audienceId(call))))),
         DELETE: forAccount((ctx, call) => {
           deleteAudience(ctx, audienceId(call));
           return changed({ status: 200 });
@@ -41,7 +52,7 @@ export function audienceRoutes(emulator: EmulatorContext): Route[] {
     },
     {
       pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/adGroups$/,
-      methods: { GET: forAccount((ctx, call) => ok(listAudienceAdGroups(ctx, audienceId(call)))) },
+      methods: { GET: forAccount(async (ctx, call) => listed(listAudienceAdGroups(ctx, await vanishing(ctx, audienceId(call))).content, 'adGroupListShape', call)) },
     },
     {
       pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/unlink$/,

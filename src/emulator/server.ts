@@ -16,6 +16,7 @@ import type { EmulatorContext, ServicePaths } from './context.js';
 import { createFaults, defaultFaultSettings } from './faults.js';
 import type { FaultKind, FaultSettings, RateLimitScope } from './faults.js';
 import type { QuotaStatus } from './http-error.js';
+import type { ListShape } from './list-shapes.js';
 import { createImagegen } from './imagegen.js';
 import { requestListener } from './pipeline.js';
 import { createRequestLog } from './request-log.js';
@@ -61,6 +62,11 @@ export interface EmulatorOptions {
   memberIds?: MemberIdSpelling;
   /** How tracker members are taken and answered (wire decision §14). */
   trackerShape?: TrackerShape;
+  /** How the list of audiences and the lists of an audience's ad groups answer (SPEC.md, Lists). */
+  audienceListShape?: ListShape;
+  adGroupListShape?: ListShape;
+  /** The page size of a paged list when the request asks for none. */
+  pageSize?: number;
   /** Answer with the spec examples' quirks (wire decision §5). */
   quirks?: boolean;
   /** Injectable clock: dates, URL expiry, audience status. */
@@ -130,6 +136,10 @@ function startFaultSettings(options: EmulatorOptions): FaultSettings {
     quotaRetryAfter: options.quotaRetryAfter ?? defaultFaultSettings.quotaRetryAfter,
     memberIds: options.memberIds ?? defaultFaultSettings.memberIds,
     trackerShape: options.trackerShape ?? defaultFaultSettings.trackerShape,
+    audienceListShape: options.audienceListShape ?? defaultFaultSettings.audienceListShape,
+    adGroupListShape: options.adGroupListShape ?? defaultFaultSettings.adGroupListShape,
+    pageSize: options.pageSize ?? defaultFaultSettings.pageSize,
+    vanishOnRead: [],
   };
 }
 

@@ -2,6 +2,7 @@ import { AppError } from '../../errors.js';
 import { UsageError, type CommandDefinition } from '../command.js';
 import type { MemberIdSpelling, TrackerShape } from '../../emulator/audiences.js';
 import type { RateLimitScope } from '../../emulator/faults.js';
+import type { ListShape } from '../../emulator/list-shapes.js';
 
 /**
  * `audiences emulator`: serves the local emulator of the three services until SIGINT/SIGTERM
@@ -48,6 +49,13 @@ export const emulatorCommand: CommandDefinition = {
         default: 'retentionDays',
         describe: "How tracker members are taken and answered: with retentionDays, or with the real service's trackerTargetingTerms",
       })
+      .option('list-shape', {
+        requiresArg: true,
+        choices: ['whole', 'null-content', 'missing-content', 'paged', 'paged-unfollowable', 'duplicate-ids'] satisfies ListShape[],
+        default: 'whole',
+        describe: "How the list of audiences and the lists of ad groups answer: whole as the spec shows, one page of several (Spring's Page), or not whole",
+      })
+      .option('page-size', { requiresArg: true, type: 'number', default: 20, describe: 'Items per page of a paged list, when the request asks for no size' })
       .option('quirks', { type: 'boolean', default: false, describe: "Answer with the spec examples' quirks" }),
   run: async (args, io) => {
     const kinds = String(args['faultKinds'])
@@ -76,6 +84,9 @@ export const emulatorCommand: CommandDefinition = {
       quotaRetryAfter: args['quotaRetryAfter'] !== false,
       memberIds: args['memberIds'] as MemberIdSpelling | undefined,
       trackerShape: args['trackerShape'] as TrackerShape | undefined,
+      audienceListShape: args['listShape'] as ListShape,
+      adGroupListShape: args['listShape'] as ListShape,
+      pageSize: Number(args['pageSize']),
       quirks: args['quirks'] === true,
     }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
@@ -128,6 +139,8 @@ function numberProblem(args: Record<string, unknown>): string | undefined {
     const value = Number(args[name]);
     if (!Number.isInteger(value) || value < 0) return `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must be a non-negative integer`;
   }
+  const pageSize = Number(args['pageSize']);
+  if (!Number.isInteger(pageSize) || pageSize < 1) return '--page-size must be a positive integer';
   const rate = Number(args['faultRate']);
   if (!(rate >= 0 && rate <= 1)) return '--fault-rate must be a number from 0 to 1';
   return undefined;
