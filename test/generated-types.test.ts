@@ -251,7 +251,8 @@ describe('answers tolerate extra fields and the documented quirks', () => {
 
   it('but reject answers missing what the client relies on', () => {
     rejects('AudienceDetail', { ...quirkyDetail, id: undefined }, /must have required property 'id'/);
-    rejects('AudienceListResponse', { items: [] }, /must have required property 'content'/);
+    rejects('AudienceListResponse', { content: [{ name: 'a' }] }, /content\[0\] must have required property 'id'/);
+    rejects('AudienceAdGroupListResponse', { content: [{ adGroupName: 'g' }], last: true }, /content\[0\] must have required property 'adGroupId'/);
     rejects('AudienceDetail', { ...quirkyDetail, ages: [20] }, /ages\[0\] must be equal to one of the allowed values/);
     rejects('ImageGenerationResponse', { id: 'j', model_version: 'v2.1', images: [{ id: 'i', image: 'x' }] }, /seed/);
   });

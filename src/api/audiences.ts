@@ -1,11 +1,12 @@
 import { compareLongs, type AdGroupLink, type AudienceDefinition, type LiveAudience, type LiveAudienceSummary, type Long } from '../model/index.js';
 import { AppError, isAppError, isNotStarted, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
 import { isApiError } from './api-error.js';
-import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire, type Keep } from './audience-wire.js';
+import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire, longFromWire, type Keep } from './audience-wire.js';
 import type { AttemptEnd } from './exchange.js';
-import type { WireTypes } from './generated/wire.js';
+import type { AudienceAdGroup, AudienceListItem, WireTypes } from './generated/wire.js';
 import type { HttpClient } from './http.js';
 import { quoted } from '../model/index.js';
+import { readWholeList } from './whole-list.js';
 
 /**
  * How a change's outcome is known when an answer was lost on the way (a broken or silent
@@ -66,7 +67,11 @@ export interface DeleteManyResult {
 /** The eight audience operations for one ad account, in the model's terms. */
 export interface AudienceClient {
   readonly adAccountId: number;
-  /** `continuation`: part of a change already sent, so sent even after an interrupt (see HttpRequest.continuation). */
+  /**
+   * The whole list, its pages followed; a list that cannot be read whole is an error, never a
+   * part of it (see whole-list.ts). `continuation`: part of a change already sent, so sent even
+   * after an interrupt (see HttpRequest.continuation).
+   */
   list(options?: { continuation?: boolean }): Promise<LiveAudienceSummary[]>;
   read(id: Long, options?: { continuation?: boolean }): Promise<LiveAudience>;
   /**
@@ -86,6 +91,7 @@ export interface AudienceClient {
   delete(id: Long, options?: { continuation?: boolean }): Promise<Outcome>;
   /** One batch delete: the service answers 200 even when some fail, so the outcome is data. */
   deleteMany(ids: Long[]): Promise<DeleteManyResult>;
+  /** The whole list of the ad groups that use the audience, read as `list` reads the audiences. */
   adGroups(id: Long): Promise<AdGroupLink[]>;
   /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost. */
   unlink(id: Long, adGroupId: Long): Promise<Outcome>;
@@ -163,8 +169,15 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
   const client: AudienceClient = {
     adAccountId,
     list: async (options = {}) => {
-      const body = await http.request({ method: 'GET', path: `${BASE}/audiences`, headers, response: 'AudienceListResponse', ...options });
-      return (body.content ?? []).map(audienceSummaryFromWire);
+      const path = `${BASE}/audiences`;
+      const items = await readWholeList<AudienceListItem>({
+        shown: `GET ${path}`,
+        what: 'audiences',
+        idOf: (item) => longFromWire(item.id),
+        nameOf: (listed) => `audience ${listed}`,
+        ask: (query) => http.request({ method: 'GET', path, query: { ...query }, headers, response: 'AudienceListResponse', ...options }),
+      });
+      return items.map(audienceSummaryFromWire);
     },
     read: async (id, options = {}) => {
       const body = await http.request({ method: 'GET', path: `${BASE}/${id}`, headers, response: 'AudienceDetail', ...options });
@@ -277,8 +290,15 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       return ended({ successCount: 0, failCount: 0, errorMessages: [] });
     },
     adGroups: async (id) => {
-      const body = await http.request({ method: 'GET', path: `${BASE}/${id}/adGroups`, headers, response: 'AudienceAdGroupListResponse' });
-      return (body.content ?? []).map(adGroupLinkFromWire);
+      const path = `${BASE}/${id}/adGroups`;
+      const items = await readWholeList<AudienceAdGroup>({
+        shown: `GET ${path}`,
+        what: `ad groups of audience ${id}`,
+        idOf: (item) => longFromWire(item.adGroupId),
+        nameOf: (listed) => `ad group ${listed}`,
+        ask: (query) => http.request({ method: 'GET', path, query: { ...query }, headers, response: 'AudienceAdGroupListResponse' }),
+      });
+      return items.map(adGroupLinkFromWire);
     },
     unlink: async (id, adGroupId) => {
       const watch = watchAnswers();

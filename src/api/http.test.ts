@@ -144,7 +144,7 @@ describe('requests', () => {
     expect(deleted.successCount).toBe(3);
     server.answers = [json(200, { content: [listItem], unexpected: true })];
     const list = await client().request({ method: 'GET', path: 'openapi/v4/targetings/audiences', response: 'AudienceListResponse' });
-    expect(list.content?.[0]?.name).toBe('a');
+    expect(list.content).toMatchObject([{ name: 'a' }]);
     const [first, second] = server.seen;
     expect(first?.url).toBe('/base/openapi/v4/targetings?audienceIds=1,2,3');
     expect(second?.url).toBe('/base/openapi/v4/targetings/audiences');

@@ -295,6 +295,18 @@ describe('answers lost on the way back (a proxy in front of the emulator)', () =
     expect(await storedAudiences(emulator, ACCOUNT)).toHaveLength(1);
   });
 
+  it.each([
+    ['content null', { content: null }],
+    ['one page of several', { content: [], last: false, totalPages: 2, totalElements: 1 }],
+  ])('create: a list that settles a lost answer with %s is not "the audience is not there": the outcome is unknown, and nothing is sent again', async (_, body) => {
+    actions.push([/^POST /, '500-after'], [/^GET .*\/audiences/, { status: 200, body }]);
+    const error = await thrown(createAudienceClient(proxied, ACCOUNT).create(seoulWomen));
+    expect(isOutcomeUnknown(error)).toBe(true);
+    expect((error as AppError).summary).toContain('; listing the account to find out failed too: the audience API did not answer the whole list of audiences');
+    expect(posts()).toHaveLength(1);
+    expect(await storedAudiences(emulator, ACCOUNT)).toHaveLength(1);
+  });
+
   it('update: a retry after a lost answer is done, and says so; when every answer is lost the outcome is unknown', async () => {
     const created = await client.create(seoulWomen);
     actions.push([/^PUT /, 'reset-after']);

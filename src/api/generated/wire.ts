@@ -12,6 +12,11 @@ export type AudienceApiBody = (AudienceListResponse | AudienceDetail | AudienceC
  */
 export type Long = (number | string)
 
+/**
+ * A field of a paged answer (Spring's Page: last, first, totalPages, totalElements, number, size, pageable {pageNumber, pageSize}; Spring's PagedModel: page {number, size, totalElements, totalPages}): read by the client, which refuses a page it cannot place, so any value passes here.
+ */
+export type PageField = unknown
+
 export type AudienceType = ("DISPLAY" | "MESSAGE")
 
 /**
@@ -40,8 +45,23 @@ export type TrackerTargetingInput = {
   [k: string]: unknown | undefined
 }
 
+/**
+ * The list of audiences (operation 1): the spec shows `{content: [...]}`; a service may answer one page of several, as Spring's Page does (see PageFields). A list that is not whole is an error of the client (src/api/whole-list.ts), not of this schema: so `content` may be anything here.
+ */
 export interface AudienceListResponse {
-  content: (AudienceListItem[] | null)
+  /**
+   * The audiences; when it is missing, null or not a list, the answer is not a whole list.
+   */
+  content?: (AudienceListItem[] | null | boolean | number | string | {
+  })
+  last?: PageField
+  first?: PageField
+  totalPages?: PageField
+  totalElements?: PageField
+  number?: PageField
+  size?: PageField
+  page?: PageField
+  pageable?: PageField
 }
 
 /**
@@ -544,8 +564,23 @@ export interface BatchDeleteResult {
   errorMessages?: (string[] | null)
 }
 
+/**
+ * The ad groups that use an audience (operation 7), read under the rules of AudienceListResponse.
+ */
 export interface AudienceAdGroupListResponse {
-  content: (AudienceAdGroup[] | null)
+  /**
+   * The ad groups; when it is missing, null or not a list, the answer is not a whole list.
+   */
+  content?: (AudienceAdGroup[] | null | boolean | number | string | {
+  })
+  last?: PageField
+  first?: PageField
+  totalPages?: PageField
+  totalElements?: PageField
+  number?: PageField
+  size?: PageField
+  page?: PageField
+  pageable?: PageField
 }
 
 /**
@@ -863,6 +898,7 @@ export interface WireTypes {
   LookalikeTargetingInput: LookalikeTargetingInput;
   AudienceListItem: AudienceListItem;
   AudienceListResponse: AudienceListResponse;
+  PageField: PageField;
   AudienceDetail: AudienceDetail;
   AudienceWriteResponse: AudienceWriteResponse;
   AudienceCreateBody: AudienceCreateBody;

@@ -1,0 +1,151 @@
+/**
+ * Answers that are not whole are never planned as the account (issue 31): lists whose content
+ * is null or missing, lists answered in pages (followed when they say how, refused when they
+ * do not), lists that name an id twice, of audiences and of ad groups alike. Each runs the real
+ * CLI against the emulator answering that shape (SPEC.md, Lists).
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { Plan } from '../../src/plan/index.js';
+import { definition } from '../helpers/builders.js';
+import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
+import { connectClient, linkAdGroup, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
+
+let emulator: RunningEmulator;
+let env: Record<string, string>;
+let live: LiveClient;
+
+beforeEach(async () => {
+  ({ emulator, env } = await emulatorEnv());
+  live = connectClient(emulator);
+});
+afterEach(async () => {
+  await live.close();
+  await emulator.close();
+});
+
+/** Makes audiences of these names (everyone, DISPLAY); their ids by name. */
+async function make(...names: string[]): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  for (const name of names) ids[name] = (await live.client.create(definition({ name }))).id;
+  return ids;
+}
+
+/** A file declaring these audiences (DISPLAY, everyone), with `adGroups` where given. */
+function file(audiences: Array<string | { name: string; adGroups: number[] }>, options: { prune?: boolean } = {}): string {
+  const entries = audiences.map((entry) =>
+    typeof entry === 'string' ? `  - name: ${entry}\n    type: DISPLAY\n` : `  - name: ${entry.name}\n    type: DISPLAY\n    adGroups: [${entry.adGroups.join(', ')}]\n`,
+  );
+  return `adAccountId: 1234\nprune: ${options.prune === true}\naudiences:\n${entries.join('')}`;
+}
+
+async function storedNames(): Promise<string[]> {
+  return (await storedAudiences(emulator)).map((audience) => audience.name).sort();
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function planOf(stdout: string): Plan {
+  return (JSON.parse(stdout) as Plan[])[0] as Plan;
+}
+
+describe('a list that is not whole is never planned as the account', () => {
+  it('content null: plan, apply and import stop before any write, and nothing is created again', async () => {
+    await make('kept');
+    const cwd = await workspace({ 'audiences.yaml': file(['kept', 'new']) });
+    await setFaults(emulator, { audienceListShape: 'null-content' });
+    for (const args of [['plan'], ['apply', '--auto-approve'], ['import', '--ad-account', '1234', '-o', 'imported.yaml']]) {
+      const run = await runInProcess(args, { cwd, env });
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr).toContain(
+        'error[LIST_INCOMPLETE]: the audience API did not answer the whole list of audiences (GET /openapi/v4/targetings/audiences): its answer has content null, not a list',
+      );
+      expect(run.stderr).toContain('hint: the command stopped before changing or writing anything');
+    }
+    expect(await storedNames()).toEqual(['kept']);
+    expect(await exists(join(cwd, 'imported.yaml'))).toBe(false);
+  });
+
+  it('content missing: the same error, not an unexpected body', async () => {
+    await make('kept');
+    const cwd = await workspace({ 'audiences.yaml': file(['kept']) });
+    await setFaults(emulator, { audienceListShape: 'missing-content' });
+    const planned = await runInProcess(['plan', '--format', 'json'], { cwd, env });
+    expect(planned.code).toBe(1);
+    expect(JSON.parse(planned.stdout)).toMatchObject({ error: { code: 'LIST_INCOMPLETE', summary: expect.stringContaining('its answer has no content') } });
+  });
+
+  it('a paged list is followed to its last page: no duplicates, the prune finds the audience on the last page, import writes them all', async () => {
+    await make('a', 'b', 'c', 'd', 'e', 'stale');
+    await setFaults(emulator, { audienceListShape: 'paged', pageSize: 2 });
+    const cwd = await workspace({ 'audiences.yaml': file(['a', 'b', 'c', 'd', 'e'], { prune: true }) });
+    const planned = await runInProcess(['plan', '--format', 'json'], { cwd, env });
+    expect(planned.code).toBe(0);
+    expect(planOf(planned.stdout).changes.map((change) => `${change.action} ${change.name}`)).toEqual(['delete stale']);
+
+    const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd, env });
+    expect(imported.stderr).toBe('Imported 6 audiences of ad account 1234 into imported.yaml.\n');
+    expect((await readFile(join(cwd, 'imported.yaml'), 'utf8')).match(/^ {2}- name: .*$/gm)).toEqual(['  - name: a', '  - name: b', '  - name: c', '  - name: d', '  - name: e', '  - name: stale']);
+
+    expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
+    expect(await storedNames()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    const after = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
+    expect(after.stdout).toContain('No changes');
+    expect(after.code).toBe(0);
+  });
+
+  it('a paged list of ad groups is followed too: every ad group the file leaves out is unlinked', async () => {
+    const { a } = await make('a');
+    for (const adGroupId of [101, 102, 105]) await linkAdGroup(emulator, a as string, adGroupId);
+    await setFaults(emulator, { adGroupListShape: 'paged', pageSize: 2 });
+    const cwd = await workspace({ 'audiences.yaml': file([{ name: 'a', adGroups: [101] }]) });
+    const planned = await runInProcess(['plan', '--format', 'json'], { cwd, env });
+    expect(planOf(planned.stdout).changes.map((change) => (change.action === 'unlink' ? change.adGroupId : change.action))).toEqual(['102', '105']);
+  });
+
+  it('one page of several that does not say how to ask for the next: plan, apply and import stop, naming what the page said', async () => {
+    await make('a', 'b', 'c');
+    await setFaults(emulator, { audienceListShape: 'paged-unfollowable', pageSize: 2 });
+    const cwd = await workspace({ 'audiences.yaml': file(['a', 'b', 'c', 'd'], { prune: true }) });
+    for (const args of [['plan'], ['apply', '--auto-approve'], ['import', '--ad-account', '1234', '-o', 'imported.yaml']]) {
+      const run = await runInProcess(args, { cwd, env });
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr).toContain('error[LIST_INCOMPLETE]');
+      expect(run.stderr).toContain('its answer is one page of several (2 pages, 3 in all, not the last) and does not say how to ask for the others');
+    }
+    expect(await storedNames()).toEqual(['a', 'b', 'c']);
+    expect(await exists(join(cwd, 'imported.yaml'))).toBe(false);
+  });
+
+  it('an answer that lists an id twice is an error naming it, in import and plan alike', async () => {
+    const { first } = await make('first', 'second');
+    await setFaults(emulator, { audienceListShape: 'duplicate-ids' });
+    const cwd = await workspace({ 'audiences.yaml': file(['second']) });
+    for (const args of [['import', '--ad-account', '1234'], ['plan']]) {
+      const run = await runInProcess(args, { cwd, env });
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr).toContain(`error[LIST_DUPLICATE_IDS]: the audience API listed audience ${first} more than once in one answer (GET /openapi/v4/targetings/audiences)`);
+    }
+  });
+
+  it('the ad groups of an audience are read under the same rules: null content, or an ad group twice, stops the plan', async () => {
+    const { a } = await make('a');
+    for (const adGroupId of [101, 102]) await linkAdGroup(emulator, a as string, adGroupId);
+    const cwd = await workspace({ 'audiences.yaml': file([{ name: 'a', adGroups: [101] }]) });
+    await setFaults(emulator, { adGroupListShape: 'null-content' });
+    const nulled = await runInProcess(['plan'], { cwd, env });
+    expect(nulled.code).toBe(1);
+    expect(nulled.stderr).toContain(`error[LIST_INCOMPLETE]: the audience API did not answer the whole list of ad groups of audience ${a} (GET /openapi/v4/targetings/${a}/adGroups)`);
+    await setFaults(emulator, { adGroupListShape: 'duplicate-ids' });
+    const twice = await runInProcess(['plan'], { cwd, env });
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('error[LIST_DUPLICATE_IDS]: the audience API listed ad group 101 more than once in one answer');
+  });
+});
