@@ -1,6 +1,6 @@
 import { compareLongs, type AdGroupLink, type AudienceDefinition, type LiveAudience, type LiveAudienceSummary, type Long } from '../model/index.js';
 import { AppError, isAppError, isNotStarted, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
-import { isApiError } from './api-error.js';
+import { hasServiceErrorBody, isApiError } from './api-error.js';
 import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire, longFromWire, type Keep } from './audience-wire.js';
 import type { AttemptEnd } from './exchange.js';
 import type { AudienceAdGroup, AudienceListItem, WireTypes } from './generated/wire.js';
@@ -114,6 +114,14 @@ const RECONCILE_ATTEMPTS = 10;
  */
 function isRetriedNotFound(error: unknown): boolean {
   return isApiError(error) && error.kind === 'http' && error.status === 404 && error.attempts > 1;
+}
+
+/**
+ * The service's own 404 (with its error body, not a wrong address's): what it names is not
+ * there. Of a read or an ad-group list, the audience is gone (deleted since it was listed).
+ */
+export function isNotFound(error: unknown): boolean {
+  return isApiError(error) && error.kind === 'http' && error.status === 404 && hasServiceErrorBody(error);
 }
 
 /**

@@ -97,6 +97,12 @@ export interface LiveState {
    * what was wrong. They are planned as errors; the other audiences are planned as usual.
    */
   unreadable?: Record<string, string>;
+  /**
+   * Audiences the list named that were gone when read (the read or their ad groups answered the
+   * service's 404, and a second list no longer had them): deleted meanwhile, so they are not in
+   * `audiences`, and the plan says so.
+   */
+  gone?: LiveAudienceSummary[];
   /** The business the lookup found for the declared number (null: none), when the file declares one. */
   business?: Company | null;
   /** The local images and their lock, when the file declares images or a lock exists. */

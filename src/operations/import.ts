@@ -1,7 +1,7 @@
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isApiError } from '../api/api-error.js';
-import type { AudienceClient } from '../api/audiences.js';
+import { isNotFound, type AudienceClient } from '../api/audiences.js';
 import { startInTurns } from '../api/in-turns.js';
 import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig, type ConfigIssue } from '../config/index.js';
 import { AppError } from '../errors.js';
@@ -22,7 +22,8 @@ export interface ImportResult {
   imported: number;
   /**
    * Audiences left out, and why: another audience has their name (a file's names are unique),
-   * or a file cannot hold their entry (a name with a control character, say).
+   * a file cannot hold their entry (a name with a control character, say), or they were
+   * deleted between the list and their read.
    */
   skipped: SkippedAudience[];
   /** Audiences imported whose answer holds fields a file cannot (see LiveAudience.unmodelled), and those fields. */
@@ -47,11 +48,16 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   const matches = request.names.length > 0 ? nameMatcher(request.names) : () => true;
   const listed = (await client.list()).filter((summary) => matches(summary.name)).sort((a, b) => compareLongs(a.id, b.id));
   const { kept, skipped } = firstOfEachName(listed);
-  // An answer in a shape the tool cannot use leaves out its audience, as in a plan, not the import.
+  // An answer in a shape the tool cannot use leaves out its audience, as in a plan, not the
+  // import; so does an audience deleted between the list and its read.
   const answers = await startInTurns(kept, async (summary) => {
     try {
       return await client.read(summary.id);
     } catch (error) {
+      if (isNotFound(error)) {
+        skipped.push({ audience: summary, reason: 'it was deleted while the account was read (listed, then not found when read)' });
+        return undefined;
+      }
       if (!isApiError(error) || error.kind !== 'invalid-response') throw error;
       skipped.push({ audience: summary, reason: `its answer cannot be read (${error.summary}); check that ADS_API_URL is the audience API itself` });
       return undefined;

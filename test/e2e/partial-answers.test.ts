@@ -1,8 +1,9 @@
 /**
  * Answers that are not whole are never planned as the account (issue 31): lists whose content
  * is null or missing, lists answered in pages (followed when they say how, refused when they
- * do not), lists that name an id twice, of audiences and of ad groups alike. Each runs the real
- * CLI against the emulator answering that shape (SPEC.md, Lists).
+ * do not), lists that name an id twice, of audiences and of ad groups alike; an audience
+ * deleted between the list and its read. Each runs the real CLI against the emulator answering
+ * that shape (SPEC.md, Lists).
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -147,5 +148,65 @@ describe('a list that is not whole is never planned as the account', () => {
     const twice = await runInProcess(['plan'], { cwd, env });
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain('error[LIST_DUPLICATE_IDS]: the audience API listed ad group 101 more than once in one answer');
+  });
+});
+
+describe('an audience deleted between the list and its read is gone, not a failure of the command', () => {
+  it('plan and apply: a declared one is created anew, a pruned one is left alone as gone, each with a warning', async () => {
+    const ids = await make('declared', 'pruned', 'kept');
+    const cwd = await workspace({ 'audiences.yaml': file(['declared', 'kept'], { prune: true }) });
+    await setFaults(emulator, { vanishOnRead: [ids['declared'], ids['pruned']] });
+    const planned = await runInProcess(['plan', '--format', 'json'], { cwd, env });
+    expect(planned.code).toBe(0);
+    const plan = planOf(planned.stdout);
+    expect(plan.changes.map((change) => `${change.action} ${change.name}`)).toEqual(['create declared']);
+    expect(plan.warnings).toEqual([
+      {
+        code: 'AUDIENCE_GONE',
+        name: 'declared',
+        message: `audience "declared" (id ${ids['declared']}) was deleted while the plan read the account (listed, then not found when read): the plan creates "declared" anew`,
+        hint: 'if it was deleted on purpose, remove it from the file; otherwise applying the plan makes it again',
+      },
+      {
+        code: 'AUDIENCE_GONE',
+        name: 'pruned',
+        message: `audience "pruned" (id ${ids['pruned']}) was deleted while the plan read the account (listed, then not found when read): there is nothing left to delete`,
+      },
+    ]);
+
+    // The plan's reads deleted both; made again, they vanish as an apply reads them.
+    const again = await make('declared', 'pruned');
+    await setFaults(emulator, { vanishOnRead: [again['declared'], again['pruned']] });
+    const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(applied.stdout).toContain(`warning[AUDIENCE_GONE]: audience "declared" (id ${again['declared']}) was deleted while the plan read the account`);
+    expect(applied.code).toBe(0);
+    const stored = await storedAudiences(emulator);
+    expect(stored.map((audience) => audience.name).sort()).toEqual(['declared', 'kept']);
+    expect(stored.find((audience) => audience.name === 'declared')?.id).not.toBe(again['declared']);
+  });
+
+  it('import leaves it out with a note in the file and a warning, and exits 0', async () => {
+    const { gone } = await make('gone', 'stays');
+    await setFaults(emulator, { vanishOnRead: [gone] });
+    const cwd = await workspace({});
+    const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd, env });
+    expect(imported.code).toBe(0);
+    const reason = 'it was deleted while the account was read (listed, then not found when read)';
+    expect(imported.stderr).toContain(`warning: "gone" (id ${gone}) was not imported: ${reason}`);
+    const text = await readFile(join(cwd, 'imported.yaml'), 'utf8');
+    expect(text).toContain(`# Not imported: "gone" (id ${gone}): ${reason}.`);
+    expect(text.match(/^ {2}- name: .*$/gm)).toEqual(['  - name: stays']);
+  });
+
+  it('a saved plan whose audience is deleted while the plan is checked is stale, and nothing is changed', async () => {
+    const { a } = await make('a');
+    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n    genders: [F]\n` });
+    expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
+    await setFaults(emulator, { vanishOnRead: [a] });
+    const applied = await runInProcess(['apply', 'plan.json'], { cwd, env });
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain('error[PLAN_STALE]');
+    expect(applied.stderr).toContain(`audience ${a} no longer exists`);
+    expect(await storedNames()).toEqual([]);
   });
 });

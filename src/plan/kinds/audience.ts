@@ -73,6 +73,7 @@ export const audienceKind: PlanKind = {
         warnings.push(...statusWarnings(summary));
       }
     }
+    warnings.push(...goneWarnings(input));
     const deletes = changes.filter((change) => change.action === 'delete').length;
     const massDelete = checkMassDelete(deletes, identities.managedCount, { ...DEFAULT_MASS_DELETE, ...desired.massDelete });
     if (massDelete && !options.allowMassDelete) errors.push(massDelete);
@@ -182,6 +183,28 @@ function readDetail(live: LiveState, summary: LiveAudienceSummary): LiveAudience
     };
   }
   return requireRead(live.details[String(summary.id)], `the full read of audience ${summary.id}`);
+}
+
+/**
+ * The audiences deleted while the plan read the account (listed, then answered 404: see
+ * LiveState.gone) are planned as not there, and said: one the file declares by name is created
+ * anew, an undeclared one is no longer there to delete.
+ */
+function goneWarnings({ desired, live, identities }: PlanInput): PlanProblem[] {
+  const created = new Set(identities.missing.map((audience) => audience.key));
+  return (live.gone ?? []).map((summary) => {
+    const declared = desired.audiences.find((audience) => (audience.id === undefined ? audience.key === summary.name : audience.id === summary.id));
+    const gone = `audience ${quoted(summary.name)} (id ${summary.id}) was deleted while the plan read the account (listed, then not found when read)`;
+    if (declared && created.has(declared.key)) {
+      return {
+        code: 'AUDIENCE_GONE',
+        name: declared.key,
+        message: `${gone}: the plan creates ${quoted(declared.key)} anew`,
+        hint: 'if it was deleted on purpose, remove it from the file; otherwise applying the plan makes it again',
+      };
+    }
+    return { code: 'AUDIENCE_GONE', name: summary.name, message: `${gone}: ${declared ? 'nothing is planned for it' : 'there is nothing left to delete'}` };
+  });
 }
 
 /**
