@@ -16,6 +16,8 @@ import { readWholeList } from './whole-list.js';
  */
 export interface Outcome {
   verified: string | null;
+  /** What else the service's answer said of a change done: an unlink of a link that was already gone. */
+  note?: string;
 }
 
 /** A create's outcome: the audience made, as the service answered or as read back after a lost answer. */
@@ -92,8 +94,11 @@ export interface AudienceClient {
   /** One batch delete: the service answers 200 even when some fail, so the outcome is data. */
   deleteMany(ids: Long[]): Promise<DeleteManyResult>;
   /** The whole list of the ad groups that use the audience, read as `list` reads the audiences. */
-  adGroups(id: Long): Promise<AdGroupLink[]>;
-  /** Throws OUTCOME_UNKNOWN when it fails after an answer was lost. */
+  adGroups(id: Long, options?: { continuation?: boolean }): Promise<AdGroupLink[]>;
+  /**
+   * Throws OUTCOME_UNKNOWN when it fails after an answer was lost. A 404 whose ad group the
+   * audience's ad groups, listed then, do not hold is done: the link was already gone (`note`).
+   */
   unlink(id: Long, adGroupId: Long): Promise<Outcome>;
 }
 
@@ -297,14 +302,14 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       }
       return ended({ successCount: 0, failCount: 0, errorMessages: [] });
     },
-    adGroups: async (id) => {
+    adGroups: async (id, options = {}) => {
       const path = `${BASE}/${id}/adGroups`;
       const items = await readWholeList<AudienceAdGroup>({
         shown: `GET ${path}`,
         what: `ad groups of audience ${id}`,
         idOf: (item) => longFromWire(item.adGroupId),
         nameOf: (listed) => `ad group ${listed}`,
-        ask: (query) => http.request({ method: 'GET', path, query: { ...query }, headers, response: 'AudienceAdGroupListResponse' }),
+        ask: (query) => http.request({ method: 'GET', path, query: { ...query }, headers, response: 'AudienceAdGroupListResponse', ...options }),
       });
       return items.map(adGroupLinkFromWire);
     },
@@ -315,6 +320,10 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
         return { verified: watch.lost === undefined ? null : `the answer was lost (${watch.lost}); the unlink was sent again and answered` };
       } catch (error) {
         if (isRetriedNotFound(error)) return { verified: `${lostWords(watch.lost)}; sent again, the ad group no longer used the audience (404)` };
+        if (!watch.unsettled && isNotFound(error) && (await linkGone(id, adGroupId))) {
+          const said = isApiError(error) && error.detailMsg !== undefined ? error.detailMsg : summaryOf(error);
+          return { verified: null, note: `the link was already gone: the unlink answered 404 (${said}), and the audience's ad groups, listed then, do not hold ad group ${adGroupId}` };
+        }
         throw watch.unsettled ? outcomeUnknown(`the unlink of ad group ${adGroupId} from audience ${id}`, error) : error;
       }
     },
@@ -337,6 +346,21 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       return { id, audience: await client.read(id, { continuation: true }), verified: found, candidates };
     } catch (error) {
       return { id, audience: null, verified: `${found}, though reading it back failed (${summaryOf(error)})`, candidates };
+    }
+  }
+
+  /**
+   * Whether the audience is there and ad group `adGroupId` does not use it, by its ad groups
+   * listed now: a 404 of the unlink then says the work is done, whoever did it. The service's
+   * 404 does not say which is missing, the link or the audience (whose unlink stays an error);
+   * a list that fails or is not whole tells nothing. The list goes out after an interrupt, as
+   * part of the unlink sent.
+   */
+  async function linkGone(id: Long, adGroupId: Long): Promise<boolean> {
+    try {
+      return !(await client.adGroups(id, { continuation: true })).some((link) => link.adGroupId === adGroupId);
+    } catch {
+      return false;
     }
   }
 

@@ -43,10 +43,11 @@ export function done(change: Change, verified: string | null): ChangeResult {
   return { ...identify(change), status: 'ok', ...(verified === null ? {} : { verified }) };
 }
 
-/** Runs one request of a change: `ok` when it answers (with `verified` as it says), otherwise as `unmade` says. */
-export async function attempt(change: Change, run: () => Promise<{ verified: string | null }>): Promise<ChangeResult> {
+/** Runs one request of a change: `ok` when it answers (with `verified` and, as `cause`, the `note` it gives), otherwise as `unmade` says. */
+export async function attempt(change: Change, run: () => Promise<{ verified: string | null; note?: string }>): Promise<ChangeResult> {
   try {
-    return done(change, (await run()).verified);
+    const { verified, note } = await run();
+    return { ...done(change, verified), ...(note === undefined ? {} : { cause: note }) };
   } catch (error) {
     return unmade(change, error);
   }

@@ -146,10 +146,17 @@ describe('the eight operations against the emulator', () => {
     expect(gone).toMatchObject({ kind: 'http', status: 404, code: 'API_NOT_FOUND', detailCode: 3001 });
   });
 
-  it('a first-attempt 404 on delete and unlink is still an error (a wrong id is reported)', async () => {
-    const created = await client.create(seoulWomen);
-    expect(await rejection(client.unlink(created.id, '101'))).toMatchObject({ status: 404, detailCode: 3003, attempts: 1 });
+  it('a first-attempt 404 on delete, or on an unlink from an audience that does not exist, is still an error (a wrong id is reported)', async () => {
+    expect(await rejection(client.unlink('999999', '101'))).toMatchObject({ status: 404, detailCode: 3001, attempts: 1 });
     expect(await rejection(client.delete('999999'))).toMatchObject({ status: 404, detailCode: 3001, attempts: 1 });
+  });
+
+  it('a first-attempt 404 on an unlink whose ad group the audience does not hold is done: the link was already gone', async () => {
+    const created = await client.create(seoulWomen);
+    expect(await client.unlink(created.id, '101')).toEqual({
+      verified: null,
+      note: `the link was already gone: the unlink answered 404 (ad group 101 does not use audience ${created.id}), and the audience's ad groups, listed then, do not hold ad group 101`,
+    });
   });
 
   it('delete many returns the counts and the messages as data', async () => {

@@ -2,8 +2,8 @@
  * Answers that are not whole are never planned as the account (issue 31): lists whose content
  * is null or missing, lists answered in pages (followed when they say how, refused when they
  * do not), lists that name an id twice, of audiences and of ad groups alike; an audience
- * deleted between the list and its read. Each runs the real CLI against the emulator answering
- * that shape (SPEC.md, Lists).
+ * deleted between the list and its read; an unlink whose link is already gone. Each runs the
+ * real CLI against the emulator answering that shape (SPEC.md, Lists).
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -208,5 +208,36 @@ describe('an audience deleted between the list and its read is gone, not a failu
     expect(applied.stderr).toContain('error[PLAN_STALE]');
     expect(applied.stderr).toContain(`audience ${a} no longer exists`);
     expect(await storedNames()).toEqual([]);
+  });
+});
+
+describe('an unlink whose link is already gone', () => {
+  it('is done, saying so; an unlink from an audience that no longer exists stays an error', async () => {
+    const { a, b } = await make('a', 'b');
+    for (const adGroupId of [101, 102]) await linkAdGroup(emulator, a as string, adGroupId);
+    for (const adGroupId of [101, 105]) await linkAdGroup(emulator, b as string, adGroupId);
+    const cwd = await workspace({
+      'audiences.yaml': file([
+        { name: 'a', adGroups: [101] },
+        { name: 'b', adGroups: [101] },
+      ]),
+    });
+    // While the plan waits for its approval, someone unlinks ad group 102 from a, and deletes b.
+    const meanwhile = async (): Promise<string> => {
+      await live.client.unlink(a as string, '102');
+      for (const adGroupId of ['101', '105']) await live.client.unlink(b as string, adGroupId);
+      await live.client.delete(b as string);
+      return 'yes';
+    };
+    const applied = await runInProcess(['apply'], { cwd, env, tty: true, answers: [meanwhile] });
+    expect(applied.stderr).toMatch(
+      new RegExp(
+        `^ok {6}unlink ad group 102 from audience "a" \\(id ${a}\\): the link was already gone: the unlink answered 404 \\(.*ad group 102 does not use audience ${a}\\), and the audience's ad groups, listed then, do not hold ad group 102$`,
+        'm',
+      ),
+    );
+    expect(applied.stderr).toMatch(new RegExp(`^FAILED {2}unlink ad group 105 from audience "b" \\(id ${b}\\): the audience API answered 404 .*audience ${b} not found`, 'm'));
+    expect(applied.stdout).toContain('Apply incomplete for ad account 1234: 1 done, 1 failed, 0 skipped.');
+    expect(applied.code).toBe(1);
   });
 });
