@@ -3,6 +3,7 @@ import { definition } from '../../test/helpers/builders.js';
 import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire } from './audience-wire.js';
 import type { AudienceDetail } from './generated/wire.js';
 import { parseAnswer, writeBody } from './long-json.js';
+import { diffDefinition } from '../plan/index.js';
 
 const base: AudienceDetail = {
   id: 7,
@@ -52,6 +53,23 @@ describe('audienceFromWire', () => {
       { cohortId: 7, inclusionType: 'INCLUDE' },
     ]);
     expect(audienceToWire(1234, desired)['cohortTargetings']).toEqual(desired.cohortTargetings);
+  });
+
+  it('sends back a Long the service added to a tracker member as the number it was, and never a retention of the other form', () => {
+    const text =
+      '{"id":7,"name":"a","type":"DISPLAY","trackerTargetings":[{"id":9007199254740993,"trackId":"px","eventCode":"buy","trackerTargetingTerms":["ONE_MONTH"],"retentionDays":null,"trackRuleId":12345678901234567,"trackRuleName":"px buy","inclusionType":"INCLUDE"}],"ratio":0.12345678901234567890123}';
+    const live = audienceFromWire(parseAnswer(text) as AudienceDetail);
+    expect(live.unmodelled).toEqual({ ratio: '0.12345678901234567890123' });
+    const kept = definition({ name: 'a', trackerTargetings: [{ trackId: 'px', eventCode: 'buy', trackerTargetingTerms: ['ONE_MONTH'], inclusionType: 'INCLUDE' }] });
+    const body = writeBody(audienceToWire(1234, kept, { id: live.id, before: live.definition, unmodelled: live.unmodelled }));
+    expect(body).toContain(
+      '"trackerTargetings":[{"id":9007199254740993,"trackRuleId":12345678901234567,"trackRuleName":"px buy","eventCode":"buy","inclusionType":"INCLUDE","trackId":"px","trackerTargetingTerms":["ONE_MONTH"]}]',
+    );
+    expect(body).toContain('"ratio":0.12345678901234567890123');
+    // The file's retention in the other form is another member: sent as the file writes it, nothing of the old one.
+    const days = definition({ name: 'a', trackerTargetings: [{ trackId: 'px', eventCode: 'buy', retentionDays: 30, inclusionType: 'INCLUDE' }] });
+    expect(diffDefinition(days, live.definition).map((change) => change.field)).toEqual(['trackerTargetings']);
+    expect(audienceToWire(1234, days, { id: live.id, before: live.definition, unmodelled: {} })['trackerTargetings']).toEqual(days.trackerTargetings);
   });
 
   it('keeps the fields it does not model as their JSON text, every digit of their numbers too, and an update sends them back as read', () => {

@@ -4,10 +4,12 @@ import {
   inferLocationType,
   memberMatches,
   REGION_FIELDS,
+  isLong,
+  RETENTION_FIELDS,
+  SERVICE_ONLY_FIELDS,
   TARGETING_FIELDS,
   type AdGroupLink,
   type AudienceDefinition,
-  type JsonObject,
   type JsonValue,
   type LiveAudience,
   type LiveAudienceSummary,
@@ -101,19 +103,7 @@ export function audienceFromWire(wire: WireAudience): LiveAudience {
  * write answers' (with the spec examples' misspellings), every definition field, and
  * `locationType`, which the definition holds though the service does not answer it.
  */
-const READ_FIELDS: ReadonlySet<string> = new Set([
-  'id',
-  'name',
-  'audienceStatus',
-  'type',
-  'createdDate',
-  'lastModifiedDate',
-  'populationScore',
-  'adAccountId',
-  'depth2locations',
-  'depth3locations',
-  ...DEFINITION_FIELDS,
-]);
+const READ_FIELDS: ReadonlySet<string> = new Set([...SERVICE_ONLY_FIELDS, 'depth2locations', 'depth3locations', ...DEFINITION_FIELDS]);
 
 /** The answer's other fields, each as its JSON text as answered (every digit kept): what an update sends back. */
 function unmodelledOf(wire: WireAudience): Record<string, string> {
@@ -181,17 +171,30 @@ function regionToWire(region: Region): RequestBody {
 
 /**
  * The members as the file writes them (an id stays a number or a text); one the audience as read
- * has (`before`) goes with the fields the service added to it (its own id, a display name), as read.
+ * has (`before`) goes with the fields the service added to it (its own id, a display name), as
+ * read, without a retention of the other form than the file's (a null one, say, as Jackson
+ * answers an unset field). A Long the service adds (ADDED_LONGS) goes back as the number it was.
  */
-function membersToWire(field: TargetingField, members: TargetingMember[], before: TargetingMember[]): JsonObject[] {
+function membersToWire(field: TargetingField, members: TargetingMember[], before: TargetingMember[]): RequestBody[] {
   const unused = new Set(before);
   return members.map((member) => {
     const read = [...unused].find((candidate) => memberMatches(field, member, candidate));
     if (read === undefined) return { ...member };
     unused.delete(read);
-    return { ...read, ...member };
+    const added: RequestBody = Object.fromEntries(Object.entries(read).filter(([name]) => !(name in member) && !(RETENTION_FIELDS as readonly string[]).includes(name)));
+    for (const name of ADDED_LONGS[field] ?? []) {
+      const value = added[name];
+      if (typeof value === 'string' && isLong(value)) added[name] = longToWire(value);
+    }
+    return { ...added, ...member };
   });
 }
+
+/**
+ * The fields the service adds to a member that are Longs (the real tracker member's own id and
+ * its rule's), held as text in the model past 2^53: sent back as numbers, as answered.
+ */
+const ADDED_LONGS: Partial<Record<TargetingField, readonly string[]>> = { trackerTargetings: ['id', 'trackRuleId'] };
 
 function regionsFromWire(regions: readonly WireRegion[] | null | undefined): Region[] {
   return (regions ?? []).map((wire) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { audienceSummaryFromWire } from './audience-wire.js';
-import { longToWire, parseAnswer, writeBody } from './long-json.js';
+import { longToWire, parseAnswer, sameJsonText, writeBody } from './long-json.js';
 import { validateWire } from './wire-schemas.js';
 
 describe('answers and bodies with Longs past 2^53', () => {
@@ -28,5 +28,15 @@ describe('answers and bodies with Longs past 2^53', () => {
   it('writes a Long of a request body as a JSON number with every digit', () => {
     expect(writeBody({ id: longToWire('9007199254740993'), adAccountId: 1234, name: 'a' })).toBe('{"id":9007199254740993,"adAccountId":1234,"name":"a"}');
     expect(longToWire('100001')).toBe(100001);
+  });
+});
+
+describe('sameJsonText', () => {
+  it('compares values, not their writing: keys in any order, 1.50 as 1.5, every digit of what a double cannot hold', () => {
+    expect(sameJsonText('{"a":1.50,"b":[1,{"c":2,"d":null}]}', '{ "b": [1, {"d": null, "c": 2}], "a": 1.5 }')).toBe(true);
+    expect(sameJsonText('{"id":9007199254740993}', '{"id":9007199254740992}')).toBe(false);
+    expect(sameJsonText('[1]', '[1,1]')).toBe(false);
+    expect(sameJsonText(undefined, undefined)).toBe(true);
+    expect(sameJsonText('null', undefined)).toBe(false);
   });
 });

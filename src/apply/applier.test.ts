@@ -3,7 +3,7 @@ import { ApiError } from '../api/api-error.js';
 import type { AudienceClient, BatchAnswer, DeleteManyResult } from '../api/audiences.js';
 import { AppError, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
 import type { Long } from '../model/index.js';
-import type { AdGroupUnlink, AudienceCreate, AudienceDelete, Change, ChangeResult } from '../plan/index.js';
+import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, ChangeResult } from '../plan/index.js';
 import { definition, planOf } from '../../test/helpers/builders.js';
 import { applyPlan, verifyApplied } from './applier.js';
 import type { ListedAfterWrites } from './kind.js';
@@ -372,5 +372,33 @@ describe('verifyApplied after the creates: the list that settles races also chec
     expect(await verifyApplied(plan, result, client, listed)).toEqual([]);
     expect(lists()).toBe(2);
     expect(client.present.has('21')).toBe(false);
+  });
+});
+
+describe('applyPlan: what an update keeps as read', () => {
+  it('reports a field it kept that the service no longer holds after the update as differing, never as done in silence', async () => {
+    const client = account({ audiences: [4] });
+    const before = definition({ name: 'kept' });
+    let sentKeep: unknown;
+    client.update = async (id, sent, keep) => {
+      sentKeep = keep;
+      return {
+        audience: { id, name: sent.name, audienceStatus: 'STANDBY', type: 'DISPLAY', createdDate: '', lastModifiedDate: '', populationScore: null, definition: sent, unmodelled: { note: '"kept"' } },
+        verified: null,
+      };
+    };
+    const update: AudienceUpdate = {
+      action: 'update',
+      kind: 'audience',
+      name: 'kept',
+      id: '4',
+      before,
+      after: definition({ name: 'kept', genders: ['F'] }),
+      kept: { note: '"kept"', frequencyCap: '{ "perDay": 3 }' },
+      display: { fields: [], impact: [] },
+    };
+    const [result] = (await applyPlan(planOf([update]), { audiences: client })).results;
+    expect(sentKeep).toEqual({ before, unmodelled: { note: '"kept"', frequencyCap: '{ "perDay": 3 }' } });
+    expect(result).toMatchObject({ status: 'ok', differing: ['frequencyCap'] });
   });
 });

@@ -128,13 +128,17 @@ function fromError(error: ErrorObject): Finding | undefined {
     case 'minimum':
       return { path, target: 'value', message: `must be at least ${String(params['limit'])}, got ${describe(value)}` };
     case 'maximum':
-      return {
-        path,
-        target: 'value',
-        message: `must be at most ${String(params['limit'])}, got ${describe(value)}`,
-        // Numbers are read as doubles: a larger id would silently become another one.
-        ...(params['limit'] === Number.MAX_SAFE_INTEGER ? { hint: 'an id this large cannot be read exactly: check it against the ad manager' } : {}),
-      };
+      // Numbers are read as doubles: a larger id would silently become another one, and showing
+      // the number read would show another id than the file's.
+      if (params['limit'] === Number.MAX_SAFE_INTEGER) {
+        return {
+          path,
+          target: 'value',
+          message: `is a number past ${Number.MAX_SAFE_INTEGER}, which cannot be read exactly`,
+          hint: 'an id this large cannot be read exactly: check it against the ad manager',
+        };
+      }
+      return { path, target: 'value', message: `must be at most ${String(params['limit'])}, got ${describe(value)}` };
     default:
       return { path, target: 'value', message: typeof custom === 'string' ? custom : (error.message ?? `fails ${error.keyword}`) };
   }
@@ -148,7 +152,7 @@ function inexactId(value: unknown): { message: string; hint: string } | undefine
   if (typeof value !== 'number' || !Number.isInteger(value) || Number.isSafeInteger(value)) return undefined;
   return {
     message: `is a number past ${Number.MAX_SAFE_INTEGER}, which cannot be read exactly`,
-    hint: 'write the id in quotes, e.g. id: "9007199254740993": an id past 9007199254740991 is read exactly as text, as `audiences import` writes it',
+    hint: 'write the id in quotes, e.g. "9007199254740993": an id past 9007199254740991 is read exactly as text, as `audiences import` writes it',
   };
 }
 

@@ -404,14 +404,14 @@ describe('validateConfig: rules of the file', () => {
   it('refuses ids too large to be read exactly, rather than send another one', () => {
     const found = issues('adAccountId: 9007199254740993\naudiences:\n  - {name: a, type: DISPLAY, id: 123456789012345678901, adGroups: [9007199254740992]}\n');
     expect(found.map((issue) => issue.message)).toEqual([
-      'adAccountId: must be at most 9007199254740991, got 9007199254740992',
+      'adAccountId: is a number past 9007199254740991, which cannot be read exactly',
       'audiences[0].id: is a number past 9007199254740991, which cannot be read exactly',
       'audiences[0].adGroups[0]: is a number past 9007199254740991, which cannot be read exactly',
     ]);
     expect(found.map((issue) => issue.hint)).toEqual([
       'an id this large cannot be read exactly: check it against the ad manager',
-      'write the id in quotes, e.g. id: "9007199254740993": an id past 9007199254740991 is read exactly as text, as `audiences import` writes it',
-      'write the id in quotes, e.g. id: "9007199254740993": an id past 9007199254740991 is read exactly as text, as `audiences import` writes it',
+      'write the id in quotes, e.g. "9007199254740993": an id past 9007199254740991 is read exactly as text, as `audiences import` writes it',
+      'write the id in quotes, e.g. "9007199254740993": an id past 9007199254740991 is read exactly as text, as `audiences import` writes it',
     ]);
   });
 

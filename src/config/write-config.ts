@@ -59,7 +59,9 @@ function declaredFields(definition: AudienceDefinition): Record<string, JsonValu
       out[field] = (value as Array<{ value: string }>).map((region) => region.value);
     } else if ((TARGETING_FIELDS as readonly string[]).includes(field)) {
       const keep = TARGETING_DECLARED_FIELDS[field as (typeof TARGETING_FIELDS)[number]];
-      out[field] = (value as Array<Record<string, JsonValue>>).map((member) => Object.fromEntries(keep.filter((key) => key in member).map((key) => [key, member[key] as JsonValue])));
+      out[field] = (value as Array<Record<string, JsonValue>>).map((member) =>
+        Object.fromEntries(keep.filter((key) => member[key] !== undefined && member[key] !== null).map((key) => [key, member[key] as JsonValue])),
+      );
     } else {
       out[field] = value as JsonValue[];
     }

@@ -119,6 +119,16 @@ export interface AudienceDefinition {
   lookalikeTargetings: TargetingMember[];
 }
 
+/** The fields of an audience answer that only the service sets: shown, never compared or sent. */
+export const SERVICE_ONLY_FIELDS = ['id', 'audienceStatus', 'createdDate', 'lastModifiedDate', 'populationScore', 'adAccountId'] as const;
+
+/**
+ * The fields of a tracker member of which it holds one: its retention, as `retentionDays` or
+ * as the real service's `trackerTargetingTerms`. A member holding one and an answer holding the
+ * other differ: the service keeps the one it answered.
+ */
+export const RETENTION_FIELDS = ['retentionDays', 'trackerTargetingTerms'] as const;
+
 /**
  * Which criteria each audience type may use (the spec's per-type table, rule 8). Lookalikes are
  * a field of the service the spec's table leaves out: either type may use them, and the service judges.

@@ -1,6 +1,7 @@
 import {
   AGE_BANDS,
   REGION_FIELDS,
+  RETENTION_FIELDS,
   TARGETING_FIELDS,
   TARGETING_DECLARED_FIELDS,
   TARGETING_MEMBER_KEYS,
@@ -61,16 +62,23 @@ export function canonicalizeMembers(field: TargetingField, members: TargetingMem
  * opaque: 5001 and "5001" are one id), and so is every other field the file declares that the
  * answer shows: the spec does not show the members' fields, and one the service leaves out of
  * its answers cannot be compared. What the service adds (display names, a member's own id, a
- * tracker's rule) is never compared: only the file's fields are.
+ * tracker's rule) is never compared: only the file's fields are. A tracker's retention differs
+ * when the answer holds it in the other of its two fields (RETENTION_FIELDS).
  */
 export function memberMatches(field: TargetingField, desired: TargetingMember, live: TargetingMember): boolean {
   const keys = TARGETING_MEMBER_KEYS[field];
+  if (field === 'trackerTargetings' && retentionField(desired) !== retentionField(live) && retentionField(live) !== undefined) return false;
   return TARGETING_DECLARED_FIELDS[field].every((name) => {
     const want = fieldText(desired[name]);
     if (want === undefined) return true;
     const have = fieldText(live[name]);
     return have === undefined ? !keys.includes(name) : want === have;
   });
+}
+
+/** The field a tracker member holds its retention in (the first, should it hold both), or undefined. */
+function retentionField(member: TargetingMember): string | undefined {
+  return RETENTION_FIELDS.find((name) => fieldText(member[name]) !== undefined);
 }
 
 /** A member's field as text, the form it compares in; undefined when absent or null. */

@@ -158,7 +158,7 @@ export function toldSoFar(view: Pick<ApplyView, 'progress'>): { progress: ApplyP
 async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
   // The code of saved plans (their schema's validator among it, 12 ms of a start) only for a saved plan.
   const { readSavedPlans } = await import('./saved-plan.js');
-  const plans = await readSavedPlans(file, deps.cwd);
+  const plans = await readSavedPlans(file, deps.cwd, 'apply');
   for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, business: plan.business ? deps.business?.(plan.adAccountId) : undefined });
   return plans;
 }

@@ -73,7 +73,7 @@ export const SAVED_PLAN_MAX_BYTES = 128 * 1024 * 1024;
  * or of version 1, read as the same plan of the current one), checked against
  * schemas/plan.schema.json, each account once, and each plan against itself (see inconsistencies).
  */
-export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]> {
+export async function readSavedPlans(file: string, cwd: string, use: 'apply' | 'show'): Promise<Plan[]> {
   const text = await readSavedPlanText(resolve(cwd, file), file);
   let data: unknown;
   try {
@@ -90,7 +90,8 @@ export async function readSavedPlans(file: string, cwd: string): Promise<Plan[]>
     throw invalidPlan(file, (error as Error).message);
   }
   const saved: unknown[] = Array.isArray(data) ? data : [data];
-  const old = saved.map(upgradeProblem).find((problem) => problem !== undefined);
+  // An old plan is shown as it was saved; applied, only where it recorded all that applying needs.
+  const old = use === 'apply' ? saved.map(upgradeProblem).find((problem) => problem !== undefined) : undefined;
   if (old !== undefined) throw invalidPlan(file, old);
   const plans = saved.map(upgradeSavedPlan);
   // `plan --out` always writes a plan per account: an empty array is an emptied or broken artifact, which would apply nothing and succeed.

@@ -47,6 +47,16 @@ describe('inconsistencies', () => {
     ]);
   });
 
+  it('finds a field kept as read that the plan models itself, or that is no JSON text', async () => {
+    const plan = await mixed();
+    find<AudienceUpdate>(plan, 'update').kept = { ufoInterests: '["FOOD"]', frequencyCap: '{"perDay":3}' };
+    find<AudienceDelete>(plan, 'delete').kept = { note: 'not json' };
+    expect(inconsistencies(plan)).toEqual([
+      'the update of audience "seoul-women" (id 291): it keeps ufoInterests as read, a field the plan shows and sends itself',
+      'the delete of audience "stale-promo" (id 292): what it keeps of note is not JSON text',
+    ]);
+  });
+
   it('finds a removal that deletes a file its lock entry does not record', async () => {
     const plan = await mixed();
     const outputs = [{ path: 'assets/old.webp', sha256: 'a'.repeat(64) }];

@@ -1,4 +1,4 @@
-import { jsonEqual, quoted, type JsonValue, type Long } from '../model/index.js';
+import { DEFINITION_FIELDS, jsonEqual, quoted, SERVICE_ONLY_FIELDS, type JsonValue, type Long, type UnmodelledFields } from '../model/index.js';
 import { diffDefinition } from './diff.js';
 import { summarize } from './planner.js';
 import type { Change, Plan } from './types.js';
@@ -32,6 +32,7 @@ function changeInconsistencies(change: Change, read: Set<Long>): string[] {
     case 'update': {
       if (change.name !== change.after.name) found.push(`its name is not the one it writes (${quoted(change.after.name)})`);
       notRead(change.id);
+      found.push(...keptProblems(change.kept));
       const fields = diffDefinition(change.after, change.before);
       if (!jsonEqual(fields as unknown as JsonValue, change.display.fields as unknown as JsonValue)) {
         found.push(
@@ -43,6 +44,7 @@ function changeInconsistencies(change: Change, read: Set<Long>): string[] {
     case 'delete':
       if (change.name !== change.before.name) found.push(`its name is not the one it deletes (${quoted(change.before.name)})`);
       notRead(change.id);
+      found.push(...keptProblems(change.kept));
       break;
     case 'unlink':
       if (change.adGroupId !== change.before.adGroupId) found.push(`it shows ad group ${change.before.adGroupId}`);
@@ -58,6 +60,22 @@ function changeInconsistencies(change: Change, read: Set<Long>): string[] {
       break;
   }
   return found;
+}
+
+/** The fields the tool models (or the service alone sets) are never among those kept as read: an update would send them otherwise than it shows. */
+const MODELLED: ReadonlySet<string> = new Set([...DEFINITION_FIELDS, ...SERVICE_ONLY_FIELDS]);
+
+/** What a change keeps as read that is no field the file cannot hold, or no JSON text. */
+function keptProblems(kept: UnmodelledFields): string[] {
+  return Object.entries(kept).flatMap(([field, text]) => {
+    if (MODELLED.has(field)) return [`it keeps ${field} as read, a field the plan shows and sends itself`];
+    try {
+      JSON.parse(text);
+      return [];
+    } catch {
+      return [`what it keeps of ${field} is not JSON text`];
+    }
+  });
 }
 
 function describe(change: Change): string {

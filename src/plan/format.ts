@@ -57,14 +57,22 @@ function upgradeChange(change: Json): Json {
   const display = isRecord(change['display']) ? change['display'] : undefined;
   return {
     ...change,
-    // A delete of version 1 did not record what the file cannot hold; it is shown only.
-    ...(change['action'] === 'delete' ? { kept: {} } : {}),
+    // Version 1 did not record what the file cannot hold (an update of it is never applied,
+    // see upgradeProblem), nor which files a removal deletes: shown as what it recorded.
+    ...(change['action'] === 'delete' || change['action'] === 'update' ? { kept: {} } : {}),
+    ...(change['action'] === 'remove' ? { deletes: outputPaths(change['before']) } : {}),
     ...(change['kind'] === 'audience' ? { before: withLookalikes(change['before']), after: withLookalikes(change['after']) } : {}),
     id: idText(change['id']),
     ...('adGroupId' in change ? { adGroupId: idText(change['adGroupId']) } : {}),
     ...(change['kind'] === 'adGroupLink' && isRecord(change['before']) ? { before: upgradeAdGroupRef(change['before']) } : {}),
     ...(display && 'impact' in display ? { display: { ...display, impact: mapList(display['impact'], upgradeAdGroupRef) } } : {}),
   };
+}
+
+/** The output paths a locked image of version 1 records: the files its removal meant to delete. */
+function outputPaths(locked: unknown): unknown[] {
+  const outputs = isRecord(locked) && Array.isArray(locked['outputs']) ? locked['outputs'] : [];
+  return outputs.flatMap((output) => (isRecord(output) && typeof output['path'] === 'string' ? [output['path']] : []));
 }
 
 /** A definition of version 1, which had no lookalikes: their set is empty (version 1 did not read them). */

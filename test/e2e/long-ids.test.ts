@@ -77,6 +77,6 @@ describe('ids past 2^53', () => {
     const result = await runInProcess(['validate'], { cwd, env });
     expect(result.code).toBe(1);
     expect(result.stdout + result.stderr).toContain('audiences.yaml:4:9: audiences[0].id: is a number past 9007199254740991, which cannot be read exactly');
-    expect(result.stdout + result.stderr).toContain('write the id in quotes, e.g. id: "9007199254740993"');
+    expect(result.stdout + result.stderr).toContain('write the id in quotes, e.g. "9007199254740993"');
   });
 });

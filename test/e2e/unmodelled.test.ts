@@ -134,4 +134,18 @@ describe('the real tracker member', () => {
     expect((await live.client.read(made.id)).definition.trackerTargetings).toMatchObject([{ trackerTargetingTerms: ['ONE_WEEK'] }]);
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
   });
+
+  it('is another member when the file writes its retention in the other form: the plan says so, and the service judges the update', async () => {
+    await live.client.create(definition({ name: 'pixel', trackerTargetings: [{ trackId: 'trk-web', eventCode: 'purchase', trackerTargetingTerms: ['ONE_MONTH'], inclusionType: 'INCLUDE' }] }));
+    const cwd = await workspace({
+      'audiences.yaml':
+        'adAccountId: 1234\naudiences:\n  - name: pixel\n    type: DISPLAY\n    trackerTargetings: [{ trackId: trk-web, eventCode: purchase, retentionDays: 30, inclusionType: INCLUDE }]\n',
+    });
+    const planned = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
+    expect(planned.code).toBe(2);
+    expect(planned.stdout).toMatch(/- trackId=trk-web [^\n]*trackerTargetingTerms=\["ONE_MONTH"\][^\n]*\n\s+\+ trackId=trk-web eventCode=purchase inclusionType=INCLUDE retentionDays=30\n/);
+    const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain("unknown field 'trackerTargetings[0].retentionDays'");
+  });
 });

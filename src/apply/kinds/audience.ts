@@ -1,5 +1,6 @@
 import { isApiError } from '../../api/api-error.js';
 import type { AudienceClient, BatchAnswer } from '../../api/audiences.js';
+import { sameJsonText } from '../../api/long-json.js';
 import { startInTurns } from '../../api/in-turns.js';
 import { compareLongs, type AudienceDefinition, type LiveAudience, type Long } from '../../model/index.js';
 import { diffDefinition, knownAudienceIds, type AudienceCreate, type AudienceDelete, type AudienceUpdate, type Change, type ChangeResult } from '../../plan/index.js';
@@ -78,7 +79,7 @@ export const audienceKind: ApplyKind = {
       if (!isWrite(change)) return [];
       const id = result.id;
       if (id === null || !ids.has(id)) return [`audience ${quoted(change.name)} is missing after its ${change.action}`];
-      const fields = result.differing ?? differingFields(change.after, await audiences.read(id));
+      const fields = result.differing ?? writtenDiffering(change, await audiences.read(id));
       return fields.map((field) => `audience ${quoted(change.name)} (id ${id}): ${field} still differs`);
     });
     return (await Promise.all(checks)).flat();
@@ -260,7 +261,7 @@ async function write(change: AudienceCreate | AudienceUpdate, client: AudienceCl
       change.action === 'create'
         ? await client.create(change.after, existing)
         : { ...(await client.update(change.id, change.after, { before: change.before, unmodelled: change.kept })), id: change.id, candidates: [] };
-    const differing = written.audience === null ? {} : { differing: differingFields(change.after, written.audience) };
+    const differing = written.audience === null ? {} : { differing: writtenDiffering(change, written.audience) };
     return { result: { ...done(change, written.verified), id: written.id, ...differing }, candidates: written.candidates };
   } catch (error) {
     return { result: unmade(change, error), candidates: [] };
@@ -276,6 +277,17 @@ function blockedDeletes(earlier: readonly ChangeResult[]): Map<Long, string> {
     if (result.status === 'unknown') blocked.set(result.id, `whether ad group ${result.adGroupId} was unlinked is unknown, so the audience may still be in use`);
   }
   return blocked;
+}
+
+/**
+ * What the audience the service holds after a write has otherwise than the write meant: the
+ * definition sent, and for an update each field it kept as read (a service that drops one it
+ * was sent back would lose it in silence).
+ */
+function writtenDiffering(change: AudienceCreate | AudienceUpdate, live: LiveAudience): string[] {
+  const fields = differingFields(change.after, live);
+  if (change.action === 'create') return fields;
+  return [...fields, ...Object.keys(change.kept).filter((field) => !sameJsonText(change.kept[field], live.unmodelled[field]))];
 }
 
 /** The fields of `sent` that the audience the service holds does not have as sent. */

@@ -24,7 +24,7 @@ export const showCommand: CommandDefinition = {
     const format = args['format'] as PlanFormat;
     return withErrorOutput(format, { files: [file] }, io, async () => {
       const [style, { readSavedPlans }, { renderPlans }] = await Promise.all([outputStyle(args, io), import('../../operations/saved-plan.js'), import('../../render/index.js')]);
-      io.stdout(renderPlans(await readSavedPlans(file, io.cwd), format, style, { files: [file] }));
+      io.stdout(renderPlans(await readSavedPlans(file, io.cwd, 'show'), format, style, { files: [file] }));
       return 0;
     });
   },
