@@ -31,6 +31,7 @@ export function toDesiredState(file: AudiencesFile, source: DesiredState['source
     pruneImages: file.pruneImages ?? file.prune ?? false,
     ...(file.massDelete ? { massDelete: massDeleteOf(file.massDelete) } : {}),
     ignore: file.ignore ?? [],
+    protect: file.protect ?? [],
     audiences: file.audiences.map(toDesiredAudience),
     ...(file.business ? { business: toDesiredBusiness(file.business) } : {}),
     ...(file.images ? { images: file.images.map(toDesiredImage) } : {}),

@@ -24,7 +24,8 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
   const audiences: unknown[] = file['audiences'];
   const names = new Map<string, Path>();
   const ids = new Map<Long, Path>();
-  const ignoreMatchers = ignoreGlobs(file['ignore'], errors);
+  const ignoreMatchers = nameGlobs(file, 'ignore', errors);
+  nameGlobs(file, 'protect', errors);
 
   // Indexed loops here and below: a file is checked once per run, by code that has not warmed
   // up, where destructuring an iterator's entries costs several times the check itself.
@@ -86,19 +87,20 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
   return { errors, warnings };
 }
 
-/** The `ignore` globs that are globs, each with its matcher; each one that is not is an error. */
-function ignoreGlobs(ignore: unknown, errors: Finding[]): Array<{ pattern: string; matches: (name: string) => boolean }> {
-  if (!Array.isArray(ignore)) return [];
+/** The globs of `ignore` or `protect` that are globs, each with its matcher; each one that is not is an error. */
+function nameGlobs(file: Record<string, unknown>, field: 'ignore' | 'protect', errors: Finding[]): Array<{ pattern: string; matches: (name: string) => boolean }> {
+  const list = file[field];
+  if (!Array.isArray(list)) return [];
   const globs: Array<{ pattern: string; matches: (name: string) => boolean }> = [];
-  for (let index = 0; index < ignore.length; index += 1) {
-    const pattern: unknown = ignore[index];
+  for (let index = 0; index < list.length; index += 1) {
+    const pattern: unknown = list[index];
     if (typeof pattern !== 'string' || pattern === '') continue;
     const parsed = parseNameGlob(pattern);
     if (parsed.ok) {
       globs.push({ pattern, matches: ignoreMatcher([pattern]) });
     } else {
       const suggestion = parsed.suggestion === pattern ? '' : ` (${JSON.stringify(parsed.suggestion)})`;
-      errors.push({ path: ['ignore', index], target: 'value', message: `${JSON.stringify(pattern)} is not a name glob: ${parsed.problem}`, hint: `${parsed.hint}${suggestion}` });
+      errors.push({ path: [field, index], target: 'value', message: `${JSON.stringify(pattern)} is not a name glob: ${parsed.problem}`, hint: `${parsed.hint}${suggestion}` });
     }
   }
   return globs;

@@ -50,6 +50,7 @@ describe('validateConfig: a valid file', () => {
     expect(state.adAccountId).toBe(1234);
     expect(state.prune).toBe(true);
     expect(state.ignore).toEqual(['legacy-*']);
+    expect(state.protect).toEqual([]);
     expect(state.audiences).toEqual([
       {
         key: 'seoul-women-20s',
@@ -312,6 +313,12 @@ describe('validateConfig: rules of the file', () => {
     expect(found[0]?.hint).toBe('write `\\` before a character to match it as it is; for alternatives, write one glob each ("\\\\{old,legacy\\\\}-*")');
   });
 
+  it('checks the protect globs as it checks ignore', () => {
+    expect(problems('adAccountId: 1\nprotect: ["brand-*", "{a,b}"]\naudiences: []\n')).toEqual([
+      '2:22: protect[1]: "{a,b}" is not a name glob: `{` is not glob syntax here (no braces, groups or extglobs)',
+    ]);
+  });
+
   it('requires adAccountId and audiences, at the start of the map', () => {
     expect(problems('# comment\nprune: true\n')).toEqual(['2:1: missing required field adAccountId', '2:1: missing required field audiences']);
   });
@@ -512,7 +519,7 @@ describe('validateConfig: did you mean', () => {
 
   it('lists the choices when nothing is close', () => {
     expect(issues(oneAudience('type: BANNER'))[0]?.hint).toBe('one of DISPLAY, MESSAGE');
-    expect(issues('adAccountId: 1\naudiences: []\nzzz: 1\n')[0]?.hint).toBe('the fields here are adAccountId, prune, pruneImages, massDelete, ignore, business, images, audiences');
+    expect(issues('adAccountId: 1\naudiences: []\nzzz: 1\n')[0]?.hint).toBe('the fields here are adAccountId, prune, pruneImages, massDelete, ignore, protect, business, images, audiences');
   });
 
   it('suggests a root field', () => {

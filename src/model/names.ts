@@ -72,10 +72,24 @@ export function nameMatcher(globs: string | readonly string[]): (name: string) =
  * alike, and an audience a glob seems to name must never be deleted because its bytes differ.
  */
 export function ignoreMatcher(globs: readonly string[]): (name: string) => boolean {
+  const matching = matchingGlob(globs);
+  return (name) => matching(name) !== undefined;
+}
+
+/**
+ * The first of the globs that matches a name as `ignoreMatcher` does (in any of their Unicode
+ * spellings), for a message that names it; undefined when none does.
+ */
+export function matchingGlob(globs: readonly string[]): (name: string) => string | undefined {
   const spellings = (text: string) => [text, text.normalize('NFC'), text.normalize('NFD')];
-  const variants = globs.flatMap((glob) => spellings(glob).slice(1)).filter((glob) => !globs.includes(glob) && parseNameGlob(glob).ok);
-  const matches = nameMatcher([...globs, ...new Set(variants)]);
-  return (name) => spellings(name).some(matches);
+  const matchers = globs.map((glob) => {
+    const variants = spellings(glob).filter((variant) => variant === glob || parseNameGlob(variant).ok);
+    return { glob, matches: nameMatcher([...new Set(variants)]) };
+  });
+  return (name) => {
+    const names = spellings(name);
+    return matchers.find(({ matches }) => names.some(matches))?.glob;
+  };
 }
 
 /** A glob that matches this name and no other: every glob character escaped. */

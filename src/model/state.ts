@@ -19,7 +19,7 @@ export interface DesiredAudience {
   omitted: DefinitionField[];
   /** The exact set of ad groups allowed to use the audience, when declared. */
   adGroups?: Long[];
-  /** Never deleted or unlinked. */
+  /** No ad group is ever unlinked from it (`protect: true`; declared, it is never deleted). */
   protect: boolean;
 }
 
@@ -33,6 +33,8 @@ export interface DesiredState {
   massDelete?: { ratio?: number; minManaged?: number };
   /** Name globs never touched, even with prune. */
   ignore: string[];
+  /** Name globs of live audiences never deleted or unlinked, declared or not (a plan that would is refused). */
+  protect: string[];
   audiences: DesiredAudience[];
   /** The account's business, checked before any change, when the file declares one. */
   business?: DesiredBusiness;

@@ -1,4 +1,4 @@
-import { ignoreMatcher, sortLongs, type DesiredAudience, type DesiredState, type LiveAudienceSummary, type Long } from '../model/index.js';
+import { ignoreMatcher, matchingGlob, sortLongs, type DesiredAudience, type DesiredState, type LiveAudienceSummary, type Long } from '../model/index.js';
 import { matchSpellings } from './name-spellings.js';
 import type { PlanProblem } from './types.js';
 import { quoted } from '../model/index.js';
@@ -17,6 +17,8 @@ export interface Identities {
   undeclared: LiveAudienceSummary[];
   /** How many live audiences are under management (not ignored): the base of the mass-delete check. */
   managedCount: number;
+  /** The glob of the file's `protect` list that names each live audience it protects, by id. */
+  protectedBy: ReadonlyMap<Long, string>;
   errors: PlanProblem[];
   /** Names that print alike but are spelt otherwise (see matchSpellings). */
   warnings: PlanProblem[];
@@ -91,5 +93,17 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
 
   const undeclared = managed.filter((audience) => !claimed.has(audience.id));
   const managedCount = live.filter((audience) => claimed.has(audience.id) || !isIgnored(audience.name)).length;
-  return { matched, missing: spelled.missing, undeclared, managedCount, errors, warnings: spelled.warnings };
+  return { matched, missing: spelled.missing, undeclared, managedCount, protectedBy: protectedBy(desired.protect, managed), errors, warnings: spelled.warnings };
+}
+
+/** The live audiences the `protect` globs name, each with the first glob that does. */
+function protectedBy(globs: readonly string[], live: readonly LiveAudienceSummary[]): Map<Long, string> {
+  const protecting = new Map<Long, string>();
+  if (globs.length === 0) return protecting;
+  const globOf = matchingGlob(globs);
+  for (const audience of live) {
+    const glob = globOf(audience.name);
+    if (glob !== undefined) protecting.set(audience.id, glob);
+  }
+  return protecting;
 }

@@ -73,7 +73,7 @@ export function desiredAudience(fields: Partial<AudienceDefinition> & { name: st
 }
 
 export function desiredState(audiences: DesiredAudience[], overrides: Partial<Omit<DesiredState, 'audiences'>> = {}): DesiredState {
-  return { adAccountId: 1234, prune: false, pruneImages: false, ignore: [], source: { files: ['audiences.yaml'], hash: 'hash' }, ...overrides, audiences };
+  return { adAccountId: 1234, prune: false, pruneImages: false, ignore: [], protect: [], source: { files: ['audiences.yaml'], hash: 'hash' }, ...overrides, audiences };
 }
 
 /** The live state of an account, every audience read in full and with the links given (none by default). */

@@ -177,7 +177,7 @@ export interface AudiencesFile {
    */
   adAccountId: number
   /**
-   * true: audiences of the account that this file does not declare are deleted (except `ignore` matches and protected ones), and so are the locked images it no longer declares unless `pruneImages` says otherwise. false: they are left alone.
+   * true: audiences of the account that this file does not declare are deleted (except `ignore` matches; one the `protect` globs name is never deleted: the plan is refused), and so are the locked images it no longer declares unless `pruneImages` says otherwise. false: they are left alone.
    */
   prune?: boolean
   /**
@@ -201,6 +201,10 @@ export interface AudiencesFile {
    * Name globs of live audiences never touched, even with prune. Names are plain text: `*` matches any characters (`/` and `.` too), `?` one, `[abc]`, `[a-z]` and `[!abc]` one of a set, and `\` makes the next character literal; braces, parentheses and a leading `!` must be escaped.
    */
   ignore?: string[]
+  /**
+   * Name globs (as in `ignore`) of live audiences that no plan may delete or unlink from an ad group, whether the file declares them or not: a plan that would is refused (PROTECTED), naming the glob. Unlike an entry's `protect: true`, it stays when the entry is removed.
+   */
+  protect?: string[]
   business?: Business
   /**
    * Generated ad images kept under version control.
@@ -447,7 +451,7 @@ export interface Audience {
    */
   adGroups?: Long[]
   /**
-   * true: never deleted, and its ad groups never unlinked.
+   * true: no ad group is unlinked from it (a declared audience is never deleted). It goes with the entry: an audience that must stay protected when its entry is removed is named in the top-level `protect` globs.
    */
   protect?: boolean
 }

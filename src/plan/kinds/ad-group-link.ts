@@ -25,19 +25,29 @@ export const adGroupLinkKind: PlanKind = {
       const extra = links.filter((link) => !declaredIds.has(link.adGroupId));
       const absent = audience.adGroups.filter((id) => !links.some((link) => link.adGroupId === id));
       if (absent.length > 0) warnings.push(linkMissing(audience, absent));
+      const glob = identities.protectedBy.get(summary.id);
+      const unlinked = `ad group${plural(extra)} ${extra.map((link) => link.adGroupId).join(', ')} would be unlinked from it`;
       if (extra.length > 0 && audience.protect) {
         errors.push({
           code: 'PROTECTED',
           name: audience.key,
-          message: `audience ${quoted(audience.key)} is protected, but ad group${plural(extra)} ${extra.map((link) => link.adGroupId).join(', ')} would be unlinked from it`,
+          message: `audience ${quoted(audience.key)} is protected, but ${unlinked}`,
           hint: 'add the ad groups to its `adGroups`, or remove `protect: true` to allow the unlink',
+        });
+      } else if (extra.length > 0 && glob !== undefined) {
+        errors.push({
+          code: 'PROTECTED',
+          name: audience.key,
+          message: `audience ${quoted(summary.name)} (id ${summary.id}) is protected by the protect glob ${quoted(glob)}, but ${unlinked}`,
+          hint: `add the ad groups to its \`adGroups\`; to allow the unlink, narrow the protect glob ${quoted(glob)} so it leaves the audience out`,
         });
       } else {
         changes.push(...extra.map((link) => unlink(audience.key, summary.id, link, 'not-declared')));
       }
     }
     if (desired.prune) {
-      for (const summary of identities.undeclared) {
+      // A protected one is not deleted (the audience kind says why), so its ad groups stay.
+      for (const summary of identities.undeclared.filter((candidate) => !identities.protectedBy.has(candidate.id))) {
         changes.push(...(readableLinks(live, summary.id) ?? []).map((link) => unlink(summary.name, summary.id, link, 'audience-deleted')));
       }
     }

@@ -54,6 +54,11 @@ export const audienceKind: PlanKind = {
     }
     if (desired.prune) {
       for (const summary of identities.undeclared) {
+        const glob = identities.protectedBy.get(summary.id);
+        if (glob !== undefined) {
+          errors.push(protectedDelete(summary, glob));
+          continue;
+        }
         const detail = readDetail(live, summary);
         if ('unreadable' in detail) {
           errors.push(detail.unreadable);
@@ -144,6 +149,16 @@ function updatedSinceRead(plan: Plan, current: CurrentState): string[] {
     const fields = [...diffDefinition(change.before, now.definition).map((field) => field.field), ...[...kept].filter((field) => change.kept[field] !== now.unmodelled[field]).sort(compareText)];
     return fields.length === 0 ? [] : [`audience ${quoted(change.name)} (id ${change.id}) was modified since the plan read it (${fields.join(', ')} changed)`];
   });
+}
+
+/** An undeclared audience that prune would delete, but a `protect` glob names. */
+function protectedDelete(summary: LiveAudienceSummary, glob: string): PlanProblem {
+  return {
+    code: 'PROTECTED',
+    name: summary.name,
+    message: `audience ${quoted(summary.name)} (id ${summary.id}) is protected by the protect glob ${quoted(glob)}, but the file does not declare it and prune would delete it`,
+    hint: `declare it in the file (\`audiences import\` writes it) or cover it with \`ignore\`; to delete it, narrow the protect glob ${quoted(glob)} so it leaves the audience out`,
+  };
 }
 
 function update(audience: DesiredAudience, id: Long, detail: LiveAudience, fields: FieldChange[], remaining: AdGroupLink[]): AudienceUpdate {
