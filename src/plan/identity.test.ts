@@ -30,3 +30,43 @@ describe('the protect globs', () => {
     expect(update.summary.update).toBe(1);
   });
 });
+
+describe('a pinned id the account no longer has', () => {
+  it('is drift: the audience is created again with a warning, and the rest of the account is planned as usual', () => {
+    const live = liveState([liveAudience(6, { name: 'stale', ages: ['60'] }), liveAudience(7, { name: 'kept' })]);
+    const plan = planAccount(desiredState([desiredAudience({ name: 'vanished' }, { id: '289' }), desiredAudience({ name: 'kept', ages: ['20'] })], { prune: true }), live, options);
+    expect(plan.errors).toEqual([]);
+    expect(actions(plan)).toEqual([
+      ['update', 'kept', '7'],
+      ['delete', 'stale', '6'],
+      ['create', 'vanished', null],
+    ]);
+    expect(plan.warnings).toMatchObject([
+      {
+        code: 'PINNED_ID_DELETED',
+        name: 'vanished',
+        message: 'audience "vanished" pins id 289, which the ad account 1234 no longer has: it was deleted outside the tool, so the plan creates it again (under a new id)',
+      },
+    ]);
+  });
+
+  it('is the live audience of its name when there is one (the one it was created again as), with the id to write', () => {
+    const plan = planAccount(desiredState([desiredAudience({ name: 'vanished' }, { id: '289' })], { prune: true }), liveState([liveAudience(301, { name: 'vanished' })]), options);
+    expect(plan.changes).toEqual([]);
+    expect(plan.warnings).toMatchObject([
+      { code: 'PINNED_ID_DELETED', message: expect.stringContaining('"vanished" (id 301) is taken as it'), hint: 'write `id: 301` in place of `id: 289` (or remove the `id:` line)' },
+    ]);
+  });
+
+  it('never takes an audience another entry pins, and is created instead', () => {
+    const plan = planAccount(
+      desiredState([desiredAudience({ name: 'spring' }, { id: '289' }), desiredAudience({ name: 'spring-2025' }, { id: '5' })]),
+      liveState([liveAudience(5, { name: 'spring' })]),
+      options,
+    );
+    expect(actions(plan)).toEqual([
+      ['create', 'spring', null],
+      ['update', 'spring-2025', '5'],
+    ]);
+  });
+});

@@ -20,13 +20,15 @@ export interface Identities {
   /** The glob of the file's `protect` list that names each live audience it protects, by id. */
   protectedBy: ReadonlyMap<Long, string>;
   errors: PlanProblem[];
-  /** Names that print alike but are spelt otherwise (see matchSpellings). */
+  /** Names that print alike but are spelt otherwise (see matchSpellings); pinned ids gone. */
   warnings: PlanProblem[];
 }
 
 /**
  * Pairs declared audiences with live ones. Identity is the pinned id, else the name; a name
  * that several live audiences share is an error naming their ids, unless the file pins one.
+ * A pinned id the account no longer has was deleted outside the tool: that audience is known
+ * by its name again (created, or the live audience of its name), with a warning.
  * Last, a name spelt otherwise than the one live audience that looks like it (see matchSpellings).
  */
 export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Identities {
@@ -39,6 +41,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
   const missing: DesiredAudience[] = [];
   const errors: PlanProblem[] = [];
   const isIgnored = ignoreMatcher(desired.ignore);
+  const gone = new Set<DesiredAudience>();
 
   for (const audience of desired.audiences) {
     if (audience.id === undefined) continue;
@@ -56,16 +59,11 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
       claimed.add(found.id);
       matched.push({ desired: audience, live: found });
     } else {
-      errors.push({
-        code: 'PINNED_ID_NOT_FOUND',
-        name: audience.key,
-        message: `audience ${quoted(audience.key)} pins id ${audience.id}, which the ad account ${desired.adAccountId} does not have`,
-        hint: 'remove the `id:` line to create the audience anew, or correct the id (`audiences import` shows the live ids)',
-      });
+      gone.add(audience);
     }
   }
-  for (const audience of desired.audiences) {
-    if (audience.id !== undefined) continue;
+  const refused = new Set<DesiredAudience>();
+  for (const audience of desired.audiences.filter((candidate) => candidate.id === undefined || gone.has(candidate))) {
     const candidates = (byName.get(audience.key) ?? []).filter((candidate) => !claimed.has(candidate.id));
     const [only, ...others] = candidates;
     if (!only) {
@@ -73,6 +71,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
     } else if (others.length > 0) {
       const ids = sortLongs(candidates.map((candidate) => candidate.id));
       for (const id of ids) claimed.add(id);
+      refused.add(audience);
       errors.push({
         code: 'DUPLICATE_LIVE_NAME',
         name: audience.key,
@@ -91,9 +90,33 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
   for (const pair of spelled.matched) claimed.add(pair.live.id);
   matched.push(...spelled.matched);
 
+  const liveOf = new Map(matched.map((pair) => [pair.desired, pair.live]));
+  const warnings = [...spelled.warnings, ...[...gone].map((audience) => goneWarning(audience, liveOf.get(audience), refused.has(audience), desired.adAccountId))];
   const undeclared = managed.filter((audience) => !claimed.has(audience.id));
   const managedCount = live.filter((audience) => claimed.has(audience.id) || !isIgnored(audience.name)).length;
-  return { matched, missing: spelled.missing, undeclared, managedCount, protectedBy: protectedBy(desired.protect, managed), errors, warnings: spelled.warnings };
+  return { matched, missing: spelled.missing, undeclared, managedCount, protectedBy: protectedBy(desired.protect, managed), errors, warnings };
+}
+
+/** A pinned id the account no longer has: drift, not an error. The audience is known by its name again. */
+function goneWarning(audience: DesiredAudience, found: LiveAudienceSummary | undefined, refused: boolean, adAccountId: number): PlanProblem {
+  const pinned = `audience ${quoted(audience.key)} pins id ${audience.id}, which the ad account ${adAccountId} no longer has: it was deleted outside the tool`;
+  if (found) {
+    return {
+      code: 'PINNED_ID_DELETED',
+      name: audience.key,
+      message: `${pinned}, and the account's audience ${quoted(found.name)} (id ${found.id}) is taken as it, by its name`,
+      hint: `write \`id: ${found.id}\` in place of \`id: ${audience.id}\` (or remove the \`id:\` line)`,
+    };
+  }
+  if (refused) {
+    return { code: 'PINNED_ID_DELETED', name: audience.key, message: `${pinned}; it is known by its name instead`, hint: `correct or remove the \`id:\` line` };
+  }
+  return {
+    code: 'PINNED_ID_DELETED',
+    name: audience.key,
+    message: `${pinned}, so the plan creates it again (under a new id)`,
+    hint: `once it is created, write its new id in place of \`id: ${audience.id}\` (\`audiences import\` shows it) or remove the \`id:\` line; if the id is mistyped, correct it`,
+  };
 }
 
 /** The live audiences the `protect` globs name, each with the first glob that does. */

@@ -79,10 +79,11 @@ describe('planAccount', () => {
     expect((plan.changes[0] as AudienceUpdate).display.fields).toEqual([{ field: 'name', before: 'old-name', after: 'new-name' }]);
   });
 
-  it('reports a pinned id the account does not have', () => {
+  it('creates again, with a warning, an audience whose pinned id the account no longer has', () => {
     const plan = planAccount(desiredState([desiredAudience({ name: 'a' }, { id: '404' })]), liveState([]), options);
-    expect(plan.errors.map((error) => error.code)).toEqual(['PINNED_ID_NOT_FOUND']);
-    expect(plan.changes).toEqual([]);
+    expect(plan.errors).toEqual([]);
+    expect(plan.warnings.map((warning) => warning.code)).toEqual(['PINNED_ID_DELETED']);
+    expect(plan.changes).toMatchObject([{ action: 'create', name: 'a' }]);
   });
 
   it('never reaches an ignored audience through a pinned id, even with prune', () => {

@@ -35,7 +35,7 @@ export type ImageRequest = Model.ImageRequest
 
 export type ImageGenerateReason = ("new" | "request-changed" | "input-regenerated" | "output-missing" | "output-altered")
 
-export type ProblemCode = ("LINK_MISSING" | "AUDIENCE_STATUS" | "DUPLICATE_LIVE_NAME" | "NAME_SPELLING" | "PINNED_ID_NOT_FOUND" | "PINNED_ID_IGNORED" | "PROTECTED" | "MASS_DELETE" | "CAMPAIGN_RULE" | "OMITTED_FIELDS" | "LIVE_UNREADABLE" | "AUDIENCE_GONE" | "BUSINESS_NOT_FOUND" | "BUSINESS_MISMATCH" | "IMAGE_INPUT" | "IMAGE_PATH" | "IMAGE_LOCK" | "IMAGE_LEFT_ALONE")
+export type ProblemCode = ("LINK_MISSING" | "AUDIENCE_STATUS" | "DUPLICATE_LIVE_NAME" | "NAME_SPELLING" | "PINNED_ID_DELETED" | "PINNED_ID_IGNORED" | "PROTECTED" | "MASS_DELETE" | "CAMPAIGN_RULE" | "OMITTED_FIELDS" | "LIVE_UNREADABLE" | "AUDIENCE_GONE" | "BUSINESS_NOT_FOUND" | "BUSINESS_MISMATCH" | "IMAGE_INPUT" | "IMAGE_PATH" | "IMAGE_LOCK" | "IMAGE_LEFT_ALONE")
 
 export type Company = Model.Company
 
