@@ -105,7 +105,8 @@ function toDesiredAudience(audience: Audience): DesiredAudience {
     talkChannelGroupTargetings: members('talkChannelGroupTargetings'),
     lookalikeTargetings: members('lookalikeTargetings'),
   });
-  const desired: DesiredAudience = { key: audience.name, definition, omitted: omittedSets(audience), protect: audience.protect ?? false };
+  const renamedFrom = audience.renamedFrom === undefined ? [] : typeof audience.renamedFrom === 'string' ? [audience.renamedFrom] : audience.renamedFrom;
+  const desired: DesiredAudience = { key: audience.name, definition, omitted: omittedSets(audience), renamedFrom, protect: audience.protect ?? false };
   if (audience.id !== undefined) desired.id = String(audience.id);
   if (audience.adGroups) desired.adGroups = sortLongs(audience.adGroups.map(String));
   return desired;

@@ -26,6 +26,7 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
   const ids = new Map<Long, Path>();
   const ignoreMatchers = nameGlobs(file, 'ignore', errors);
   nameGlobs(file, 'protect', errors);
+  const renamed: number[] = [];
 
   // Indexed loops here and below: a file is checked once per run, by code that has not warmed
   // up, where destructuring an iterator's entries costs several times the check itself.
@@ -68,6 +69,7 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
         });
       }
     }
+    if (audience['renamedFrom'] !== undefined) renamed.push(index);
     // 5001 and "5001" pin one audience.
     const id = longOf(audience['id']);
     if (id !== undefined) {
@@ -84,6 +86,7 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
       }
     }
   }
+  if (renamed.length > 0) errors.push(...renameRules(audiences, renamed, ignoreMatchers, lineOf));
   return { errors, warnings };
 }
 
@@ -104,6 +107,60 @@ function nameGlobs(file: Record<string, unknown>, field: 'ignore' | 'protect', e
     }
   }
   return globs;
+}
+
+/**
+ * Each old name of `renamedFrom` must say which live audience the entry is, unmistakably: not
+ * the entry's own name, not a name another entry declares or gives as its old name, not an
+ * ignored name. Names are compared as they print (after NFC), as the plan matches them.
+ */
+function renameRules(audiences: unknown[], renamed: number[], ignored: Array<{ pattern: string; matches: (name: string) => boolean }>, lineOf: LineOf): Finding[] {
+  const findings: Finding[] = [];
+  const declared = new Map<string, number>();
+  for (let index = 0; index < audiences.length; index += 1) {
+    const name = nameOf(audiences[index]);
+    if (name !== undefined && !declared.has(name.normalize('NFC'))) declared.set(name.normalize('NFC'), index);
+  }
+  const given = new Map<string, { index: number; path: Path }>();
+  for (const index of renamed) {
+    const audience = audiences[index] as Record<string, unknown>;
+    const value = audience['renamedFrom'];
+    const at: Path = ['audiences', index, 'renamedFrom'];
+    const olds: Array<[unknown, Path]> = Array.isArray(value) ? value.map((old, position) => [old, [...at, position]]) : [[value, at]];
+    for (const [old, path] of olds) {
+      if (typeof old !== 'string' || old === '') continue;
+      const look = old.normalize('NFC');
+      const owner = declared.get(look);
+      const other = given.get(look);
+      // A repeat within one entry is harmless, and warned about as any repeat in a list.
+      const elsewhere = other !== undefined && other.index !== index ? other.path : undefined;
+      const hidden = ignored.find(({ matches }) => matches(old));
+      const problem =
+        owner === index
+          ? { message: `${JSON.stringify(old)} is the audience's own name`, hint: '`renamedFrom` gives the names the audience had before: remove this one' }
+          : owner !== undefined
+            ? {
+                message: `${JSON.stringify(old)} is the name of ${toLabel(['audiences', owner])} (line ${lineOf(['audiences', owner, 'name'])}): an entry cannot be renamed from a name the file declares`,
+                hint: 'if the rename is applied, remove `renamedFrom`; for a new audience that takes the old name, apply the rename first, then declare it',
+              }
+            : elsewhere !== undefined
+              ? { message: `${JSON.stringify(old)} is also given by ${toLabel(elsewhere)} (line ${lineOf(elsewhere)})`, hint: 'one audience is renamed to one name: keep the old name in one entry' }
+              : hidden !== undefined
+                ? {
+                    message: `${JSON.stringify(old)} matches the ignore pattern ${JSON.stringify(hidden.pattern)}: an ignored audience is never touched, so it cannot be renamed`,
+                    hint: `to rename it, narrow the ignore pattern so it leaves ${JSON.stringify(old)} out; otherwise remove it from \`renamedFrom\``,
+                  }
+                : undefined;
+      if (problem) findings.push({ path, target: 'value', ...problem });
+      else if (other === undefined) given.set(look, { index, path });
+    }
+  }
+  return findings;
+}
+
+function nameOf(audience: unknown): string | undefined {
+  const name = isRecord(audience) ? audience['name'] : undefined;
+  return typeof name === 'string' && name !== '' ? name : undefined;
 }
 
 /** A tracker member holds its retention one way: retentionDays, or the service's trackerTargetingTerms. */
@@ -216,6 +273,7 @@ const SETS: ReadonlyArray<readonly [string, (value: unknown) => string | undefin
   ['ufoInterests', text],
   ['ufoBusinessTypes', text],
   ['adGroups', (value) => (typeof value === 'number' || typeof value === 'string' ? String(value) : undefined)],
+  ['renamedFrom', text],
   ...REGION_FIELDS.map((field) => [field, (value: unknown) => (isRecord(value) ? text(value['value']) : text(value))] as const),
   ...TARGETING_FIELDS.map((field) => [field, (value: unknown) => (isRecord(value) ? stableStringify(value as JsonValue) : undefined)] as const),
 ];

@@ -45,6 +45,7 @@ describe('validateConfig: a valid file', () => {
         '    adGroups: [102, 101]',
         '    protect: true',
         '    id: 77',
+        '    renamedFrom: seoul-women',
       ].join('\n'),
     );
     expect(state.adAccountId).toBe(1234);
@@ -90,6 +91,7 @@ describe('validateConfig: a valid file', () => {
         ],
         adGroups: ['101', '102'],
         protect: true,
+        renamedFrom: ['seoul-women'],
       },
     ]);
   });
@@ -316,6 +318,39 @@ describe('validateConfig: rules of the file', () => {
   it('checks the protect globs as it checks ignore', () => {
     expect(problems('adAccountId: 1\nprotect: ["brand-*", "{a,b}"]\naudiences: []\n')).toEqual([
       '2:22: protect[1]: "{a,b}" is not a name glob: `{` is not glob syntax here (no braces, groups or extglobs)',
+    ]);
+  });
+
+  it('refuses a renamedFrom that cannot say which audience was renamed: its own name, a declared or ignored name, one given twice', () => {
+    const file = [
+      'adAccountId: 1',
+      'ignore: ["legacy-*"]',
+      'audiences:',
+      '  - {name: a, type: DISPLAY, renamedFrom: a}',
+      '  - {name: b, type: DISPLAY, renamedFrom: [old, c]}',
+      '  - {name: c, type: DISPLAY}',
+      '  - {name: d, type: DISPLAY, renamedFrom: "old"}',
+      '  - {name: e, type: DISPLAY, renamedFrom: "legacy-e"}',
+      '  - {name: "caf\\u00e9", type: DISPLAY, renamedFrom: "cafe\\u0301"}',
+      '  - {name: f, type: DISPLAY, renamedFrom: "C"}',
+      '',
+    ].join('\n');
+    const found = issues(file);
+    expect(found.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`)).toEqual([
+      '4:43: audiences[0].renamedFrom: "a" is the audience\'s own name',
+      '5:49: audiences[1].renamedFrom[1]: "c" is the name of audiences[2] (line 6): an entry cannot be renamed from a name the file declares',
+      '7:43: audiences[3].renamedFrom: "old" is also given by audiences[1].renamedFrom[0] (line 5)',
+      '8:43: audiences[4].renamedFrom: "legacy-e" matches the ignore pattern "legacy-*": an ignored audience is never touched, so it cannot be renamed',
+      '9:53: audiences[5].renamedFrom: "cafe\u0301" is the audience\'s own name',
+    ]);
+    expect(found[1]?.hint).toBe('if the rename is applied, remove `renamedFrom`; for a new audience that takes the old name, apply the rename first, then declare it');
+  });
+
+  it('takes renamedFrom as one name or a list, each a name the service takes', () => {
+    expect(desired(oneAudience('type: DISPLAY\nrenamedFrom: [x, y]')).audiences[0]?.renamedFrom).toEqual(['x', 'y']);
+    expect(problems(oneAudience('type: DISPLAY\nrenamedFrom: []'))[0]).toMatch(/^5:18: audiences\[0\]\.renamedFrom/);
+    expect(problems(oneAudience('type: DISPLAY\nrenamedFrom: "  "'))).toEqual([
+      '5:18: audiences[0].renamedFrom: "  " must be 1 to 255 characters, not blank, without control characters (tabs, line breaks, escapes)',
     ]);
   });
 

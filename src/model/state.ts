@@ -13,6 +13,8 @@ export interface DesiredAudience {
   key: string;
   /** The service's id, when the file pins it (a pinned id with a new name is a rename). */
   id?: Long;
+  /** The names the audience had before (`renamedFrom`): the live audience of one of them is this one, renamed. */
+  renamedFrom: string[];
   /** The whole definition, shorthands expanded (`ages: [20]` implies `ageType: NOT_ALL`), sent as written. */
   definition: AudienceDefinition;
   /** The sets the file leaves out (so they are empty): a plan that empties one says why. */

@@ -1,5 +1,6 @@
 import { ignoreMatcher, matchingGlob, sortLongs, type DesiredAudience, type DesiredState, type LiveAudienceSummary, type Long } from '../model/index.js';
 import { matchSpellings } from './name-spellings.js';
+import { matchRenames } from './renames.js';
 import type { PlanProblem } from './types.js';
 import { quoted } from '../model/index.js';
 
@@ -20,7 +21,7 @@ export interface Identities {
   /** The glob of the file's `protect` list that names each live audience it protects, by id. */
   protectedBy: ReadonlyMap<Long, string>;
   errors: PlanProblem[];
-  /** Names that print alike but are spelt otherwise (see matchSpellings); pinned ids gone. */
+  /** Names that print alike but are spelt otherwise (see matchSpellings); pinned ids gone; `renamedFrom` that did nothing. */
   warnings: PlanProblem[];
 }
 
@@ -28,8 +29,9 @@ export interface Identities {
  * Pairs declared audiences with live ones. Identity is the pinned id, else the name; a name
  * that several live audiences share is an error naming their ids, unless the file pins one.
  * A pinned id the account no longer has was deleted outside the tool: that audience is known
- * by its name again (created, or the live audience of its name), with a warning.
- * Last, a name spelt otherwise than the one live audience that looks like it (see matchSpellings).
+ * by its name again (created, or the live audience of its name), with a warning. Then the old
+ * names of `renamedFrom` (see matchRenames), and last, a name spelt otherwise than the one live
+ * audience that looks like it (see matchSpellings).
  */
 export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Identities {
   const byId = new Map(live.map((audience) => [audience.id, audience]));
@@ -37,6 +39,7 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
   for (const audience of live) byName.set(audience.name, [...(byName.get(audience.name) ?? []), audience]);
 
   const claimed = new Set<Long>();
+  const pinnedBy = new Map<Long, string>();
   const matched: MatchedAudience[] = [];
   const missing: DesiredAudience[] = [];
   const errors: PlanProblem[] = [];
@@ -57,13 +60,16 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
       });
     } else if (found) {
       claimed.add(found.id);
+      pinnedBy.set(found.id, audience.key);
       matched.push({ desired: audience, live: found });
     } else {
       gone.add(audience);
     }
   }
+  const byNameEntries = desired.audiences.filter((audience) => audience.id === undefined || gone.has(audience));
+  const exact = new Map<DesiredAudience, LiveAudienceSummary>();
   const refused = new Set<DesiredAudience>();
-  for (const audience of desired.audiences.filter((candidate) => candidate.id === undefined || gone.has(candidate))) {
+  for (const audience of byNameEntries) {
     const candidates = (byName.get(audience.key) ?? []).filter((candidate) => !claimed.has(candidate.id));
     const [only, ...others] = candidates;
     if (!only) {
@@ -80,18 +86,34 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
       });
     } else {
       claimed.add(only.id);
-      matched.push({ desired: audience, live: only });
+      exact.set(audience, only);
     }
   }
 
-  const matchedIds = new Map(matched.map((pair) => [pair.desired.key, pair.live.id]));
   const managed = live.filter((audience) => !isIgnored(audience.name));
-  const spelled = matchSpellings({ declared: desired.audiences, live: managed, matchedIds, missing, claimed, prune: desired.prune });
+  const renames = matchRenames({ entries: byNameEntries.filter((audience) => audience.renamedFrom.length > 0 && !refused.has(audience)), live: managed, exact, claimed, pinnedBy });
+  errors.push(...renames.errors);
+  for (const id of renames.claimed) claimed.add(id);
+  for (const audience of renames.refused) refused.add(audience);
+  for (const [audience, found] of exact) if (!refused.has(audience)) matched.push({ desired: audience, live: found });
+  const renamed = new Set(renames.matched.map((pair) => pair.desired));
+  for (const pair of renames.matched) claimed.add(pair.live.id);
+  matched.push(...renames.matched);
+
+  const matchedIds = new Map(matched.map((pair) => [pair.desired.key, pair.live.id]));
+  const stillMissing = missing.filter((audience) => !renamed.has(audience) && !refused.has(audience));
+  const spelled = matchSpellings({ declared: desired.audiences, live: managed, matchedIds, missing: stillMissing, claimed, prune: desired.prune });
   for (const pair of spelled.matched) claimed.add(pair.live.id);
   matched.push(...spelled.matched);
 
   const liveOf = new Map(matched.map((pair) => [pair.desired, pair.live]));
-  const warnings = [...spelled.warnings, ...[...gone].map((audience) => goneWarning(audience, liveOf.get(audience), refused.has(audience), desired.adAccountId))];
+  const warnings = [
+    ...spelled.warnings,
+    ...[...gone].map((audience) => goneWarning(audience, liveOf.get(audience), refused.has(audience), desired.adAccountId)),
+    ...desired.audiences.flatMap((audience) =>
+      audience.renamedFrom.length > 0 && !renamed.has(audience) && !refused.has(audience) ? unusedRename(audience, liveOf.get(audience), desired.adAccountId) : [],
+    ),
+  ];
   const undeclared = managed.filter((audience) => !claimed.has(audience.id));
   const managedCount = live.filter((audience) => claimed.has(audience.id) || !isIgnored(audience.name)).length;
   return { matched, missing: spelled.missing, undeclared, managedCount, protectedBy: protectedBy(desired.protect, managed), errors, warnings };
@@ -117,6 +139,32 @@ function goneWarning(audience: DesiredAudience, found: LiveAudienceSummary | und
     message: `${pinned}, so the plan creates it again (under a new id)`,
     hint: `once it is created, write its new id in place of \`id: ${audience.id}\` (\`audiences import\` shows it) or remove the \`id:\` line; if the id is mistyped, correct it`,
   };
+}
+
+/** `renamedFrom` that names no live audience: after the rename is applied (it can go), or an old name the account never had. */
+function unusedRename(audience: DesiredAudience, found: LiveAudienceSummary | undefined, adAccountId: number): PlanProblem[] {
+  const olds = audience.renamedFrom.map(quoted).join(', ');
+  if (found) {
+    // A pinned audience still under an old name is the rename the pin makes: `renamedFrom` agrees.
+    const looks = new Set(audience.renamedFrom.map((name) => name.normalize('NFC')));
+    if (looks.has(found.name.normalize('NFC'))) return [];
+    return [
+      {
+        code: 'RENAMED_FROM_UNUSED',
+        name: audience.key,
+        message: `audience ${quoted(audience.key)} (id ${found.id}) is no longer named ${olds}, so \`renamedFrom\` changes nothing`,
+        hint: 'once the rename is applied, `renamedFrom` can go: remove it from the entry',
+      },
+    ];
+  }
+  return [
+    {
+      code: 'RENAMED_FROM_UNUSED',
+      name: audience.key,
+      message: `audience ${quoted(audience.key)} is renamed from ${olds}, which the ad account ${adAccountId} does not have, so it is created as a new audience`,
+      hint: 'check the old name (`audiences import` writes the names of the account); once the audience exists, `renamedFrom` can go',
+    },
+  ];
 }
 
 /** The live audiences the `protect` globs name, each with the first glob that does. */

@@ -69,7 +69,7 @@ export function liveAudience(id: number | Long, overrides: Partial<AudienceDefin
 
 /** A declared audience: its whole definition, the fields not given empty (as a file that leaves them out). */
 export function desiredAudience(fields: Partial<AudienceDefinition> & { name: string }, extra: Partial<Omit<DesiredAudience, 'definition'>> = {}): DesiredAudience {
-  return { key: fields.name, protect: false, omitted: [], ...extra, definition: definition(fields) };
+  return { key: fields.name, protect: false, omitted: [], renamedFrom: [], ...extra, definition: definition(fields) };
 }
 
 export function desiredState(audiences: DesiredAudience[], overrides: Partial<Omit<DesiredState, 'audiences'>> = {}): DesiredState {

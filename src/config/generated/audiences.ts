@@ -23,6 +23,14 @@ export type ImageInput = (string | {
 })
 
 /**
+ * An audience's name as the service takes it: 1 to 255 characters (as the service counts them: an emoji counts two), not blank, no control characters.
+ *
+ * This interface was referenced by `AudiencesFile`'s JSON-Schema
+ * via the `definition` "AudienceName".
+ */
+export type AudienceName = string
+
+/**
  * DISPLAY or MESSAGE.
  *
  * This interface was referenced by `AudiencesFile`'s JSON-Schema
@@ -382,6 +390,10 @@ export interface Audience {
    * Pins the service's audience id: the audience with this id is this one, even under another name (a rename).
    */
   id?: (number | string)
+  /**
+   * The name (or names, for a rename of a rename) the audience had before: the live audience of that name is this one, renamed in place (same id, ad groups kept), not deleted and created anew. Once the rename is applied, it changes nothing and can go.
+   */
+  renamedFrom?: (AudienceName | AudienceName[])
   type: AudienceType
   ageType?: SelectionType
   /**

@@ -17,6 +17,7 @@ import {
 import { diffDefinition } from '../diff.js';
 import type { CurrentState, PlanKind, PlanInput } from '../kind.js';
 import { requireRead } from '../reads.js';
+import { renameWarnings } from '../renames.js';
 import { checkMassDelete, DEFAULT_MASS_DELETE } from '../safety.js';
 import type { AudienceUpdate, Change, FieldChange, Fingerprint, Plan, PlanProblem } from '../types.js';
 import { adGroupRef, plural, readableLinks } from './ad-group-link.js';
@@ -82,6 +83,7 @@ export const audienceKind: PlanKind = {
     const deletes = changes.filter((change) => change.action === 'delete').length;
     const massDelete = checkMassDelete(deletes, identities.managedCount, { ...DEFAULT_MASS_DELETE, ...desired.massDelete });
     if (massDelete && !options.allowMassDelete) errors.push(massDelete);
+    warnings.push(...renameWarnings(changes));
     return { changes, errors, warnings, fingerprint: fingerprint(input) };
   },
   staleReasons: (plan, current) => [...changedSinceRead(plan, current), ...updatedSinceRead(plan, current)],
