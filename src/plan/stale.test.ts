@@ -14,6 +14,17 @@ describe('staleReasons: a name the plan creates', () => {
     expect(staleReasons(plan, { audiences: live.audiences, adGroupIds: {} })).toEqual([]);
   });
 
+  it('is taken when an audience the plan read but does not rename away from it holds it now, though its date is unchanged', () => {
+    const live = liveState([liveAudience(5, { name: 'old' }), liveAudience(6, { name: 'kept' })]);
+    const plan = planAccount(desiredState([desiredAudience({ name: 'new' }, { renamedFrom: ['old'] }), desiredAudience({ name: 'kept' }), desiredAudience({ name: 'fresh' })]), live, options);
+    expect(plan.changes.map((change) => [change.action, change.name])).toEqual([
+      ['create', 'fresh'],
+      ['update', 'new'],
+    ]);
+    const renamedOutside = live.audiences.map((summary) => (summary.id === '6' ? { ...summary, name: 'fresh' } : summary));
+    expect(staleReasons(plan, { audiences: renamedOutside, adGroupIds: {} })).toEqual(['an audience named "fresh" now exists (id 6), which the plan would create again']);
+  });
+
   it('is taken when any other audience holds it now, even one the plan knew of as ignored', () => {
     const ignored = liveAudience(3, { name: 'legacy-x' });
     const live = liveState([ignored]);

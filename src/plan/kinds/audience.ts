@@ -122,12 +122,12 @@ function changedSinceRead(plan: Plan, current: CurrentState): string[] {
       reasons.push(`audience ${quoted(now.name)} (id ${entry.id}) was modified at ${now.lastModifiedDate}, after the plan read it (${entry.lastModifiedDate})`);
     }
   }
-  // A name the plan creates may still be held by an audience it read (one it renames away
-  // from that name: any edit of it since shows in its date), never by any other.
-  const read = new Set(plan.fingerprint.audiences.map((entry) => entry.id));
+  // A name the plan creates may still be held by an audience it renames away from that name,
+  // never by any other: not even one it read, renamed since within the second its date shows.
+  const renamedAway = new Set(plan.changes.flatMap((change) => (change.action === 'update' ? [`${change.id} ${change.before.name}`] : [])));
   for (const change of plan.changes) {
     if (change.action !== 'create') continue;
-    const taken = current.audiences.find((summary) => summary.name === change.name && !read.has(summary.id));
+    const taken = current.audiences.find((summary) => summary.name === change.name && !renamedAway.has(`${summary.id} ${change.name}`));
     if (taken) reasons.push(`an audience named ${quoted(change.name)} now exists (id ${taken.id}), which the plan would create again`);
   }
   if (plan.fingerprint.accountAudienceIds) {
