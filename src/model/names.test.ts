@@ -50,7 +50,12 @@ const near = (base: string) =>
 /** Globs are read by code point, so "starts with" is too (a lone surrogate and its partner are one character). */
 const codePoints = (text: string) => Array.from(text);
 const startsWith = (text: string, prefix: string) => codePoints(prefix).every((char, index) => codePoints(text)[index] === char);
-const endsWith = (text: string, suffix: string) => startsWith(codePoints(text).reverse().join(''), codePoints(suffix).reverse().join(''));
+// Compared as arrays: joined again after a reverse, two lone surrogates could pair into another character.
+const endsWith = (text: string, suffix: string) => {
+  const chars = codePoints(text);
+  const tail = codePoints(suffix);
+  return tail.length <= chars.length && tail.every((char, index) => chars[chars.length - tail.length + index] === char);
+};
 
 const matches = (glob: string, text: string) => nameMatcher(glob)(text);
 const RUNS = { numRuns: 2000 };
