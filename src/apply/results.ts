@@ -25,17 +25,13 @@ export function stoppedInFlight(change: Change): ChangeResult {
 
 /**
  * A create done whose race with another apply was being settled when the apply was stopped at
- * once: the audience was made, but a duplicate another apply made at the same time may be left.
+ * once: done (its `ok` was said), with a note that a duplicate another apply made at the same
+ * time may be left.
  */
 export function stoppedSettling(result: ChangeResult): ChangeResult {
-  const made = result.id === null ? 'made' : `made (id ${result.id})`;
-  return {
-    action: result.action,
-    name: result.name,
-    id: result.id,
-    status: 'unknown',
-    cause: `${made}, but the apply was stopped at once while it checked for a duplicate made by another apply at the same time: if the next plan stops at DUPLICATE_LIVE_NAME, keep the lowest id and delete the other`,
-  };
+  const note =
+    'the apply was stopped at once while it checked for a duplicate made by another apply at the same time: if the next plan stops at DUPLICATE_LIVE_NAME, keep the lowest id and delete the other';
+  return { ...result, cause: result.cause === undefined ? note : `${result.cause}; ${note}` };
 }
 
 /** A change done: `ok`, with how it was known when its answer was lost (see ChangeResult.verified). */

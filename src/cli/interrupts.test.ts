@@ -6,7 +6,15 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('interruptible', () => {
   const exits: number[] = [];
+  const listening = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+  /** Once a signal came, released handlers stay for the rest of the process: a test takes them off itself. */
+  const removeSignalHandlers = (): void => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      for (const listener of process.listeners(signal)) if (!listening[signal].includes(listener)) process.off(signal, listener);
+    }
+  };
   afterEach(() => {
+    removeSignalHandlers();
     vi.restoreAllMocks();
     exits.length = 0;
   });
@@ -51,6 +59,32 @@ describe('interruptible', () => {
     } finally {
       interrupts.release();
     }
+  });
+
+  it('once the apply has said its summary, a signal stops with 130 and says nothing more: one summary per apply', () => {
+    const { interrupts, stderr } = handled();
+    const said: string[] = [];
+    interrupts.applying(() => said.push('what is known'));
+    try {
+      process.emit('SIGINT');
+      interrupts.said();
+      process.emit('SIGTERM');
+      expect({ said, exits: [...exits] }).toEqual({ said: [], exits: [130] });
+      expect(stderr()).not.toContain('Stopped at once');
+    } finally {
+      interrupts.release();
+    }
+  });
+
+  it('keeps the signals after the first once released: a later one, however late, stops with 130, not by the signal', () => {
+    const { interrupts } = handled();
+    interrupts.applying(() => undefined);
+    const before = process.listenerCount('SIGTERM');
+    process.emit('SIGINT');
+    interrupts.release();
+    expect(process.listenerCount('SIGTERM')).toBe(before);
+    process.emit('SIGTERM');
+    expect(exits).toEqual([130]);
   });
 
   it('lets go of the signals once released', () => {

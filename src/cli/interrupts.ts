@@ -10,14 +10,23 @@ import type { Io } from './io.js';
  * being made, the first asks the apply to start no more, and the services to send no request
  * that has not left yet (`stopStarting`), and to finish those in flight, so that its summary
  * can say what was done; a second stops the process at once, after the apply has said what
- * is known (what was in flight is then unknown). Either way the exit code is 130.
+ * is known (what was in flight is then unknown). Once the apply has said its summary
+ * (`said`), a signal stops the process at once and says nothing more: nothing is in flight,
+ * and a second summary would count the apply twice. Either way the exit code is 130. From the
+ * first signal on, `release` keeps the handler: a later signal, however late (the command
+ * returning, the process about to exit), ends the process with 130, not by the signal itself.
  */
 export function interruptible(io: Pick<Io, 'stderr'>, stopStarting: () => void): ApplyInterrupts & { release(): void } {
   const controller = new AbortController();
   const settling: Array<Promise<unknown>> = [];
   let stopNow: (() => void) | undefined;
   let stopping = false;
+  let said = false;
   const onSignal = (): void => {
+    if (said) {
+      process.exit(INTERRUPTED_EXIT_CODE);
+      return;
+    }
     if (stopNow === undefined) {
       if (stopping) return;
       stopping = true;
@@ -27,8 +36,10 @@ export function interruptible(io: Pick<Io, 'stderr'>, stopStarting: () => void):
     }
     if (controller.signal.aborted) {
       io.stderr('\nStopped at once: what was in flight is unknown.\n');
+      said = true;
       stopNow();
       process.exit(INTERRUPTED_EXIT_CODE);
+      return;
     }
     controller.abort();
     // The requests queued in the transport never leave; those on the wire finish.
@@ -43,7 +54,11 @@ export function interruptible(io: Pick<Io, 'stderr'>, stopStarting: () => void):
     applying: (say) => {
       stopNow = say;
     },
+    said: () => {
+      said = true;
+    },
     release: () => {
+      if (stopping || controller.signal.aborted) return;
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     },

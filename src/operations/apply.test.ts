@@ -40,7 +40,7 @@ describe('applyAndVerify', () => {
 describe('an apply stopped at once says what is known', () => {
   const creating = (name: string): AudienceCreate => ({ action: 'create', kind: 'audience', name, id: null, before: null, after: definition({ name }) });
 
-  it('done as finished, in flight as unknown, never started as skipped, and a create whose race was being settled as unknown: it may have left a duplicate', () => {
+  it('done as finished, in flight as unknown, never started as skipped, and a create shown ok whose race was being settled as done: it may have left a duplicate', () => {
     const shown: ChangeResult[] = [];
     const told = toldSoFar({ progress: (result) => shown.push(result) });
     const [done, settling, inFlight, waiting] = ['done', 'settling', 'in-flight', 'waiting'].map(creating) as [AudienceCreate, AudienceCreate, AudienceCreate, AudienceCreate];
@@ -52,11 +52,11 @@ describe('an apply stopped at once says what is known', () => {
     const account = told.stoppedAtOnce(planOf([done, settling, inFlight, waiting]));
     expect(account.result.results.map((result) => `${result.name} ${result.status}: ${result.cause ?? ''}`)).toEqual([
       'done ok: ',
-      'settling unknown: made (id 2), but the apply was stopped at once while it checked for a duplicate made by another apply at the same time: if the next plan stops at DUPLICATE_LIVE_NAME, keep the lowest id and delete the other',
+      'settling ok: the apply was stopped at once while it checked for a duplicate made by another apply at the same time: if the next plan stops at DUPLICATE_LIVE_NAME, keep the lowest id and delete the other',
       'in-flight unknown: in flight when the apply was stopped at once: it may or may not have been made',
       'waiting skipped: not started: the apply was interrupted',
     ]);
-    expect(account).toMatchObject({ interrupted: true, result: { summary: { ok: 1, unknown: 2, skipped: 1 } } });
+    expect(account).toMatchObject({ interrupted: true, result: { summary: { ok: 2, unknown: 1, skipped: 1 } } });
     expect(shown.map((result) => result.name)).toEqual(['done', 'settling']);
   });
 });

@@ -55,9 +55,11 @@ export interface ApplyInterrupts {
    * second stops at once, once `stopNow` has said what is known.
    */
   applying(stopNow: () => void): void;
+  /** The apply has said its summary: an interrupt from now on says nothing more (one summary per apply). */
+  said(): void;
 }
 
-const UNINTERRUPTED: ApplyInterrupts = { signal: new AbortController().signal, settleFirst: () => undefined, applying: () => undefined };
+const UNINTERRUPTED: ApplyInterrupts = { signal: new AbortController().signal, settleFirst: () => undefined, applying: () => undefined, said: () => undefined };
 
 export interface ApplyRequest {
   savedPlan: string | undefined;
@@ -110,6 +112,7 @@ async function planAndApply(request: ApplyRequest, deps: ApplyDeps, interrupts: 
     if (plan.changes.length > 0) applied.push(await applyAndVerify(plan, services[index] as ApplyServices, told.progress, interrupts.signal));
   }
   view.finished(applied, request.savedPlan !== undefined);
+  interrupts.said();
   if (interrupts.signal.aborted) return INTERRUPTED_EXIT_CODE;
   return applied.every(
     (account) => account.result.summary.failed + account.result.summary.unknown + account.result.summary.skipped === 0 && account.remaining.length === 0 && account.unverified === null,
@@ -120,9 +123,9 @@ async function planAndApply(request: ApplyRequest, deps: ApplyDeps, interrupts: 
 
 /**
  * The apply's progress, shown as it comes and kept, so that an apply stopped at once can say
- * what is known of an account (`stoppedAtOnce`): each change as it finished (unknown when it
- * was being followed up: a create whose race was being settled), unknown when its request had
- * left, not started otherwise.
+ * what is known of an account (`stoppedAtOnce`): each change as it finished (a change shown
+ * `ok` stays done; one being followed up, a create whose race was being settled, says that a
+ * duplicate may be left), unknown when its request had left, not started otherwise.
  */
 export function toldSoFar(view: Pick<ApplyView, 'progress'>): { progress: ApplyProgress; stoppedAtOnce(plan: Plan): AppliedAccount } {
   const started = new Set<Change>();

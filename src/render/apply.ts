@@ -48,6 +48,12 @@ export function applySummary(applied: AppliedAccount[], fromSavedPlan: boolean):
       lines.push('Verified after a lost answer (done):');
       for (const change of verified) lines.push(`  ${describeChange(change)}: ${visible(change.verified ?? '')}`);
     }
+    // What else happened to a change done (an adopted race, a check cut short) is said again here, where it is read.
+    const noted = result.results.filter((change) => change.status === 'ok' && change.cause !== undefined);
+    if (noted.length > 0) {
+      lines.push('Done, with a note:');
+      for (const change of noted) lines.push(`  ${describeChange(change)}: ${visible(change.cause ?? '')}`);
+    }
     const notDone = result.results.filter((change) => change.status !== 'ok');
     if (notDone.length > 0) {
       lines.push('Not done:');

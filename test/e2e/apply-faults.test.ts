@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -466,8 +466,8 @@ describe('checking the account after applying', () => {
  * The built CLI in a process of its own, as a person or a pipeline runs it, so that it can be
  * sent real signals. `onStderr` sees the text written so far, each time more comes.
  */
-function spawnCli(args: string[], options: { cwd: string; env: Record<string, string>; onStderr?: (stderr: string, child: ChildProcess) => void }) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('../../bin/audiences.js', import.meta.url)), ...args], {
+function spawnCli(args: string[], options: { cwd: string; env: Record<string, string>; onStderr?: (stderr: string, child: ChildProcess) => void; node?: string[] }) {
+  const child = spawn(process.execPath, [...(options.node ?? []), fileURLToPath(new URL('../../bin/audiences.js', import.meta.url)), ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env },
   });
@@ -487,78 +487,139 @@ function spawnCli(args: string[], options: { cwd: string; env: Record<string, st
 const numbered = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => `${prefix}-${String(index).padStart(2, '0')}`);
 const displayAudiences = (names: string[]) => `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}`;
 
+/** The CLI sending itself each signal at a moment of its own output (see test/helpers/signal-at.mjs): no timing involved. */
+function spawnSignalled(args: string[], options: { cwd: string; env: Record<string, string> }, moments: Array<{ signal: NodeJS.Signals; stderr?: string; stdout?: string; exiting?: true }>) {
+  const preload = new URL('../helpers/signal-at.mjs', import.meta.url).href;
+  return spawnCli(args, { ...options, env: { ...options.env, AUDIENCES_TEST_SIGNALS: JSON.stringify(moments) }, node: ['--import', preload] });
+}
+
+/**
+ * A loopback proxy in front of the emulator that holds the first request `hold` picks (given
+ * the requests before it) on its way: the apply waits there, at a moment the test can act in,
+ * with that request in flight. `release` sends it on and resolves once the service answered.
+ */
+async function holdingProxy(
+  target: string,
+  hold: (request: string, before: readonly string[]) => boolean,
+): Promise<{ url: string; held: Promise<void>; release(): Promise<void>; close(): Promise<void> }> {
+  const before: string[] = [];
+  let reached = (): void => undefined;
+  const held = new Promise<void>((resolve) => (reached = resolve));
+  let sendHeld: (() => Promise<void>) | undefined;
+  let released: Promise<void> | undefined;
+  // The body is read first, so that a held request can still be sent on once its client has gone.
+  const forward = (incoming: IncomingMessage, body: Buffer, answer: ServerResponse): Promise<void> =>
+    new Promise((resolve) => {
+      const upstream = httpRequest(new URL(incoming.url ?? '/', target), { method: incoming.method, headers: incoming.headers }, (response) => {
+        answer.writeHead(response.statusCode ?? 502, response.headers);
+        response.pipe(answer);
+        response.on('end', resolve);
+      });
+      upstream.on('error', () => {
+        answer.destroy();
+        resolve();
+      });
+      upstream.end(body);
+    });
+  const server = createServer((incoming, answer) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const line = `${incoming.method ?? 'GET'} ${incoming.url ?? '/'}`;
+      const holdThis = sendHeld === undefined && hold(line, before);
+      before.push(line);
+      if (!holdThis) return void forward(incoming, body, answer);
+      sendHeld = () => forward(incoming, body, answer);
+      reached();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    held,
+    release: () => (released ??= held.then(() => sendHeld?.())),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Holds the second create: with one request at a time, the first is done and the others wait their turn. */
+const secondCreate = (request: string, before: readonly string[]) => request.startsWith('POST /openapi/v4/targetings') && before.some((line) => line.startsWith('POST '));
+
 describe('an apply interrupted with Ctrl-C', () => {
   it('finishes the changes in flight, starts no other, says so in its summary, exits 130, and a rerun finishes the job', async () => {
-    await emulator.close();
-    ({ emulator, env } = await emulatorEnv({ latencyMs: 150 }));
     const names = numbered('interrupted', 12);
     const cwd = await workspace({ 'audiences.yaml': displayAudiences(names) });
-    const { code, stdout, stderr } = await spawnCli(['apply', '--auto-approve', '--concurrency', '1'], {
-      cwd,
-      env,
-      onStderr: (text, child) => {
-        if (text.includes('ok      create') && !child.killed) child.kill('SIGINT');
-      },
-    }).exited;
+    const proxy = await holdingProxy(emulator.url, secondCreate);
+    try {
+      const { child, exited } = spawnCli(['apply', '--auto-approve', '--concurrency', '1'], {
+        cwd,
+        env: { ...env, ADS_API_URL: proxy.url },
+        onStderr: (text) => {
+          // Once the interrupt is taken, the create held on its way goes on, and is answered.
+          if (text.includes('Interrupted: the changes in flight are finishing')) void proxy.release();
+        },
+      });
+      await proxy.held;
+      child.kill('SIGINT');
+      const { code, stdout, stderr } = await exited;
 
-    expect(code, stdout + stderr).toBe(130);
-    expect(stderr).toContain('Interrupted: the changes in flight are finishing and no other starts.');
-    const summary = /Apply interrupted for ad account 1234: (\d+) done, 0 failed, (\d+) skipped\./.exec(stdout);
-    expect(summary, stdout).not.toBeNull();
-    const [done, notStarted] = [Number(summary?.[1]), Number(summary?.[2])];
-    expect(done).toBeGreaterThanOrEqual(1);
-    expect(notStarted).toBeGreaterThanOrEqual(1);
-    expect(done + notStarted).toBe(names.length);
-    expect(stdout.match(/: skipped, not started: the apply was interrupted/g) ?? []).toHaveLength(notStarted);
+      expect(code, stdout + stderr).toBe(130);
+      expect(stderr).toContain('Interrupted: the changes in flight are finishing and no other starts.');
+      expect(stderr.match(/^ok {6}create audience "interrupted-0[01]" \(id \d+\)$/gm) ?? []).toHaveLength(2);
+      expect(stdout).toContain('Apply interrupted for ad account 1234: 2 done, 0 failed, 10 skipped.');
+      expect(stdout.match(/: skipped, not started: the apply was interrupted/g) ?? []).toHaveLength(10);
+    } finally {
+      await proxy.close();
+    }
 
     // What the summary says was done is what the account holds: the next plan creates exactly the rest.
-    const stored = (await storedAudiences(emulator)).map((audience) => audience.name).filter((name) => name.startsWith('interrupted-'));
-    expect(stored).toHaveLength(done);
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(names.slice(0, 2));
     const rerun = await runInProcess(['apply', '--auto-approve'], { cwd, env });
-    expect(rerun.stdout).toContain(`Plan: ${notStarted} to create, 0 to update, 0 to delete, 0 to unlink.`);
+    expect(rerun.stdout).toContain('Plan: 10 to create, 0 to update, 0 to delete, 0 to unlink.');
     expect(rerun.code).toBe(0);
   });
 
   it('stops at once on a second signal, still printing what is known: done, in flight (unknown) and not started; a rerun in the same folder finishes the job', async () => {
-    await emulator.close();
-    ({ emulator, env } = await emulatorEnv({ latencyMs: 600 }));
     const names = numbered('stopped', 12);
     const cwd = await workspace({ 'audiences.yaml': displayAudiences(names) });
-    let signals = 0;
-    const { code, signal, stdout, stderr } = await spawnCli(['apply', '--auto-approve', '--concurrency', '2'], {
-      cwd,
-      env,
-      onStderr: (text, child) => {
-        // SIGTERM first (a pipeline cancelled), then Ctrl-C while the creates in flight still wait for their answers.
-        if (signals === 0 && text.includes('ok      create')) child.kill('SIGTERM');
-        else if (signals === 1 && text.includes('Interrupted: the changes in flight are finishing')) child.kill('SIGINT');
-        else return;
-        signals += 1;
-      },
-    }).exited;
+    const proxy = await holdingProxy(emulator.url, secondCreate);
+    try {
+      let second = false;
+      const { child, exited } = spawnCli(['apply', '--auto-approve', '--concurrency', '1'], {
+        cwd,
+        env: { ...env, ADS_API_URL: proxy.url },
+        onStderr: (text, running) => {
+          // SIGTERM first (a pipeline cancelled), then Ctrl-C while the create held on its way still waits for its answer.
+          if (second || !text.includes('Interrupted: the changes in flight are finishing')) return;
+          second = true;
+          running.kill('SIGINT');
+        },
+      });
+      await proxy.held;
+      child.kill('SIGTERM');
+      const { code, signal, stdout, stderr } = await exited;
 
-    expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
-    expect(stderr).toContain('Stopped at once: what was in flight is unknown.');
-    const summary = /Apply interrupted for ad account 1234: (\d+) done, 0 failed, (\d+) unknown, (\d+) skipped\./.exec(stdout);
-    expect(summary, stdout).not.toBeNull();
-    const [done, unknown, notStarted] = [Number(summary?.[1]), Number(summary?.[2]), Number(summary?.[3])];
-    expect(done).toBeGreaterThanOrEqual(1);
-    expect(unknown).toBeGreaterThanOrEqual(1);
-    expect(unknown).toBeLessThanOrEqual(2);
-    expect(done + unknown + notStarted).toBe(names.length);
-    expect(stdout.match(/: unknown, in flight when the apply was stopped at once: it may or may not have been made/g) ?? []).toHaveLength(unknown);
-    expect(stdout.match(/: skipped, not started: the apply was interrupted/g) ?? []).toHaveLength(notStarted);
-    expect(stdout).toContain('Whether the changes marked unknown were made, `audiences plan` shows');
+      expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
+      expect(stderr).toContain('Stopped at once: what was in flight is unknown.');
+      expect(stdout).toContain('Apply interrupted for ad account 1234: 1 done, 0 failed, 1 unknown, 10 skipped.');
+      expect(stdout).toContain('create audience "stopped-01": unknown, in flight when the apply was stopped at once: it may or may not have been made');
+      expect(stdout.match(/: skipped, not started: the apply was interrupted/g) ?? []).toHaveLength(10);
+      expect(stdout).toContain('Whether the changes marked unknown were made, `audiences plan` shows');
 
-    // The requests in flight reach the service all the same: the account holds what was done, and perhaps those.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const stored = (await storedAudiences(emulator)).map((audience) => audience.name).filter((name) => name.startsWith('stopped-'));
-    expect(stored.length).toBeGreaterThanOrEqual(done);
-    expect(stored.length).toBeLessThanOrEqual(done + unknown);
+      // The request in flight reaches the service all the same, after the process is gone.
+      await proxy.release();
+    } finally {
+      await proxy.close();
+    }
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(names.slice(0, 2));
     // The apply lock went with the process: the rerun is not refused, and it creates exactly the rest.
-    await setFaults(emulator, { latencyMs: 0 });
     const rerun = await runInProcess(['apply', '--auto-approve'], { cwd, env });
-    expect(rerun.stdout, rerun.stderr).toContain(`Plan: ${names.length - stored.length} to create, 0 to update, 0 to delete, 0 to unlink.`);
+    expect(rerun.stdout, rerun.stderr).toContain('Plan: 10 to create, 0 to update, 0 to delete, 0 to unlink.');
     expect(rerun.code).toBe(0);
     expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(names);
   });
@@ -582,6 +643,61 @@ describe('an apply interrupted with Ctrl-C', () => {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
     }
+  });
+});
+
+describe('an apply interrupted twice: a change shown ok is done in every summary, one summary, exit 130', () => {
+  it('counts the creates shown ok as done when the second signal comes while their race with another apply is being checked', async () => {
+    const names = numbered('settling', 3);
+    const cwd = await workspace({ 'audiences.yaml': displayAudiences(names) });
+    // After its creates, an apply lists the account to settle races: the list is held, the creates all answered.
+    const proxy = await holdingProxy(emulator.url, (request, before) => request.startsWith('GET /openapi/v4/targetings/audiences') && before.some((line) => line.startsWith('POST ')));
+    try {
+      let interrupted = (): void => undefined;
+      const saidInterrupted = new Promise<void>((resolve) => (interrupted = resolve));
+      const { child, exited } = spawnCli(['apply', '--auto-approve'], {
+        cwd,
+        env: { ...env, ADS_API_URL: proxy.url },
+        onStderr: (text) => {
+          if (text.includes('Interrupted: the changes in flight are finishing')) interrupted();
+        },
+      });
+      await proxy.held;
+      child.kill('SIGTERM');
+      await saidInterrupted;
+      child.kill('SIGINT');
+      const { code, signal, stdout, stderr } = await exited;
+
+      expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
+      expect(stderr.match(/^ok {6}create audience "settling-\d+" \(id \d+\)$/gm) ?? []).toHaveLength(3);
+      expect(stderr).toContain('Stopped at once: what was in flight is unknown.');
+      expect(stdout.match(/Apply interrupted for ad account 1234/g) ?? []).toHaveLength(1);
+      expect(stdout).toContain('Apply interrupted for ad account 1234: 3 done, 0 failed, 0 skipped.');
+      expect(stdout).toContain('Done, with a note:');
+      expect(
+        stdout.match(/: the apply was stopped at once while it checked for a duplicate made by another apply at the same time: if the next plan stops at DUPLICATE_LIVE_NAME/g) ?? [],
+      ).toHaveLength(3);
+      expect(stdout).not.toContain('unknown');
+    } finally {
+      await proxy.close();
+    }
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(names);
+  });
+
+  it.each([
+    { moment: 'as its summary is written', second: { signal: 'SIGINT' as const, stdout: 'Apply interrupted for ad account 1234' } },
+    { moment: 'once the command has returned, about to exit', second: { signal: 'SIGTERM' as const, exiting: true as const } },
+  ])('a second signal $moment: one summary, exit 130', async ({ second }) => {
+    // Each create takes a while: the first signal, sent as the first is shown done, leaves most not started.
+    await setFaults(emulator, { latencyMs: 50 });
+    const names = numbered('ending', 6);
+    const cwd = await workspace({ 'audiences.yaml': displayAudiences(names) });
+    const { code, signal, stdout, stderr } = await spawnSignalled(['apply', '--auto-approve', '--concurrency', '1'], { cwd, env }, [{ signal: 'SIGTERM', stderr: 'ok      create' }, second]).exited;
+
+    expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
+    expect(stderr).toContain('Interrupted: the changes in flight are finishing and no other starts.');
+    expect(stdout.match(/Apply interrupted for ad account 1234: \d+ done, 0 failed, \d+ skipped\./g) ?? [], stdout).toHaveLength(1);
+    expect(stderr).not.toContain('Stopped at once');
   });
 });
 
