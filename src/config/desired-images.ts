@@ -5,6 +5,7 @@ import {
   IMAGE_PARAM_FIELDS,
   inferOperation,
   numberedOutputs,
+  projectPath,
   type DesiredBusiness,
   type DesiredImage,
   type ImageFormat,
@@ -26,7 +27,8 @@ export function toDesiredBusiness(business: Business): DesiredBusiness {
 /**
  * The images of a valid file, shorthands expanded so plans show what is sent: the operation
  * (from the inputs when not written), image_format (from the output's extension), samples
- * (1) and, for inpainting, version v2.0 (its only version). Parameters keep the spec's order.
+ * (1) and, for inpainting, version v2.0 (its only version). Parameters keep the spec's order;
+ * paths are in one spelling (`./x.png` is `x.png`).
  */
 export function toDesiredImage(image: Image): DesiredImage {
   const operation = inferOperation(image);
@@ -42,10 +44,11 @@ export function toDesiredImage(image: Image): DesiredImage {
     const input = image[field];
     if (input !== undefined) inputs[field] = toInput(input);
   }
-  return { key: image.name, operation, params: params as unknown as ImageParams, inputs, outputs: numberedOutputs(image.output, image.samples ?? 1) };
+  return { key: image.name, operation, params: params as unknown as ImageParams, inputs, outputs: numberedOutputs(projectPath(image.output), image.samples ?? 1) };
 }
 
+/** Paths in one spelling (see projectPath): the plan, the lock and the files read compare them as text. */
 function toInput(input: ImageInputDeclaration): ImageInput {
-  if (typeof input === 'string') return { file: input };
-  return 'from' in input ? { from: input.from } : { file: input.file };
+  if (typeof input === 'string') return { file: projectPath(input) };
+  return 'from' in input ? { from: input.from } : { file: projectPath(input.file) };
 }

@@ -26,6 +26,13 @@ describe('parseImageLock', () => {
     expect(parseImageLock(`\uFEFF${text}`)).toEqual(lock);
   });
 
+  it('reads every path in the spelling the desired-state file is read in, so that ./x.png and x.png are one file', () => {
+    const written = entry();
+    written.outputs = [{ path: './assets//banner.png', sha256: HASH }];
+    written.request.inputs = { image: { file: './photo.png', sha256: HASH } };
+    expect(parseImageLock(lockText({ banner: written }))).toEqual({ lockVersion: 1, images: { banner: entry() } });
+  });
+
   it.each([
     [(image: Record<string, unknown>) => delete image['request'], 'request must be an object'],
     [(image: Record<string, unknown>) => (image['request'] = { operation: 'paint', params: {}, inputs: {} }), 'request.operation must be one of t2i, variations, inpainting'],

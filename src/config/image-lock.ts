@@ -1,4 +1,4 @@
-import { dictionary, IMAGE_INPUT_FIELDS, IMAGE_OPERATIONS, quoted, type ImageLock, type LockedImage } from '../model/index.js';
+import { dictionary, IMAGE_INPUT_FIELDS, IMAGE_OPERATIONS, projectPath, quoted, type ImageLock, type LockedImage } from '../model/index.js';
 import { CONTROL_CHARACTER, projectPathProblem } from './image-rules.js';
 import { isRecord } from './rules.js';
 
@@ -22,7 +22,14 @@ export function parseImageLock(text: string): ImageLock | { problem: string } {
     const problem = entryProblem(entry);
     if (problem !== undefined) return { problem: `its entry ${quoted(name)}: ${problem}` };
   }
-  return { lockVersion: 1, images: dictionary(Object.entries(data['images'] as Record<string, LockedImage>)) };
+  return { lockVersion: 1, images: dictionary(Object.entries(data['images'] as Record<string, LockedImage>).map(([name, entry]) => [name, inOneSpelling(entry)])) };
+}
+
+/** An entry with its paths in the spelling the file's paths are read in (see projectPath): a lock written by hand may say `./x.png`. */
+function inOneSpelling(entry: LockedImage): LockedImage {
+  const inputs: LockedImage['request']['inputs'] = {};
+  for (const [field, input] of Object.entries(entry.request.inputs)) inputs[field as keyof typeof inputs] = { ...input, file: projectPath(input.file) };
+  return { ...entry, request: { ...entry.request, inputs }, outputs: entry.outputs.map((output) => ({ ...output, path: projectPath(output.path) })) };
 }
 
 /** The lock as written: images by name, two-space JSON, so its diffs review well. */

@@ -1,4 +1,4 @@
-import { formatOfPath, hasNonLatinLetters, IMAGE_INPUT_FIELDS, IMAGE_PARAM_TABLE, inferOperation, numberedOutputs, SCHEDULERS, SIZE_BOUNDS, type ImageOperation } from '../model/index.js';
+import { formatOfPath, hasNonLatinLetters, IMAGE_INPUT_FIELDS, IMAGE_PARAM_TABLE, inferOperation, numberedOutputs, projectPath, SCHEDULERS, SIZE_BOUNDS, type ImageOperation } from '../model/index.js';
 import type { Finding } from './issues.js';
 import { toLabel, type Path } from './positions.js';
 import { isRecord, type LineOf } from './rules.js';
@@ -25,7 +25,9 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
     .filter((entry): entry is { image: Record<string, unknown>; at: Path } => isRecord(entry.image));
 
   const names = new Map<string, { at: Path; samples: number }>();
-  const outputs = new Map<string, Path>();
+  // Each file written, in one spelling (and lowercased, for the disks that ignore case), with the image that writes it and as it spells it.
+  const outputs = new Map<string, { at: Path; spelled: string }>();
+  const caseless = new Map<string, { at: Path; spelled: string }>();
   for (const { image, at } of images) {
     const operation = inferOperation(image);
     errors.push(...tableRules(image, at, operation), ...versionRules(image, at, operation), ...seedRules(image, at), ...promptRules(image, at));
@@ -53,16 +55,31 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
       const pathProblem = projectPathProblem(output);
       if (pathProblem) errors.push({ path: [...at, 'output'], target: 'value', ...pathProblem });
       errors.push(...controlRules(output, [...at, 'output'], FILE_NAME_HINT), ...formatRules(image, at, output));
-      for (const path of numberedOutputs(output, samplesOf(image))) {
+      const spellings = numberedOutputs(output, samplesOf(image));
+      for (const [index, path] of numberedOutputs(projectPath(output), samplesOf(image)).entries()) {
+        const spelled = spellings[index] ?? path;
         const first = outputs.get(path);
-        if (first)
+        const other = first ?? caseless.get(path.toLowerCase());
+        const where = other === undefined ? '' : `${toLabel(other.at)} (line ${lineOf([...other.at, 'output'])})`;
+        if (first) {
           errors.push({
             path: [...at, 'output'],
             target: 'value',
-            message: `${path} is also written by ${toLabel(first)} (line ${lineOf([...first, 'output'])})`,
-            hint: 'give each image its own output file',
+            message: spelled === first.spelled ? `${path} is also written by ${where}` : `${spelled} names the same file as ${first.spelled}, which ${where} writes`,
+            hint: 'give each image its own output file: two images writing one file would each overwrite the other, and every plan would generate them again',
           });
-        else outputs.set(path, at);
+        } else {
+          if (other) {
+            warnings.push({
+              path: [...at, 'output'],
+              target: 'value',
+              message: `${spelled} and ${other.spelled}, written by ${where}, differ only in case: on a disk that ignores case (macOS, Windows) they are one file`,
+              hint: 'give each image an output file whose name differs in more than case',
+            });
+          }
+          outputs.set(path, { at, spelled });
+          if (!other) caseless.set(path.toLowerCase(), { at, spelled });
+        }
       }
     }
 

@@ -163,6 +163,23 @@ export function formatOfPath(path: string): ImageFormat | undefined {
   return match ? EXTENSION_FORMATS[(match[1] ?? '').toLowerCase()] : undefined;
 }
 
+/**
+ * A path of the project in one spelling: `./x.png`, `a//x.png` and `a/../x.png` name the files
+ * `x.png`, `a/x.png` and `x.png`. Two spellings of one file must not count as two files: two
+ * images would write it in turn, and a move from one spelling to the other would delete it.
+ * A `..` that would leave the folder, and an absolute start, are kept (such a path is refused on its own).
+ */
+export function projectPath(path: string): string {
+  const parts: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..' && parts.length > 0 && parts.at(-1) !== '..') parts.pop();
+    else parts.push(part);
+  }
+  const joined = parts.join('/');
+  return path.startsWith('/') ? `/${joined}` : joined || '.';
+}
+
 /** `banner.webp` for one sample; `banner-1.webp`, `banner-2.webp`, … for several. */
 export function numberedOutputs(output: string, samples: number): string[] {
   if (samples <= 1) return [output];

@@ -529,6 +529,28 @@ describe('images: a removal deletes only what the tool wrote', () => {
   });
 });
 
+describe('images: two outputs naming one file', () => {
+  it('is an error of validate, with the file, line and column and a hint, however the path is spelled; a difference of case only is a warning', async () => {
+    const image = (name: string, output: string) => HERO.replace('name: hero', `name: ${name}`).replace('output: assets/hero.webp', `output: ${output}`);
+    const cwd = await workspace({ 'audiences.yaml': config(image('hero', 'x.png') + image('copy', './x.png') + image('climb', 'a/../x.png')) });
+    const validate = await run(cwd, 'validate');
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain('audiences.yaml:15:13: images[1].output: ./x.png names the same file as x.png, which images[0] (line 9) writes');
+    expect(validate.stderr).toContain('hint: give each image its own output file: two images writing one file would each overwrite the other, and every plan would generate them again');
+    expect(validate.stderr).toContain('audiences.yaml:21:13: images[2].output: a/../x.png names the same file as x.png, which images[0] (line 9) writes');
+    const plan = await run(cwd, 'plan');
+    expect(plan.code).toBe(1);
+    expect(await imageRequests()).toEqual([]);
+
+    await writeFile(join(cwd, 'audiences.yaml'), config(image('hero', 'x.png') + image('shout', 'X.png')));
+    const caseOnly = await run(cwd, 'validate');
+    expect(caseOnly.code).toBe(0);
+    expect(caseOnly.stderr).toContain(
+      'audiences.yaml:15:13: warning: images[1].output: X.png and x.png, written by images[0] (line 9), differ only in case: on a disk that ignores case (macOS, Windows) they are one file',
+    );
+  });
+});
+
 describe('images: the commit back after an apply (ci/commit-back.mjs)', () => {
   it('pushes only the files the tool wrote: never one a hand-edited lock names (a secret the job wrote, a file another step deleted)', async () => {
     const dir = await temporaryDir('audiences-commit-back-');
