@@ -133,11 +133,14 @@ export interface ImageLock {
 }
 
 /**
- * A local file as the plan sees it: absent, present (with what its bytes are, and `link` when
- * the path itself is a link to a file in the project), or refused with the reason.
+ * A local file as the plan sees it: absent, present (with what its bytes are, `link` when the
+ * path itself is a link to a file in the project, and `identity`, the file on disk, which two
+ * paths share on a case-insensitive disk or as hard links), or refused with the reason.
  */
 export type LocalFile =
-  { status: 'absent' } | { status: 'present'; sha256: string; format: ImageFormat | 'heic' | null; width: number | null; height: number | null; link?: true } | { status: 'refused'; reason: string };
+  | { status: 'absent' }
+  | { status: 'present'; sha256: string; format: ImageFormat | 'heic' | null; width: number | null; height: number | null; link?: true; identity?: string }
+  | { status: 'refused'; reason: string };
 
 /**
  * The local side of images, read before planning: the lock and every file the plan needs

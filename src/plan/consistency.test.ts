@@ -66,6 +66,19 @@ describe('inconsistencies', () => {
     expect(inconsistencies(plan)).toEqual(['the remove of image "old": it deletes "CODEOWNERS", which its lock entry does not record']);
   });
 
+  it('finds a move that copies or deletes other files than its lock entry moves', async () => {
+    const plan = await mixed();
+    const outputs = [{ path: 'assets/old.webp', sha256: 'a'.repeat(64) }];
+    const before = { request: { operation: 't2i' as const, params: { image_format: 'webp' as const, samples: 1 }, inputs: {} }, requestHash: 'h', seeds: [1], modelVersion: 'v2.0', outputs };
+    const copies = [{ from: 'CODEOWNERS', to: 'art/old.webp' }];
+    plan.changes.push({ action: 'move', kind: 'image', name: 'old', id: null, before, after: { outputs: ['art/old.webp'] }, copies, deletes: ['assets/old.webp', 'art/old.webp'] });
+    plan.summary.move = 1;
+    expect(inconsistencies(plan)).toEqual([
+      'the move of image "old": it copies "CODEOWNERS" to "art/old.webp", which its lock entry does not move there',
+      'the move of image "old": it deletes "art/old.webp", which is not an old file of its lock entry',
+    ]);
+  });
+
   it('finds a summary that does not count the changes', async () => {
     const plan = await mixed();
     plan.summary.create = 5;

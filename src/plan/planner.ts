@@ -77,9 +77,9 @@ function sortProblems(problems: PlanProblem[]): PlanProblem[] {
   return [...problems].sort((a, b) => compareText(a.code, b.code) || compareText(a.name ?? '', b.name ?? '') || compareText(a.message, b.message));
 }
 
-/** How many changes of each action. */
+/** How many changes of each action; `move` only when there are some, so a plan without moves reads as it always did. */
 export function summarize(changes: Change[]): PlanSummary {
   const summary: PlanSummary = { create: 0, update: 0, delete: 0, unlink: 0, generate: 0, remove: 0 };
-  for (const change of changes) summary[change.action] += 1;
+  for (const change of changes) summary[change.action] = (summary[change.action] ?? 0) + 1;
   return summary;
 }

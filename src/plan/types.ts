@@ -16,6 +16,7 @@ export type {
   Fingerprint,
   ImageGenerate,
   ImageGenerateReason,
+  ImageMove,
   ImageRemove,
   Plan,
   PlanBusiness,

@@ -78,7 +78,7 @@ export function applySummary(applied: AppliedAccount[], fromSavedPlan: boolean):
 function describeChange(result: ChangeResult): string {
   // Quoted first, then made visible: a backslash the name holds stays apart from one that writes out a control.
   const name = visible(quoted(result.name));
-  if (result.action === 'generate' || result.action === 'remove') return `${result.action} image ${name}`;
+  if (result.action === 'generate' || result.action === 'move' || result.action === 'remove') return `${result.action} image ${name}`;
   if (result.action === 'unlink') return `unlink ad group ${result.adGroupId} from audience ${name} (id ${result.id})`;
   return `${result.action} audience ${name}${result.id === null ? '' : ` (id ${result.id})`}`;
 }

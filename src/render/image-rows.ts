@@ -1,5 +1,5 @@
 import { IMAGE_INPUT_FIELDS, IMAGE_PARAM_FIELDS, type JsonValue, type RecordedInput } from '../model/index.js';
-import type { ImageGenerate, ImageGenerateReason, ImageRemove } from '../plan/index.js';
+import type { ImageGenerate, ImageGenerateReason, ImageMove, ImageRemove } from '../plan/index.js';
 import type { Block, Line } from './rows.js';
 import { quoted } from '../model/index.js';
 
@@ -11,8 +11,23 @@ const REASONS: Readonly<Record<ImageGenerateReason, string>> = {
   'output-altered': 'a file was altered; the locked seeds bring it back identical',
 };
 
-/** An image change as display rows: the request (all of it when new, what changed otherwise), the seeds and the files. */
-export function imageBlock(change: ImageGenerate | ImageRemove): Block {
+/**
+ * An image change as display rows: the request (all of it when new, what changed otherwise),
+ * the seeds and the files; for a move, each file's new path, and what becomes of the old one.
+ */
+export function imageBlock(change: ImageGenerate | ImageMove | ImageRemove): Block {
+  if (change.action === 'move') {
+    const copied = new Set(change.copies.map((copy) => copy.to));
+    const lines: Line[] = change.after.outputs.flatMap((path, index): Line[] => {
+      const old = change.before.outputs[index]?.path;
+      if (old === undefined || old === path) return [];
+      return [{ kind: 'field', label: 'file', text: `${old} → ${path} (${copied.has(path) ? 'copied; nothing is generated' : 'already there'})` }];
+    });
+    const kept = change.before.outputs.map((output) => output.path).filter((path) => !change.after.outputs.includes(path) && !change.deletes.includes(path));
+    if (change.deletes.length > 0) lines.push({ kind: 'field', label: 'files deleted', text: change.deletes.join(', ') });
+    if (kept.length > 0) lines.push({ kind: 'field', label: 'old files kept', text: kept.join(', ') });
+    return { symbol: '~', title: `move image ${quoted(change.name)}`, lines };
+  }
   if (change.action === 'remove') {
     return {
       symbol: '-',

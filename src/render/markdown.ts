@@ -61,7 +61,7 @@ function destructiveText(plan: Plan): string | undefined {
  * begins an item). Marked `*`: the warnings that may follow are a `-` list, not more of these.
  */
 function deletedFiles(plan: Plan): string[] {
-  return plan.changes.flatMap((change) => (change.action === 'remove' ? change.deletes.map((path) => `* image ${escape(quoted(change.name))}: ${escape(path)}`) : []));
+  return plan.changes.flatMap((change) => (change.action === 'remove' || change.action === 'move' ? change.deletes.map((path) => `* image ${escape(quoted(change.name))}: ${escape(path)}`) : []));
 }
 
 /** The plan's blocks, those of deletes, unlinks and removes first, each group in the plan's order. */

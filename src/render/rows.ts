@@ -72,6 +72,7 @@ function blockOf(change: Change): Block {
       return { symbol: '-', title: `delete audience ${quoted(change.name)} (id ${change.id})`, lines: [...removed, ...unlinked] };
     }
     case 'generate':
+    case 'move':
     case 'remove':
       return imageBlock(change);
     case 'unlink':

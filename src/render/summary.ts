@@ -3,9 +3,10 @@ import { visible } from '../model/index.js';
 
 /** `2 to create, 1 to update, …`: the counts every view shows, zero counts of image actions left out. */
 export function summaryText(plan: Plan): string {
-  const { create, update, delete: deletes, unlink, generate, remove } = plan.summary;
+  const { create, update, delete: deletes, unlink, generate, move, remove } = plan.summary;
   const parts = [`${create} to create`, `${update} to update`, `${deletes} to delete`, `${unlink} to unlink`];
   if (generate > 0) parts.push(`${generate} to generate`);
+  if (move !== undefined && move > 0) parts.push(`${move} to move`);
   if (remove > 0) parts.push(`${remove} to remove`);
   return parts.join(', ');
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
@@ -526,6 +526,82 @@ describe('images: a removal deletes only what the tool wrote', () => {
     expect(apply.stdout).toContain('its file assets/hero.webp is left alone: the declared image "banner" writes it');
     expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images)).toEqual(['banner']);
     expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
+  });
+});
+
+describe('images: a moved output', () => {
+  const MOVED = HERO.replace('output: assets/hero.webp', 'output: art/hero.webp');
+  const withoutImageService = () => Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('IMAGEGEN_')));
+  const lockedPaths = async (cwd: string) =>
+    Object.values((JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as { images: Record<string, { outputs: Array<{ path: string }> }> }).images).flatMap((image) =>
+      image.outputs.map((output) => output.path),
+    );
+
+  it('is moved, not generated: copied to its new path, the old file deleted under pruneImages, the lock following, and no image service asked', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const original = await readFile(join(cwd, 'assets/hero.webp'));
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+
+    await writeFile(join(cwd, 'audiences.yaml'), config(MOVED));
+    const plan = await run(cwd, 'plan');
+    expect(plan.stdout).toContain('  ~ move image "hero"\n      file: assets/hero.webp → art/hero.webp (copied; nothing is generated)\n      files deleted: assets/hero.webp\n');
+    expect(plan.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to unlink, 1 to move.');
+    expect(JSON.parse((await run(cwd, 'plan', '--format', 'json')).stdout)).toMatchObject([
+      {
+        changes: [{ action: 'move', name: 'hero', after: { outputs: ['art/hero.webp'] }, copies: [{ from: 'assets/hero.webp', to: 'art/hero.webp' }], deletes: ['assets/hero.webp'] }],
+        summary: { move: 1, generate: 0 },
+      },
+    ]);
+    expect((await run(cwd, 'plan', '--format', 'markdown')).stdout).toContain('**It deletes 1 file:**\n\n* image "hero": assets/hero.webp');
+
+    const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env: withoutImageService() });
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stderr).toContain('ok      move image "hero"');
+    expect(await imageRequests()).toEqual([]);
+    expect((await readFile(join(cwd, 'art/hero.webp'))).equals(original)).toBe(true);
+    await expect(readFile(join(cwd, 'assets/hero.webp'))).rejects.toThrow(/ENOENT/);
+    expect(await lockedPaths(cwd)).toEqual(['art/hero.webp']);
+    expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
+
+    // Another spelling of the same path is the same file: nothing moves, nothing is deleted.
+    await writeFile(join(cwd, 'audiences.yaml'), config(HERO.replace('output: assets/hero.webp', 'output: ./art//hero.webp')));
+    expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
+    expect((await readFile(join(cwd, 'art/hero.webp'))).equals(original)).toBe(true);
+  });
+
+  it('keeps the old file without pruneImages, and one that is not as the tool wrote it; it regenerates only when no file holds the locked bytes', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const original = await readFile(join(cwd, 'assets/hero.webp'));
+
+    await writeFile(join(cwd, 'audiences.yaml'), config(MOVED).replace('prune: true\n', ''));
+    const kept = await run(cwd, 'apply', '--auto-approve');
+    expect(kept.stdout).toContain('      file: assets/hero.webp → art/hero.webp (copied; nothing is generated)\n      old files kept: assets/hero.webp\n');
+    expect((await readFile(join(cwd, 'assets/hero.webp'))).equals(original)).toBe(true);
+    expect((await readFile(join(cwd, 'art/hero.webp'))).equals(original)).toBe(true);
+
+    // Moved back, to a file that is the new one by another name (a hard link, as a disk that ignores case makes one): it stays.
+    await rm(join(cwd, 'assets/hero.webp'));
+    await link(join(cwd, 'art/hero.webp'), join(cwd, 'assets/hero.webp'));
+    await writeFile(join(cwd, 'audiences.yaml'), config(HERO));
+    const linked = await run(cwd, 'apply', '--auto-approve');
+    expect(linked.code, linked.stdout + linked.stderr).toBe(0);
+    expect(linked.stdout).toContain('      file: art/hero.webp → assets/hero.webp (already there)\n');
+    expect(linked.stdout).toContain(
+      'warning[IMAGE_LEFT_ALONE]: image "hero" is moved, but its old file art/hero.webp is left alone: it is the file assets/hero.webp names, by another name on this disk',
+    );
+    expect((await readFile(join(cwd, 'assets/hero.webp'))).equals(original)).toBe(true);
+
+    // An old file edited since: its bytes are not the locked ones, so the image comes back from the locked seeds, and the edit stays.
+    await rm(join(cwd, 'art/hero.webp'));
+    await writeFile(join(cwd, 'assets/hero.webp'), 'edited');
+    await writeFile(join(cwd, 'audiences.yaml'), config(MOVED));
+    const plan = JSON.parse((await run(cwd, 'plan', '--format', 'json')).stdout);
+    expect(plan[0].changes).toMatchObject([{ action: 'generate', display: { reason: 'output-missing' } }]);
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    expect((await readFile(join(cwd, 'art/hero.webp'))).equals(original)).toBe(true);
+    expect(await readFile(join(cwd, 'assets/hero.webp'), 'utf8')).toBe('edited');
   });
 });
 

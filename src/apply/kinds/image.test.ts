@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ImageClient } from '../../api/imagegen.js';
 import type { ImageGeneration, LockedImage } from '../../model/index.js';
-import type { ImageGenerate } from '../../plan/index.js';
+import type { ImageGenerate, ImageMove } from '../../plan/index.js';
 import { applyImages, sha256, type ImageStore } from './image.js';
 
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -108,5 +108,58 @@ describe('applyImages', () => {
     change.after.request = { ...change.after.request, operation: 'variations', inputs: { image: { file: 'source.png', sha256: 'planned-hash' } } };
     const [result] = await applyImages([change], fakeService(), store, { concurrency: 1 });
     expect(result).toMatchObject({ status: 'skipped', cause: 'image source.png changed since the plan was made' });
+  });
+
+  it('moves two images trading their paths: every old file read before any is written, and the locks follow', async () => {
+    const store = memoryStore();
+    const [a, b] = [new Uint8Array([...PNG, 1]), new Uint8Array([...PNG, 2])];
+    store.files.set('a.png', a);
+    store.files.set('b.png', b);
+    const entry = (path: string, bytes: Uint8Array): LockedImage => ({
+      request: { operation: 't2i', params: { version: 'v2.0', prompt: path, width: 384, height: 384, image_format: 'png', samples: 1 }, inputs: {} },
+      requestHash: 'h',
+      seeds: [1],
+      modelVersion: 'v2.0',
+      outputs: [{ path, sha256: sha256(bytes) }],
+    });
+    const move = (name: string, from: string, to: string, bytes: Uint8Array): ImageMove => ({
+      action: 'move',
+      kind: 'image',
+      name,
+      id: null,
+      before: entry(from, bytes),
+      after: { outputs: [to] },
+      copies: [{ from, to }],
+      deletes: [],
+    });
+    const results = await applyImages([move('first', 'a.png', 'b.png', a), move('second', 'b.png', 'a.png', b)], undefined, store, { concurrency: 1 });
+    expect(results.map((result) => result.status)).toEqual(['ok', 'ok']);
+    expect([store.files.get('a.png'), store.files.get('b.png')]).toEqual([b, a]);
+    expect(store.lock.get('first')?.outputs).toEqual([{ path: 'b.png', sha256: sha256(a) }]);
+  });
+
+  it('skips a move whose old file changed since the plan, and leaves its files and lock entry as they were', async () => {
+    const store = memoryStore();
+    store.files.set('a.png', new Uint8Array([...PNG, 9]));
+    const change: ImageMove = {
+      action: 'move',
+      kind: 'image',
+      name: 'first',
+      id: null,
+      before: {
+        request: { operation: 't2i', params: { version: 'v2.0', width: 384, height: 384, image_format: 'png', samples: 1 }, inputs: {} },
+        requestHash: 'h',
+        seeds: [1],
+        modelVersion: 'v2.0',
+        outputs: [{ path: 'a.png', sha256: 'planned' }],
+      },
+      after: { outputs: ['b.png'] },
+      copies: [{ from: 'a.png', to: 'b.png' }],
+      deletes: ['a.png'],
+    };
+    const [result] = await applyImages([change], undefined, store, { concurrency: 1 });
+    expect(result).toMatchObject({ status: 'skipped', cause: 'a.png changed since the plan was made; nothing was moved' });
+    expect([...store.files.keys()]).toEqual(['a.png']);
+    expect(store.lock.size).toBe(0);
   });
 });

@@ -3,13 +3,13 @@ import type { InpaintingRequest, TextToImageRequest, VariationsRequest } from '.
 import type { ImageClient } from '../../api/imagegen.js';
 import { causeOf, identify, NOT_STARTED, unmade } from '../results.js';
 import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage, type LockedOutput } from '../../model/index.js';
-import type { Change, ChangeResult, ImageGenerate, ImageRemove } from '../../plan/index.js';
+import type { Change, ChangeResult, ImageGenerate, ImageMove, ImageRemove } from '../../plan/index.js';
 import type { ApplyKind, ApplyProgress } from '../kind.js';
 
 const NO_IMAGE_SERVICE = 'image generation is not available here';
 
 /** Image changes only: their `kind` is 'image'. */
-function isImageChange(change: Change): change is ImageGenerate | ImageRemove {
+function isImageChange(change: Change): change is ImageGenerate | ImageMove | ImageRemove {
   return change.kind === 'image';
 }
 
@@ -50,14 +50,15 @@ export interface ImageStore {
 }
 
 /**
- * Generates and removes images: each generation waits for the images it is made from, at
- * most `concurrency` run at once, and each success is written and locked before the next is
+ * Moves, generates and removes images: moves first (an image made from a moved one reads it
+ * at its new path), then each generation waits for the images it is made from, at most
+ * `concurrency` run at once, and each success is written and locked before the next is
  * reported. An image whose source failed is skipped; one flagged unsafe is not written. A
- * removal whose files changed since the plan deletes none of them and is skipped, its lock
- * entry kept. Every change ends as a result; nothing throws halfway.
+ * move or a removal whose files changed since the plan is skipped, its lock entry kept. Every
+ * change ends as a result; nothing throws halfway.
  */
 export async function applyImages(
-  changes: Array<ImageGenerate | ImageRemove>,
+  changes: Array<ImageGenerate | ImageMove | ImageRemove>,
   /** Absent when the changes only remove images. */
   client: ImageClient | undefined,
   store: ImageStore,
@@ -67,12 +68,20 @@ export async function applyImages(
 ): Promise<ChangeResult[]> {
   const slots = limiter(Math.max(1, options.concurrency));
   const generated = new Map<string, Promise<Uint8Array | undefined>>();
-  const results = new Map<ImageGenerate | ImageRemove, ChangeResult>();
-  const finish = (change: ImageGenerate | ImageRemove, status: ChangeResult['status'], cause?: string): void => {
+  const results = new Map<ImageGenerate | ImageMove | ImageRemove, ChangeResult>();
+  const finish = (change: ImageGenerate | ImageMove | ImageRemove, status: ChangeResult['status'], cause?: string): void => {
     const result: ChangeResult = { action: change.action, name: change.name, id: null, status, ...(cause === undefined ? {} : { cause }) };
     results.set(change, result);
     progress.finished?.(change, result);
   };
+
+  await applyMoves(
+    changes.filter((change): change is ImageMove => change.action === 'move'),
+    store,
+    options.signal,
+    progress,
+    finish,
+  );
 
   const generates = changes.filter((change): change is ImageGenerate => change.action === 'generate');
   // Register every generation before any starts, so a dependant finds its source's promise.
@@ -128,6 +137,56 @@ export async function applyImages(
     }
   }
   return changes.map((change) => results.get(change) as ChangeResult);
+}
+
+/**
+ * Moves, each from its files as the lock recorded them: every file copied is read and checked
+ * first (the locked bytes, as planned), all of them before any is written, so that two images
+ * trading paths each copy the other's old file; then each move writes its new files and its
+ * lock entry, and last deletes its old files, checked again (see ImageStore.remove). Its files
+ * and lock written, a move is done even when an old file cannot go: the line says it stays.
+ */
+async function applyMoves(
+  moves: ImageMove[],
+  store: ImageStore,
+  signal: AbortSignal | undefined,
+  progress: Partial<ApplyProgress>,
+  finish: (change: ImageMove, status: ChangeResult['status'], cause?: string) => void,
+): Promise<void> {
+  const copies = new Map<ImageMove, Array<{ path: string; bytes: Uint8Array }>>();
+  for (const move of moves) {
+    if (signal?.aborted) {
+      finish(move, 'skipped', NOT_STARTED);
+      continue;
+    }
+    progress.started?.(move);
+    try {
+      const files = await Promise.all(move.copies.map(async ({ from, to }) => ({ from, path: to, bytes: await store.read(from) })));
+      const changed = files.find(({ from, bytes }) => sha256(bytes) !== move.before.outputs.find((output) => output.path === from)?.sha256);
+      if (changed) finish(move, 'skipped', `${changed.from} changed since the plan was made; nothing was moved`);
+      else copies.set(move, files);
+    } catch (error) {
+      finish(move, 'failed', causeOf(error));
+    }
+  }
+  const written: ImageMove[] = [];
+  for (const [move, files] of copies) {
+    try {
+      await store.write(files);
+      await store.record(move.name, { ...move.before, outputs: move.before.outputs.map((output, index) => ({ path: move.after.outputs[index] ?? output.path, sha256: output.sha256 })) });
+      written.push(move);
+    } catch (error) {
+      finish(move, 'failed', causeOf(error));
+    }
+  }
+  for (const move of written) {
+    try {
+      const refused = await store.remove(move.before.outputs.filter((output) => move.deletes.includes(output.path)));
+      finish(move, 'ok', refused === undefined ? undefined : `the old file stays: ${refused}`);
+    } catch (error) {
+      finish(move, 'ok', `the old file stays: ${causeOf(error)}`);
+    }
+  }
 }
 
 type InputBytes = Partial<Record<(typeof IMAGE_INPUT_FIELDS)[number], Uint8Array>>;

@@ -42,9 +42,9 @@ const IMAGE_CONCURRENCY = 4;
 
 /**
  * The local side of a file's images, for planning: the lock beside the file and every image
- * file the plan needs (outputs, local inputs with their real format and size, and with
- * pruneImages the files of each locked image no longer declared, which a removal would
- * delete). Nothing when the file declares no images and has no lock. Paths that lead out of
+ * file the plan needs (outputs, where the lock records them, local inputs with their real
+ * format and size, and with pruneImages the files of each locked image no longer declared,
+ * which a removal would delete). Nothing when the file declares no images and has no lock. Paths that lead out of
  * the file's folder, through `..` or a link, are refused rather than read; so is the lock.
  */
 async function readImageState(desired: DesiredState, file: string, cwd: string): Promise<ImageState | undefined> {
@@ -72,6 +72,8 @@ async function readImageState(desired: DesiredState, file: string, cwd: string):
       const input = image.inputs[field];
       if (input && 'file' in input) inspect(input.file, true);
     }
+    // Where the lock records its files: a moved output is copied from there (and, with pruneImages, deleted).
+    for (const output of own(state.lock.images, image.key)?.outputs ?? []) inspect(output.path, false);
   }
   if (desired.pruneImages) {
     const declared = new Set((desired.images ?? []).map((image) => image.key));
@@ -239,9 +241,11 @@ async function inspectFile(dir: string, path: string, input: boolean): Promise<L
   if (refused !== undefined) return { status: 'refused', reason: refused };
   const absolute = resolve(dir, path);
   let link = false;
+  let identity: string;
   try {
     link = (await lstat(absolute)).isSymbolicLink();
     const info = await stat(absolute);
+    identity = `${info.dev}:${info.ino}`;
     if (info.isDirectory()) return { status: 'refused', reason: 'it is a folder' };
     // A FIFO would hang the read, and a device is no image.
     if (!info.isFile()) return { status: 'refused', reason: 'it is not a regular file' };
@@ -250,7 +254,7 @@ async function inspectFile(dir: string, path: string, input: boolean): Promise<L
     return { status: 'refused', reason: (error as Error).message };
   }
   const bytes = await readFile(absolute);
-  const found: LocalFile = { status: 'present', sha256: sha256(bytes), format: detectImageFormat(bytes) ?? (isHeic(bytes) ? 'heic' : null), width: null, height: null };
+  const found: LocalFile = { status: 'present', sha256: sha256(bytes), format: detectImageFormat(bytes) ?? (isHeic(bytes) ? 'heic' : null), width: null, height: null, identity };
   if (link) found.link = true;
   if (!input) return found;
   if (found.format !== null) {

@@ -4,7 +4,7 @@ import type * as Model from '../../model/index.js';
 
 // schemas/plan.schema.json
 
-export type Change = (AudienceCreate | AudienceUpdate | AudienceDelete | AdGroupUnlink | ImageGenerate | ImageRemove)
+export type Change = (AudienceCreate | AudienceUpdate | AudienceDelete | AdGroupUnlink | ImageGenerate | ImageMove | ImageRemove)
 
 export type AudienceDefinition = Model.AudienceDefinition
 
@@ -160,6 +160,34 @@ export interface ImageGenerate {
   }
 }
 
+/**
+ * An image whose `output` moved, its request unchanged: its files go to the new paths (copied, or already there) and its lock entry follows; nothing is generated.
+ */
+export interface ImageMove {
+  action: "move"
+  kind: "image"
+  name: string
+  id: null
+  before: LockedImage
+  after: {
+    /**
+     * @minItems 1
+     */
+    outputs: string[]
+  }
+  /**
+   * The files copied to their new path, each from the path the lock records at the same place in `before.outputs`, whose bytes were the locked ones when planned (checked again right before); a new path already holding them is not copied.
+   */
+  copies: {
+    from: string
+    to: string
+  }[]
+  /**
+   * The old files it deletes once the new ones and the lock entry are written: with pruneImages, those a removal would delete (in the project, no link, the recorded bytes, not used by a declared image). The others stay, each said in an IMAGE_LEFT_ALONE warning.
+   */
+  deletes: string[]
+}
+
 export interface ImageRemove {
   action: "remove"
   kind: "image"
@@ -190,6 +218,10 @@ export interface PlanSummary {
   unlink: number
   generate: number
   remove: number
+  /**
+   * Images whose files move to the paths the file now names; present only when there are some.
+   */
+  move?: number
 }
 
 /**

@@ -148,6 +148,63 @@ describe('planImages', () => {
     ]);
   });
 
+  it('moves an image whose output moved: copied from where the lock records it while those are the locked bytes, nothing generated', () => {
+    const moved: DesiredImage = { ...banner, outputs: ['art/banner.webp'] };
+    const plan = planImages([moved, variant], generated({ 'art/banner.webp': { status: 'absent' } }), false);
+    expect(plan.changes).toEqual([
+      {
+        action: 'move',
+        kind: 'image',
+        name: 'banner',
+        id: null,
+        before: locked(banner, ['b']),
+        after: { outputs: ['art/banner.webp'] },
+        copies: [{ from: 'banner.webp', to: 'art/banner.webp' }],
+        deletes: [],
+      },
+    ]);
+    // Already at its new path (moved by hand): only the lock follows.
+    const byHand = planImages([moved, variant], generated({ 'banner.webp': { status: 'absent' }, 'art/banner.webp': present('b') }), true);
+    expect(byHand.changes).toMatchObject([{ action: 'move', copies: [], deletes: [] }]);
+    // Neither holds the locked bytes: generated again with the locked seeds.
+    const lost = planImages([moved, variant], generated({ 'banner.webp': present('edited'), 'art/banner.webp': { status: 'absent' } }), true);
+    expect(lost.changes).toMatchObject([{ action: 'generate', name: 'banner', after: { seeds: [100] }, display: { reason: 'output-missing' } }]);
+  });
+
+  it('deletes the old file of a move only with prune, as a removal would, and never the file a new path names by another name', () => {
+    const moved: DesiredImage = { ...banner, outputs: ['art/banner.webp'] };
+    const deleted = planImages([moved, variant], generated({ 'banner.webp': png('b'), 'art/banner.webp': { status: 'absent' } }), true);
+    expect(deleted.changes).toMatchObject([{ action: 'move', deletes: ['banner.webp'] }]);
+    expect(deleted.warnings).toEqual([]);
+
+    const linkedOld: LocalFile = { status: 'present', sha256: 'b', format: 'webp', width: null, height: null, link: true };
+    const sameFile: LocalFile = { status: 'present', sha256: 'b', format: 'webp', width: null, height: null, identity: '1:7' };
+    const cases: Array<[Record<string, LocalFile>, string]> = [
+      [{ 'banner.webp': linkedOld }, 'it is a link, and the tool writes files, not links'],
+      [{ 'banner.webp': sameFile, 'art/banner.webp': sameFile }, 'it is the file art/banner.webp names, by another name on this disk'],
+    ];
+    for (const [files, reason] of cases) {
+      const plan = planImages([moved, variant], generated({ 'art/banner.webp': { status: 'absent' }, ...files }), true);
+      expect(plan.changes).toMatchObject([{ action: 'move', deletes: [] }]);
+      expect(plan.warnings.map((warning) => warning.message)).toEqual([`image "banner" is moved, but its old file banner.webp is left alone: ${reason}`]);
+    }
+  });
+
+  it("moves two images trading their paths, each copying the other's old file and deleting neither", () => {
+    const a: DesiredImage = { ...banner, key: 'a', outputs: ['b.webp'] };
+    const b: DesiredImage = { ...banner, key: 'b', params: { ...banner.params, prompt: 'a boat' }, outputs: ['a.webp'] };
+    const state: ImageState = {
+      dir: '.',
+      lock: { lockVersion: 1, images: { a: locked({ ...a, outputs: ['a.webp'] }, ['ha']), b: locked({ ...b, outputs: ['b.webp'] }, ['hb']) } },
+      lockHash: 'lock',
+      files: { 'a.webp': present('ha'), 'b.webp': present('hb') },
+    };
+    expect(planImages([a, b], state, true).changes).toMatchObject([
+      { action: 'move', name: 'a', copies: [{ from: 'a.webp', to: 'b.webp' }], deletes: [] },
+      { action: 'move', name: 'b', copies: [{ from: 'b.webp', to: 'a.webp' }], deletes: [] },
+    ]);
+  });
+
   it('checks inputs before any call: present, of a format the operation takes, and within 1024 pixels for inpainting', () => {
     const inpaint: DesiredImage = {
       key: 'fix',

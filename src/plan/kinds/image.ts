@@ -17,7 +17,7 @@ import {
   IMAGE_LOCK_HINT,
 } from '../../model/index.js';
 import type { PlanKind } from '../kind.js';
-import type { FieldChange, Fingerprint, ImageGenerate, ImageGenerateReason, ImageRemove, PlanProblem } from '../types.js';
+import type { FieldChange, Fingerprint, ImageGenerate, ImageGenerateReason, ImageMove, ImageRemove, PlanProblem } from '../types.js';
 import { quoted } from '../../model/index.js';
 
 /**
@@ -46,10 +46,10 @@ export const imageKind: PlanKind = {
 };
 
 export interface ImagePlan {
-  /** Generates in dependency order (a source before the images made from it), then removes by name. */
-  changes: Array<ImageGenerate | ImageRemove>;
+  /** Generates and moves in dependency order (a source before the images made from it), then removes by name. */
+  changes: Array<ImageGenerate | ImageMove | ImageRemove>;
   errors: PlanProblem[];
-  /** A file of a removed image left alone, one each (IMAGE_LEFT_ALONE). */
+  /** A file of a removed or moved image left alone, one each (IMAGE_LEFT_ALONE). */
   warnings: PlanProblem[];
   fingerprint: NonNullable<Fingerprint['images']>;
 }
@@ -61,10 +61,12 @@ const NEW_CONTENT: readonly ImageGenerateReason[] = ['new', 'request-changed', '
  * Declared images against the lock and the files on disk, as a pure function. An image is
  * generated when it is new, its request (parameters and the inputs' content) changed, or a
  * file is missing or altered; in the last two cases with the locked seeds, so the files come
- * back as they were. With prune, a locked image no longer declared is removed: its lock entry,
- * and of its files only those the tool wrote (see leftAloneReason). Inputs are checked here,
- * before any call: they exist, their real format is one the operation takes, and
- * inpainting's stay within 1024 pixels a side.
+ * back as they were. An image whose `output` moved, its request the same, is moved: its files
+ * are copied from where the lock records them when they still hold the locked bytes (nothing
+ * is generated), and with prune its old files go as a removal's would. With prune, a locked
+ * image no longer declared is removed: its lock entry, and of its files only those the tool
+ * wrote (see leftAloneReason). Inputs are checked here, before any call: they exist, their
+ * real format is one the operation takes, and inpainting's stay within 1024 pixels a side.
  */
 export function planImages(desired: DesiredImage[], state: ImageState, prune: boolean): ImagePlan {
   const fingerprint = {
@@ -79,15 +81,23 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
   }
 
   const errors: PlanProblem[] = [];
-  const changes: Array<ImageGenerate | ImageRemove> = [];
+  const warnings: PlanProblem[] = [];
+  const changes: Array<ImageGenerate | ImageMove | ImageRemove> = [];
   const regenerated = new Map<string, ImageGenerateReason>();
   const byName = new Map(desired.map((image) => [image.key, image]));
+  const uses = declaredUses(desired);
   for (const image of dependencyOrder(desired)) {
     errors.push(...fileProblems(image, state));
     const request: ImageRequest = { operation: image.operation, params: image.params, inputs: recordInputs(image, byName, state, regenerated) };
     const locked = own(state.lock.images, image.key);
     const decision = decide(image, request, locked, state);
     if (!decision) continue;
+    if ('copies' in decision) {
+      const { deletes, leftAlone } = prune ? oldFiles(image, decision.locked, state, uses) : { deletes: [], leftAlone: [] };
+      warnings.push(...leftAlone.map(({ path, reason }) => leftAloneWarning(image.key, `is moved, but its old file ${path} is left alone: ${reason}`)));
+      changes.push({ action: 'move', kind: 'image', name: image.key, id: null, before: decision.locked, after: { outputs: image.outputs }, copies: decision.copies, deletes });
+      continue;
+    }
     regenerated.set(image.key, decision.reason);
     changes.push({
       action: 'generate',
@@ -100,9 +110,7 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
     });
   }
 
-  const warnings: PlanProblem[] = [];
   if (prune) {
-    const uses = declaredUses(desired);
     for (const name of Object.keys(state.lock.images).sort(compareText)) {
       const locked = own(state.lock.images, name);
       if (!locked || byName.has(name)) continue;
@@ -110,18 +118,41 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
       for (const { path, sha256 } of locked.outputs) {
         const reason = leftAloneReason(own(state.files, path), sha256, uses.get(path));
         if (reason === undefined && !deletes.includes(path)) deletes.push(path);
-        if (reason)
-          warnings.push({
-            code: 'IMAGE_LEFT_ALONE',
-            name,
-            message: `image ${quoted(name)} is removed, but its file ${path} is left alone: ${reason}`,
-            hint: 'the tool deletes only the files it wrote; delete this one by hand if it should go',
-          });
+        if (reason) warnings.push(leftAloneWarning(name, `is removed, but its file ${path} is left alone: ${reason}`));
       }
       changes.push({ action: 'remove', kind: 'image', name, id: null, before: locked, after: null, deletes });
     }
   }
   return { changes, errors, warnings, fingerprint };
+}
+
+function leftAloneWarning(name: string, what: string): PlanProblem {
+  return { code: 'IMAGE_LEFT_ALONE', name, message: `image ${quoted(name)} ${what}`, hint: 'the tool deletes only the files it wrote; delete this one by hand if it should go' };
+}
+
+/**
+ * The files a moved image no longer writes: those a removal would delete (see leftAloneReason),
+ * and why each other one stays. One that is the very file a new path names (another spelling
+ * of it on a disk that ignores case, or a hard link) stays too: deleting it would delete the
+ * moved file.
+ */
+function oldFiles(image: DesiredImage, locked: LockedImage, state: ImageState, uses: Map<string, string>): { deletes: string[]; leftAlone: Array<{ path: string; reason: string }> } {
+  const deletes: string[] = [];
+  const leftAlone: Array<{ path: string; reason: string }> = [];
+  const identities = new Map(image.outputs.flatMap((path) => identityOf(own(state.files, path)).map((identity) => [identity, path] as const)));
+  for (const { path, sha256 } of locked.outputs) {
+    if (image.outputs.includes(path) || deletes.includes(path)) continue;
+    const file = own(state.files, path);
+    const same = identityOf(file).map((identity) => identities.get(identity))[0];
+    const reason = same === undefined ? leftAloneReason(file, sha256, uses.get(path)) : `it is the file ${same} names, by another name on this disk`;
+    if (reason === undefined) deletes.push(path);
+    else if (reason !== '') leftAlone.push({ path, reason });
+  }
+  return { deletes, leftAlone };
+}
+
+function identityOf(file: LocalFile | undefined): string[] {
+  return file?.status === 'present' && file.identity !== undefined ? [file.identity] : [];
 }
 
 /**
@@ -152,17 +183,38 @@ function declaredUses(desired: DesiredImage[]): Map<string, string> {
   return uses;
 }
 
-function decide(image: DesiredImage, request: ImageRequest, locked: LockedImage | undefined, state: ImageState): { reason: ImageGenerateReason; seeds: number[] | null } | undefined {
+/**
+ * What an image needs: to be generated (and why, with which seeds), moved (its request the
+ * same, each file where the file now says, or copied there from where the lock records it,
+ * whose bytes are still the locked ones), or nothing. A file that can be neither found nor
+ * copied is generated again with the locked seeds, which bring it back identical.
+ */
+function decide(
+  image: DesiredImage,
+  request: ImageRequest,
+  locked: LockedImage | undefined,
+  state: ImageState,
+): { reason: ImageGenerateReason; seeds: number[] | null } | { copies: ImageMove['copies']; locked: LockedImage } | undefined {
   const pinned = image.params.seed ?? null;
   if (!locked) return { reason: 'new', seeds: pinned };
   if (Object.values(request.inputs).some((input) => input.sha256 === null)) return { reason: 'input-regenerated', seeds: pinned };
   if (requestKey(request) !== requestKey(locked.request)) return { reason: 'request-changed', seeds: pinned };
+  const copies: ImageMove['copies'] = [];
+  let moved = false;
   for (const [index, path] of image.outputs.entries()) {
+    const recorded = locked.outputs[index];
     const file = own(state.files, path);
-    if (!file || file.status === 'absent') return { reason: 'output-missing', seeds: locked.seeds };
-    if (file.status === 'present' && file.sha256 !== locked.outputs[index]?.sha256) return { reason: 'output-altered', seeds: locked.seeds };
+    if (file?.status === 'refused') continue;
+    if (recorded !== undefined && recorded.path !== path) moved = true;
+    if (file?.status === 'present' && file.sha256 === recorded?.sha256) continue;
+    const old = recorded === undefined || recorded.path === path ? undefined : own(state.files, recorded.path);
+    if (old?.status === 'present' && old.sha256 === recorded?.sha256) {
+      copies.push({ from: recorded.path, to: path });
+      continue;
+    }
+    return { reason: !file || file.status === 'absent' ? 'output-missing' : 'output-altered', seeds: locked.seeds };
   }
-  return undefined;
+  return moved ? { copies, locked } : undefined;
 }
 
 /**
