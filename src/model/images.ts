@@ -150,6 +150,8 @@ export type LocalFile =
 export interface ImageState {
   /** The folder of the desired-state file, relative to the working directory ('.' for itself). */
   dir: string;
+  /** The desired-state file's name in `dir`: a saved plan finds the folder again by it. */
+  file?: string;
   lock: ImageLock;
   /** SHA-256 of the lock file's bytes; null when there is none. */
   lockHash: string | null;

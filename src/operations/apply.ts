@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { AudienceClient } from '../api/audiences.js';
 import type { ImageClient } from '../api/imagegen.js';
 import type { ApplyProgress, ApplyServices, ListedAfterWrites } from '../apply/kind.js';
@@ -161,7 +162,11 @@ export function toldSoFar(view: Pick<ApplyView, 'progress'>): { progress: ApplyP
 async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
   // The code of saved plans (their schema's validator among it, 12 ms of a start) only for a saved plan.
   const { readSavedPlans } = await import('./saved-plan.js');
-  const plans = await readSavedPlans(file, deps.cwd, 'apply');
+  const context = { cwd: deps.cwd, planFile: resolve(deps.cwd, file) };
+  // Each plan's local paths as seen from here, wherever it was made from (see KindOperations.placing).
+  const plans = await Promise.all(
+    (await readSavedPlans(file, deps.cwd, 'apply')).map((read) => OPERATION_KINDS.reduce(async (plan, kind) => kind.placing?.(await plan, context) ?? plan, Promise.resolve(read))),
+  );
   for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, business: plan.business ? deps.business?.(plan.adAccountId) : undefined });
   return plans;
 }

@@ -7,6 +7,7 @@ import { plainStyle, renderPlans } from '../render/index.js';
 import { fileWriteError } from './file-errors.js';
 import { writeFileAtomically, writeTarget } from './files.js';
 import { Plan as validatePlan } from './generated/plan-validator.js';
+import { OPERATION_KINDS } from './kinds/index.js';
 
 /**
  * Refuses, before anything is read, to save a plan over a file that is not a saved plan (the
@@ -50,9 +51,14 @@ function isSavedPlan(text: string): boolean {
   }
 }
 
-/** Writes a saved plan atomically. A plan never holds a secret: tokens live only in the environment. */
+/**
+ * Writes a saved plan atomically, with what each kind records to find its local files again
+ * from wherever it is applied. A plan never holds a secret: tokens live only in the environment.
+ */
 export async function savePlans(plans: Plan[], out: string, cwd: string): Promise<void> {
-  await writeFileAtomically(resolve(cwd, out), renderPlans(plans, 'json', plainStyle), out);
+  const context = { cwd, planFile: resolve(cwd, out) };
+  const saved = plans.map((plan) => OPERATION_KINDS.reduce((recorded, kind) => kind.saving?.(recorded, context) ?? recorded, plan));
+  await writeFileAtomically(context.planFile, renderPlans(saved, 'json', plainStyle), out);
 }
 
 /**

@@ -23,8 +23,8 @@ export interface KindPlan {
   warnings: PlanProblem[];
   /** What this kind read, so that a saved plan can be refused once it is no longer true. */
   fingerprint?: Partial<Omit<Fingerprint, 'desiredHash'>>;
-  /** Its part of the plan's header (the business as the lookup found it; where image paths start). */
-  header?: Partial<Pick<Plan, 'business' | 'imageDir'>>;
+  /** Its part of the plan's header (the business as the lookup found it; where image paths start, and how a saved plan finds it). */
+  header?: Partial<Pick<Plan, 'business' | 'imageDir' | 'imageHome'>>;
 }
 
 /**

@@ -28,7 +28,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     header = { ...header, ...part.header };
   }
   const changes = orderChanges(planned);
-  const { business, imageDir } = header;
+  const { business, imageDir, imageHome } = header;
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     adAccountId: desired.adAccountId,
@@ -39,6 +39,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     summary: summarize(changes),
     fingerprint,
     ...(imageDir === undefined ? {} : { imageDir }),
+    ...(imageHome === undefined ? {} : { imageHome }),
   };
 }
 

@@ -627,6 +627,55 @@ describe('images: two outputs naming one file', () => {
   });
 });
 
+describe('images: a saved plan applied from another folder', () => {
+  const TEAM = 'team/audiences.yaml';
+
+  /** A project with its file in team/, planned from the project's folder and saved to `out` (relative to it). */
+  async function planned(out: string): Promise<{ project: string; saved: string }> {
+    const project = await workspace({ [TEAM]: config(HERO), 'plans/.keep': '' });
+    const plan = await run(project, 'plan', '-f', TEAM, '--out', out);
+    expect(plan.code, plan.stderr).toBe(0);
+    return { project, saved: join(project, out) };
+  }
+
+  it('writes the images and the lock beside the file it was made from, from wherever it is applied', async () => {
+    const { project, saved } = await planned('plans/hero.plan.json');
+    const elsewhere = await workspace({});
+    const apply = await run(elsewhere, 'apply', saved);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(await readFile(join(project, 'team/assets/hero.webp'))).toBeTruthy();
+    expect(await lockedNames(join(project, 'team'))).toEqual(['hero']);
+    await expect(readFile(join(elsewhere, 'team/images.lock.json'))).rejects.toThrow(/ENOENT/);
+    await expect(readFile(join(elsewhere, 'images.lock.json'))).rejects.toThrow(/ENOENT/);
+    expect((await run(project, 'plan', '-f', TEAM, '--detailed-exitcode')).code).toBe(0);
+  });
+
+  it('moved with its folder or copied into a fresh checkout (as a pipeline applies it), writes beside the file there; refuses when no folder holds the file', async () => {
+    const { project, saved } = await planned('hero.plan.json');
+    // A fresh checkout elsewhere, the plan downloaded to yet another folder: found from the folder it is applied in.
+    const checkout = await workspace({ [TEAM]: await readFile(join(project, TEAM), 'utf8') });
+    const downloads = await workspace({ 'hero.plan.json': await readFile(saved, 'utf8') });
+    await rm(join(project, TEAM));
+    const apply = await run(checkout, 'apply', join(downloads, 'hero.plan.json'));
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(await lockedNames(join(checkout, 'team'))).toEqual(['hero']);
+    await expect(readFile(join(project, 'team/images.lock.json'))).rejects.toThrow(/ENOENT/);
+
+    const nowhere = await workspace({});
+    const refused = await run(nowhere, 'apply', saved);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'error[PLAN_FILES_NOT_FOUND]: the saved plan writes images and images.lock.json beside audiences.yaml, the file it was made from, which is not found (looked for ',
+    );
+    expect(refused.stderr).toContain('hint: apply the plan from the folder it was made in, or keep it where `plan --out` saved it; nothing was changed');
+    await expect(readFile(join(nowhere, 'team/assets/hero.webp'))).rejects.toThrow(/ENOENT/);
+  });
+
+  async function lockedNames(dir: string): Promise<string[]> {
+    return Object.keys((JSON.parse(await readFile(join(dir, 'images.lock.json'), 'utf8')) as { images: Record<string, unknown> }).images);
+  }
+});
+
 describe('images: the commit back after an apply (ci/commit-back.mjs)', () => {
   it('pushes only the files the tool wrote: never one a hand-edited lock names (a secret the job wrote, a file another step deleted)', async () => {
     const dir = await temporaryDir('audiences-commit-back-');

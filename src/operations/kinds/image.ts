@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readFile, realpath, stat, unlink } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ImageClient } from '../../api/imagegen.js';
 import type { ApplyServices } from '../../apply/kind.js';
 import { sha256, type ImageStore } from '../../apply/kinds/image.js';
@@ -31,11 +31,53 @@ export const imageSource: KindOperations = {
     const hashes = await Promise.all(recorded.files.map(async ({ path }) => [path, hashOf(await inspectFile(dir, path, false))] as const));
     return { images: { lockHash: lock === undefined ? null : sha256(lock), files: Object.fromEntries(hashes) } };
   },
+  saving: (plan, { cwd, planFile }) => {
+    if (plan.imageDir === undefined || plan.imageHome === undefined) return plan;
+    return { ...plan, imageHome: { ...plan.imageHome, fromPlan: relative(dirname(planFile), resolve(cwd, plan.imageDir)) || '.' } };
+  },
+  placing: async (plan, { cwd, planFile }) => {
+    if (plan.imageDir === undefined || plan.imageHome === undefined) return plan;
+    const dir = await homeOf(plan, plan.imageDir, plan.imageHome, cwd, planFile);
+    return { ...plan, imageDir: relative(cwd, dir) || '.' };
+  },
   applyServices: (plan, { images, cwd, concurrency }) => {
     const services = imageServices(plan, images, cwd, concurrency);
     return services ? { images: services } : {};
   },
 };
+
+/**
+ * The folder a saved plan's images and lock go to, wherever it is applied: the one that holds
+ * the desired-state file the plan was made from. Looked for from the saved plan's folder first
+ * (the folder it was made in, as seen when it was saved: applied from another folder, on the
+ * same machine), then from the folder it is applied in (as it was made: a pipeline applies a
+ * plan downloaded elsewhere in a fresh checkout). A file with the bytes the plan was made from
+ * wins; else one of that name. None found, the plan is refused: its images would be written
+ * where no file of the project is.
+ */
+async function homeOf(plan: Plan, imageDir: string, home: NonNullable<Plan['imageHome']>, cwd: string, planFile: string): Promise<string> {
+  const candidates = [...(home.fromPlan === undefined ? [] : [resolve(dirname(planFile), home.fromPlan)]), resolve(cwd, imageDir)];
+  const found = await Promise.all(candidates.map(async (dir) => ({ dir, hash: await regularFileHash(join(dir, home.file)) })));
+  const chosen = found.find((candidate) => candidate.hash === plan.fingerprint.desiredHash) ?? found.find((candidate) => candidate.hash !== undefined);
+  if (chosen) return chosen.dir;
+  const looked = [...new Set(candidates.map((dir) => join(relative(cwd, dir) || '.', home.file)))];
+  throw new AppError({
+    code: 'PLAN_FILES_NOT_FOUND',
+    source: 'user',
+    summary: `the saved plan writes images and ${LOCK_FILE} beside ${home.file}, the file it was made from, which is not found (looked for ${looked.join(' and ')})`,
+    hint: 'apply the plan from the folder it was made in, or keep it where `plan --out` saved it; nothing was changed',
+  });
+}
+
+/** The SHA-256 of a regular file, or undefined when there is none (a folder, a link that leads nowhere, nothing). */
+async function regularFileHash(path: string): Promise<string | undefined> {
+  try {
+    if (!(await stat(path)).isFile()) return undefined;
+    return sha256(await readFile(path));
+  } catch {
+    return undefined;
+  }
+}
 
 /** Generations in flight at once: each is heavy for the service, so fewer than other requests. */
 const IMAGE_CONCURRENCY = 4;
@@ -52,7 +94,7 @@ async function readImageState(desired: DesiredState, file: string, cwd: string):
   const lockRead = await readLock(dir);
   if (!desired.images && lockRead === undefined) return undefined;
 
-  const state: ImageState = { dir: relative(cwd, dir) || '.', lock: emptyImageLock(), lockHash: null, files: dictionary() };
+  const state: ImageState = { dir: relative(cwd, dir) || '.', file: basename(file), lock: emptyImageLock(), lockHash: null, files: dictionary() };
   if (lockRead !== undefined && 'refused' in lockRead) state.lockProblem = lockRead.refused;
   else if (lockRead !== undefined) {
     state.lockHash = sha256(lockRead);

@@ -38,16 +38,27 @@ export interface ServiceContext {
   concurrency?: number | undefined;
 }
 
+/** A saved plan being written or read: the folder the command runs in, and the plan's file (absolute). */
+export interface SavedPlanContext {
+  cwd: string;
+  planFile: string;
+}
+
 /**
  * A kind of resource, as the operations see it: what is read of it to plan, what is read to
  * tell whether a saved plan is still true (compared by the kind's planner, src/plan/kinds/),
- * and what applying its changes needs besides the audience API.
+ * what a saved plan records to find its local files again, and what applying its changes
+ * needs besides the audience API.
  */
 export interface KindOperations {
   kind: 'business' | 'adGroupLink' | 'audience' | 'image';
   /** Its share of the live state. A kind read with another one (the ad groups, with their audiences) has none. */
   read?(desired: DesiredState, context: ReadContext): Promise<Partial<LiveState>>;
   readCurrent(plan: Plan, context: CurrentContext): Promise<Partial<CurrentState>>;
+  /** A plan about to be saved: with what finding its local files again needs, wherever it is applied from. */
+  saving?(plan: Plan, context: SavedPlanContext): Plan;
+  /** A saved plan about to be applied: its local paths made to start from `cwd`; an error when its files cannot be found. */
+  placing?(plan: Plan, context: SavedPlanContext): Promise<Plan>;
   /** The services its changes are applied with, checked before anything is changed (a missing setting must not stop an apply halfway). */
   applyServices?(plan: Plan, context: ServiceContext): Partial<ApplyServices>;
 }

@@ -61,6 +61,13 @@ export interface Plan {
    * Where the image paths of the plan start: the desired-state file's folder, relative to the folder the plan was made in.
    */
   imageDir?: string
+  /**
+   * How a saved plan finds `imageDir` again wherever it is applied: `file`, the desired-state file it was made from, in that folder; `fromPlan` (written by `plan --out`), the folder as seen from the saved plan's own folder. `apply` writes the images and the lock beside `file`, found from the saved plan's folder, else from the folder it is applied in.
+   */
+  imageHome?: {
+    file: string
+    fromPlan?: string
+  }
 }
 
 export interface AudienceCreate {

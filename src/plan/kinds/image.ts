@@ -29,7 +29,8 @@ export const imageKind: PlanKind = {
   plan: ({ desired, live }) => {
     if (!live.images) return { changes: [], errors: [], warnings: [] };
     const { changes, errors, warnings, fingerprint } = planImages(desired.images ?? [], live.images, desired.pruneImages);
-    return { changes, errors, warnings, fingerprint: { images: fingerprint }, header: { imageDir: live.images.dir } };
+    const { dir, file } = live.images;
+    return { changes, errors, warnings, fingerprint: { images: fingerprint }, header: { imageDir: dir, ...(file === undefined ? {} : { imageHome: { file } }) } };
   },
   staleReasons: (plan, current) => {
     const recorded = plan.fingerprint.images;
