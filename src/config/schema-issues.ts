@@ -255,8 +255,8 @@ function provinceHint(value: unknown): string {
   const codes = Object.keys(PROVINCES);
   if (typeof value === 'string') {
     const code = value.toUpperCase();
-    if (DISTRICT.test(code)) return `${value} is a district code: list it under depth2Locations`;
-    if (TOWN.test(code)) return `${value} is a town code: list it under depth3Locations`;
+    if (DISTRICT.test(code)) return deeperCode(value, 'district', 'depth2Locations');
+    if (TOWN.test(code)) return deeperCode(value, 'town', 'depth3Locations');
     const byName = suggest(value, Object.values(PROVINCES));
     const match = codes.includes(code) ? code : codes.find((candidate) => PROVINCES[candidate] === byName);
     if (match !== undefined) return `did you mean ${match} (${PROVINCES[match] ?? ''})?`;
@@ -281,6 +281,15 @@ function genderHint(value: unknown): string {
   return match === undefined ? 'genders are F (female) and M (male)' : `did you mean ${match}?`;
 }
 
+/**
+ * The hint for a district or town code in another list. Only the service knows which of them
+ * exist (the spec lists the provinces alone), so the hint names the form and the list, never
+ * promises that moving the code there makes it right.
+ */
+function deeperCode(value: string, depth: 'district' | 'town', list: string): string {
+  return `${value} has the form of a ${depth} code, which ${list} takes; whether that ${depth} exists only the service can tell, when the plan is applied`;
+}
+
 /** A region code in the wrong list, or in the wrong case, says so. */
 function codeFinding(path: Path, error: ErrorObject, value: unknown): Finding | undefined {
   if (typeof value !== 'string' || !error.schemaPath.includes('Code/')) return undefined;
@@ -290,8 +299,8 @@ function codeFinding(path: Path, error: ErrorObject, value: unknown): Finding | 
   const wantsTown = error.schemaPath.includes('/TownCode/');
   let hint: string | undefined;
   if (code in PROVINCES) hint = `${value} is a province code: list it under locations`;
-  else if (DISTRICT.test(code)) hint = wantsTown ? `${value} is a district code: list it under depth2Locations` : `did you mean ${code}?`;
-  else if (TOWN.test(code)) hint = wantsTown ? `did you mean ${code}?` : `${value} is a town code: list it under depth3Locations`;
+  else if (DISTRICT.test(code)) hint = wantsTown ? deeperCode(value, 'district', 'depth2Locations') : `did you mean ${code}?`;
+  else if (TOWN.test(code)) hint = wantsTown ? `did you mean ${code}?` : deeperCode(value, 'town', 'depth3Locations');
   return { path, target: 'value', message, ...hintFor(hint) };
 }
 

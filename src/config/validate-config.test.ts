@@ -501,8 +501,16 @@ describe('validateConfig: shorthands and the values they take', () => {
     expect(found.map((issue) => [issue.column, issue.message, issue.hint])).toEqual([
       [17, 'audiences[0].locations[0]: "Seoul" is not a province code', 'did you mean I (Seoul)?'],
       [24, 'audiences[0].locations[1]: "i" is not a province code', 'did you mean I (Seoul)?'],
-      [27, 'audiences[0].locations[2]: "I01" is not a province code', 'I01 is a district code: list it under depth2Locations'],
-      [32, 'audiences[0].locations[3]: "I0101" is not a province code', 'I0101 is a town code: list it under depth3Locations'],
+      [
+        27,
+        'audiences[0].locations[2]: "I01" is not a province code',
+        'I01 has the form of a district code, which depth2Locations takes; whether that district exists only the service can tell, when the plan is applied',
+      ],
+      [
+        32,
+        'audiences[0].locations[3]: "I0101" is not a province code',
+        'I0101 has the form of a town code, which depth3Locations takes; whether that town exists only the service can tell, when the plan is applied',
+      ],
       [39, 'audiences[0].locations[4]: "X" is not a province code', expect.stringContaining('I Seoul')],
     ]);
   });
@@ -512,7 +520,12 @@ describe('validateConfig: shorthands and the values they take', () => {
     expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
       [5, 23, 'audiences[0].depth2Locations[0]: "I" must be a district code: a province letter and two digits, e.g. I01', 'I is a province code: list it under locations'],
       [5, 26, 'audiences[0].depth2Locations[1]: "i01" must be a district code: a province letter and two digits, e.g. I01', 'did you mean I01?'],
-      [6, 23, 'audiences[0].depth3Locations[0]: "I01" must be a town code: a province letter and four digits, e.g. I0101', 'I01 is a district code: list it under depth2Locations'],
+      [
+        6,
+        23,
+        'audiences[0].depth3Locations[0]: "I01" must be a town code: a province letter and four digits, e.g. I0101',
+        'I01 has the form of a district code, which depth2Locations takes; whether that district exists only the service can tell, when the plan is applied',
+      ],
     ]);
   });
 
