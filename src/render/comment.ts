@@ -67,7 +67,8 @@ function place(problem: { file: string; line: number; column: number }): string 
 
 function commentHead(context: CommentContext): string[] {
   const head = [commentMarker(context.files), '## audiences plan', ''];
-  if (context.commit) head.push(`Planned at commit ${escape(context.commit)}.`, '');
+  // A commit's hash stays as it is, so that it links to the commit planned; anything else is made inert.
+  if (context.commit) head.push(`Planned at commit ${/^[0-9a-f]{7,40}$/i.test(context.commit) ? context.commit : escape(context.commit)}.`, '');
   return head;
 }
 

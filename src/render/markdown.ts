@@ -120,11 +120,38 @@ function take(lines: string[], budget: number): string[] {
 
 /**
  * Text in a table cell or a list item, from the file, the account or the service: visible (see
- * visible.ts), and inert as Markdown: no `|` ends the cell, no tag opens, no link or image is
- * made of `[x](url)`, no emphasis or code span, and no `@name` or `#1` notifies anyone or links.
+ * visible.ts), and inert as Markdown where a pipeline posts it (GitHub, GitLab): no `|` ends the
+ * cell, no tag opens, no link or image is made of `[x](url)`, no emphasis, code span or math
+ * (`$x$`, `$$x$$`); no bare URL (`https://…`, `www.…`) or emoji code becomes one, and no `@name`,
+ * `#1`, `GH-1`, `!1`, `~label`, `%milestone` or commit-like word notifies anyone or links.
+ * Markup is escaped with a backslash; what starts a reference, an autolink or math becomes a
+ * character reference, which CommonMark never reads as markup (and `&` too, so that a name
+ * holding `&#64;` shows as written).
  */
 export function escape(text: string): string {
-  return visible(text).replace(/[\\`*_[\]|~<>@#]/g, (char) => MARKDOWN_ENTITIES[char] ?? `\\${char}`);
+  return visible(text).replace(INERT, (match) => {
+    const first = match.charAt(0);
+    const entity = MARKDOWN_ENTITIES[first] ?? (match.length > 1 || /[:.-]/.test(first) ? `&#${first.charCodeAt(0)};` : `\\${first}`);
+    return `${entity}${match.slice(1)}`;
+  });
 }
 
-const MARKDOWN_ENTITIES: Readonly<Record<string, string>> = { '<': '&lt;', '>': '&gt;', '@': '&#64;', '#': '&#35;' };
+/**
+ * What `escape` changes: a word that may be a commit's hash (7 to 40 hexadecimal digits, a letter
+ * among them), the `-` of `GH-1`, the `.` of `www.`, a `:` that starts `://` or an emoji code (a
+ * word: `file:4:11` stays as it is), the `!` of `!1` and the `%` of `%milestone` (not of `30%`),
+ * and each character that makes markup or starts a reference.
+ */
+const INERT = /\b(?=[0-9]*[a-f])[0-9a-f]{7,40}\b|(?<=\bgh)-(?=\d)|(?<=\bwww)\.|:(?=\/\/|[a-z_+-][\w+-]*:)|!(?=\d)|%(?=[\w"])|[\\`*_[\]|~<>@#$&]/gi;
+
+const MARKDOWN_ENTITIES: Readonly<Record<string, string>> = {
+  '<': '&lt;',
+  '>': '&gt;',
+  '&': '&amp;',
+  '@': '&#64;',
+  '#': '&#35;',
+  $: '&#36;',
+  '!': '&#33;',
+  '%': '&#37;',
+  '~': '&#126;',
+};

@@ -75,7 +75,7 @@ describe('the pull-request comment', () => {
     const comment = renderComment([plan], context);
     const table = comment.split('\n').find((line) => line.startsWith('| `+`')) ?? '';
     expect(table).toContain('&#64;team');
-    expect(table).toContain('\\[a\\](https://e.example)');
+    expect(table).toContain('\\[a\\](https&#58;//e.example)');
     expect(table).toContain('&lt;img src=x&gt;');
     expect(table).toContain('\\`y\\`');
     expect(comment).toContain('````diff');
