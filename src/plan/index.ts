@@ -11,6 +11,7 @@ export type * from './types.js';
 export { knownAudienceIds, rereadIds } from './kinds/audience.js';
 export { linksToRecheck } from './kinds/ad-group-link.js';
 export { diffDefinition } from './diff.js';
+export { reviewChange, type ChangeReview, type Criterion, type CriterionEffect, type Risk } from './review.js';
 export { inconsistencies } from './consistency.js';
 export { PLAN_FORMAT_VERSION, upgradeProblem, upgradeSavedPlan } from './format.js';
 export type * from './results.js';

@@ -4,6 +4,7 @@ import { matchIdentities } from './identity.js';
 import type { CurrentState, KindPlan, OrderKey, PlanOptions } from './kind.js';
 import { PLAN_KINDS } from './kinds/index.js';
 import { missingReadError, missingReads } from './reads.js';
+import { serviceChecks } from './service-checks.js';
 import type { Change, Fingerprint, Plan, PlanProblem, PlanSummary } from './types.js';
 
 /**
@@ -29,6 +30,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   }
   const changes = orderChanges(planned);
   const { business, imageDir, imageHome } = header;
+  const checks = serviceChecks(changes);
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     adAccountId: desired.adAccountId,
@@ -36,6 +38,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     changes,
     warnings: sortProblems(warnings),
     errors: sortProblems(errors),
+    ...(checks.length > 0 ? { serviceChecks: checks } : {}),
     summary: summarize(changes),
     fingerprint,
     ...(imageDir === undefined ? {} : { imageDir }),

@@ -23,6 +23,8 @@ export type {
   PlanProblem,
   PlanSummary,
   ProblemCode,
+  ServiceCheck,
+  ServiceCheckWhat,
 } from './generated/plan.js';
 
 export type ChangeAction = Change['action'];

@@ -15,7 +15,7 @@ const REASONS: Readonly<Record<ImageGenerateReason, string>> = {
  * An image change as display rows: the request (all of it when new, what changed otherwise),
  * the seeds and the files; for a move, each file's new path, and what becomes of the old one.
  */
-export function imageBlock(change: ImageGenerate | ImageMove | ImageRemove): Block {
+export function imageBlock(change: ImageGenerate | ImageMove | ImageRemove): Omit<Block, 'fields' | 'marks'> {
   if (change.action === 'move') {
     const copied = new Set(change.copies.map((copy) => copy.to));
     const lines: Line[] = change.after.outputs.flatMap((path, index): Line[] => {

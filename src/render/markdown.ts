@@ -1,21 +1,19 @@
 import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
-import { buildBlocks, type Block } from './rows.js';
+import { buildBlocks, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Mark } from './rows.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
 import { quoted, visible } from '../model/index.js';
 
 /** Pull-request comments are limited to 65,536 characters; keep a margin for the note. */
 export const MARKDOWN_LIMIT = 65_000;
 
-/** What makes a change destructive for a reviewer: it deletes, unlinks or removes something. */
-const DESTRUCTIVE = new Set(['delete', 'unlink', 'remove']);
-
 /**
  * One account's plan as a section of a pull-request comment: its own hidden marker, the
  * summary, the deletes and unlinks called out with their count, every file it deletes (never
- * folded or cut: a reviewer must see each at a glance), the problems, one table row
- * per change (destructive ones first), and the details folded in a `diff` block. Kept under
- * `limit` characters: what does not fit is cut, with a note saying how much.
+ * folded or cut: a reviewer must see each at a glance), the problems, what only the service
+ * checks, one table row per change (destructive ones first) with the fields it writes and its
+ * marks, and the details folded in a `diff` block. Kept under `limit` characters: what does not
+ * fit is cut, with a note saying how much.
  */
 export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   const head: string[] = [accountMarker(plan.adAccountId), `### Ad account ${plan.adAccountId}`, ''];
@@ -32,10 +30,16 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   if (plan.warnings.length > 0) {
     head.push(...plan.warnings.map((warning) => `- :warning: warning${escape(problemText(warning))}${warning.hint ? ` — _${escape(warning.hint)}_` : ''}`), '');
   }
+  const checks = serviceCheckItems(plan);
+  if (checks.length > 0) head.push(`:information_source: **Note:** ${SERVICE_CHECKS_NOTE}`, '', ...checks.map((item) => `- ${escape(item)}`), '');
   if (!hasChanges(plan)) return `${head.join('\n').trimEnd()}\n`;
 
-  const blocks = destructiveFirst(plan);
-  const table = ['| | change |', '|---|---|', ...blocks.map((block) => `| \`${block.symbol}\` | ${escape(block.title)} |`)];
+  const blocks = buildBlocks(plan);
+  const table = [
+    '| | change | fields | marks |',
+    '|---|---|---|---|',
+    ...blocks.map((block) => `| \`${block.symbol}\` | ${escape(block.title)} | ${escape(block.fields.join(', '))} | ${marksCell(block.marks)} |`),
+  ];
   const details = blocks.flatMap(diffLines);
   return fit(head, table, details, limit);
 }
@@ -64,11 +68,9 @@ function deletedFiles(plan: Plan): string[] {
   return plan.changes.flatMap((change) => (change.action === 'remove' || change.action === 'move' ? change.deletes.map((path) => `* image ${escape(quoted(change.name))}: ${escape(path)}`) : []));
 }
 
-/** The plan's blocks, those of deletes, unlinks and removes first, each group in the plan's order. */
-function destructiveFirst(plan: Plan): Block[] {
-  const blocks = buildBlocks(plan);
-  const first = blocks.filter((_, index) => DESTRUCTIVE.has(plan.changes[index]?.action ?? ''));
-  return [...first, ...blocks.filter((_, index) => !DESTRUCTIVE.has(plan.changes[index]?.action ?? ''))];
+/** A change's marks in its table row: LIVE in bold, each risk behind a warning sign, the effects as they are. */
+function marksCell(marks: Mark[]): string {
+  return marks.map((mark) => (mark.kind === 'live' ? `**${mark.text}**` : mark.kind === 'risk' ? `:warning: **${escape(mark.text)}**` : escape(mark.text))).join(' · ');
 }
 
 /** Lines for a `diff` block: the first column carries the symbol so the block is coloured. */
@@ -92,7 +94,7 @@ function fit(head: string[], table: string[], details: string[], limit: number):
   const keptDetails = take(details, budget - size(keptTable));
   const cut = table.length - keptTable.length + (details.length - keptDetails.length);
   const out = [...head, ...keptTable];
-  if (keptTable.length < table.length) out.push(`| | … ${table.length - keptTable.length} more changes |`);
+  if (keptTable.length < table.length) out.push(`| | … ${table.length - keptTable.length} more changes | | |`);
   out.push(...open, ...keptDetails, ...close);
   if (cut > 0) out.push('', `_The plan is too long for one comment: ${count(cut, 'line')} were cut. Run \`audiences plan\` to see all of it._`);
   return `${out.join('\n')}\n`;

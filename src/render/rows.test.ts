@@ -35,11 +35,11 @@ describe('renderText and renderMarkdown', () => {
     const text = renderText(planAccount(desiredState([], { prune: true }), live, options), plainStyle);
     expect(text).toContain(
       [
-        '  - unlink ad group 102 from audience "gone" (id 1)',
+        '  - unlink ad group 102 from audience "gone" (id 1) [LIVE]',
         '      ad group: "Banner" [LIVE] in campaign 10 "Spring"',
         '      reason: the audience is deleted',
         '',
-        '  - delete audience "gone" (id 1)',
+        '  - delete audience "gone" (id 1) [LIVE; risk: deletes an audience in use]',
         '      - type: DISPLAY',
         '      - ageType: NOT_ALL',
         '      - ages: 20',

@@ -11,7 +11,7 @@ import {
   type TargetingField,
   type UnmodelledFields,
 } from '../model/index.js';
-import type { AdGroupRef, Change, FieldChange, Plan } from '../plan/index.js';
+import { reviewChange, type AdGroupRef, type Change, type ChangeReview, type CriterionEffect, type FieldChange, type Plan, type Risk, type ServiceCheckWhat } from '../plan/index.js';
 import { imageBlock } from './image-rows.js';
 import { quoted, visible } from '../model/index.js';
 
@@ -24,7 +24,17 @@ export type Symbol = '+' | '~' | '-';
 export interface Block {
   symbol: Symbol;
   title: string;
+  /** The fields the change writes, for the Markdown table (the text shows each in the block). */
+  fields: string[];
+  /** What a reviewer must not miss, derived from the change (see reviewChange). */
+  marks: Mark[];
   lines: Line[];
+}
+
+/** `live`: the audience serves a LIVE ad group; `risk`: an edit to look at twice; `effect`: what an update does to a criterion. */
+export interface Mark {
+  kind: 'live' | 'risk' | 'effect';
+  text: string;
 }
 
 /**
@@ -33,12 +43,47 @@ export interface Block {
  */
 export type Line = { kind: 'field'; label: string; text: string; removed?: true } | { kind: 'added' | 'removed' | 'kept'; label: string; text: string };
 
-/** Every change as a block, each value in it made visible (see visible.ts): names and values come from the file and the account. */
+/**
+ * Every change as a block, each value in it made visible (see visible.ts): names and values come
+ * from the file and the account. Deletes, unlinks and removes come first, each group in the
+ * plan's order (which keeps an audience's unlinks before its delete): what a reviewer must see.
+ */
 export function buildBlocks(plan: Plan): Block[] {
-  return plan.changes.map((change) => {
+  const destructive = plan.changes.filter((change) => DESTRUCTIVE.has(change.action));
+  return [...destructive, ...plan.changes.filter((change) => !DESTRUCTIVE.has(change.action))].map((change) => {
     const block = blockOf(change);
-    return { ...block, title: visible(block.title), lines: block.lines.map(visibleLine) };
+    const review = reviewChange(change);
+    return { ...block, title: visible(block.title), fields: review.fields, marks: marksOf(review), lines: block.lines.map(visibleLine) };
   });
+}
+
+/** What makes a change destructive for a reviewer: it deletes, unlinks or removes something. */
+export const DESTRUCTIVE: ReadonlySet<Change['action']> = new Set(['delete', 'unlink', 'remove']);
+
+const RISKS: { [R in Risk['risk']]: (risk: Extract<Risk, { risk: R }>) => string } = {
+  'type-change': () => 'type change',
+  emptied: (risk) => `empties ${risk.criterion}`,
+  'narrows-in-use': () => 'narrows an audience in use',
+  'deletes-in-use': () => 'deletes an audience in use',
+};
+
+const EFFECTS: ReadonlyArray<[CriterionEffect['effect'], string]> = [
+  ['narrows', 'narrows'],
+  ['narrows-and-broadens', 'narrows and broadens'],
+  ['broadens', 'broadens'],
+];
+
+/** LIVE first, then the risks as one mark, then the effects grouped by kind (`broadens ages, regions`); an emptied criterion is a risk. */
+function marksOf(review: ChangeReview): Mark[] {
+  const risks = review.risks.map((entry) => (RISKS[entry.risk] as (risk: Risk) => string)(entry));
+  return [
+    ...(review.live ? [{ kind: 'live' as const, text: 'LIVE' }] : []),
+    ...(risks.length === 0 ? [] : [{ kind: 'risk' as const, text: risks.join(', ') }]),
+    ...EFFECTS.flatMap(([effect, verb]) => {
+      const criteria = review.effects.filter((entry) => entry.effect === effect).map((entry) => entry.criterion);
+      return criteria.length === 0 ? [] : [{ kind: 'effect' as const, text: `${verb} ${criteria.join(', ')}` }];
+    }),
+  ];
 }
 
 /**
@@ -52,7 +97,39 @@ function visibleLine(line: Line): Line {
   return label === line.label && text === line.text ? line : { ...line, label, text };
 }
 
-function blockOf(change: Change): Block {
+/** The lead of the note on the values only the service checks, which follow it as a list. */
+export const SERVICE_CHECKS_NOTE = 'only the service can check these values (when the plan is applied), so this plan does not promise them:';
+
+const CHECKED: ReadonlyArray<[ServiceCheckWhat, string]> = [
+  ['districtCode', 'district codes'],
+  ['townCode', 'town codes'],
+  ['interestCode', 'interest codes'],
+  ['businessTypeCode', 'business-type codes'],
+  ['memberId', 'member ids'],
+  ['eventCode', 'event codes'],
+];
+
+/** The most values, and audiences, a line of the note names: it says how many more, and the JSON holds them all. */
+const SHOWN_VALUES = 10;
+const SHOWN_NAMES = 3;
+
+/** A line per kind of value only the service checks: `district codes: I99 (audience "x")`, made visible. */
+export function serviceCheckItems(plan: Plan): string[] {
+  const checks = plan.serviceChecks ?? [];
+  return CHECKED.flatMap(([what, label]) => {
+    const of = checks.filter((check) => check.what === what);
+    if (of.length === 0) return [];
+    const values = shortList([...new Set(of.flatMap((check) => check.values))], SHOWN_VALUES);
+    const names = [...new Set(of.map((check) => check.name))];
+    return [visible(`${label}: ${values} (audience${names.length === 1 ? '' : 's'} ${shortList(names.map(quoted), SHOWN_NAMES)})`)];
+  });
+}
+
+function shortList(items: string[], shown: number): string {
+  return items.length <= shown ? items.join(', ') : `${items.slice(0, shown).join(', ')} and ${items.length - shown} more`;
+}
+
+function blockOf(change: Change): Omit<Block, 'fields' | 'marks'> {
   switch (change.action) {
     case 'create':
       return { symbol: '+', title: `create audience ${quoted(change.name)}`, lines: definitionLines(change.after) };

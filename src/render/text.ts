@@ -1,6 +1,6 @@
 import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
-import { buildBlocks, type Block, type Line } from './rows.js';
+import { buildBlocks, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Line, type Mark } from './rows.js';
 import type { Style } from './style.js';
 import { visible } from '../model/index.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
@@ -19,6 +19,8 @@ export function renderText(plan: Plan, style: Style): string {
     if (error.hint) out.push(`  hint: ${visible(error.hint)}`);
   }
   if (plan.warnings.length + plan.errors.length > 0) out.push('');
+  const checks = serviceCheckItems(plan);
+  if (checks.length > 0) out.push(`note: ${SERVICE_CHECKS_NOTE}`, ...checks.map((item) => `  ${item}`), '');
   if (hasChanges(plan)) out.push(style.bold(`Plan: ${summaryText(plan)}.`));
   if (plan.errors.length > 0) out.push(style.error(`The plan has ${count(plan.errors.length, 'error')} and cannot be applied.`));
   return `${out.join('\n').trimEnd()}\n`;
@@ -28,7 +30,7 @@ const PAINT = { '+': 'add', '~': 'change', '-': 'remove' } as const;
 
 function blockLines(block: Block, style: Style): string[] {
   const paint = style[PAINT[block.symbol]];
-  const lines = [`  ${paint(block.symbol)} ${block.title}`];
+  const lines = [`  ${paint(block.symbol)} ${block.title}${marksText(block.marks, style)}`];
   let previousLabel: string | undefined;
   for (const line of block.lines) {
     if (line.kind === 'field') {
@@ -41,6 +43,12 @@ function blockLines(block: Block, style: Style): string[] {
     lines.push(memberLine(line, style));
   }
   return lines;
+}
+
+/** ` [LIVE; risk: type change; broadens ages]` after a block's title, or nothing. */
+function marksText(marks: Mark[], style: Style): string {
+  if (marks.length === 0) return '';
+  return ` [${marks.map((mark) => (mark.kind === 'live' ? style.bold(mark.text) : mark.kind === 'risk' ? style.warn(`risk: ${mark.text}`) : mark.text)).join('; ')}]`;
 }
 
 function memberLine(line: Line, style: Style): string {

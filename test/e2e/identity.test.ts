@@ -68,7 +68,7 @@ describe('renames', () => {
     await writeFile(join(cwd, 'audiences.yaml'), spring('spring-2026', '    renamedFrom: spring-2025\n'));
     const plan = await runCli(['plan', '--detailed-exitcode'], { cwd, env });
     expect(plan.code).toBe(2);
-    expect(plan.stdout).toContain([`  ~ update audience "spring-2026" (id ${id})`, '      name: spring-2025 → spring-2026', '      used by: ad group 101 "Seoul commuters" [LIVE]'].join('\n'));
+    expect(plan.stdout).toContain([`  ~ update audience "spring-2026" (id ${id}) [LIVE]`, '      name: spring-2025 → spring-2026', '      used by: ad group 101 "Seoul commuters" [LIVE]'].join('\n'));
     expect(plan.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete, 0 to unlink.');
 
     expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);

@@ -93,7 +93,9 @@ describe('lookalikes, a set the file manages', () => {
 
     await writeFile(join(cwd, 'audiences.yaml'), text.replace(/\n\s+lookalikeTargetings:\n\s+- [^\n]+/, ''));
     const planned = await runInProcess(['plan'], { cwd, env });
-    expect(planned.stdout).toMatch(/~ update audience "like" \(id \d+\)\n\s+lookalikeTargetings:\n\s+- lookalikeId=8001 inclusionType=INCLUDE "Like VIP customers"\n/);
+    expect(planned.stdout).toMatch(
+      /~ update audience "like" \(id \d+\) \[risk: empties lookalikeTargetings\]\n\s+lookalikeTargetings:\n\s+- lookalikeId=8001 inclusionType=INCLUDE "Like VIP customers"\n/,
+    );
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
     expect((await storedAudiences(emulator))[0]?.lookalikeTargetings).toEqual([]);
   });
@@ -128,7 +130,7 @@ describe('the real tracker member', () => {
     await writeFile(join(cwd, 'audiences.yaml'), women.replace('trackerTargetingTerms: [ONE_MONTH]', 'trackerTargetingTerms: [ONE_WEEK]'));
     const planned = await runInProcess(['plan'], { cwd, env });
     expect(planned.stdout).toMatch(
-      /~ update audience "pixel" \(id \d+\)\n\s+trackerTargetings:\n\s+- trackId=trk-web [^\n]*trackerTargetingTerms=\["ONE_MONTH"\][^\n]*\n\s+\+ trackId=trk-web eventCode=purchase inclusionType=INCLUDE trackerTargetingTerms=\["ONE_WEEK"\]\n\n/,
+      /~ update audience "pixel" \(id \d+\) \[narrows and broadens trackerTargetings\]\n\s+trackerTargetings:\n\s+- trackId=trk-web [^\n]*trackerTargetingTerms=\["ONE_MONTH"\][^\n]*\n\s+\+ trackId=trk-web eventCode=purchase inclusionType=INCLUDE trackerTargetingTerms=\["ONE_WEEK"\]\n\n/,
     );
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
     expect((await live.client.read(made.id)).definition.trackerTargetings).toMatchObject([{ trackerTargetingTerms: ['ONE_WEEK'] }]);

@@ -43,7 +43,7 @@ describe('whole definitions through the CLI', () => {
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain(
       [
-        '  ~ update audience "busan-area" (id 100001)',
+        '  ~ update audience "busan-area" (id 100001) [risk: empties customerFileTargetings; narrows regions]',
         '      locations:',
         '        - C (South Gyeongsang)',
         '        - H (Busan)',

@@ -39,6 +39,8 @@ export type ProblemCode = ("LINK_MISSING" | "AUDIENCE_STATUS" | "DUPLICATE_LIVE_
 
 export type Company = Model.Company
 
+export type ServiceCheckWhat = ("districtCode" | "townCode" | "interestCode" | "businessTypeCode" | "memberId" | "eventCode")
+
 /**
  * A plan made by `audiences plan` (`--format json`, `--out`): plain data that `audiences apply` executes.
  */
@@ -68,6 +70,10 @@ export interface Plan {
     file: string
     fromPlan?: string
   }
+  /**
+   * For people only: the values the changes send that only the service can check, by audience and field (absent when none). A plan without errors does not promise them.
+   */
+  serviceChecks?: ServiceCheck[]
 }
 
 export interface AudienceCreate {
@@ -260,4 +266,19 @@ export interface Fingerprint {
 export interface PlanBusiness {
   registrationNumber: string
   company: (null | Company)
+}
+
+export interface ServiceCheck {
+  /**
+   * The audience created or updated.
+   */
+  name: string
+  field: string
+  what: ServiceCheckWhat
+  /**
+   * As the plan shows them: a code as itself, a member id as `key=value`. A create's every value; an update's added ones.
+   *
+   * @minItems 1
+   */
+  values: string[]
 }

@@ -1,4 +1,4 @@
-import { compareLongs, sortLongs, type AdGroupLink, type DesiredAudience, type LiveState, type Long } from '../../model/index.js';
+import { compareLongs, compareText, sortLongs, type AdGroupLink, type DesiredAudience, type LiveState, type Long } from '../../model/index.js';
 import type { PlanKind } from '../kind.js';
 import type { AdGroupRef, AdGroupUnlink, Change, PlanProblem } from '../types.js';
 import { quoted } from '../../model/index.js';
@@ -14,9 +14,9 @@ export const adGroupLinkKind: PlanKind = {
   plan: ({ desired, live, identities }) => {
     const changes: Change[] = [];
     const errors: PlanProblem[] = [];
-    const warnings: PlanProblem[] = [];
+    const notLinked: Array<{ audience: DesiredAudience; adGroupIds: Long[] }> = [];
     for (const audience of identities.missing) {
-      if (audience.adGroups && audience.adGroups.length > 0) warnings.push(linkMissing(audience, audience.adGroups));
+      if (audience.adGroups && audience.adGroups.length > 0) notLinked.push({ audience, adGroupIds: audience.adGroups });
     }
     for (const { desired: audience, live: summary } of identities.matched) {
       const links = readableLinks(live, summary.id);
@@ -24,7 +24,7 @@ export const adGroupLinkKind: PlanKind = {
       const declaredIds = new Set(audience.adGroups);
       const extra = links.filter((link) => !declaredIds.has(link.adGroupId));
       const absent = audience.adGroups.filter((id) => !links.some((link) => link.adGroupId === id));
-      if (absent.length > 0) warnings.push(linkMissing(audience, absent));
+      if (absent.length > 0) notLinked.push({ audience, adGroupIds: absent });
       const glob = identities.protectedBy.get(summary.id);
       const unlinked = `ad group${plural(extra)} ${extra.map((link) => link.adGroupId).join(', ')} would be unlinked from it`;
       if (extra.length > 0 && audience.protect) {
@@ -51,7 +51,7 @@ export const adGroupLinkKind: PlanKind = {
         changes.push(...(readableLinks(live, summary.id) ?? []).map((link) => unlink(summary.name, summary.id, link, 'audience-deleted')));
       }
     }
-    return { changes, errors, warnings };
+    return { changes, errors, warnings: linkMissing(notLinked) };
   },
   staleReasons: (plan, current) => {
     const byId = new Map(current.audiences.map((summary) => [summary.id, summary]));
@@ -97,13 +97,23 @@ function unlink(name: string, id: Long, link: AdGroupLink, reason: AdGroupUnlink
   return { action: 'unlink', kind: 'adGroupLink', name, id, adGroupId: link.adGroupId, before: adGroupRef(link), after: null, display: { reason } };
 }
 
-function linkMissing(audience: DesiredAudience, adGroupIds: Long[]): PlanProblem {
-  return {
-    code: 'LINK_MISSING',
-    name: audience.key,
-    message: `audience ${quoted(audience.key)} declares ad group${plural(adGroupIds)} ${adGroupIds.join(', ')}, which ${adGroupIds.length === 1 ? 'does' : 'do'} not use it`,
-    hint: 'this API cannot link ad groups: link them in the ad manager, or remove them from `adGroups`',
-  };
+/**
+ * One warning for the plan, however many audiences declare ad groups that do not use them: the
+ * API cannot link, so the same links would otherwise be a warning per audience on every plan.
+ */
+function linkMissing(unlinked: Array<{ audience: DesiredAudience; adGroupIds: Long[] }>): PlanProblem[] {
+  const hint = 'this API cannot link ad groups: link them in the ad manager, or remove them from `adGroups`';
+  const [only, ...others] = unlinked;
+  if (!only) return [];
+  if (others.length === 0) {
+    const { audience, adGroupIds } = only;
+    const which = adGroupIds.length === 1 ? 'does' : 'do';
+    return [{ code: 'LINK_MISSING', name: audience.key, message: `audience ${quoted(audience.key)} declares ad group${plural(adGroupIds)} ${adGroupIds.join(', ')}, which ${which} not use it`, hint }];
+  }
+  const list = [...unlinked]
+    .sort((a, b) => compareText(a.audience.key, b.audience.key))
+    .map(({ audience, adGroupIds }) => `${quoted(audience.key)} (ad group${plural(adGroupIds)} ${adGroupIds.join(', ')})`);
+  return [{ code: 'LINK_MISSING', message: `${unlinked.length} audiences declare ad groups that do not use them: ${list.join(', ')}`, hint }];
 }
 
 function sameIds(a: Long[], b: Long[]): boolean {
