@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { fileTooLarge, readUpTo } from '../bounded-read.js';
 import { AppError } from '../errors.js';
 import { inconsistencies, upgradeProblem, upgradeSavedPlan, type Plan } from '../plan/index.js';
-import { plainStyle, renderPlans } from '../render/index.js';
+import { plainStyle, renderPlans, type CommentContext } from '../render/index.js';
 import { fileWriteError } from './file-errors.js';
 import { writeFileAtomically, writeTarget } from './files.js';
 import { Plan as validatePlan } from './generated/plan-validator.js';
@@ -123,6 +123,16 @@ export async function readSavedPlans(file: string, cwd: string, use: 'apply' | '
   const withErrors = (plans as Plan[]).find((plan) => plan.errors.length > 0);
   if (withErrors) throw new AppError({ code: 'PLAN_HAS_ERRORS', source: 'user', summary: `the saved plan ${file} has errors and cannot be applied`, hint: 'fix the errors and plan again' });
   return plans as Plan[];
+}
+
+/**
+ * Where the comment of a saved plan comes from: the files and commit it recorded, so that `show
+ * --format markdown` prints the comment `plan --out` printed; the plan file for a plan saved
+ * without them (by an earlier version).
+ */
+export function savedPlanContext(plans: Plan[], file: string): CommentContext {
+  const origin = plans[0]?.origin;
+  return origin ? { files: origin.files, commit: origin.commit ?? undefined } : { files: [file] };
 }
 
 function invalidPlan(file: string, reason: string): AppError {

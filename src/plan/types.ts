@@ -23,6 +23,7 @@ export type {
   PlanProblem,
   PlanSummary,
   ProblemCode,
+  PlanOrigin,
   ServiceCheck,
   ServiceCheckWhat,
 } from './generated/plan.js';

@@ -103,6 +103,16 @@ describe('a comment a reviewer reads in ten seconds', () => {
     expect(textTitles).toEqual(rows.map((cells) => cells[1]));
   });
 
+  it('show --format markdown of a saved plan prints the comment the plan printed, byte for byte', async () => {
+    const cwd = await reviewedAccount();
+    const planned = await runCli(['plan', 'audiences.yaml', '--format', 'markdown', '--commit', '0123abc', '--out', 'plan.json'], { cwd, env });
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toContain('Planned at commit 0123abc.');
+    // No service is needed to show a saved plan.
+    const shown = await runCli(['show', 'plan.json', '--format', 'markdown'], { cwd, env: {} });
+    expect(shown).toEqual({ code: 0, stdout: planned.stdout, stderr: '' });
+  });
+
   it('says LINK_MISSING once per plan, as a short list of the audiences and their ad groups', async () => {
     const file = `adAccountId: 1234
 audiences:

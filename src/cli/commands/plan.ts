@@ -63,7 +63,9 @@ async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files
       },
     ),
   );
-  const plans = planned.map((account) => account.plan);
+  // The files and commit go with each plan, so that `show --format markdown` of the saved plan prints this comment.
+  const origin = { files, commit: context.commit ?? null };
+  const plans = planned.map((account) => ({ ...account.plan, origin }));
   io.stdout(renderPlans(plans, format, style, context));
   if (plans.some((plan) => plan.errors.length > 0)) return 1;
   if (saved) {

@@ -23,8 +23,9 @@ export const showCommand: CommandDefinition = {
     const file = String(args['plan']);
     const format = args['format'] as PlanFormat;
     return withErrorOutput(format, { files: [file] }, io, async () => {
-      const [style, { readSavedPlans }, { renderPlans }] = await Promise.all([outputStyle(args, io), import('../../operations/saved-plan.js'), import('../../render/index.js')]);
-      io.stdout(renderPlans(await readSavedPlans(file, io.cwd, 'show'), format, style, { files: [file] }));
+      const [style, { readSavedPlans, savedPlanContext }, { renderPlans }] = await Promise.all([outputStyle(args, io), import('../../operations/saved-plan.js'), import('../../render/index.js')]);
+      const plans = await readSavedPlans(file, io.cwd, 'show');
+      io.stdout(renderPlans(plans, format, style, savedPlanContext(plans, file)));
       return 0;
     });
   },

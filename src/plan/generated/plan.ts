@@ -74,6 +74,7 @@ export interface Plan {
    * For people only: the values the changes send that only the service can check, by audience and field (absent when none). A plan without errors does not promise them.
    */
   serviceChecks?: ServiceCheck[]
+  origin?: PlanOrigin
 }
 
 export interface AudienceCreate {
@@ -281,4 +282,12 @@ export interface ServiceCheck {
    * @minItems 1
    */
   values: string[]
+}
+
+/**
+ * For people only: the files planned, as the command named them, and the commit given with --commit (null without one), so that `show --format markdown` prints the comment the plan printed.
+ */
+export interface PlanOrigin {
+  files: string[]
+  commit: (string | null)
 }
