@@ -6,7 +6,8 @@ import { startInTurns } from '../api/in-turns.js';
 import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig, type ConfigIssue } from '../config/index.js';
 import { AppError } from '../errors.js';
 import { writeFileAtomically, writeTarget } from './files.js';
-import { compareLongs, nameMatcher, visible, type LiveAudience, type LiveAudienceSummary } from '../model/index.js';
+import { confirmGone } from './kinds/audience.js';
+import { compareLongs, nameMatcher, visible, type LiveAudience, type LiveAudienceSummary, type Long } from '../model/index.js';
 
 export interface ImportRequest {
   adAccountId: number;
@@ -22,8 +23,9 @@ export interface ImportResult {
   imported: number;
   /**
    * Audiences left out, and why: another audience has their name (a file's names are unique),
-   * a file cannot hold their entry (a name with a control character, say), or they were
-   * deleted between the list and their read.
+   * a file cannot hold their entry (a name with a control character, say), they were deleted
+   * between the list and their read, or their read could not be used (an answer of another
+   * shape, a 404 the account's list contradicts).
    */
   skipped: SkippedAudience[];
   /** Audiences imported whose answer holds fields a file cannot (see LiveAudience.unmodelled), and those fields. */
@@ -49,13 +51,15 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   const listed = (await client.list()).filter((summary) => matches(summary.name)).sort((a, b) => compareLongs(a.id, b.id));
   const { kept, skipped } = firstOfEachName(listed);
   // An answer in a shape the tool cannot use leaves out its audience, as in a plan, not the
-  // import; so does an audience deleted between the list and its read.
+  // import; so does an audience deleted between the list and its read, as a second list
+  // confirms (see confirmGone): one the account still lists is unreadable, never called deleted.
+  const notFound = new Set<Long>();
   const answers = await startInTurns(kept, async (summary) => {
     try {
       return await client.read(summary.id);
     } catch (error) {
       if (isNotFound(error)) {
-        skipped.push({ audience: summary, reason: 'it was deleted while the account was read (listed, then not found when read)' });
+        notFound.add(summary.id);
         return undefined;
       }
       if (!isApiError(error) || error.kind !== 'invalid-response') throw error;
@@ -63,6 +67,15 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
       return undefined;
     }
   });
+  if (notFound.size > 0) {
+    const gone = new Set((await confirmGone(kept, notFound, client)).map((summary) => summary.id));
+    for (const summary of kept.filter((candidate) => notFound.has(candidate.id))) {
+      const reason = gone.has(summary.id)
+        ? 'it was deleted while the account was read (listed, then not found when read)'
+        : 'it cannot be read: the service answered 404 (not found) for it, yet the account still lists it';
+      skipped.push({ audience: summary, reason });
+    }
+  }
   const read = answers.filter((audience): audience is LiveAudience => audience !== undefined).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
   const schemaRef = relative(target ? dirname(target) : cwd, fileURLToPath(AUDIENCES_SCHEMA_URL));

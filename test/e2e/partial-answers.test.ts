@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { Plan } from '../../src/plan/index.js';
+import { startProxy } from '../api/support.js';
 import { definition } from '../helpers/builders.js';
 import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
 import { connectClient, linkAdGroup, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
@@ -196,6 +197,30 @@ describe('an audience deleted between the list and its read is gone, not a failu
     const text = await readFile(join(cwd, 'imported.yaml'), 'utf8');
     expect(text).toContain(`# Not imported: "gone" (id ${gone}): ${reason}.`);
     expect(text.match(/^ {2}- name: .*$/gm)).toEqual(['  - name: stays']);
+  });
+
+  it('import: an audience whose read answers 404 while a second list still has it is left out as unreadable, never as deleted', async () => {
+    const { unreadable } = await make('unreadable', 'stays');
+    // A proxy answers the service's 404 to its read only: the account still lists it.
+    const proxy = await startProxy(emulator.url, (request) =>
+      request === `GET /openapi/v4/targetings/${unreadable}` ? { status: 404, body: { code: -404, msg: 'Not Found', extras: { detailCode: 3001, detailMsg: 'audience not found' } } } : 'pass',
+    );
+    try {
+      const cwd = await workspace({});
+      const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd, env: { ...env, ADS_API_URL: proxy.url } });
+      expect(imported.code, imported.stderr).toBe(0);
+      const reason = 'it cannot be read: the service answered 404 (not found) for it, yet the account still lists it';
+      expect(imported.stderr).toContain(`warning: "unreadable" (id ${unreadable}) was not imported: ${reason}`);
+      expect(imported.stderr).not.toContain('deleted');
+      const text = await readFile(join(cwd, 'imported.yaml'), 'utf8');
+      expect(text).toContain(`# Not imported: "unreadable" (id ${unreadable}): ${reason}.`);
+      expect(text.match(/^ {2}- name: .*$/gm)).toEqual(['  - name: stays']);
+      // The second list that tells it apart.
+      expect(proxy.seen.filter((request) => request.startsWith('GET /openapi/v4/targetings/audiences'))).toHaveLength(2);
+    } finally {
+      await proxy.close();
+    }
+    expect(await storedNames()).toEqual(['stays', 'unreadable']);
   });
 
   it('a saved plan whose audience is deleted while the plan is checked is stale, and nothing is changed', async () => {

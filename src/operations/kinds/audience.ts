@@ -9,21 +9,23 @@ import type { KindOperations } from './kind.js';
 /**
  * Audiences, with the ad groups that use them: one list, a single read per audience the plan
  * needs, and the ad groups where links matter (see neededReads). To check a saved plan: the
- * list again, and the audiences it updates whose date did not move, read again (one gone
- * since the list makes the plan stale, as one gone before it does).
+ * list again, and the audiences it updates whose date did not move, read again; one whose read
+ * answers the service's 404 is gone since the list, so the list it gives is without it (the
+ * plan is stale, as for one gone before the list).
  */
 export const audienceSource: KindOperations = {
   kind: 'audience',
   read: async (desired, { reader, signal }) => readAudiences(desired, reader, signal),
-  readCurrent: async (plan, { reader, list, gone }) => {
-    const audiences = await list();
-    const ids = rereadIds(plan, audiences);
+  readCurrent: async (plan, { reader, list }) => {
+    const listed = await list();
+    const ids = rereadIds(plan, listed);
+    const gone = new Set<Long>();
     const reads = await startInTurns(ids, async (id) => {
       try {
         return await reader.read(id);
       } catch (error) {
         if (!isNotFound(error)) throw error;
-        gone(id);
+        gone.add(id);
         return undefined;
       }
     });
@@ -31,7 +33,7 @@ export const audienceSource: KindOperations = {
       const read = reads[index];
       return read === undefined ? [] : [[String(id), read] as const];
     });
-    return { audiences, reread: Object.fromEntries(reread) };
+    return { audiences: listed.filter((summary) => !gone.has(summary.id)), reread: Object.fromEntries(reread) };
   },
 };
 
@@ -88,12 +90,12 @@ async function readAudiences(desired: DesiredState, reader: AccountReader, signa
 
 /**
  * The audiences of `notFound` (their read or ad groups answered the service's 404) that a
- * second list no longer has: deleted after the first list (by someone else, while the plan
- * read), so the plan treats them as not there, and says so. One the second list still has is
+ * second list no longer has: deleted after the first list (by someone else, while the plan or
+ * an import read), so the plan treats them as not there, and says so, and an import leaves them out. One the second list still has is
  * not taken for gone: a 404 the account contradicts must not plan a create of an audience that
  * exists.
  */
-async function confirmGone(listed: LiveAudienceSummary[], notFound: ReadonlySet<Long>, reader: AccountReader): Promise<LiveAudienceSummary[]> {
+export async function confirmGone(listed: LiveAudienceSummary[], notFound: ReadonlySet<Long>, reader: Pick<AccountReader, 'list'>): Promise<LiveAudienceSummary[]> {
   const still = new Set((await reader.list()).map((summary) => summary.id));
   return listed.filter((summary) => notFound.has(summary.id) && !still.has(summary.id));
 }
