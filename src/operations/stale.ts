@@ -1,6 +1,6 @@
 import type { AccountReader } from './plan.js';
 import { AppError } from '../errors.js';
-import type { LiveAudienceSummary, Long } from '../model/index.js';
+import type { LiveAudienceSummary } from '../model/index.js';
 import { staleReasons, type CurrentState, type Plan } from '../plan/index.js';
 import { OPERATION_KINDS } from './kinds/index.js';
 import type { BusinessLookup } from './kinds/kind.js';
@@ -12,11 +12,8 @@ import type { BusinessLookup } from './kinds/kind.js';
 export async function checkPlanIsFresh(plan: Plan, reader: AccountReader, local: { cwd?: string; business?: BusinessLookup | undefined } = {}): Promise<void> {
   let listed: Promise<LiveAudienceSummary[]> | undefined;
   const list = () => (listed ??= reader.list());
-  // An audience deleted between the list and a read is not in the account: the plan compares it as gone.
-  const gone = new Set<Long>();
-  const parts = await Promise.all(OPERATION_KINDS.map((source) => source.readCurrent(plan, { reader, list, gone: (id) => gone.add(id), ...local })));
+  const parts = await Promise.all(OPERATION_KINDS.map((source) => source.readCurrent(plan, { reader, list, ...local })));
   const current: CurrentState = Object.assign({ audiences: await list(), adGroupIds: {} }, ...parts);
-  current.audiences = current.audiences.filter((summary) => !gone.has(summary.id));
   const reasons = staleReasons(plan, current);
   if (reasons.length > 0) {
     throw new AppError({

@@ -39,8 +39,11 @@ export type OrderKey = Array<string | number | bigint>;
  */
 export interface CurrentState {
   audiences: LiveAudienceSummary[];
-  /** Ad-group ids by audience id, for the audiences whose links the plan recorded and that still exist. */
-  adGroupIds: Record<string, Long[]>;
+  /**
+   * Ad-group ids by audience id, for the audiences whose links the plan recorded and that the
+   * list still has; null when the service answered 404 for them (the audience deleted since).
+   */
+  adGroupIds: Record<string, Long[] | null>;
   /** The audiences the plan updates whose modification date is unchanged, read again (see `rereadIds`): their definitions and what the file cannot hold. */
   reread?: Record<string, Pick<LiveAudience, 'definition' | 'unmodelled'>>;
   /** The business registered under the plan's number now, when the plan has one and a lookup was possible. */

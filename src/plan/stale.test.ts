@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
+import { adGroupLink, desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
 import { knownAudienceIds } from './kinds/audience.js';
 import { staleReasons } from './planner.js';
 import { planAccount } from './planner.js';
@@ -32,5 +32,15 @@ describe('staleReasons: a name the plan creates', () => {
     expect(knownAudienceIds(plan).has('3')).toBe(true);
     const renamed = { ...live.audiences[0]!, name: 'fresh' };
     expect(staleReasons(plan, { audiences: [renamed], adGroupIds: {} })).toEqual(['an audience named "fresh" now exists (id 3), which the plan would create again']);
+  });
+});
+
+describe('staleReasons: the ad groups of an audience', () => {
+  it('answered 404 when read again: the audience is gone since the plan, though the list still had it', () => {
+    const live = liveState([liveAudience(7, { name: 'doomed' })], { '7': [adGroupLink(101)] });
+    const plan = planAccount(desiredState([], { prune: true }), live, { allowMassDelete: true });
+    expect(plan.fingerprint.audiences).toEqual([expect.objectContaining({ id: '7', adGroupIds: ['101'] })]);
+    expect(staleReasons(plan, { audiences: live.audiences, adGroupIds: { '7': ['101'] } })).toEqual([]);
+    expect(staleReasons(plan, { audiences: live.audiences, adGroupIds: { '7': null } })).toEqual(['audience "doomed" (id 7) no longer exists: the service answered 404 (not found) for its ad groups']);
   });
 });

@@ -5,12 +5,12 @@ import type { KindOperations } from './kind.js';
 
 /**
  * Ad-group links: read with their audiences to plan (see audience.ts); read again, for the
- * audiences the plan recorded them of, to check a saved plan (an audience whose ad groups
- * answer the service's 404 is gone since the list).
+ * audiences the plan recorded them of, to check a saved plan (null for an audience whose ad
+ * groups answer the service's 404: it is gone since the list).
  */
 export const adGroupLinkSource: KindOperations = {
   kind: 'adGroupLink',
-  readCurrent: async (plan, { reader, list, gone }) => {
+  readCurrent: async (plan, { reader, list }) => {
     const present = new Set((await list()).map((summary) => summary.id));
     const ids = linksToRecheck(plan).filter((id) => present.has(id));
     const links = await startInTurns(ids, async (id) => {
@@ -18,10 +18,9 @@ export const adGroupLinkSource: KindOperations = {
         return (await reader.adGroups(id)).map((link) => link.adGroupId);
       } catch (error) {
         if (!isNotFound(error)) throw error;
-        gone(id);
-        return undefined;
+        return null;
       }
     });
-    return { adGroupIds: Object.fromEntries(ids.flatMap((id, index) => (links[index] === undefined ? [] : [[String(id), links[index]]]))) };
+    return { adGroupIds: Object.fromEntries(ids.map((id, index) => [String(id), links[index] ?? null])) };
   },
 };

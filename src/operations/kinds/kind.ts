@@ -1,6 +1,6 @@
 import type { ImageClient } from '../../api/imagegen.js';
 import type { ApplyServices } from '../../apply/kind.js';
-import type { Company, DesiredState, LiveAudienceSummary, LiveState, Long } from '../../model/index.js';
+import type { Company, DesiredState, LiveAudienceSummary, LiveState } from '../../model/index.js';
 import type { CurrentState, Plan } from '../../plan/index.js';
 import type { AccountReader } from '../plan.js';
 
@@ -27,8 +27,6 @@ export interface CurrentContext {
   /** The folder the plan is applied from; without it, no local files are checked. */
   cwd?: string | undefined;
   list(): Promise<LiveAudienceSummary[]>;
-  /** Says that an audience of the list answered the service's 404 when read again: it is gone, and the plan is stale. */
-  gone(id: Long): void;
 }
 
 /** What the command gives for applying: the folder it runs in, the image service, the concurrency. */

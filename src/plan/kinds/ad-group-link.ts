@@ -58,7 +58,9 @@ export const adGroupLinkKind: PlanKind = {
     return plan.fingerprint.audiences.flatMap((entry) => {
       const now = byId.get(entry.id);
       const links = current.adGroupIds[String(entry.id)];
-      if (!now || entry.adGroupIds === null || !links || sameIds(entry.adGroupIds, links)) return [];
+      if (!now || entry.adGroupIds === null || links === undefined) return [];
+      if (links === null) return [`audience ${quoted(now.name)} (id ${entry.id}) no longer exists: the service answered 404 (not found) for its ad groups`];
+      if (sameIds(entry.adGroupIds, links)) return [];
       return [`the ad groups using audience ${quoted(now.name)} (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${sortLongs(links).join(', ') || 'none'} now`];
     });
   },
