@@ -517,6 +517,26 @@ describe('images: a removal deletes only what the tool wrote', () => {
     expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images)).toEqual(['hero']);
   });
 
+  it('refuses at apply a file an edited saved plan deletes that is not an image, though its hash is the one the plan gives', async () => {
+    const cwd = await generatedThenDropped();
+    await writeFile(join(cwd, 'CODEOWNERS'), '* @team\n');
+    expect((await run(cwd, 'plan', '--out', 'saved.plan.json')).code).toBe(0);
+    // Anyone can hash a file of the repository: the edited plan claims CODEOWNERS with its own hash.
+    const saved = JSON.parse(await readFile(join(cwd, 'saved.plan.json'), 'utf8'));
+    const [remove] = saved[0].changes;
+    remove.before.outputs.push({ path: 'CODEOWNERS', sha256: await sha256Of(join(cwd, 'CODEOWNERS')) });
+    remove.before.seeds.push(1);
+    remove.deletes.push('CODEOWNERS');
+    await writeFile(join(cwd, 'saved.plan.json'), JSON.stringify(saved, null, 2));
+
+    const apply = await run(cwd, 'apply', 'saved.plan.json');
+    expect(apply.code).toBe(1);
+    expect(apply.stdout + apply.stderr).toContain('CODEOWNERS is not an image (by its content), and the tool writes only images; nothing was removed');
+    expect(await readFile(join(cwd, 'CODEOWNERS'), 'utf8')).toBe('* @team\n');
+    expect(await readFile(join(cwd, 'assets/hero.webp'))).toBeTruthy();
+    expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images)).toEqual(['hero']);
+  });
+
   it('keeps the file of a renamed image that writes the same path', async () => {
     const cwd = await workspace({ 'audiences.yaml': config(HERO) });
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);

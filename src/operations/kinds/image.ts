@@ -145,10 +145,20 @@ function createImageStore(dir: string, shownLock: string): ImageStore {
     remove: async (files) => {
       const changed = (await Promise.all(files.map((file) => removalProblem(dir, file)))).filter((problem) => problem !== undefined);
       if (changed.length > 0) return changed.join('; ');
-      for (const file of files) {
+      // Each file's folder, its links resolved again right before the unlinks: a folder swapped
+      // for a link since the check must not lead an unlink out of the project.
+      const parents = await Promise.all(files.map((file) => realParent(dir, file.path)));
+      const left = files.flatMap((file, index) => {
+        const parent = parents[index];
+        return parent !== undefined && 'refused' in parent ? [`${file.path}: ${parent.refused}`] : [];
+      });
+      if (left.length > 0) return left.join('; ');
+      for (const [index, file] of files.entries()) {
+        const parent = parents[index];
+        if (parent === undefined || 'refused' in parent) continue;
         try {
           // unlink removes the path itself: were a link put there since the check, what it leads to would stay.
-          await unlink(resolve(dir, file.path));
+          await unlink(join(parent.real, basename(file.path)));
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         }
@@ -174,8 +184,9 @@ function createImageStore(dir: string, shownLock: string): ImageStore {
 
 /**
  * Why a file the plan deletes must not be deleted now: it leads out of the project, became a
- * link or something else than a file, or its bytes are no longer the recorded ones. A file
- * already gone is no reason: there is nothing to delete.
+ * link or something else than a file, its bytes are no longer the recorded ones, or they are
+ * not an image (the tool writes only images; planning requires it too, and a saved plan may
+ * have been edited). A file already gone is no reason: there is nothing to delete.
  */
 async function removalProblem(dir: string, file: LockedOutput): Promise<string | undefined> {
   const refused = await outsideReason(dir, file.path);
@@ -185,7 +196,9 @@ async function removalProblem(dir: string, file: LockedOutput): Promise<string |
     const info = await lstat(absolute);
     if (info.isSymbolicLink()) return `${file.path} is now a link`;
     if (!info.isFile()) return `${file.path} is no longer a regular file`;
-    if (sha256(await readFile(absolute)) !== file.sha256) return `${file.path} changed since the plan was made`;
+    const bytes = await readFile(absolute);
+    if (sha256(bytes) !== file.sha256) return `${file.path} changed since the plan was made`;
+    if (detectImageFormat(bytes) === undefined) return `${file.path} is not an image (by its content), and the tool writes only images`;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return `${file.path}: ${(error as Error).message}`;
@@ -271,6 +284,21 @@ async function outsideReason(dir: string, path: string): Promise<string | undefi
     return 'it is a link that leads nowhere';
   }
   return within(root, real) ? undefined : 'it leads out of the project folder through a link';
+}
+
+/**
+ * The real folder of a project path (its links resolved), when it is still in the project;
+ * undefined when it no longer exists (nor does the file), `refused` when it leads out.
+ */
+async function realParent(dir: string, path: string): Promise<{ real: string } | { refused: string } | undefined> {
+  let real: string;
+  try {
+    real = await realpath(dirname(resolve(dir, path)));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return { refused: (error as Error).message };
+  }
+  return within(await realpath(dir), real) ? { real } : { refused: 'it leads out of the project folder through a link' };
 }
 
 function within(root: string, path: string): boolean {
