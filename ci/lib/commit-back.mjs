@@ -36,11 +36,12 @@ export function git(args, { cwd, env = process.env }) {
  * The paths an apply of these files may have written or deleted, relative to `cwd`: the lock
  * beside each file, and each image file a lock records that the tool wrote. A lock may be edited
  * by hand to name any file, so a path it names counts only when the apply can have made it as it
- * is: a regular file with the bytes the lock on disk records for it (generated, or kept), or a
- * file gone from disk whose image the apply removed (its entry is in the lock of the commit
- * checked out, not in the lock on disk) and that this commit holds as an image with the bytes
- * its lock recorded, as the tool requires to delete a file. Any other (a secret the job wrote,
- * a file another step deleted, a path out of the folder or in .git) is never committed.
+ * is: a regular file that is an image with the bytes the lock on disk records for it (generated,
+ * or kept), or a file gone from disk whose image the apply removed (its entry is in the lock of
+ * the commit checked out, not in the lock on disk) and that this commit holds as an image with
+ * the bytes its lock recorded, as the tool requires to delete a file. Any other (a secret the
+ * job wrote with the hash a lock names, a file another step deleted, a path out of the folder or
+ * in .git) is never committed.
  * @param {string[]} files
  * @param {string} cwd
  */
@@ -54,11 +55,12 @@ export async function imagePaths(files, cwd) {
     const committedLock = await git(['show', `HEAD:./${lock}`], { cwd });
     const committed = lockOutputs(committedLock.code === 0 ? committedLock.stdout : undefined, dir);
     for (const { path, sha256 } of onDisk) {
-      if ((await diskHash(join(cwd, path))) === sha256) paths.add(path);
+      const bytes = await diskBytes(join(cwd, path));
+      if (bytes !== undefined && isImage(bytes) && sha256Of(bytes) === sha256) paths.add(path);
     }
     const kept = new Set(onDisk.map((output) => output.image));
     for (const { image, path, sha256 } of committed) {
-      if (kept.has(image) || (await diskHash(join(cwd, path))) !== null) continue;
+      if (kept.has(image) || (await diskBytes(join(cwd, path))) !== undefined) continue;
       const blob = await gitBytes(['cat-file', 'blob', `HEAD:./${path}`], cwd);
       if (blob !== undefined && isImage(blob) && sha256Of(blob) === sha256) paths.add(path);
     }
@@ -104,12 +106,13 @@ function isImage(bytes) {
 }
 
 /**
- * The SHA-256 of a regular file's bytes; null when there is none (absent, a link, a folder).
+ * A regular file's bytes; undefined when there is none (absent, a link, a folder).
  * @param {string} path
+ * @returns {Promise<Buffer | undefined>}
  */
-async function diskHash(path) {
+async function diskBytes(path) {
   const info = await lstat(path).catch(() => undefined);
-  return info?.isFile() ? sha256Of(await readFile(path)) : null;
+  return info?.isFile() ? readFile(path) : undefined;
 }
 
 /** @param {Uint8Array} bytes */

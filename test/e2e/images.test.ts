@@ -697,12 +697,20 @@ describe('images: a saved plan applied from another folder', () => {
 });
 
 describe('images: the commit back after an apply (ci/commit-back.mjs)', () => {
-  it('pushes only the files the tool wrote: never one a hand-edited lock names (a secret the job wrote, a file another step deleted)', async () => {
+  const commitBack = fileURLToPath(new URL('../../ci/commit-back.mjs', import.meta.url));
+
+  /** A bare origin and a clone of it to work in, and the environment commit-back pushes to origin with. */
+  async function repository(): Promise<{ origin: string; work: string; commitBackEnv: Record<string, string> }> {
     const dir = await temporaryDir('audiences-commit-back-');
     const origin = join(dir, 'origin.git');
     const work = join(dir, 'work');
     await git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
     await git(dir, 'clone', '--quiet', origin, work);
+    return { origin, work, commitBackEnv: { PATH: process.env.PATH ?? '', HOME: dir, AUDIENCES_PUSH_URL: origin, AUDIENCES_PUSH_BRANCH: 'main' } };
+  }
+
+  it('pushes only the files the tool wrote: never one a hand-edited lock names (a secret the job wrote, a file another step deleted)', async () => {
+    const { origin, work, commitBackEnv } = await repository();
     await writeFile(join(work, 'audiences.yaml'), config(HERO));
     await writeFile(join(work, 'CODEOWNERS'), '* @team\n');
     expect((await run(work, 'apply', '--auto-approve')).code).toBe(0);
@@ -723,8 +731,6 @@ describe('images: the commit back after an apply (ci/commit-back.mjs)', () => {
     await writeFile(join(work, 'secret.env'), 'ADS_ACCESS_TOKEN=s3cr3t-value\n');
     await rm(join(work, 'CODEOWNERS'));
     expect((await run(work, 'apply', '--auto-approve')).code).toBe(0);
-    const commitBack = fileURLToPath(new URL('../../ci/commit-back.mjs', import.meta.url));
-    const commitBackEnv = { PATH: process.env.PATH ?? '', HOME: dir, AUDIENCES_PUSH_URL: origin, AUDIENCES_PUSH_BRANCH: 'main' };
     const back = await runProcess(process.execPath, [commitBack], { cwd: work, env: commitBackEnv });
     expect(back.code, back.stdout + back.stderr).toBe(0);
     const pushed = async () => (await git(origin, 'show', '--name-status', '--format=', 'main')).split('\n').sort();
@@ -738,5 +744,28 @@ describe('images: the commit back after an apply (ci/commit-back.mjs)', () => {
     const again = await runProcess(process.execPath, [commitBack], { cwd: work, env: commitBackEnv });
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(await pushed()).toEqual(['D\tassets/hero.webp', 'M\timages.lock.json']);
+  });
+
+  it('never pushes a file a lock entry names with its hash that is not an image (a secret another step wrote)', async () => {
+    const { origin, work, commitBackEnv } = await repository();
+    await writeFile(join(work, 'audiences.yaml'), config(HERO, 'pruneImages: false\n'));
+    expect((await run(work, 'apply', '--auto-approve')).code).toBe(0);
+    // A merged lock keeps an image no longer declared (no pruneImages) whose file is the secret's path and hash.
+    const secret = 'ADS_ACCESS_TOKEN=s3cr3t-value\n';
+    const lock = JSON.parse(await readFile(join(work, 'images.lock.json'), 'utf8'));
+    lock.images.legacy = { ...lock.images.hero, seeds: [1], outputs: [{ path: 'secret.env', sha256: createHash('sha256').update(secret).digest('hex') }] };
+    await writeFile(join(work, 'images.lock.json'), `${JSON.stringify(lock, null, 2)}\n`);
+    await git(work, 'add', '-A');
+    await git(work, 'commit', '--quiet', '-m', 'Merge pull request #9');
+    await git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
+    const before = await git(origin, 'rev-parse', 'main');
+
+    // The job: another step writes the secret, with exactly the bytes the lock names; the apply changes nothing.
+    await writeFile(join(work, 'secret.env'), secret);
+    expect((await run(work, 'apply', '--auto-approve')).code).toBe(0);
+    const back = await runProcess(process.execPath, [commitBack], { cwd: work, env: commitBackEnv });
+    expect(back.code, back.stdout + back.stderr).toBe(0);
+    expect(await git(origin, 'rev-parse', 'main')).toBe(before);
+    expect(await git(origin, 'ls-tree', '-r', '--name-only', 'main')).not.toContain('secret.env');
   });
 });
