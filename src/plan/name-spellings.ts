@@ -1,7 +1,5 @@
-import { quoted, type DesiredAudience, type LiveAudienceSummary } from '../model/index.js';
+import { quoted, type DesiredAudience, type LiveAudienceSummary, type Long } from '../model/index.js';
 import type { PlanProblem } from './types.js';
-
-type AudienceId = LiveAudienceSummary['id'];
 
 export interface SpellingInput {
   /** Every declared audience of the file. */
@@ -9,11 +7,11 @@ export interface SpellingInput {
   /** The live audiences under management (those `ignore` covers are never matched or warned about). */
   live: readonly LiveAudienceSummary[];
   /** The declared audiences matched so far (by pinned id or exact name), and the live ones they are. */
-  matchedIds: ReadonlyMap<string, AudienceId>;
+  matchedIds: ReadonlyMap<string, Long>;
   /** The declared audiences no live audience has matched by id or exact name. */
   missing: readonly DesiredAudience[];
   /** Live audiences taken: matched, or named by an identity error. */
-  claimed: ReadonlySet<AudienceId>;
+  claimed: ReadonlySet<Long>;
   prune: boolean;
 }
 
@@ -30,9 +28,11 @@ export interface Spellings {
  * `é` or with `e` and a combining accent): identity is the exact name, but a declared audience
  * with no exact match whose look only one live audience shares, and no other name, is that
  * audience (the update gives it the file's spelling), never a delete and a create that would
- * cost its ad groups. Where several names share a look, none is taken for another: the plan
- * goes on by exact names. Each look spelt several ways is a NAME_SPELLING warning that shows
- * the spellings as code points, since a terminal shows them alike.
+ * cost its ad groups. A declared audience whose `id:` pins the one live audience of its look
+ * is that audience already: the warning says the update renames it to the file's spelling.
+ * Where several names share a look, none is taken for another: the plan goes on by exact names
+ * and pinned ids. Each look spelt several ways is a NAME_SPELLING warning that shows the
+ * spellings as code points, since a terminal shows them alike.
  */
 export function matchSpellings(input: SpellingInput): Spellings {
   const groups = new Map<string, { declared: DesiredAudience[]; live: LiveAudienceSummary[] }>();
@@ -53,10 +53,13 @@ export function matchSpellings(input: SpellingInput): Spellings {
     if (spellings.size < 2 || (group.declared.length === 0 && !input.prune)) continue;
     const [desired, ...otherDeclared] = group.declared;
     const [live, ...otherLive] = group.live;
-    if (desired && live && otherDeclared.length === 0 && otherLive.length === 0 && missing.has(desired) && !input.claimed.has(live.id)) {
+    const alone = desired && live && otherDeclared.length === 0 && otherLive.length === 0;
+    if (alone && input.matchedIds.get(desired.key) === live.id) {
+      warnings.push(matchedWarning(desired.key, live, [...spellings], 'pinned'));
+    } else if (alone && missing.has(desired) && !input.claimed.has(live.id)) {
       missing.delete(desired);
       matched.push({ desired, live });
-      warnings.push(matchedWarning(desired.key, live, [...spellings]));
+      warnings.push(matchedWarning(desired.key, live, [...spellings], 'look'));
     } else {
       warnings.push(unmatchedWarning(look, group.declared, group.live, input, [...spellings]));
     }
@@ -64,12 +67,15 @@ export function matchSpellings(input: SpellingInput): Spellings {
   return { matched, missing: input.missing.filter((audience) => missing.has(audience)), warnings };
 }
 
-function matchedWarning(name: string, live: LiveAudienceSummary, spellings: string[]): PlanProblem {
+/** A declared audience that is one live audience spelt otherwise: matched by its look alone, or pinned by its `id:`. */
+function matchedWarning(name: string, live: LiveAudienceSummary, spellings: string[], by: 'look' | 'pinned'): PlanProblem {
   const shown = codePointsOf(spellings);
+  const is = by === 'pinned' ? "is pinned by id to the account's" : "is the account's";
+  const update = by === 'pinned' ? "the update renames that audience to the file's spelling" : "the update gives it the file's spelling";
   return {
     code: 'NAME_SPELLING',
     name,
-    message: `audience ${quoted(name)} is the account's ${quoted(live.name)} (id ${live.id}): the names print alike but are spelt with other characters, the file's ${shown(name)} and the account's ${shown(live.name)}; the update gives it the file's spelling`,
+    message: `audience ${quoted(name)} ${is} ${quoted(live.name)} (id ${live.id}): the names print alike but are spelt with other characters, the file's ${shown(name)} and the account's ${shown(live.name)}; ${update}`,
     hint: "to keep the account's spelling, write the name in the file as the account spells it (`audiences import` writes it)",
   };
 }
