@@ -227,6 +227,24 @@ describe('files the commands write and keep', () => {
   });
 });
 
+describe('ignore globs match names as plain text', () => {
+  it('with prune, keeps every audience `legacy-*` names, `.` and `..` segments and slashes included, and deletes the rest', async () => {
+    const kept = ['legacy-x/.', 'legacy-a/./b', 'legacy-../..', 'legacy-/', 'legacy-.'];
+    for (const name of [...kept, 'other/./legacy-x', 'stale']) await createDirectly(name);
+    const cwd = await workspace({ 'audiences.yaml': desired });
+
+    const planned = await runInProcess(['plan', '--format', 'json'], { cwd, env });
+    expect(planned.code).toBe(0);
+    const [plan] = JSON.parse(planned.stdout) as Array<{ changes: Array<{ action: string; name: string }> }>;
+    expect(plan?.changes.filter((change) => change.action === 'delete').map((change) => change.name)).toEqual(['other/./legacy-x', 'stale']);
+
+    const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const state = (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> };
+    expect(state.audiences.map((audience) => audience.name).sort()).toEqual([...kept, 'busan-travellers', 'seoul-women-20s'].sort());
+  });
+});
+
 describe('names that print alike but are spelt otherwise (NFC and NFD)', () => {
   it('are the same audiences: a saved plan renames them to the file’s spelling, keeping ids and ad groups, where a delete and a create of each was refused as a mass delete', async () => {
     const looks = Array.from({ length: 12 }, (_, index) => `caf\u00e9-${index}`);
