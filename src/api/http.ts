@@ -177,8 +177,8 @@ function exchangeError(service: ServiceName, exchange: Exchange, init: Omit<ApiE
 
 /**
  * Runs one exchange until an attempt succeeds or the retry policy stops: a loop over
- * `nextStep` decisions, its one state the attempt and when the first one began (none before
- * it). A retry takes its turn ahead of the requests not yet started.
+ * `nextStep` decisions, its one state the attempt, when the first one began (none before it)
+ * and how many were quota answers. A retry takes its turn ahead of the requests not yet started.
  */
 async function runExchange<T>(transport: Transport, exchange: Exchange, accept: Accept<T>): Promise<T> {
   let state: RetryState | undefined;
@@ -193,7 +193,7 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
       throw error;
     }
     // The time budget starts with the first attempt: waiting for a turn is not retrying.
-    state ??= { idempotent: exchange.idempotent, startedAt: transport.now(), attempt: 1 };
+    state ??= { idempotent: exchange.idempotent, startedAt: transport.now(), attempt: 1, quotaAnswersBefore: 0 };
     const result = await attemptExchange(transport.agent, exchange, transport, transport.now);
     permit.release(limiterOutcome(result));
     if (result.ok) {
@@ -217,7 +217,7 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
     // Closed while waiting: the command is ending (often because another request failed),
     // and nobody waits for this answer any more.
     if (transport.closed.signal.aborted) throw fail('gave up: the client was closed while it waited to try again');
-    state = { ...state, attempt: state.attempt + 1 };
+    state = { ...state, attempt: state.attempt + 1, quotaAnswersBefore: state.quotaAnswersBefore + (result.failure.kind === 'throttled' ? 1 : 0) };
   }
 }
 

@@ -76,7 +76,7 @@ describe('isQuotaAnswer and answerFailure', () => {
 describe('nextStep', () => {
   const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 3, budgetMs: 10_000, baseDelayMs: 100 };
   const half = () => 0.5;
-  const at = (attempt: number, idempotent = true): RetryState => ({ idempotent, startedAt: 0, attempt });
+  const at = (attempt: number, idempotent = true, quotaAnswersBefore = attempt - 1): RetryState => ({ idempotent, startedAt: 0, attempt, quotaAnswersBefore });
   const status503: Failure = { kind: 'status', status: 503 };
 
   it('stops at once when the failure is not retryable', () => {
@@ -113,5 +113,13 @@ describe('nextStep', () => {
       gaveUp: 'gave up: the quota answers were retried until the retry budget of 10 s ran out (waiting 2 s more would pass the retry budget of 10 s)',
     });
     expect(nextStep(at(2), { failure: status503, retryAfterMs: 1500 }, 9000, policy, half)).toMatchObject({ gaveUp: expect.stringContaining('waiting 1.5 s more') });
+  });
+
+  it('says how many attempts were quota answers when others failed otherwise (a 5xx), never that all were', () => {
+    expect(nextStep(at(6, true, 3), { failure: { kind: 'throttled' }, retryAfterMs: 2000 }, 9000, policy, half)).toEqual({
+      kind: 'stop',
+      gaveUp:
+        'gave up: the request was retried until the retry budget of 10 s ran out; 4 of its 6 attempts were quota answers, the last one too (waiting 2 s more would pass the retry budget of 10 s)',
+    });
   });
 });

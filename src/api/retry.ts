@@ -84,11 +84,12 @@ export interface FailedAttempt {
   retryAfterMs: number | undefined;
 }
 
-/** Where one request's retries stand: the attempt that just ended, and when the first one began. */
+/** Where one request's retries stand: the attempt that just ended, when the first one began, and how many before it were quota answers. */
 export interface RetryState {
   readonly idempotent: boolean;
   readonly startedAt: number;
   readonly attempt: number;
+  readonly quotaAnswersBefore: number;
 }
 
 /**
@@ -116,19 +117,24 @@ export function nextStep(state: RetryState, failed: FailedAttempt, nowMs: number
   const backoff = backoffDelay(state.attempt, policy, random);
   const delayMs = throttled ? Math.max(failed.retryAfterMs ?? 0, backoff) : (failed.retryAfterMs ?? backoff);
   if (nowMs + delayMs - state.startedAt > policy.budgetMs) {
-    return { kind: 'stop', gaveUp: gaveUpText(throttled, state.attempt, delayMs, policy.budgetMs) };
+    return { kind: 'stop', gaveUp: gaveUpText(throttled, state, delayMs, policy.budgetMs) };
   }
   // The service asked everyone to wait, not only this request.
   const pauseUntil = throttled && failed.retryAfterMs !== undefined ? nowMs + failed.retryAfterMs : undefined;
   return { kind: 'retry', delayMs, pauseUntil };
 }
 
-/** Why the retries stopped at the budget; for a quota answer, that the quota was what they waited for. */
-function gaveUpText(throttled: boolean, attempts: number, delayMs: number, budgetMs: number): string {
+/**
+ * Why the retries stopped at the budget; after a quota answer, that the quota was what they
+ * waited for, and as many times as it was (earlier attempts may have failed otherwise: a 5xx).
+ */
+function gaveUpText(throttled: boolean, state: RetryState, delayMs: number, budgetMs: number): string {
   const waiting = `waiting ${seconds(delayMs)} more would pass the retry budget of ${seconds(budgetMs)}`;
   if (!throttled) return `gave up: ${waiting}`;
-  if (attempts === 1) return `gave up on the quota answer: ${waiting}`;
-  return `gave up: the quota answers were retried until the retry budget of ${seconds(budgetMs)} ran out (${waiting})`;
+  if (state.attempt === 1) return `gave up on the quota answer: ${waiting}`;
+  if (state.quotaAnswersBefore === state.attempt - 1) return `gave up: the quota answers were retried until the retry budget of ${seconds(budgetMs)} ran out (${waiting})`;
+  const quota = state.quotaAnswersBefore + 1;
+  return `gave up: the request was retried until the retry budget of ${seconds(budgetMs)} ran out; ${quota} of its ${state.attempt} attempts were quota answers, the last one too (${waiting})`;
 }
 
 /** A duration for people: whole seconds, or tenths. */

@@ -19,14 +19,12 @@ import type { Audience, AudiencesFile } from '../../src/config/generated/audienc
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import type { StoredAudience } from '../../src/emulator/store.js';
 import { REGION_FIELDS, stableStringify, TARGETING_FIELDS, type AudienceDefinition, type JsonValue, type LiveAudience } from '../../src/model/index.js';
-import { textApplyView } from '../../src/cli/apply-view.js';
 import { takeApplyLock } from '../../src/operations/apply-lock.js';
-import { applyAndVerify, runApply } from '../../src/operations/apply.js';
+import { applyAndVerify } from '../../src/operations/apply.js';
 import { planDesired } from '../../src/operations/plan.js';
 import type { ChangeResult } from '../../src/plan/index.js';
-import { plainStyle } from '../../src/render/index.js';
 import { definition } from '../helpers/builders.js';
-import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
+import { applyThrough, emulatorEnv, runInProcess, workspace, type CliResult } from '../helpers/cli.js';
 import { audienceEntry } from '../helpers/emulator-arbitraries.js';
 import { connectClient, desiredFromFile, FAST_RETRY, linkAdGroup, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
 
@@ -409,26 +407,15 @@ audiences:
 
 describe('checking the account after applying', () => {
   /** Applies twoAudiences to the empty account through `client`; what the command printed, and its exit code. */
-  async function applyThrough(client: AudienceClient): Promise<{ code: number; stdout: string; stderr: string }> {
-    const cwd = await workspace({ 'audiences.yaml': twoAudiences });
-    let stdout = '';
-    let stderr = '';
-    const code = await runApply(
-      { savedPlan: undefined, files: [], autoApprove: true, allowMassDelete: false },
-      {
-        view: textApplyView({ stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), stdinIsTTY: false, readLine: async () => null }, plainStyle),
-        cwd,
-        client: () => client,
-      },
-    );
-    return { code, stdout, stderr };
+  async function applyTwoThrough(client: AudienceClient): Promise<CliResult> {
+    return applyThrough(await workspace({ 'audiences.yaml': twoAudiences }), client);
   }
 
   it('fails: the summary still says what was done, names the cause, and the exit code is 1', async () => {
     // The service stops answering lists after the one the plan is made from: the check lists the account again.
     let lists = 0;
     const client: AudienceClient = { ...live.client, list: () => (++lists === 1 ? live.client.list() : Promise.reject(new Error('the service went away'))) };
-    const { code, stdout, stderr } = await applyThrough(client);
+    const { code, stdout, stderr } = await applyTwoThrough(client);
     expect(stderr).toMatch(/ok +create audience "busan-travel"/);
     expect(stdout).toContain('Apply complete for ad account 1234: 2 done, 0 failed, 0 skipped.');
     expect(stdout).toContain('could not be read back to check the result: the service went away');
@@ -452,7 +439,7 @@ describe('checking the account after applying', () => {
         return sent.name === 'busan-travel' ? { ...created, audience: { ...stored, definition: { ...stored.definition, locations: [{ value: 'B' }] } } } : created;
       },
     };
-    const { code, stdout } = await applyThrough(client);
+    const { code, stdout } = await applyTwoThrough(client);
     expect(stdout).toContain('Apply complete for ad account 1234: 2 done, 0 failed, 0 skipped.');
     expect(stdout).toMatch(/After applying, these still differ \(please report this\):\n {2}audience "busan-travel" \(id \d+\): locations still differs/);
     expect(stdout).not.toContain('seoul-women" (id');

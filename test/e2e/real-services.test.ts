@@ -13,8 +13,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { AppError } from '../../src/errors.js';
 import { startProxy, type Proxy, type ProxyAction } from '../api/support.js';
-import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
+import { applyThrough, emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
+import { connectClient } from '../helpers/live-account.js';
 import { standIn } from '../helpers/stand-in.js';
 
 const REAL = { IMAGEGEN_MODEL_FAMILY: 'karlo', IMAGEGEN_AUTH_SCHEME: 'KakaoAK', ADS_COMPANY_PATH: '/openapi/v4/companies' };
@@ -254,9 +256,9 @@ describe('remote errors that help', () => {
     expect(plan.stderr + apply.stderr + apply.stdout).not.toContain('KakaoMomentException');
   });
 
-  it('a quota answer retried until the budget ran out says so on its FAILED line, with a hint at --requests-per-second', async () => {
+  it('a quota answer that asks to wait past the retry budget says so on its FAILED line, with a hint at --requests-per-second', async () => {
     const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${AUDIENCE}` });
-    // The service asks to wait past the 60 s retry budget: the retries end at once, as they would after a minute of quota answers.
+    // The service asks to wait past the 60 s retry budget: the retries end at once.
     decide = (request) => (isCreate(request) ? { ...refusal(429, 8001, 'too many requests'), headers: { 'Retry-After': '120' } } : 'pass');
     const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(apply.code).toBe(1);
@@ -266,5 +268,43 @@ describe('remote errors that help', () => {
     );
     expect(line).toContain('; hint: ');
     expect(line).toContain('--requests-per-second');
+  });
+
+  describe('retried until the retry budget ran out (a budget of 0.3 s instead of 60 s)', () => {
+    const SHORT_BUDGET = { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 40, budgetMs: 300 };
+    const quota = { ...refusal(429, 8001, 'too many requests') };
+
+    /** Applies `file` through the proxy with the short budget: the FAILED line, and how many times `sent` matched a request. */
+    async function applyShort(file: string, sent: (request: string) => boolean): Promise<{ line: string; attempts: number }> {
+      const proxied = connectClient(emulator, { baseUrl: proxy.url, retry: SHORT_BUDGET });
+      try {
+        const apply = await applyThrough(await workspace({ 'audiences.yaml': file }), proxied.client);
+        expect(apply.code).toBe(1);
+        return { line: failedLine(apply.stderr), attempts: proxy.seen.filter(sent).length };
+      } finally {
+        await proxied.close();
+      }
+    }
+
+    it('quota answers again and again: the FAILED line says they were retried until the budget ran out', async () => {
+      decide = (request) => (isCreate(request) ? quota : 'pass');
+      const { line, attempts } = await applyShort(`adAccountId: 1234\n${AUDIENCE}`, isCreate);
+      expect(attempts).toBeGreaterThan(2);
+      expect(line).toMatch(/; gave up: the quota answers were retried until the retry budget of 0\.3 s ran out \(waiting [\d.]+ s more would pass the retry budget of 0\.3 s\)\); hint: /);
+      expect(line).toContain('--requests-per-second');
+    });
+
+    it('a 5xx first, then quota answers: the error counts the quota answers, never says every attempt was one', async () => {
+      let lists = 0;
+      decide = (request) => (!isList(request) ? 'pass' : (lists += 1) === 1 ? '500-before' : quota);
+      const proxied = connectClient(emulator, { baseUrl: proxy.url, retry: SHORT_BUDGET });
+      const failed = await applyThrough(await workspace({ 'audiences.yaml': `adAccountId: 1234\n${AUDIENCE}` }), proxied.client).catch((error: unknown) => error as AppError);
+      await proxied.close();
+      expect(lists).toBeGreaterThan(2);
+      expect(failed).toMatchObject({ code: 'API_RATE_LIMITED' });
+      const said = [(failed as AppError).summary, (failed as AppError).detail].join('\n');
+      expect(said).toContain(`gave up: the request was retried until the retry budget of 0.3 s ran out; ${lists - 1} of its ${lists} attempts were quota answers, the last one too (waiting `);
+      expect(said).not.toContain('the quota answers were retried');
+    });
   });
 });

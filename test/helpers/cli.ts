@@ -2,9 +2,13 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AudienceClient } from '../../src/api/audiences.js';
+import { textApplyView } from '../../src/cli/apply-view.js';
 import { main } from '../../src/cli/main.js';
 import type { Io } from '../../src/cli/io.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
+import { runApply } from '../../src/operations/apply.js';
+import { plainStyle } from '../../src/render/index.js';
 import { temporaryDir } from './temporary.js';
 
 export interface CliResult {
@@ -45,6 +49,24 @@ export async function runInProcess(args: string[], options: { cwd: string; env: 
     cwd: options.cwd,
   };
   const code = await main(args, io);
+  return { code, stdout, stderr };
+}
+
+/**
+ * Runs `apply --auto-approve` of the files in `cwd` in this process, through the given audience
+ * client (a transport with the retry policy a test needs): what it printed, and its exit code.
+ */
+export async function applyThrough(cwd: string, client: AudienceClient): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runApply(
+    { savedPlan: undefined, files: [], autoApprove: true, allowMassDelete: false },
+    {
+      view: textApplyView({ stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), stdinIsTTY: false, readLine: async () => null }, plainStyle),
+      cwd,
+      client: () => client,
+    },
+  );
   return { code, stdout, stderr };
 }
 

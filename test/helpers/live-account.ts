@@ -16,11 +16,11 @@ export interface LiveClient {
   close(): Promise<void>;
 }
 
-/** The real audience client over the real transport, pointed at an emulator. */
-export function connectClient(emulator: RunningEmulator, options: { adAccountId?: number; retry?: Partial<RetryPolicy>; concurrency?: number } = {}): LiveClient {
+/** The real audience client over the real transport, pointed at an emulator (or at `baseUrl`, a proxy in front of it). */
+export function connectClient(emulator: RunningEmulator, options: { adAccountId?: number; retry?: Partial<RetryPolicy>; concurrency?: number; baseUrl?: string } = {}): LiveClient {
   const http = createHttpClient({
     service: 'audience',
-    baseUrl: emulator.url,
+    baseUrl: options.baseUrl ?? emulator.url,
     headers: { Authorization: `Bearer ${emulator.accessToken}` },
     retry: options.retry ?? FAST_RETRY,
     concurrency: options.concurrency ?? 8,
