@@ -83,6 +83,19 @@ describe('list shapes', () => {
     }
   });
 
+  it("pages as Spring's PagedModel: content and the numbers under page, nothing else", async () => {
+    const [first] = await fiveAudiences();
+    await settings({ audienceListShape: 'paged-model', adGroupListShape: 'paged-model', pageSize: 2 });
+    const unasked = await call('GET', '/openapi/v4/targetings/audiences');
+    expect(unasked.json).toEqual({ content: expect.any(Array), page: { size: 2, number: 0, totalElements: 5, totalPages: 3 } });
+    expect(names(unasked)).toEqual(['a', 'b']);
+    const last = await call('GET', '/openapi/v4/targetings/audiences?page=2&size=2');
+    expect(names(last)).toEqual(['e']);
+    expect(last.json['page']).toEqual({ size: 2, number: 2, totalElements: 5, totalPages: 3 });
+    expect(await call('GET', `/openapi/v4/targetings/${first}/adGroups?page=1&size=2`)).toMatchObject({ json: { content: [{ adGroupId: 105 }], page: { number: 1, totalPages: 2 } } });
+    expect((await call('GET', '/openapi/v4/targetings/audiences?page=x')).status).toBe(400);
+  });
+
   it('answers a page that does not say how to ask for the next, null or missing content, and an id twice, each list on its own', async () => {
     const [first] = await fiveAudiences();
     await settings({ audienceListShape: 'paged-unfollowable', pageSize: 2 });

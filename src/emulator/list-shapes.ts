@@ -3,7 +3,7 @@
  * spec shows `{content: [...]}` only; a service built on Spring may page its lists, and answers
  * seen in the wild hold a null or missing content. The emulator answers each shape on request
  * (SPEC.md, Lists), so a client can be tried against all of them. Written from the spec and
- * Spring's documented Page shape alone: no client code.
+ * Spring's documented Page and PagedModel shapes alone: no client code.
  */
 import { detailCodes as codes, invalid } from './http-error.js';
 
@@ -13,11 +13,13 @@ import { detailCodes as codes, invalid } from './http-error.js';
  * - `paged`: Spring's Page of `?page=N&size=S` (from 0; `pageSize` when not asked), with
  *   `content`, `pageable`, `last`, `totalPages`, `totalElements`, `size`, `number`, `sort`,
  *   `first`, `numberOfElements`, `empty`;
+ * - `paged-model`: the same page as Spring's PagedModel writes it: `content` and
+ *   `page: {size, number, totalElements, totalPages}`, nothing else;
  * - `paged-unfollowable`: the same page with only `content`, `last`, `totalPages` and
  *   `totalElements`: nothing says how to ask for another;
  * - `duplicate-ids`: the whole list with its first item twice.
  */
-export const listShapes = ['whole', 'null-content', 'missing-content', 'paged', 'paged-unfollowable', 'duplicate-ids'] as const;
+export const listShapes = ['whole', 'null-content', 'missing-content', 'paged', 'paged-model', 'paged-unfollowable', 'duplicate-ids'] as const;
 export type ListShape = (typeof listShapes)[number];
 
 /** The page size of a paged list when the request asks for none (Spring's default). */
@@ -43,10 +45,12 @@ export function shapeList(items: readonly unknown[], shape: ListShape, pageSize:
     case 'duplicate-ids':
       return { content: items.length === 0 ? [] : [items[0], ...items] };
     case 'paged':
+    case 'paged-model':
     case 'paged-unfollowable': {
       const { page: number, size } = params();
       const page = pageOf(items, pageParam(number, 'page') ?? 0, Math.min(pageParam(size, 'size') ?? pageSize, MAX_PAGE_SIZE));
       if (shape === 'paged-unfollowable') return { content: page.content, last: page.last, totalPages: page.totalPages, totalElements: page.totalElements };
+      if (shape === 'paged-model') return { content: page.content, page: { size: page.size, number: page.number, totalElements: page.totalElements, totalPages: page.totalPages } };
       return page;
     }
   }

@@ -103,6 +103,22 @@ describe('a list that is not whole is never planned as the account', () => {
     expect(after.code).toBe(0);
   });
 
+  it("a list in Spring's PagedModel shape (the numbers under page) is followed to its last page too, of audiences and of ad groups", async () => {
+    const { a } = await make('a', 'b', 'c', 'd', 'e', 'stale');
+    for (const adGroupId of [101, 102, 105]) await linkAdGroup(emulator, a as string, adGroupId);
+    await setFaults(emulator, { audienceListShape: 'paged-model', adGroupListShape: 'paged-model', pageSize: 2 });
+    const cwd = await workspace({ 'audiences.yaml': file([{ name: 'a', adGroups: [101] }, 'b', 'c', 'd', 'e'], { prune: true }) });
+    const planned = await runInProcess(['plan', '--format', 'json'], { cwd, env });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planOf(planned.stdout).changes.map((change) => `${change.action} ${change.name}${change.action === 'unlink' ? ` ${change.adGroupId}` : ''}`)).toEqual([
+      'unlink a 102',
+      'unlink a 105',
+      'delete stale',
+    ]);
+    const imported = await runInProcess(['import', '--ad-account', '1234'], { cwd, env });
+    expect(imported.stdout.match(/^ {2}- name: .*$/gm)).toHaveLength(6);
+  });
+
   it('a paged list of ad groups is followed too: every ad group the file leaves out is unlinked', async () => {
     const { a } = await make('a');
     for (const adGroupId of [101, 102, 105]) await linkAdGroup(emulator, a as string, adGroupId);

@@ -51,9 +51,9 @@ export const emulatorCommand: CommandDefinition = {
       })
       .option('list-shape', {
         requiresArg: true,
-        choices: ['whole', 'null-content', 'missing-content', 'paged', 'paged-unfollowable', 'duplicate-ids'] satisfies ListShape[],
+        choices: ['whole', 'null-content', 'missing-content', 'paged', 'paged-model', 'paged-unfollowable', 'duplicate-ids'] satisfies ListShape[],
         default: 'whole',
-        describe: "How the list of audiences and the lists of ad groups answer: whole as the spec shows, one page of several (Spring's Page), or not whole",
+        describe: "How the list of audiences and the lists of ad groups answer: whole as the spec shows, one page of several (Spring's Page or PagedModel), or not whole",
       })
       .option('page-size', { requiresArg: true, type: 'number', default: 20, describe: 'Items per page of a paged list, when the request asks for no size' })
       .option('quirks', { type: 'boolean', default: false, describe: "Answer with the spec examples' quirks" }),
