@@ -92,11 +92,6 @@ export function matchingGlob(globs: readonly string[]): (name: string) => string
   };
 }
 
-/** A glob that matches this name and no other: every glob character escaped. */
-export function escapeNameGlob(name: string): string {
-  return name.replace(/[\\*?[\]{}()!]/g, '\\$&');
-}
-
 /** The glob with its reserved characters (those parseNameGlob refuses) escaped, its other syntax kept. */
 function escapeReserved(glob: string): string {
   return glob.replace(/\\[^]|^!|[{}()]/gu, (match) => (match.startsWith('\\') ? match : `\\${match}`));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseServiceUrl } from '../api/exchange.js';
-import type { LiveAudience } from '../model/index.js';
+import { CODE_SET_FIELDS, DEFINITION_FIELDS, REGION_FIELDS, SCALAR_FIELDS, type LiveAudience } from '../model/index.js';
 import { EMULATOR_STATE_FILE, type Connection } from './connection.js';
 import { fileWriteError } from './file-errors.js';
 import { writeFileAtomically } from './files.js';
@@ -19,7 +19,7 @@ export interface CacheKey {
  * state: one file per service and account, so the reads of another service (a staging one, an
  * emulator) are never taken for this one's.
  */
-export function detailCachePath(cwd: string, key: CacheKey): string {
+function detailCachePath(cwd: string, key: CacheKey): string {
   const service = createHash('sha256').update(key.service).digest('hex').slice(0, 16);
   return join(cwd, '.audiences', 'cache', `${key.adAccountId}-${service}.json`);
 }
@@ -55,7 +55,7 @@ export interface CachedReader extends AccountReader {
  * have whole seconds, so two changes within one second look alike: that is why the cache is
  * opt-in. An audience without a date (the list or the read answered none) is read every time:
  * nothing tells its changes apart. An unreadable or foreign cache file (another service's or
- * account's) is ignored and rewritten, never trusted.
+ * account's), or an entry not of the shape of a read, is ignored and rewritten, never trusted.
  */
 export function cachedReader(reader: AccountReader, cwd: string, key: CacheKey): CachedReader {
   const path = detailCachePath(cwd, key);
@@ -103,12 +103,43 @@ function dated(audience: LiveAudience): boolean {
   return typeof audience.lastModifiedDate === 'string' && audience.lastModifiedDate.trim() !== '';
 }
 
+/**
+ * The entries of the cache file that are this service's and account's, and each of the shape
+ * of a read (an entry edited, cut short or written by another version is read again, never
+ * planned from).
+ */
 async function loadCache(path: string, key: CacheKey): Promise<Record<string, LiveAudience>> {
+  let file: Partial<Record<keyof CacheFile, unknown>>;
   try {
-    const file = JSON.parse(await readFile(path, 'utf8')) as Partial<CacheFile>;
-    const ours = file.version === 2 && file.service === key.service && file.adAccountId === key.adAccountId;
-    return ours && file.audiences && typeof file.audiences === 'object' ? file.audiences : {};
+    file = JSON.parse(await readFile(path, 'utf8')) as Partial<Record<keyof CacheFile, unknown>>;
   } catch {
     return {};
   }
+  const ours = isRecord(file) && file.version === 2 && file.service === key.service && file.adAccountId === key.adAccountId;
+  if (!ours || !isRecord(file.audiences)) return {};
+  return Object.fromEntries(Object.entries(file.audiences).filter((entry): entry is [string, LiveAudience] => isCachedRead(entry[0], entry[1])));
+}
+
+const SUMMARY_TEXTS = ['name', 'audienceStatus', 'type', 'createdDate', 'lastModifiedDate'] as const;
+const TEXT_FIELDS: ReadonlySet<string> = new Set([...SCALAR_FIELDS, ...CODE_SET_FIELDS]);
+
+/** Whether a cache entry has the shape of a read of audience `id`: its summary, its score, every field of its definition, and what the file cannot hold. */
+function isCachedRead(id: string, entry: unknown): boolean {
+  if (!isRecord(entry) || entry['id'] !== id || !SUMMARY_TEXTS.every((field) => typeof entry[field] === 'string')) return false;
+  if (entry['populationScore'] !== null && typeof entry['populationScore'] !== 'number') return false;
+  const { definition, unmodelled } = entry;
+  if (!isRecord(unmodelled) || !Object.values(unmodelled).every((text) => typeof text === 'string')) return false;
+  if (!isRecord(definition) || Object.keys(definition).length !== DEFINITION_FIELDS.length) return false;
+  return DEFINITION_FIELDS.every((field) => {
+    const value = definition[field];
+    if ((SCALAR_FIELDS as readonly string[]).includes(field)) return typeof value === 'string';
+    if (!Array.isArray(value)) return false;
+    if (TEXT_FIELDS.has(field)) return value.every((item) => typeof item === 'string');
+    if ((REGION_FIELDS as readonly string[]).includes(field)) return value.every((region) => isRecord(region) && typeof region['value'] === 'string');
+    return value.every(isRecord);
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
