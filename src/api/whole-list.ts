@@ -95,12 +95,12 @@ export async function readWholeList<T>(request: ListRequest<T>): Promise<T[]> {
     return { items, paging };
   };
 
-  const listed = ledger(request, fail);
+  const addPage = pageCollector(request, fail);
   const first = read(await request.ask(), undefined);
-  if (first.paging === undefined) return listed(first.items, 0);
+  if (first.paging === undefined) return addPage(first.items, 0);
   const { number, size, totalPages } = first.paging;
   if ((number ?? 0) === 0 && first.paging.first !== false && isLastPage(first.paging, 0, first.items.length, first.items.length) === true) {
-    return checkedTotal(listed(first.items, 0), first.paging, request, fail);
+    return checkedTotal(addPage(first.items, 0), first.paging, request, fail);
   }
   if (number === undefined || size === undefined || size < 1) {
     throw fail(`its answer is one page of several (${pagingText(first.paging)}) and does not say how to ask for the others: it gives no page number and size`);
@@ -125,7 +125,7 @@ export async function readWholeList<T>(request: ListRequest<T>): Promise<T[]> {
   let page = number === 0 ? { items: first.items, paging: first.paging } : await askPage(0);
   let items: T[] = [];
   for (let index = 0; ; index += 1) {
-    items = listed(page.items, index);
+    items = addPage(page.items, index);
     const last = isLastPage(page.paging, index, page.items.length, items.length);
     if (last === undefined) throw fail(`page ${index} does not say whether it is the last`);
     if (last) break;
@@ -137,11 +137,11 @@ export async function readWholeList<T>(request: ListRequest<T>): Promise<T[]> {
 }
 
 /**
- * Takes each page as it comes (`index`: its number) and answers every item so far, each id
- * once: an id twice in one answer is LIST_DUPLICATE_IDS; one on an earlier page too is a list
+ * Collects the items of the pages: `addPage` takes each page as it comes (`index`: its number)
+ * and answers every item so far, each id once: an id twice in one answer is LIST_DUPLICATE_IDS; one on an earlier page too is a list
  * that moved (or a service that answers a page again), found as soon as that page comes.
  */
-function ledger<T>(request: ListRequest<T>, fail: (reason: string) => AppError): (items: T[], index: number) => T[] {
+function pageCollector<T>(request: ListRequest<T>, fail: (reason: string) => AppError): (items: T[], index: number) => T[] {
   const pageOf = new Map<string, number>();
   const all: T[] = [];
   return (items, index) => {
