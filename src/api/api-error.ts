@@ -229,10 +229,13 @@ export function hasServiceErrorBody(error: Pick<ApiErrorInit, 'serviceCode' | 'd
 
 /**
  * A message that names only the service's exception class (the real service sends
- * "KakaoMomentException" with every error): it says nothing the codes do not, so it is not shown.
+ * "KakaoMomentException" with every error): it says nothing the codes do not, so it is not
+ * shown. Only a Java class name of an exception, alone, bare or with its package
+ * (`com.kakao.moment.KakaoMomentException`); any other message, `ValidationError` say, is the
+ * service's words and is shown.
  */
 function isExceptionName(message: string): boolean {
-  return /^[A-Za-z][A-Za-z0-9]*(Exception|Error)$/.test(message.trim());
+  return /^(?:[a-z][a-z0-9_]*\.)*[A-Z][A-Za-z0-9]*[a-z0-9]Exception$/.test(message.trim());
 }
 
 /** What an error body says, read tolerantly: any field may be missing, null or mistyped. */

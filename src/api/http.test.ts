@@ -733,6 +733,14 @@ describe('parseErrorBody', () => {
     expect(parseErrorBody('x'.repeat(500)).reason).toHaveLength('body: '.length + 201);
   });
 
+  it("drops a message that is only the service's exception class name, and keeps any other", () => {
+    const message = (msg: string) => parseErrorBody(JSON.stringify({ code: -813, msg, extras: { detailCode: 31001, detailMsg: 'd' } })).serviceMsg;
+    for (const className of ['KakaoMomentException', 'com.kakao.moment.KakaoMomentException', ' KakaoMomentException ']) expect(message(className), className).toBeUndefined();
+    for (const meaningful of ['ValidationError', 'InternalError', 'kakaoMomentException', 'Bad Request Exception', 'com..Exception']) {
+      expect(message(meaningful), meaningful).toBe(meaningful);
+    }
+  });
+
   it('keeps the codes of a 5 MB message whole, and the start of its text', () => {
     const huge = 'y'.repeat(5 * 1024 * 1024);
     const fields = parseErrorBody(JSON.stringify({ code: -813, msg: huge, extras: { detailCode: 31001, detailMsg: huge } }));
