@@ -73,14 +73,22 @@ export function controlRoutes(emulator: EmulatorContext): Handler {
  * A test route resets, rewires and reads the whole state, with no credential: a web page the
  * user visits must not reach it. A browser says where a request comes from (`Origin` on a
  * cross-origin request and on any POST, PUT or DELETE; `Sec-Fetch-Site` on every request), so
- * one from another site, or another port, is 403 (2006). Tools that send neither (curl, the
- * tests, the CLI) are served as before.
+ * one from another site, or another port, is 403 (2006). A page whose name was rebound to
+ * 127.0.0.1 (DNS rebinding) sends its own same-origin requests, but with its own name in
+ * `Host`: a Host other than the emulator's own address (127.0.0.1 or localhost, its port) is
+ * refused too. Tools that send none of this but their Host (curl, the tests, the CLI) are
+ * served as before.
  */
 function refuseCrossOrigin(call: Call, ownUrl: string): void {
   const site = single(call.headers['sec-fetch-site']);
   const origin = single(call.headers['origin']);
+  const host = single(call.headers['host']);
   const own = new URL(ownUrl);
-  const ownOrigins = [own.origin, `${own.protocol}//localhost:${own.port}`];
+  const ownHosts = [own.host, `localhost:${own.port}`];
+  const ownOrigins = ownHosts.map((ownHost) => `${own.protocol}//${ownHost}`);
+  if (host === undefined || !ownHosts.includes(host.toLowerCase())) {
+    throw failure(403, codes.crossOrigin, `the test-only routes refuse a request for another host (Host: ${host ?? 'none'}), as a page whose name leads here would send`);
+  }
   if (site === 'cross-site' || site === 'same-site') {
     throw failure(403, codes.crossOrigin, `the test-only routes refuse a request a web page sent from another site (Sec-Fetch-Site: ${site})`);
   }

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hasValidCheckDigit } from './company.js';
 import { startEmulator } from './server.js';
@@ -310,6 +311,33 @@ describe('test routes', () => {
     }
     expect((await send('POST', '/_emulator/reset', { origin: emulator.url, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
     expect((await fetchJson(`${emulator.url}/_emulator/state`)).audiences).toEqual([]);
+  });
+
+  it('refuses a request for another Host (a page whose name was rebound to 127.0.0.1), and serves its own address', async () => {
+    await send('POST', '/openapi/v4/targetings', jsonHeaders(), JSON.stringify(validAudience));
+    const { port } = new URL(emulator.url);
+    /** GET /_emulator/state with this Host header (none: undefined); fetch cannot set Host. */
+    const withHost = (host: string | undefined) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = httpRequest({ host: '127.0.0.1', port, path: '/_emulator/state', setHost: false, headers: host === undefined ? {} : { host } }, (response) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    for (const host of ['attacker.example', `attacker.example:${port}`, `127.0.0.1:${Number(port) + 1}`, `localhost:${Number(port) + 1}`]) {
+      const answer = await withHost(host);
+      expect(answer.status, host).toBe(403);
+      expect(JSON.parse(answer.text)).toMatchObject({
+        extras: { detailCode: 2006, detailMsg: `the test-only routes refuse a request for another host (Host: ${host}), as a page whose name leads here would send` },
+      });
+      expect(answer.text).not.toContain('"audiences"');
+    }
+    // HTTP/1.1 without Host is refused before any route (Node's server answers 400).
+    expect((await withHost(undefined)).status).toBe(400);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LocalHost:${port}`]) expect((await withHost(host)).status, host).toBe(200);
   });
 
   it('refuses a bad fault setting and an unknown test route', async () => {
