@@ -14,11 +14,8 @@ import { dirname, join, resolve } from 'node:path';
 import { changedPaths, checkPush, commitAndPush, imagePaths, PushDeniedError } from './lib/commit-back.mjs';
 import { ACTIONS_BOT, downloadPlanArtifact, githubClient, mergedPullRequest, tokenLogin, upsertComment, upsertDriftIssue } from './lib/github.mjs';
 import { ApiError } from './lib/rest.mjs';
-import { commentMarker, declaresImages, hashFiles, parseFiles, planComment, runTool } from './lib/tool.mjs';
-
-/** The files of the plan artifact: the plan, and what it was made from. */
-const PLAN_FILE = 'audiences.plan.json';
-const MANIFEST_FILE = 'audiences.plan.manifest.json';
+import { MANIFEST_FILE, manifestProblem, PLAN_FILE, writeManifest } from './lib/saved-plan.mjs';
+import { commentMarker, declaresImages, parseFiles, planComment, runTool } from './lib/tool.mjs';
 
 /** A failure of the step, said in words that tell what to do. */
 class StepError extends Error {}
@@ -72,8 +69,7 @@ async function plan() {
   }
 
   if (pull && (run.code === 0 || run.code === 2) && (await exists(planFile))) {
-    const manifest = { formatVersion: 1, pullRequest: pull.number, headSha: commit ?? null, files: await hashFiles(files, cwd) };
-    await writeFile(join(planDir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+    await writeManifest(planDir, { field: 'pullRequest', number: pull.number, named: `#${pull.number}`, headSha: commit ?? null }, { files, cwd });
     output('plan-dir', planDir);
   }
   if (run.code !== 0 && run.code !== 2) {
@@ -199,57 +195,44 @@ async function drift() {
 }
 
 /**
- * Downloads the plan saved by the plan job of the pull request this push merged, checks that
- * it was made for the pull request's last commit and for the files as merged, and returns
- * where it is.
+ * Downloads the plan saved by the plan run of the pull request this push merged (its own run at
+ * its last commit, never another artifact of the same name), checks that its manifest fits the
+ * merge, and returns where it is.
  */
 async function reviewedPlan() {
   const sha = env.GITHUB_SHA ?? '';
+  const wayOut = 'Run this workflow by hand (Run workflow) to plan again and apply, or set apply-mode: replan.';
   const github = client();
   const pull = await mergedPullRequest(github, { repo, sha }).catch((error) => {
     throw new StepError(apiProblem(error, 'find the pull request merged by this push', 'pull-requests: read'));
   });
-  if (!pull) {
-    throw new StepError(
-      `Commit ${sha.slice(0, 12)} is not the merge of a pull request, so there is no reviewed plan to apply. ` +
-        'To plan again and apply what the branch holds, run this workflow by hand (Run workflow) or set apply-mode: replan.',
-    );
-  }
+  if (!pull) throw new StepError(`Commit ${sha.slice(0, 12)} is not the merge of a pull request, so there is no reviewed plan to apply. ${wayOut}`);
   const name = `${env.INPUT_ARTIFACT_NAME || 'audiences-plan'}-${pull.number}`;
-  const download = await downloadPlanArtifact(github, { repo, name, headSha: pull.head.sha }).catch((error) => {
+  const download = await downloadPlanArtifact(github, { repo, name, pull }).catch((error) => {
     throw new StepError(apiProblem(error, `download the saved plan of #${pull.number}`, 'actions: read'));
   });
-  if (!download) {
+  if ('passedOver' in download) {
+    if (download.passedOver.length === 0) {
+      throw new StepError(`No saved plan of pull request #${pull.number} (no artifact ${name}): its plan job did not run or did not finish, or the artifact was deleted. ${wayOut}`);
+    }
     throw new StepError(
-      `No saved plan of pull request #${pull.number} (artifact ${name}): its plan job did not run or did not finish, or the artifact expired. ` +
-        'Run this workflow by hand (Run workflow) to plan again and apply.',
+      `No saved plan of pull request #${pull.number} can be applied: no artifact ${name} was made by its own plan run ` +
+        `(a pull_request run of ${repo} at its last commit ${String(pull.head?.sha).slice(0, 12)}, from its branch), so none holds the plan reviewed.\n` +
+        `${download.passedOver.map((line) => `- ${line}`).join('\n')}\n${wayOut}`,
     );
   }
   const planBytes = download.files.get(PLAN_FILE);
   const manifestBytes = download.files.get(MANIFEST_FILE);
-  if (!planBytes || !manifestBytes) throw new StepError(`The artifact ${name} holds no ${PLAN_FILE} and ${MANIFEST_FILE}: it was not saved by this Action's plan.`);
-  const manifest = JSON.parse(manifestBytes.toString('utf8'));
-  if (manifest.headSha !== pull.head.sha) {
-    throw new StepError(
-      `The newest saved plan of #${pull.number} is of commit ${String(manifest.headSha).slice(0, 12)}, but the pull request was merged at its commit ${String(pull.head.sha).slice(0, 12)}, ` +
-        'whose plan job did not finish: that plan was never reviewed. Run this workflow by hand (Run workflow) to plan again and apply.',
-    );
-  }
-  const merged = await hashFiles(files, cwd);
-  const reviewed = /** @type {Array<{ path: string, sha256: string | null }>} */ (manifest.files ?? []);
-  const differs = merged.filter((file) => reviewed.find((entry) => entry.path === file.path)?.sha256 !== file.sha256).map((file) => file.path);
-  if (differs.length > 0 || reviewed.length !== merged.length) {
-    throw new StepError(
-      `${differs.join(', ') || 'The files planned'} as merged differ from what the plan of #${pull.number} was made from (the base branch changed them meanwhile), ` +
-        'so the reviewed plan is not what the branch holds. Run this workflow by hand (Run workflow) to plan again and apply.',
-    );
-  }
+  if (!planBytes || !manifestBytes) throw new StepError(`The artifact ${name} holds no ${PLAN_FILE} and ${MANIFEST_FILE}: it was not saved by this Action's plan. ${wayOut}`);
+  const request = /** @type {const} */ ({ field: 'pullRequest', number: pull.number, named: `#${pull.number}`, headSha: pull.head.sha });
+  const problem = await manifestProblem(manifestBytes, request, { files, cwd });
+  if (problem) throw new StepError(`The saved plan of #${pull.number} (artifact ${download.artifact.id}) is not applied: ${problem} ${wayOut}`);
   const dir = join(temp, 'audiences-reviewed');
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const planFile = join(dir, PLAN_FILE);
   await writeFile(planFile, planBytes);
-  console.log(`Applying the plan reviewed in #${pull.number} (commit ${pull.head.sha}, artifact ${download.artifact.id}).`);
+  console.log(`Applying the plan reviewed in #${pull.number} (commit ${pull.head.sha}, artifact ${download.artifact.id} of run ${download.run.id}).`);
   return planFile;
 }
 

@@ -76,19 +76,64 @@ export async function mergedPullRequest(github, { repo, sha }) {
 }
 
 /**
- * The saved plan of a pull request: the newest unexpired artifact of that name made for the
- * pull request's last commit (or the newest one, which the caller checks), unzipped.
+ * The saved plan of a merged pull request, unzipped: the newest unexpired artifact of that name
+ * made by the pull request's own run, a pull_request run of this repository at the pull
+ * request's last commit, from its head branch. Any other artifact of the name (another commit's,
+ * a push or workflow_dispatch run's, another branch's or a fork's) is never taken, however new:
+ * any workflow run can upload an artifact under any name. When none is taken, `passedOver` says
+ * why each was not.
  * @param {GitHub} github
- * @param {{ repo: string, name: string, headSha: string }} options
- * @returns {Promise<{ files: Map<string, Buffer>, artifact: any } | undefined>}
+ * @param {{ repo: string, name: string, pull: any }} options pull: as GET /repos/…/commits/{sha}/pulls answers it
+ * @returns {Promise<{ files: Map<string, Buffer>, artifact: any, run: any } | { passedOver: string[] }>}
  */
-export async function downloadPlanArtifact(github, { repo, name, headSha }) {
+export async function downloadPlanArtifact(github, { repo, name, pull }) {
   const artifacts = await github.paginate(`/repos/${repo}/actions/artifacts?name=${encodeURIComponent(name)}&per_page=100`, { items: (page) => page.artifacts ?? [], maxPages: 10 });
-  const usable = artifacts.filter((artifact) => artifact.name === name && !artifact.expired).sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)));
-  const artifact = usable.find((candidate) => candidate.workflow_run?.head_sha === headSha) ?? usable[0];
-  if (!artifact) return undefined;
-  const zip = await github.download(`/repos/${repo}/actions/artifacts/${artifact.id}/zip`);
-  return { files: readZip(zip), artifact };
+  const named = artifacts.filter((artifact) => artifact.name === name).sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)) || b.id - a.id);
+  const passedOver = [];
+  for (const artifact of named) {
+    const { run, problem } = await ownRun(github, repo, artifact, pull);
+    if (problem) {
+      passedOver.push(`artifact ${artifact.id}: ${problem}`);
+      continue;
+    }
+    const zip = await github.download(`/repos/${repo}/actions/artifacts/${artifact.id}/zip`);
+    return { files: readZip(zip), artifact, run };
+  }
+  return { passedOver };
+}
+
+/**
+ * The run that made an artifact, or why it is not the pull request's own plan run. The
+ * artifact's summary of its run is checked first; the run itself says which event started it.
+ * The run's `pull_requests` is not asked: GitHub lists there only pull requests still open.
+ * @param {GitHub} github
+ * @param {string} repo
+ * @param {any} artifact
+ * @param {any} pull
+ * @returns {Promise<{ run?: any, problem?: string }>}
+ */
+async function ownRun(github, repo, artifact, pull) {
+  const head = String(pull.head?.sha ?? '');
+  const atCommit = (sha) => (sha === head ? undefined : `made at commit ${String(sha).slice(0, 12)}, not at ${head.slice(0, 12)}, the last commit of #${pull.number}`);
+  if (artifact.expired) return { problem: 'expired' };
+  const made = artifact.workflow_run;
+  if (!made?.id) return { problem: 'it names no workflow run' };
+  const early = atCommit(made.head_sha);
+  if (early) return { problem: early };
+  const run = await github.request('GET', `/repos/${repo}/actions/runs/${made.id}`);
+  if (run?.event !== 'pull_request') return { problem: `made by run ${made.id}, a ${JSON.stringify(run?.event)} run, not a pull_request run` };
+  const late = atCommit(run.head_sha);
+  if (late) return { problem: late };
+  const baseRepo = pull.base?.repo?.id;
+  const headRepo = pull.head?.repo?.id;
+  if (baseRepo === undefined || run.repository?.id !== baseRepo) return { problem: `made by run ${made.id} of another repository than #${pull.number}'s` };
+  if (headRepo === undefined) return { problem: `made by run ${made.id}, but the head repository of #${pull.number} is gone, so no run can be shown to be its own` };
+  if (run.head_repository?.id !== headRepo || run.head_branch !== pull.head?.ref) {
+    const from = `${run.head_repository?.full_name ?? '?'}:${run.head_branch}`;
+    const own = `${pull.head.repo.full_name ?? '?'}:${pull.head.ref}`;
+    return { problem: `made by run ${made.id} of the branch ${JSON.stringify(from)}, not of #${pull.number}'s ${JSON.stringify(own)}` };
+  }
+  return { run };
 }
 
 /**

@@ -18,6 +18,9 @@ const script = join(root, 'ci', 'github-action.mjs');
 const REPO = 'team/ads';
 const MARKER = '<!-- audiences-plan files=audiences.yaml -->';
 const BOT = 'github-actions[bot]';
+/** The repository's id, and a fork's, as GitHub's objects carry them. */
+const REPO_ID = 100;
+const FORK = { id: 200, full_name: 'outsider/ads' };
 
 interface Comment {
   id: number;
@@ -45,7 +48,9 @@ function fakeGitHub() {
     ...Array.from({ length: 5 }, (_, i) => ({ id: 10 + i, body: `comment ${i}`, user: { login: 'reviewer' }, html_url: `c/${10 + i}` })),
   ];
   const issues: Issue[] = [{ number: 3, title: 'unrelated', body: `${MARKER}\nnot a drift issue`, state: 'open', user: { login: 'someone' }, html_url: 'i/3' }];
-  const artifacts: Array<{ id: number; name: string; expired: boolean; created_at: string; workflow_run: { head_sha: string }; zip: Buffer }> = [];
+  const artifacts: Array<{ id: number; name: string; expired: boolean; created_at: string; workflow_run: Record<string, unknown>; zip: Buffer }> = [];
+  /** Workflow runs by id, as GET /repos/…/actions/runs/{id} answers them. */
+  const runs = new Map<number, WorkflowRun>();
   const pulls = new Map<string, unknown[]>();
   /** Pages of two, whatever per_page says, so that the scripts must follow the Link header. */
   const page = (url: URL, items: unknown[]) => {
@@ -61,6 +66,12 @@ function fakeGitHub() {
     issues,
     artifacts,
     pulls,
+    /** An artifact uploaded by a run: the artifact's summary of its run is what GitHub lists. */
+    upload(artifact: { id: number; name: string; created_at: string; zip: Buffer; expired?: boolean }, run: WorkflowRun) {
+      runs.set(run.id, run);
+      const workflow_run = { id: run.id, repository_id: run.repository.id, head_repository_id: run.head_repository.id, head_branch: run.head_branch, head_sha: run.head_sha };
+      artifacts.push({ expired: false, ...artifact, workflow_run });
+    },
     async start() {
       server = await standIn((request, url) => {
         if (request.headers.authorization !== 'Bearer gh-token' && !url.pathname.startsWith('/blob/') && !url.pathname.endsWith('.git/info/refs'))
@@ -101,6 +112,8 @@ function fakeGitHub() {
         }
         const pullsMatch = /^\/repos\/team\/ads\/commits\/([0-9a-f]+)\/pulls$/.exec(path);
         if (pullsMatch) return { json: pulls.get(pullsMatch[1] ?? '') ?? [] };
+        const runMatch = /^\/repos\/team\/ads\/actions\/runs\/(\d+)$/.exec(path);
+        if (runMatch) return runs.has(Number(runMatch[1])) ? { json: runs.get(Number(runMatch[1])) } : undefined;
         if (path === `/repos/${REPO}/actions/artifacts`) {
           const named = artifacts.filter((artifact) => artifact.name === url.searchParams.get('name'));
           return { json: { total_count: named.length, artifacts: named.map(({ zip: _zip, ...artifact }) => artifact) } };
@@ -128,6 +141,27 @@ function fakeGitHub() {
     },
   };
 }
+
+interface WorkflowRun {
+  id: number;
+  event: string;
+  head_sha: string;
+  head_branch: string;
+  repository: { id: number; full_name: string };
+  head_repository: { id: number; full_name: string };
+}
+
+/** The pull request's branch, and the run of its plan workflow at a commit (as GitHub starts it, unless told otherwise). */
+const BRANCH = 'narrow-ages';
+const planRun = (id: number, headSha: string, overrides: Partial<WorkflowRun> = {}): WorkflowRun => ({
+  id,
+  event: 'pull_request',
+  head_sha: headSha,
+  head_branch: BRANCH,
+  repository: { id: REPO_ID, full_name: REPO },
+  head_repository: { id: REPO_ID, full_name: REPO },
+  ...overrides,
+});
 
 let emulator: RunningEmulator;
 let serviceEnv: Record<string, string>;
@@ -212,6 +246,12 @@ const writes = (requests: RecordedRequest[]) => requests.filter((request) => req
 const state = async () => (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> };
 /** The saved plans of the pull request's commits, as the upload step would keep them. */
 const planDirs: Record<string, string> = {};
+/** The zip of a saved plan's folder, as the upload step makes it. */
+const artifactZip = async (dir: string) =>
+  zip({ 'audiences.plan.json': await readFile(join(dir, 'audiences.plan.json')), 'audiences.plan.manifest.json': await readFile(join(dir, 'audiences.plan.manifest.json')) });
+/** The commit that merged pull request #7, and its last commit. */
+let merge: string;
+const HEAD = 'b'.repeat(40);
 
 describe('the GitHub Action', () => {
   it('plans a pull request into one comment: created, then updated, then replaced by the error; no other comment is touched', async () => {
@@ -261,20 +301,47 @@ describe('the GitHub Action', () => {
     expect(github.comments.filter((comment) => comment.id !== ours.id)).toEqual(others);
   });
 
-  it('applies the saved plan of the merged pull request and commits the generated files back', async () => {
-    const head = 'b'.repeat(40);
+  it("never applies an artifact of another run under the pull request's name, however new, and says why each was passed over", async () => {
     await git(work, 'add', 'audiences.yaml');
     await git(work, 'commit', '--quiet', '-m', 'Merge pull request #7');
     await git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
-    const merge = await git(work, 'rev-parse', 'HEAD');
-    github.pulls.set(merge, [{ number: 7, merged_at: '2026-01-01T00:00:00Z', merge_commit_sha: merge, head: { sha: head } }]);
-    const artifact = async (dir: string) =>
-      zip({ 'audiences.plan.json': await readFile(join(dir, 'audiences.plan.json')), 'audiences.plan.manifest.json': await readFile(join(dir, 'audiences.plan.manifest.json')) });
-    github.artifacts.push(
-      { id: 501, name: 'audiences-plan-7', expired: false, created_at: '2026-01-01T00:00:01Z', workflow_run: { head_sha: 'a'.repeat(40) }, zip: await artifact(planDirs.first!) },
-      { id: 502, name: 'audiences-plan-7', expired: false, created_at: '2026-01-01T00:00:02Z', workflow_run: { head_sha: head }, zip: await artifact(planDirs.second!) },
-      { id: 503, name: 'audiences-plan-8', expired: false, created_at: '2026-01-01T00:00:03Z', workflow_run: { head_sha: 'd'.repeat(40) }, zip: Buffer.from('not this one') },
+    merge = await git(work, 'rev-parse', 'HEAD');
+    const repository = { id: REPO_ID, full_name: REPO };
+    github.pulls.set(merge, [{ number: 7, merged_at: '2026-01-01T00:00:00Z', merge_commit_sha: merge, head: { sha: HEAD, ref: BRANCH, repo: repository }, base: { ref: 'main', repo: repository } }]);
+    // The bytes of the plan reviewed, with a manifest that fits the merge: what any run can upload under #7's name.
+    const reviewed = await artifactZip(planDirs.second!);
+    const name = 'audiences-plan-7';
+    github.upload({ id: 501, name, created_at: '2026-01-01T00:00:01Z', zip: await artifactZip(planDirs.first!) }, planRun(9501, 'a'.repeat(40)));
+    github.upload({ id: 600, name, created_at: '2026-01-01T00:00:10Z', zip: reviewed, expired: true }, planRun(9600, HEAD));
+    github.upload({ id: 601, name, created_at: '2026-01-01T00:00:11Z', zip: reviewed }, planRun(9601, HEAD, { event: 'workflow_dispatch' }));
+    github.upload({ id: 602, name, created_at: '2026-01-01T00:00:12Z', zip: reviewed }, planRun(9602, HEAD, { head_repository: FORK }));
+    github.upload({ id: 603, name, created_at: '2026-01-01T00:00:13Z', zip: reviewed }, planRun(9603, HEAD, { head_branch: 'copy-of-narrow-ages' }));
+    github.upload({ id: 604, name, created_at: '2026-01-01T00:00:14Z', zip: reviewed }, planRun(9604, 'e'.repeat(40), { event: 'push' }));
+    api.requests.length = 0;
+
+    const refused = await step('apply', { sha: merge });
+    expect(refused.code).toBe(1);
+    const lines = refused.log.split('%0A');
+    expect(lines[0]).toMatch(
+      /::error::No saved plan of pull request #7 can be applied: no artifact audiences-plan-7 was made by its own plan run \(a pull_request run of team\/ads at its last commit b{12}, from its branch\)/,
     );
+    expect(lines.slice(1, -1)).toEqual([
+      '- artifact 604: made at commit eeeeeeeeeeee, not at bbbbbbbbbbbb, the last commit of #7',
+      '- artifact 603: made by run 9603 of the branch "team/ads:copy-of-narrow-ages", not of #7\'s "team/ads:narrow-ages"',
+      '- artifact 602: made by run 9602 of the branch "outsider/ads:narrow-ages", not of #7\'s "team/ads:narrow-ages"',
+      '- artifact 601: made by run 9601, a "workflow_dispatch" run, not a pull_request run',
+      '- artifact 600: expired',
+      '- artifact 501: made at commit aaaaaaaaaaaa, not at bbbbbbbbbbbb, the last commit of #7',
+    ]);
+    expect(lines.at(-1)).toMatch(/Run workflow.*replan/);
+    expect(api.requests.filter((request) => request.path.endsWith('/zip'))).toEqual([]);
+    expect((await state()).audiences).toEqual([]);
+  });
+
+  it('applies the saved plan of the merged pull request and commits the generated files back', async () => {
+    // #7's own run at its last commit, older than the artifacts of other runs above.
+    github.upload({ id: 502, name: 'audiences-plan-7', created_at: '2026-01-01T00:00:02Z', zip: await artifactZip(planDirs.second!) }, planRun(9502, HEAD));
+    github.upload({ id: 503, name: 'audiences-plan-8', created_at: '2026-01-01T00:00:03Z', zip: Buffer.from('not this one') }, planRun(9503, 'd'.repeat(40)));
     api.requests.length = 0;
 
     const applied = await step('apply', { sha: merge });
@@ -293,7 +360,6 @@ describe('the GitHub Action', () => {
   });
 
   it('refuses a saved plan the account has moved past as stale, and says what to do', async () => {
-    const merge = [...github.pulls.keys()].at(-1)!;
     const again = await step('apply', { sha: merge });
     expect(again.code).toBe(1);
     expect(again.log).toContain('PLAN_STALE');
