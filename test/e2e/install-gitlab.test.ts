@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,17 +10,33 @@ import type { RunningEmulator } from '../../src/emulator/server.js';
 
 /**
  * The route the README gives to install the tool into the repository that holds
- * audiences.yaml (a packed tarball, committed under vendor/), command for command, then the
- * GitLab CI example's jobs run in that repository by gitlab-ci-local (shell executor; the schema
- * check is pipeline-examples.test.ts's) against
- * the emulator: the plan job posts its note to a loopback stand-in for the GitLab API, the
- * apply job applies and pushes the generated files back. npm talks to a loopback stand-in for
- * the registry that serves this repository's locked dependencies from the npm cache.
+ * audiences.yaml (a packed tarball, committed under vendor/), its commands as the README writes
+ * them, then the GitLab CI example's jobs run in that repository by gitlab-ci-local (shell
+ * executor; the schema check is pipeline-examples.test.ts's) against the emulator: the plan job
+ * posts its note to a loopback stand-in for the GitLab API, the apply job applies and pushes the
+ * generated files back. npm talks to a loopback stand-in for the registry that serves this
+ * repository's locked dependencies from the npm cache.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const gitlabCiLocal = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js');
 const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
 const tarball = `audiences-${version}.tgz`;
+
+/**
+ * The README's install route: the commands of the shell block under "Install into the
+ * repository", step 1 (in a clone of this repository) and step 2 (in the team's repository).
+ */
+async function installRoute(): Promise<{ inClone: string[]; inTeam: string[] }> {
+  const readme = await readFile(join(root, 'README.md'), 'utf8');
+  const block = /```sh\n([^]*?)```/.exec(readme.slice(readme.indexOf('## Install into the repository')))?.[1] ?? '';
+  const commands = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, '').trim())
+      .filter((line) => line && !line.startsWith('#'));
+  const [inClone = '', inTeam = ''] = block.split(/^# 2\..*$/m);
+  return { inClone: commands(inClone), inTeam: commands(inTeam) };
+}
 
 let emulator: RunningEmulator;
 let serviceEnv: Record<string, string>;
@@ -56,7 +72,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'audiences-team-'));
   team = join(dir, 'team');
   origin = join(dir, 'origin.git');
-  await mkdir(join(team, 'vendor'), { recursive: true });
+  await mkdir(team, { recursive: true });
   npmEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -66,10 +82,6 @@ beforeAll(async () => {
     npm_config_fund: 'false',
     npm_config_update_notifier: 'false',
   };
-  // The build was made by the test setup (npm run build), which `npm pack` would run again.
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: root, env: { ...process.env, ...npmEnv } });
-  expect(packed.code, packed.stderr).toBe(0);
-  await copyFile(join(dir, tarball), join(team, 'vendor', tarball));
 }, 60_000);
 
 afterAll(async () => {
@@ -78,22 +90,37 @@ afterAll(async () => {
 });
 
 describe('installing the packed tool into a team repository, as the README says', () => {
-  it('installs with npm from vendor/ and runs `npx audiences`', async () => {
-    const npm = (...args: string[]) => run('npm', args, { cwd: team, env: npmEnv, timeoutMs: 120_000 });
-    for (const args of [
-      ['init', '-y'],
-      ['pkg', 'set', 'overrides.string-width=npm:fast-string-width@^3.0.2'],
-      ['install', '--save-dev', `./vendor/${tarball}`],
-    ]) {
-      const result = await npm(...args);
-      expect(result.code, `npm ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  it("runs the README's commands: the ref checked out in a clone, the tarball installed from vendor/, `.audiences/` left out of git", async () => {
+    const route = await installRoute();
+    // 1. In a clone of this repository (../audiences beside the team's), at the ref the README names.
+    expect(route.inClone).toEqual([expect.stringMatching(/^git checkout \S+$/), 'npm ci', 'npm pack']);
+    await git(dir, 'clone', '--quiet', root, 'audiences');
+    const checkout = await run('sh', ['-c', route.inClone[0]!], { cwd: join(dir, 'audiences') });
+    expect(checkout.code, `${route.inClone[0]}: ${checkout.stderr}`).toBe(0);
+    // `npm ci` and `npm pack` are this checkout's, built by the test setup (which `npm pack` would run again): the commit under test stands for the ref.
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', join(dir, 'audiences')], { cwd: root, env: { ...process.env, ...npmEnv } });
+    expect(packed.code, packed.stderr).toBe(0);
+    expect(packed.stdout.trim().split('\n').at(-1)).toBe(tarball);
+
+    // 2. In the team's repository, which holds audiences.yaml.
+    await git(team, 'init', '--quiet', '--initial-branch=main');
+    await copyFile(join(root, 'audiences.yaml'), join(team, 'audiences.yaml'));
+    expect(route.inTeam).toContain(`npm install --save-dev ./vendor/${tarball}`);
+    for (const command of route.inTeam) {
+      const result = await run('sh', ['-c', command], { cwd: team, env: npmEnv, timeoutMs: 120_000 });
+      expect(result.code, `${command}: ${result.stderr}`).toBe(0);
     }
     const manifest = JSON.parse(await readFile(join(team, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
     expect(manifest.devDependencies.audiences).toBe(`file:vendor/${tarball}`);
-    await copyFile(join(root, 'audiences.yaml'), join(team, 'audiences.yaml'));
-    const validate = await run('npx', ['audiences', 'validate'], { cwd: team, env: npmEnv });
-    expect(validate.code, validate.stderr).toBe(0);
-  }, 120_000);
+    expect((await git(team, 'diff', '--cached', '--name-only')).split('\n').sort()).toEqual(['.gitignore', 'package-lock.json', 'package.json', `vendor/${tarball}`]);
+
+    // The tool's own folder (here the emulator's account) is never committed.
+    const emulated = await run('npx', ['audiences', 'plan', '--emulator'], { cwd: team, env: npmEnv });
+    expect(emulated.code, emulated.stderr).toBe(0);
+    expect((await stat(join(team, '.audiences'))).isDirectory()).toBe(true);
+    const untracked = (await git(team, 'status', '--porcelain', '--untracked-files=all')).split('\n').filter((line) => line.startsWith('??'));
+    expect(untracked).toEqual(['?? audiences.yaml']);
+  }, 180_000);
 });
 
 describe('the GitLab CI example, run by gitlab-ci-local', () => {
@@ -118,11 +145,11 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
   beforeAll(async () => {
     const rsync = await run('rsync', ['--version'], { cwd: team });
     expect(rsync.code, 'gitlab-ci-local copies the repository with rsync: install it (apt-get install rsync, as .ci/run does)').toBe(0);
-    // The team's repository on its default branch: the tool installed, the example as its CI file.
-    await writeFile(join(team, '.gitignore'), 'node_modules/\n.gitlab-ci-local/\n');
+    // The team's repository on its default branch: the tool installed as the README says (its
+    // files staged), the example as its CI file; gitlab-ci-local's own folder left out.
+    await appendFile(join(team, '.gitignore'), '.gitlab-ci-local/\n');
     await copyFile(join(root, 'examples', 'gitlab-ci.yml'), join(team, '.gitlab-ci.yml'));
-    await git(team, 'init', '--quiet', '--initial-branch=main');
-    await git(team, 'add', 'package.json', 'package-lock.json', 'vendor', '.gitignore', '.gitlab-ci.yml');
+    await git(team, 'add', '.gitignore', '.gitlab-ci.yml');
     await git(team, 'commit', '--quiet', '-m', 'CI');
     await git(team, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
     // GitLab takes push options (the commit back uses ci.skip); a bare repository must be told to.

@@ -141,3 +141,26 @@ describe('the GitLab CI example', () => {
     }
   });
 });
+
+describe('the refs the README and the examples name', () => {
+  it('each exists in a clone of this repository: `git checkout` takes it', async () => {
+    const readme = await read('README.md');
+    const texts = [readme, actionText, gitlabText, ...(await Promise.all(workflowNames.map((name) => read(`examples/github-actions/${name}`))))];
+    const refs = new Set([
+      ...texts.flatMap((text) => [...text.matchAll(/your-org\/audiences@([^\s`'"),]+)/g)].map((match) => match[1]!)),
+      ...[...readme.matchAll(/^git checkout (\S+)/gm)].map((match) => match[1]!),
+      ...[...readme.matchAll(/audiences\.git#([^\s`'"]+)/g)].map((match) => match[1]!),
+    ]);
+    expect(refs.size).toBeGreaterThan(0);
+    const dir = await mkdtemp(join(tmpdir(), 'audiences-clone-'));
+    try {
+      await git(dir, 'clone', '--quiet', '--no-checkout', root, 'audiences');
+      for (const ref of refs) {
+        const result = await run('git', ['checkout', '--quiet', ref], { cwd: join(dir, 'audiences') });
+        expect(result.code, `git checkout ${ref}, in a clone: ${result.stderr}`).toBe(0);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
