@@ -28,22 +28,37 @@ export function restClient({ baseUrl, headers, service }) {
    * @param {string} method
    * @param {string} pathOrUrl a path under the API root, or a full URL on the API's host
    * @param {unknown} [body]
+   * @param {{ download?: boolean }} [options] download: a GET that may be redirected to another
+   *   host (GitHub's artifacts, GitLab's object storage), followed there without the headers
    * @returns {Promise<Response>}
    */
-  async function send(method, pathOrUrl, body) {
-    const url = pathOrUrl.startsWith('http') ? pathOrUrl : `${root}${pathOrUrl}`;
-    // The credential goes to the API's host only (a Link header or a redirect never moves it).
+  async function send(method, pathOrUrl, body, { download = false } = {}) {
+    let url = pathOrUrl.startsWith('http') ? pathOrUrl : `${root}${pathOrUrl}`;
+    // The credential goes to the API's host only (a Link header or a redirect never moves it):
+    // fetch would follow a redirect elsewhere dropping only `authorization`, not `private-token`.
     if (new URL(url).origin !== origin) throw new Error(`${service}: refusing to send the token to ${new URL(url).origin}`);
     let response;
-    try {
-      response = await fetch(url, {
-        method,
-        headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(60_000),
-      });
-    } catch (error) {
-      throw new ApiError(`${service}: ${method} ${new URL(url).pathname} failed: ${/** @type {Error} */ (error).cause?.message ?? /** @type {Error} */ (error).message}`, 0);
+    for (let hops = 0; ; hops++) {
+      try {
+        response = await fetch(url, {
+          method,
+          headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(60_000),
+          redirect: 'manual',
+        });
+      } catch (error) {
+        throw new ApiError(`${service}: ${method} ${new URL(url).pathname} failed: ${/** @type {Error} */ (error).cause?.message ?? /** @type {Error} */ (error).message}`, 0);
+      }
+      const location = REDIRECTS.includes(response.status) ? response.headers.get('location') : null;
+      if (location === null) break;
+      const next = new URL(location, url);
+      if (method !== 'GET' || hops >= 5) throw new ApiError(`${service}: ${method} ${new URL(url).pathname} was redirected ${hops >= 5 ? 'too many times' : `to ${next.pathname}`}`, response.status);
+      if (next.origin !== origin) {
+        if (download) return fetchElsewhere(next);
+        throw new ApiError(`${service}: GET ${new URL(url).pathname} was redirected to ${next.origin}, where the token is not sent`, response.status);
+      }
+      url = next.toString();
     }
     if (!response.ok) {
       const text = await response.text().catch(() => '');
@@ -91,15 +106,34 @@ export function restClient({ baseUrl, headers, service }) {
     },
 
     /**
-     * The raw bytes of a download (redirects followed; fetch drops the credential when a
-     * redirect leaves the API's host, as GitHub's artifact downloads do).
+     * The raw bytes of a download, followed without the credential where a redirect leaves the
+     * API's host (a signed URL is its own credential).
      * @param {string} path
      */
     async download(path) {
-      const response = await send('GET', path);
+      const response = await send('GET', path, undefined, { download: true });
       return Buffer.from(await response.arrayBuffer());
     },
   };
+}
+
+/** The statuses whose `location` a client follows. */
+const REDIRECTS = [301, 302, 303, 307, 308];
+
+/**
+ * A download from the host an API redirected it to, with none of the API's headers.
+ * @param {URL} url
+ */
+async function fetchElsewhere(url) {
+  const where = `${url.origin}${url.pathname}`;
+  let response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(60_000) });
+  } catch (error) {
+    throw new ApiError(`the download from ${where} failed: ${/** @type {Error} */ (error).cause?.message ?? /** @type {Error} */ (error).message}`, 0);
+  }
+  if (!response.ok) throw new ApiError(`the download from ${where} answered ${response.status}`, response.status);
+  return response;
 }
 
 /**

@@ -12,19 +12,23 @@ const BIN = fileURLToPath(new URL('../../bin/audiences.js', import.meta.url));
 export const DEFAULT_FILE = 'audiences.yaml';
 
 /**
- * Runs `audiences ARGS…`: stdout captured, stderr both captured and passed on to the job log.
+ * Runs `audiences ARGS…`: stdout captured (and with `echo` passed on to the job log too), stderr
+ * both captured and passed on.
  * @param {string[]} args
- * @param {{ cwd: string, env?: NodeJS.ProcessEnv }} options
+ * @param {{ cwd: string, env?: NodeJS.ProcessEnv, echo?: boolean }} options
  * @returns {Promise<{ code: number, stdout: string, stderr: string }>}
  */
-export function runTool(args, { cwd, env = process.env }) {
+export function runTool(args, { cwd, env = process.env, echo = false }) {
   // The tool needs the services' settings, not the pipeline's own tokens.
   const toolEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !PIPELINE_TOKENS.includes(name)));
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [process.env.AUDIENCES_BIN || BIN, ...args], { cwd, env: { NO_COLOR: '1', ...toolEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text) => (stdout += text));
+    child.stdout.setEncoding('utf8').on('data', (text) => {
+      stdout += text;
+      if (echo) process.stdout.write(text);
+    });
     child.stderr.setEncoding('utf8').on('data', (text) => {
       stderr += text;
       process.stderr.write(text);

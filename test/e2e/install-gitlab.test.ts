@@ -13,9 +13,10 @@ import type { RunningEmulator } from '../../src/emulator/server.js';
  * audiences.yaml (a packed tarball, committed under vendor/), its commands as the README writes
  * them, then the GitLab CI example's jobs run in that repository by gitlab-ci-local (shell
  * executor; the schema check is pipeline-examples.test.ts's) against the emulator: the plan job
- * posts its note to a loopback stand-in for the GitLab API, the apply job applies and pushes the
- * generated files back. npm talks to a loopback stand-in for the registry that serves this
- * repository's locked dependencies from the npm cache.
+ * posts its note to a loopback stand-in for the GitLab API and keeps the saved plan with its
+ * manifest, the apply job finds that plan through the API, applies it and pushes the generated
+ * files back; the apply script's refusals run it alone. npm talks to a loopback stand-in for
+ * the registry that serves this repository's locked dependencies from the npm cache.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const gitlabCiLocal = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js');
@@ -42,13 +43,32 @@ let emulator: RunningEmulator;
 let serviceEnv: Record<string, string>;
 let registry: StandIn;
 let gitlab: StandIn;
+let storage: StandIn;
 let npmEnv: NodeJS.ProcessEnv;
 let dir: string;
 let team: string;
 let origin: string;
+
+/**
+ * GitLab as the scripts read and write it, for project 42: the notes of merge request 7, the
+ * merge requests of each commit, their pipelines, the pipelines' jobs and the jobs' artifacts
+ * (downloads redirected to another origin, as to object storage).
+ */
 const notes: Array<{ id: number; body: string; author: { id: number }; system: boolean }> = [
   { id: 1, body: '<!-- audiences-plan files=audiences.yaml -->\nsomeone else', author: { id: 99 }, system: false },
 ];
+const commitRequests = new Map<string, unknown[]>();
+interface Pipeline {
+  id: number;
+  project_id: number;
+  sha: string;
+  ref: string;
+  status: string;
+  source: string;
+}
+const requestPipelines = new Map<number, Pipeline[]>();
+const pipelineJobs = new Map<number, Array<{ id: number; name: string; status: string }>>();
+const jobArtifacts = new Map<number, Record<string, Buffer>>();
 
 beforeAll(async () => {
   ({ emulator, env: serviceEnv } = await emulatorEnv());
@@ -67,7 +87,20 @@ beforeAll(async () => {
       note.body = (request.body as { body: string }).body;
       return { json: note };
     }
+    const requests = /^\/api\/v4\/projects\/42\/repository\/commits\/([0-9a-f]{40})\/merge_requests$/.exec(url.pathname);
+    if (requests) return { json: commitRequests.get(requests[1]!) ?? [] };
+    const pipelines = /^\/api\/v4\/projects\/42\/merge_requests\/(\d+)\/pipelines$/.exec(url.pathname);
+    if (pipelines) return requestPipelines.has(Number(pipelines[1])) ? { json: requestPipelines.get(Number(pipelines[1])) } : undefined;
+    const jobs = /^\/api\/v4\/projects\/42\/pipelines\/(\d+)\/jobs$/.exec(url.pathname);
+    if (jobs) return pipelineJobs.has(Number(jobs[1])) ? { json: pipelineJobs.get(Number(jobs[1])) } : undefined;
+    const artifact = /^\/api\/v4\/projects\/42\/jobs\/(\d+)\/artifacts\/(.+)$/.exec(url.pathname);
+    if (artifact && jobArtifacts.get(Number(artifact[1]))?.[decodeURIComponent(artifact[2]!)]) return { status: 302, headers: { location: `${storage.url}/artifacts/${artifact[1]}/${artifact[2]}` } };
     return undefined;
+  });
+  storage = await standIn((_request, url) => {
+    const [, job, path] = /^\/artifacts\/(\d+)\/(.+)$/.exec(url.pathname) ?? [];
+    const bytes = jobArtifacts.get(Number(job))?.[decodeURIComponent(path ?? '')];
+    return bytes ? { bytes } : undefined;
   });
   dir = await mkdtemp(join(tmpdir(), 'audiences-team-'));
   team = join(dir, 'team');
@@ -85,7 +118,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([emulator?.close(), registry?.close(), gitlab?.close()]);
+  await Promise.all([emulator?.close(), registry?.close(), gitlab?.close(), storage?.close()]);
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -185,6 +218,15 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     expect(body).toContain('seoul-women-20s');
     expect(body).toContain(await git(team, 'rev-parse', 'HEAD'));
     expect(notes[0]?.body).toBe('<!-- audiences-plan files=audiences.yaml -->\nsomeone else');
+    // The saved plan and its manifest are the job's artifacts (gitlab-ci-local copies them back): the pipeline #901 of !7 keeps them.
+    const saved = { 'audiences.plan.json': await readFile(join(team, 'audiences.plan.json')), 'audiences.plan.manifest.json': await readFile(join(team, 'audiences.plan.manifest.json')) };
+    expect(JSON.parse(saved['audiences.plan.manifest.json'].toString())).toEqual({
+      formatVersion: 1,
+      mergeRequest: 7,
+      headSha: await git(team, 'rev-parse', 'HEAD'),
+      files: [{ path: 'audiences.yaml', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }],
+    });
+    jobArtifacts.set(9011, saved);
 
     // The next run updates that note; one whose plan wrote nothing says it failed, in the same note.
     const ours = notes.at(-1)!;
@@ -217,16 +259,126 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     expect(notes[0]?.body).toBe('<!-- audiences-plan files=audiences.yaml -->\nsomeone else');
   }, 120_000);
 
-  it('applies on the default branch and pushes the generated images and lock back', async () => {
+  /** The apply job's script alone, in the team's checkout, as the pipeline of a push to main runs it. */
+  const apply = (variables: Record<string, string> = {}) =>
+    run(process.execPath, [join(team, 'node_modules', 'audiences', 'ci', 'gitlab-apply.mjs')], {
+      cwd: team,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ...serviceEnv,
+        CI_API_V4_URL: `${gitlab.url}/api/v4`,
+        CI_PROJECT_ID: '42',
+        CI_COMMIT_BRANCH: 'main',
+        AUDIENCES_GITLAB_TOKEN: 'gl-token',
+        ...variables,
+      },
+    });
+  const live = async () => ((await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name);
+  const wayOut = 'To plan again and apply what main holds, run a pipeline for main by hand (Build > Pipelines > Run pipeline) with the variable AUDIENCES_APPLY_MODE=replan.';
+  let merge: string;
+
+  it("refuses, changing nothing, a merge whose reviewed plan is not the merge request's own, and says how to plan again", async () => {
     await git(team, 'checkout', '--quiet', 'main');
-    await git(team, 'merge', '--quiet', '--ff-only', 'add-audiences');
-    const result = await gcl({ CI_PIPELINE_SOURCE: 'push', AUDIENCES_PUSH_URL: origin, ...serviceEnv }, 'audiences-apply');
+    await git(team, 'merge', '--quiet', '--no-ff', '-m', "Merge branch 'add-audiences' into 'main'", 'add-audiences');
+    merge = await git(team, 'rev-parse', 'HEAD');
+    const head = await git(team, 'rev-parse', 'add-audiences');
+    const refused = async (variables: Record<string, string>, reason: string) => {
+      const result = await apply({ CI_COMMIT_SHA: merge, ...variables });
+      expect(result.code, result.stdout + result.stderr).toBe(1);
+      expect(result.stderr).toBe(`error: ${reason} Nothing was applied.\n${wayOut}\n`);
+    };
+
+    // GitLab knows no merge request merged by the commit.
+    await refused({}, `Commit ${merge.slice(0, 12)} is not the merge of a merge request into main, so there is no reviewed plan to apply.`);
+
+    commitRequests.set(merge, [
+      { iid: 8, project_id: 42, target_project_id: 42, state: 'opened', target_branch: 'main', sha: merge, merge_commit_sha: null, squash_commit_sha: null },
+      { iid: 7, project_id: 42, target_project_id: 42, state: 'merged', target_branch: 'main', sha: head, merge_commit_sha: merge, squash_commit_sha: null },
+    ]);
+    const mergeRequestPipeline = (id: number, sha: string, status = 'success'): Pipeline => ({ id, project_id: 42, sha, ref: 'refs/merge-requests/7/head', status, source: 'merge_request_event' });
+    // Its newest merge-request pipeline ran at an earlier commit; a newer branch pipeline of its last commit never runs the plan job.
+    requestPipelines.set(7, [{ id: 905, project_id: 42, sha: head, ref: 'add-audiences', status: 'success', source: 'push' }, mergeRequestPipeline(900, 'c'.repeat(40))]);
+    await refused({}, `The newest pipeline of !7, #900, ran at commit cccccccccccc, not at ${head.slice(0, 12)}, its last commit: no plan of the commit merged was made.`);
+
+    // Its last commit was planned (#901), then planned again, and that plan failed (#902): the note shows the failure.
+    requestPipelines.get(7)!.push(mergeRequestPipeline(901, head), mergeRequestPipeline(902, head, 'failed'));
+    pipelineJobs.set(901, [{ id: 9011, name: 'audiences-plan', status: 'success' }]);
+    pipelineJobs.set(902, [{ id: 9021, name: 'audiences-plan', status: 'failed' }]);
+    await refused({}, 'The job audiences-plan (#9021) of pipeline #902, the newest of !7, is "failed", not "success": no plan of it was reviewed (the note says what happened).');
+    // A merged-results pipeline (its commit the merge GitLab made) whose manifest says it planned an earlier commit.
+    const earlier = { ...JSON.parse(jobArtifacts.get(9011)!['audiences.plan.manifest.json']!.toString()), headSha: 'c'.repeat(40) };
+    requestPipelines.get(7)!.push({ ...mergeRequestPipeline(903, 'd'.repeat(40)), ref: 'refs/merge-requests/7/merge' });
+    pipelineJobs.set(903, [{ id: 9031, name: 'audiences-plan', status: 'success' }]);
+    jobArtifacts.set(9031, { ...jobArtifacts.get(9011), 'audiences.plan.manifest.json': Buffer.from(JSON.stringify(earlier)) });
+    await refused(
+      {},
+      `The saved plan of !7 (job #9031) is not applied: its audiences.plan.manifest.json says it was made for merge request 7 at commit cccccccccccc, not for !7 at its last commit ${head.slice(0, 12)}.`,
+    );
+    requestPipelines.set(
+      7,
+      requestPipelines.get(7)!.filter((pipeline) => pipeline.id < 902),
+    );
+
+    // The files as merged are not the files planned (as when main changed them after the review).
+    const file = join(team, 'audiences.yaml');
+    const reviewed = await readFile(file, 'utf8');
+    await writeFile(file, reviewed.replace('ages: [20, 25]', 'ages: [20, 25, 30]'));
+    await refused(
+      {},
+      'The saved plan of !7 (job #9011) is not applied: audiences.yaml as merged differ from what the plan of !7 was made from (the target branch changed them after the review), so the reviewed plan is not what the branch holds.',
+    );
+    await writeFile(file, reviewed);
+
+    expect(await live()).toEqual([]);
+    // The artifacts were read from the other origin without the token.
+    expect(storage.requests.map((request) => request.path)).toContain('/artifacts/9011/audiences.plan.manifest.json');
+    expect(storage.requests.filter((request) => request.headers['private-token'] !== undefined)).toEqual([]);
+  }, 60_000);
+
+  it("applies the merge request's reviewed plan on the default branch and pushes the generated images and lock back", async () => {
+    gitlab.requests.length = 0;
+    const result = await gcl(
+      { CI_PIPELINE_SOURCE: 'push', CI_API_V4_URL: `${gitlab.url}/api/v4`, CI_PROJECT_ID: '42', AUDIENCES_GITLAB_TOKEN: 'gl-token', AUDIENCES_PUSH_URL: origin, ...serviceEnv },
+      'audiences-apply',
+    );
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/PASS\s+audiences-apply/);
-    const state = (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> };
-    expect(state.audiences.map((audience) => audience.name)).toEqual(expect.arrayContaining(['seoul-women-20s', 'gangnam-shoppers', 'vip-retargeting', 'channel-vip-friends']));
+    const head = await git(team, 'rev-parse', 'add-audiences');
+    expect(result.stdout).toContain(`Applying the plan reviewed in !7 (its last commit ${head}, pipeline #901, job #9011).`);
+    expect(gitlab.requests.map((request) => request.path)).toEqual(
+      expect.arrayContaining([
+        `/api/v4/projects/42/repository/commits/${merge}/merge_requests?per_page=100`,
+        '/api/v4/projects/42/jobs/9011/artifacts/audiences.plan.json',
+        '/api/v4/projects/42/jobs/9011/artifacts/audiences.plan.manifest.json',
+      ]),
+    );
+    expect(await live()).toEqual(expect.arrayContaining(['seoul-women-20s', 'gangnam-shoppers', 'vip-retargeting', 'channel-vip-friends']));
     const pushed = await git(origin, 'show', '--name-only', '--format=%s', 'main');
     expect(pushed.split('\n')).toEqual(expect.arrayContaining(['audiences: generated images and images.lock.json', 'images.lock.json', 'assets/spring-banner.webp', 'assets/spring-square.png']));
     expect(result.stdout).not.toContain(serviceEnv.IMAGEGEN_API_KEY);
+    expect(result.stdout).not.toContain('gl-token');
   }, 120_000);
+
+  it('refuses the reviewed plan once the account moved past it; AUDIENCES_APPLY_MODE=replan plans again and applies', async () => {
+    await git(team, 'pull', '--quiet', '--ff-only', origin, 'main');
+    const stale = await apply({ CI_COMMIT_SHA: merge });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('PLAN_STALE');
+    expect(stale.stderr).toContain(`error: The account changed since the plan was reviewed, so the saved plan was refused as stale and nothing was applied.\n${wayOut}`);
+
+    // A push of main that merged no merge request: refused, then run by hand to plan again.
+    const file = join(team, 'audiences.yaml');
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace('- name: seoul-women-20s', '- name: busan-runners\n    type: DISPLAY\n    locations: [B]\n\n  - name: seoul-women-20s'));
+    await git(team, 'commit', '--quiet', '-am', 'A direct push');
+    const direct = await git(team, 'rev-parse', 'HEAD');
+    expect((await apply({ CI_COMMIT_SHA: direct })).code).toBe(1);
+    expect(await live()).not.toContain('busan-runners');
+    const replanned = await apply({ CI_COMMIT_SHA: direct, AUDIENCES_APPLY_MODE: 'replan' });
+    expect(replanned.code, replanned.stdout + replanned.stderr).toBe(0);
+    expect(replanned.stdout).toContain('AUDIENCES_APPLY_MODE=replan: the files are planned again and applied.');
+    expect(replanned.stdout).toContain('busan-runners');
+    expect(await live()).toContain('busan-runners');
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,14 +99,14 @@ describe('the GitHub Action and workflows', () => {
 });
 
 describe('the GitLab CI example', () => {
-  it("passes gitlab-ci-local's schema check; a merge request runs the plan job alone, a schedule the drift job", async () => {
+  it("passes gitlab-ci-local's schema check; a merge request runs the plan job alone, a schedule the drift job, a run by hand the apply job only to plan again", async () => {
     const repo = await mkdtemp(join(tmpdir(), 'audiences-gitlab-'));
     await copyFile(join(root, 'examples', 'gitlab-ci.yml'), join(repo, '.gitlab-ci.yml'));
     await git(repo, 'init', '--quiet', '--initial-branch=main');
     await git(repo, 'add', '.');
     await git(repo, 'commit', '--quiet', '-m', 'CI');
     // A push runs the apply job: install-gitlab.test.ts runs it.
-    const jobs = async (source: string, schema: boolean) => {
+    const jobs = async (source: string, schema: boolean, variables: Record<string, string> = {}) => {
       const result = await run(
         process.execPath,
         [
@@ -116,22 +116,47 @@ describe('the GitLab CI example', () => {
           '--no-evaluate-rule-changes',
           '--ignore-predefined-vars',
           'CI_PIPELINE_SOURCE',
-          '--variable',
-          `CI_PIPELINE_SOURCE=${source}`,
+          ...Object.entries({ CI_PIPELINE_SOURCE: source, ...variables }).flatMap(([name, value]) => ['--variable', `${name}=${value}`]),
         ],
         { cwd: repo },
       );
       expect(result.code, result.stderr).toBe(0);
       return (JSON.parse(result.stdout) as Array<{ name: string; when: string }>).filter((job) => job.when !== 'never').map((job) => job.name);
     };
-    const [mergeRequest, schedule] = await Promise.all([jobs('merge_request_event', true), jobs('schedule', false)]);
+    const [mergeRequest, schedule, byHand, byHandReplan] = await Promise.all([
+      jobs('merge_request_event', true),
+      jobs('schedule', false),
+      jobs('web', false),
+      jobs('web', false, { AUDIENCES_APPLY_MODE: 'replan' }),
+    ]);
     await rm(repo, { recursive: true, force: true });
-    expect({ mergeRequest, schedule }).toEqual({ mergeRequest: ['audiences-plan'], schedule: ['audiences-drift'] });
+    // Run by hand, the apply job runs only to plan again: the way out of a refused saved plan.
+    expect({ mergeRequest, schedule, byHand, byHandReplan }).toEqual({
+      mergeRequest: ['audiences-plan'],
+      schedule: ['audiences-drift'],
+      byHand: [],
+      byHandReplan: ['audiences-apply'],
+    });
+  });
+
+  it("calls only the scripts of ci/ the package holds, and keeps the plan job's manifest for the apply", async () => {
+    const scripts = [...gitlabText.matchAll(/node node_modules\/audiences\/(ci\/[\w-]+\.mjs)/g)].map((match) => match[1]!);
+    expect(new Set(scripts)).toEqual(new Set(['ci/commit-back.mjs', 'ci/gitlab-note.mjs', 'ci/gitlab-apply.mjs']));
+    const packed = (JSON.parse(await read('package.json')) as { files: string[] }).files;
+    for (const script of scripts) {
+      expect((await stat(join(root, script))).isFile(), script).toBe(true);
+      expect(packed, script).toContain(script.split('/')[0]);
+    }
+    const gitlab = parse(gitlabText) as Record<string, { script: string[]; artifacts?: { paths: string[] } }>;
+    const plan = gitlab['audiences-plan']!;
+    const saved = /--out (\S+)/.exec(plan.script.join('\n'))?.[1];
+    expect(plan.script.join('\n')).toContain(`gitlab-note.mjs plan.md --exit-code "$status" --plan ${saved}`);
+    expect(plan.artifacts?.paths).toEqual(expect.arrayContaining([saved, 'audiences.plan.manifest.json']));
   });
 
   it('uses only commands and options the tool has', async () => {
     const commands = [...gitlabText.matchAll(/npx audiences ([^\n|>&]+)/g)].map((match) => (match[1] ?? '').trim().split(/\s+/));
-    expect(commands.length).toBeGreaterThanOrEqual(3);
+    expect(commands.length).toBeGreaterThanOrEqual(2);
     const cwd = await workspace({});
     for (const args of commands) {
       // No service and no file here: each command fails, but never on its arguments.
