@@ -5,10 +5,10 @@
  * once, each with file, line, column and JSON pointer; nothing here throws for bad input but
  * a file past the size limit, which is the wrong file rather than one with problems
  * (FILE_TOO_LARGE). `validateConfig` is pure; `readDesiredStates` is the only function that
- * reads files.
+ * reads files (`desiredStateOfBytes` validates bytes read elsewhere: a file at a git ref).
  */
 export { validateConfig, LIMITS } from './validate-config.js';
-export { readDesiredStates, DEFAULT_CONFIG_FILE } from './read-config.js';
+export { desiredStateOfBytes, readDesiredStates, DEFAULT_CONFIG_FILE } from './read-config.js';
 export { ConfigError, formatIssue, formatIssues, sortIssues, type ConfigIssue, type ConfigResult } from './issues.js';
 export { AUDIENCES_SCHEMA_URL } from './schema.js';
 export type { AudiencesFile } from './generated/audiences.js';

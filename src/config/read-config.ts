@@ -43,9 +43,18 @@ function tooLarge(file: string, size?: number): AppError {
 async function readDesiredState(file: string, cwd: string): Promise<ConfigResult> {
   const read = await readBytes(resolve(cwd, file), file);
   if (!read.ok) return { ok: false, issues: [{ file, line: 0, column: 0, pointer: '', ...read.problem }] };
-  const decoded = decodeUtf8(read.bytes);
+  return desiredStateOfBytes(read.bytes, file);
+}
+
+/**
+ * The bytes of a desired-state file (read from disk, or from git at a base ref), validated:
+ * UTF-8 → validateConfig, `source.hash` the hash of the bytes. Past LIMITS.bytes, FILE_TOO_LARGE.
+ */
+export function desiredStateOfBytes(bytes: Uint8Array, file: string): ConfigResult {
+  if (bytes.length > LIMITS.bytes) throw tooLarge(file, bytes.length);
+  const decoded = decodeUtf8(bytes);
   if (!decoded.ok) {
-    const byte = (read.bytes[decoded.at.offset] ?? 0).toString(16).padStart(2, '0');
+    const byte = (bytes[decoded.at.offset] ?? 0).toString(16).padStart(2, '0');
     return {
       ok: false,
       issues: [
@@ -61,7 +70,7 @@ async function readDesiredState(file: string, cwd: string): Promise<ConfigResult
     };
   }
   const result = validateConfig(decoded.text, file);
-  if (result.ok) result.value.source.hash = createHash('sha256').update(read.bytes).digest('hex');
+  if (result.ok) result.value.source.hash = createHash('sha256').update(bytes).digest('hex');
   return result;
 }
 

@@ -2,6 +2,7 @@ import type { ConfigIssue } from '../config/index.js';
 import { ConfigError } from '../config/index.js';
 import type { AdGroupLink, DesiredState, LiveAudience, LiveAudienceSummary, LiveState, Long } from '../model/index.js';
 import { planAccount, type Plan, type PlanOptions } from '../plan/index.js';
+import { readBases } from './base-files.js';
 import { cachedReader } from './detail-cache.js';
 import { OPERATION_KINDS } from './kinds/index.js';
 import type { BusinessLookup, KindOperations, ReadContext } from './kinds/kind.js';
@@ -32,16 +33,24 @@ export interface PlanDeps {
   business?: (adAccountId: number) => BusinessLookup;
 }
 
-/** Reads the desired files, fails with every config problem at once, then plans each account. */
-export async function planFiles(files: string[], options: PlanOptions, deps: PlanDeps): Promise<PlannedAccount[]> {
+/** What `plan` is asked: the guard's override, and a git ref whose files are planned too (see readBases). */
+export interface PlanFilesOptions {
+  allowMassDelete: boolean;
+  base?: string | undefined;
+}
+
+/** Reads the desired files, fails with every config problem at once, then plans each account (with a base, each file at it too). */
+export async function planFiles(files: string[], options: PlanFilesOptions, deps: PlanDeps): Promise<PlannedAccount[]> {
   const desiredStates = await readValidDesiredStates(files, deps.cwd);
+  const bases = options.base === undefined ? [] : await readBases(desiredStates, options.base, deps.cwd);
   return Promise.all(
-    desiredStates.map(async ({ file, desired }) => {
+    desiredStates.map(async ({ file, desired }, index) => {
+      const planOptions: PlanOptions = { allowMassDelete: options.allowMassDelete, base: bases[index] };
       // The business service is opened only for a file that declares a business.
       const context = { business: desired.business ? deps.business?.(desired.adAccountId) : undefined, file, cwd: deps.cwd };
-      if (!deps.cache) return { file, desired, plan: await planDesired(desired, options, deps.reader(desired.adAccountId), context) };
+      if (!deps.cache) return { file, desired, plan: await planDesired(desired, planOptions, deps.reader(desired.adAccountId), context) };
       const reader = cachedReader(deps.reader(desired.adAccountId), deps.cwd, { service: deps.cache.service, adAccountId: desired.adAccountId });
-      const plan = await planDesired(desired, options, reader, context);
+      const plan = await planDesired(desired, planOptions, reader, context);
       await reader.save();
       return { file, desired, plan };
     }),
@@ -59,10 +68,13 @@ export async function readValidDesiredStates(files: string[], cwd: string): Prom
 /**
  * Reads the live account with as few requests as the plan needs: one list, a single read
  * per managed audience, and the ad groups only where links matter. Reads run concurrently;
- * the transport bounds how many are in flight.
+ * the transport bounds how many are in flight. With a base (`options.base`), it is planned
+ * against the same read.
  */
-export async function planDesired(desired: DesiredState, options: PlanOptions, reader: AccountReader, context: Omit<ReadContext, 'reader'> = {}): Promise<Plan> {
-  const live = await readLiveState(desired, reader, context);
+export async function planDesired(desired: DesiredState, options: PlanOptions, reader: AccountReader, context: Omit<ReadContext, 'reader' | 'base'> = {}): Promise<Plan> {
+  // One read of the account for the file and its base: the base's plan needs what it reads too.
+  const base = options.base && 'desired' in options.base ? options.base.desired : undefined;
+  const live = await readLiveState(desired, reader, { ...context, base });
   return planAccount(desired, live, options);
 }
 

@@ -4,8 +4,8 @@
  * network, no clock (the lint enforces it).
  */
 export { planAccount, staleReasons } from './planner.js';
-export type { CurrentState, PlanOptions } from './kind.js';
-export { neededReads, type NeededReads } from './reads.js';
+export type { CurrentState, PlanBase, PlanOptions } from './kind.js';
+export { neededReads, neededReadsOfAll, type NeededReads } from './reads.js';
 export { DEFAULT_MASS_DELETE, type MassDeleteThreshold } from './safety.js';
 export type * from './types.js';
 export { knownAudienceIds, rereadIds } from './kinds/audience.js';

@@ -4,7 +4,17 @@ import type { Change, Fingerprint, Plan, PlanProblem } from './types.js';
 
 export interface PlanOptions {
   allowMassDelete: boolean;
+  /** The file as it was at a git ref (`plan --base REF`): see PlanBase. Without it, nothing is compared. */
+  base?: PlanBase | undefined;
 }
+
+/**
+ * The file at the base of the change under review: planned against the same live state, so that
+ * a change it makes too is marked as reverting a change made outside the tool, and its
+ * mass-delete guard is the floor of the file's. `problem`: it could not be planned (not valid,
+ * another ad account), which the plan says.
+ */
+export type PlanBase = { ref: string; desired: DesiredState } | { ref: string; problem: string };
 
 /** What each kind plans from: both states, the audiences' identities, and the changes of the kinds planned before it. */
 export interface PlanInput {
@@ -63,4 +73,11 @@ export interface PlanKind {
   staleReasons(plan: Plan, current: CurrentState): string[];
   /** Where its changes sort, when they interleave with another kind's (an audience's unlinks come before its delete). */
   orderKey?(change: Change): OrderKey;
+  /**
+   * `change` marked as drift when `base`, the base's change of the same kind, action, id, name
+   * and ad group (see markDrift), does the same: it reverts a change made outside the tool.
+   * Only the kinds of the account have it: a change of a local file (an image) is the
+   * checkout's, never the ad manager's.
+   */
+  drift?(change: Change, base: Change): Change;
 }

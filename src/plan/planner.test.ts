@@ -212,6 +212,30 @@ describe('plan data order', () => {
   });
 });
 
+describe('planAccount: drift, against a base', () => {
+  it('marks an unlink only when the base makes it for the same reason: one the change makes by deleting the audience is its own', () => {
+    const live = liveState([liveAudience(1, { name: 'a' })], { 1: [adGroupLink(101), adGroupLink(102)] });
+    const base = desiredState([desiredAudience({ name: 'a' }, { adGroups: ['101'] })], { prune: true });
+    const plan = planAccount(desiredState([], { prune: true }), live, { ...options, base: { ref: 'main', desired: base } });
+    expect(plan.changes.map((change) => [change.action, change.action === 'unlink' ? change.adGroupId : change.name, 'drift' in change])).toEqual([
+      ['unlink', '101', false],
+      ['unlink', '102', false],
+      ['delete', 'a', false],
+    ]);
+    const kept = planAccount(desiredState([desiredAudience({ name: 'a' }, { adGroups: ['101'] })], { prune: true }), live, { ...options, base: { ref: 'main', desired: base } });
+    expect(kept.changes.map((change) => [change.action, 'drift' in change && change.drift])).toEqual([['unlink', true]]);
+  });
+
+  it('says why a base could not be compared, and marks nothing', () => {
+    const live = liveState([liveAudience(1, { name: 'a', ages: ['20'] })]);
+    const plan = planAccount(desiredState([desiredAudience({ name: 'a' })]), live, { ...options, base: { ref: 'v1', problem: 'it describes ad account 99 there, not 1234' } });
+    expect(plan.changes.map((change) => 'drift' in change)).toEqual([false]);
+    expect(plan.warnings.map((warning) => warning.message)).toEqual([
+      "the file at v1 cannot be compared with: it describes ad account 99 there, not 1234; no change is marked as made outside the tool, and the mass-delete guard is the file's own",
+    ]);
+  });
+});
+
 describe('planAccount: the mass-delete guard of the file', () => {
   const live = liveState([liveAudience(1, { name: 'a' }), liveAudience(2, { name: 'b' }), liveAudience(3, { name: 'c' })]);
   const codes = (massDelete?: { ratio?: number; minManaged?: number }) =>

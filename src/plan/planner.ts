@@ -1,4 +1,5 @@
 import { compareText, type DesiredState, type LiveState } from '../model/index.js';
+import { baseNotPlanned, comparedBase, markDrift } from './drift.js';
 import { PLAN_FORMAT_VERSION } from './format.js';
 import { matchIdentities } from './identity.js';
 import type { CurrentState, KindPlan, OrderKey, PlanOptions } from './kind.js';
@@ -9,9 +10,36 @@ import type { Change, Fingerprint, Plan, PlanProblem, PlanSummary } from './type
 
 /**
  * desired + live → plan, as a pure function: each kind of resource plans its share, in the
- * order of the registry. `live` must hold what `neededReads` asks for (checked first).
+ * order of the registry. `live` must hold what `neededReads` asks for (checked first). With a
+ * base (`options.base`), the base is planned against the same live state too, and each change
+ * it makes as well is marked as drift (see markDrift).
  */
 export function planAccount(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
+  const { planned, errors, warnings, fingerprint, header } = planKinds(desired, live, options);
+  const { base } = options;
+  if (base && 'problem' in base) warnings.push(baseNotPlanned(base));
+  const ordered = orderChanges(planned);
+  // The base's own errors (a guard, a rule) only leave changes out of its plan: fewer are marked.
+  const changes = base && 'desired' in base ? markDrift(ordered, planKinds(comparedBase(base.desired, desired), live, { allowMassDelete: true }).planned, PLAN_KINDS) : ordered;
+  const { business, imageDir, imageHome } = header;
+  const checks = serviceChecks(changes);
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    adAccountId: desired.adAccountId,
+    ...(business ? { business } : {}),
+    changes,
+    warnings: sortProblems(warnings),
+    errors: sortProblems(errors),
+    ...(checks.length > 0 ? { serviceChecks: checks } : {}),
+    summary: summarize(changes),
+    fingerprint,
+    ...(imageDir === undefined ? {} : { imageDir }),
+    ...(imageHome === undefined ? {} : { imageHome }),
+  };
+}
+
+/** Each kind's share of the plan, in the order of the registry, unordered. */
+function planKinds(desired: DesiredState, live: LiveState, options: PlanOptions) {
   const identities = matchIdentities(desired, live.audiences);
   const missing = missingReads(desired, live, identities);
   if (missing.length > 0) throw missingReadError(missing);
@@ -28,22 +56,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     fingerprint = { ...fingerprint, ...part.fingerprint };
     header = { ...header, ...part.header };
   }
-  const changes = orderChanges(planned);
-  const { business, imageDir, imageHome } = header;
-  const checks = serviceChecks(changes);
-  return {
-    formatVersion: PLAN_FORMAT_VERSION,
-    adAccountId: desired.adAccountId,
-    ...(business ? { business } : {}),
-    changes,
-    warnings: sortProblems(warnings),
-    errors: sortProblems(errors),
-    ...(checks.length > 0 ? { serviceChecks: checks } : {}),
-    summary: summarize(changes),
-    fingerprint,
-    ...(imageDir === undefined ? {} : { imageDir }),
-    ...(imageHome === undefined ? {} : { imageHome }),
-  };
+  return { planned, errors, warnings, fingerprint, header };
 }
 
 /** Why a saved plan no longer fits the account and the local files, kind by kind; nothing when it still does. */

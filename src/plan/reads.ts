@@ -39,6 +39,20 @@ export function neededReads(desired: DesiredState, list: LiveAudienceSummary[], 
   };
 }
 
+/**
+ * What the plans of several desired states of one account need read (the file and its base, see
+ * PlanBase): each audience read once for all of them, its ad groups when any of them needs them.
+ */
+export function neededReadsOfAll(states: DesiredState[], list: LiveAudienceSummary[]): NeededReads {
+  const each = states.map((desired) => neededReads(desired, list));
+  const unique = (ids: Long[]): Long[] => [...new Set(ids)];
+  return {
+    detailIds: unique(each.flatMap((needed) => needed.detailIds)),
+    linkIds: unique(each.flatMap((needed) => needed.linkIds)),
+    needsLinks: (id, detail) => each.some((needed) => needed.needsLinks(id, detail)),
+  };
+}
+
 /** What the live state lacks of what `desired` needs read (`identities`: its audiences matched with the live list): empty when the reader kept the contract. */
 export function missingReads(desired: DesiredState, live: LiveState, identities: Identities): string[] {
   const needed = neededReads(desired, live.audiences, identities);

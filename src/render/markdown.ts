@@ -1,6 +1,6 @@
 import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
-import { buildBlocks, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Mark } from './rows.js';
+import { buildSections, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Mark } from './rows.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
 import { quoted, visible } from '../model/index.js';
 
@@ -19,8 +19,9 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   const head: string[] = [accountMarker(plan.adAccountId), `### Ad account ${plan.adAccountId}`, ''];
   if (plan.business) head.push(escape(businessLine(plan.business)), '');
   head.push(hasChanges(plan) ? `**Plan: ${summaryText(plan)}.**` : `**${noChangesText(plan)}**`, '');
+  const sections = buildSections(plan);
   const destructive = destructiveText(plan);
-  if (destructive) head.push(`:warning: **${destructive}**: review them first (they are listed first).`, '');
+  if (destructive) head.push(`:warning: **${destructive}**: review them first (they are listed first${sections.length > 1 ? ' in each section' : ''}).`, '');
   const deleted = deletedFiles(plan);
   if (deleted.length > 0) head.push(`**It deletes ${count(deleted.length, 'file')}:**`, '', ...deleted, '');
   if (plan.errors.length > 0) {
@@ -34,13 +35,14 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   if (checks.length > 0) head.push(`:information_source: **Note:** ${SERVICE_CHECKS_NOTE}`, '', ...checks.map((item) => `- ${escape(item)}`), '');
   if (!hasChanges(plan)) return `${head.join('\n').trimEnd()}\n`;
 
-  const blocks = buildBlocks(plan);
-  const table = [
+  const table = sections.flatMap((section, index) => [
+    ...(section.lead ? [...(index > 0 ? [''] : []), `#### ${section.lead.title}`, '', escape(section.lead.text), ''] : []),
     '| | change | fields | marks |',
     '|---|---|---|---|',
-    ...blocks.map((block) => `| \`${block.symbol}\` | ${escape(block.title)} | ${escape(block.fields.join(', '))} | ${marksCell(block.marks)} |`),
-  ];
-  const details = blocks.flatMap(diffLines);
+    ...section.blocks.map((block) => `| \`${block.symbol}\` | ${escape(block.title)} | ${escape(block.fields.join(', '))} | ${marksCell(block.marks)} |`),
+  ]);
+  // In the details, a hunk header (coloured apart) starts the changes made outside the tool.
+  const details = sections.flatMap((section) => [...(section.lead ? [`@@ ${section.lead.title.toLowerCase()} @@`] : []), ...section.blocks.flatMap(diffLines)]);
   return fit(head, table, details, limit);
 }
 
@@ -91,10 +93,13 @@ function fit(head: string[], table: string[], details: string[], limit: number):
   const size = (lines: string[]): number => lines.reduce((total, line) => total + line.length + 1, 0);
   const budget = limit - size(head) - size(open) - size(close) - 200;
   const keptTable = take(table, Math.floor(budget * 0.4));
+  // A cut table ends on a row or its header's rule, not on the lead or header of a section whose rows were cut.
+  while (keptTable.length > 0 && !/^\| `|^\|---/.test(keptTable[keptTable.length - 1] ?? '')) keptTable.pop();
   const keptDetails = take(details, budget - size(keptTable));
   const cut = table.length - keptTable.length + (details.length - keptDetails.length);
   const out = [...head, ...keptTable];
-  if (keptTable.length < table.length) out.push(`| | … ${table.length - keptTable.length} more changes | | |`);
+  const cutRows = table.slice(keptTable.length).filter((line) => line.startsWith('| `')).length;
+  if (keptTable.length < table.length) out.push(`| | … ${cutRows} more changes | | |`);
   out.push(...open, ...keptDetails, ...close);
   if (cut > 0) out.push('', `_The plan is too long for one comment: ${count(cut, 'line')} were cut. Run \`audiences plan\` to see all of it._`);
   return `${out.join('\n')}\n`;

@@ -44,13 +44,42 @@ export interface Mark {
 export type Line = { kind: 'field'; label: string; text: string; removed?: true } | { kind: 'added' | 'removed' | 'kept'; label: string; text: string };
 
 /**
+ * The blocks of a plan in sections: the change's own, then (with a base: `plan --base`) those
+ * that revert a change made outside the tool, under a lead of their own. Text and Markdown show
+ * the same sections in the same order.
+ */
+export interface Section {
+  /** The lead of the section, shown above its blocks; none for the change's own. */
+  lead?: { title: string; text: string };
+  blocks: Block[];
+}
+
+export function buildSections(plan: Plan): Section[] {
+  const own = plan.changes.filter((change) => !isDrift(change));
+  const drift = plan.changes.filter(isDrift);
+  return [...(own.length > 0 ? [{ blocks: buildBlocks(own) }] : []), ...(drift.length > 0 ? [{ lead: driftLead(plan, drift.length), blocks: buildBlocks(drift) }] : [])];
+}
+
+function isDrift(change: Change): boolean {
+  return 'drift' in change && change.drift === true;
+}
+
+/** What the drift section says: its changes are not edits under review but undo edits made elsewhere. */
+function driftLead(plan: Plan, count: number): { title: string; text: string } {
+  const base = plan.origin?.base;
+  const at = base === undefined ? 'The files at the base' : `The files at ${visible(base)}`;
+  const these = count === 1 ? 'this change too: it undoes' : `these ${count} changes too: each undoes`;
+  return { title: 'Changed outside the tool', text: `${at} would make ${these} a change made outside the tool (in the ad manager), not one under review.` };
+}
+
+/**
  * Every change as a block, each value in it made visible (see visible.ts): names and values come
  * from the file and the account. Deletes, unlinks and removes come first, each group in the
  * plan's order (which keeps an audience's unlinks before its delete): what a reviewer must see.
  */
-export function buildBlocks(plan: Plan): Block[] {
-  const destructive = plan.changes.filter((change) => DESTRUCTIVE.has(change.action));
-  return [...destructive, ...plan.changes.filter((change) => !DESTRUCTIVE.has(change.action))].map((change) => {
+function buildBlocks(changes: Change[]): Block[] {
+  const destructive = changes.filter((change) => DESTRUCTIVE.has(change.action));
+  return [...destructive, ...changes.filter((change) => !DESTRUCTIVE.has(change.action))].map((change) => {
     const block = blockOf(change);
     const review = reviewChange(change);
     return { ...block, title: visible(block.title), fields: review.fields, marks: marksOf(review), lines: block.lines.map(visibleLine) };

@@ -1,6 +1,6 @@
 import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
-import { buildBlocks, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Line, type Mark } from './rows.js';
+import { buildSections, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Line, type Mark } from './rows.js';
 import type { Style } from './style.js';
 import { visible } from '../model/index.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
@@ -8,7 +8,10 @@ import { count, hasChanges, noChangesText, problemText, summaryText } from './su
 /** The plan for a terminal: `+ ~ -` blocks, each changed field before → after, then problems and a summary. */
 export function renderText(plan: Plan, style: Style): string {
   const out: string[] = [style.bold(`audiences plan for ad account ${plan.adAccountId}`), ...(plan.business ? [businessLine(plan.business)] : []), ''];
-  for (const block of buildBlocks(plan)) out.push(...blockLines(block, style), '');
+  for (const section of buildSections(plan)) {
+    if (section.lead) out.push(style.bold(`${section.lead.title}:`), section.lead.text, '');
+    for (const block of section.blocks) out.push(...blockLines(block, style), '');
+  }
   if (!hasChanges(plan)) out.push(noChangesText(plan), '');
   for (const warning of plan.warnings) {
     out.push(style.warn(`warning${problemText(warning)}`));

@@ -29,6 +29,20 @@ describe('the pull-request comment', () => {
     expect(rows.map((row) => row.slice(3, 4))).toEqual(['-', '-', '-', '+', '~']);
   });
 
+  it("drift: the changes the base makes too under a section of their own, after the change's own, and a loosened guard said", async () => {
+    const comment = renderComment([await goldenPlan('drift')], context);
+    await expect(comment).toMatchFileSnapshot(join(here, 'drift.md'));
+    const [own = '', outside = ''] = comment.split('#### Changed outside the tool\n');
+    const rows = (part: string) =>
+      part
+        .split('\n')
+        .filter((line) => line.startsWith('| `'))
+        .map((row) => /audience "([^"]+)"/.exec(row)?.[1]);
+    expect(rows(own)).toEqual(['banner', 'commuters']);
+    expect(rows(outside)).toEqual(['kept-links', 'made-outside', 'made-outside', 'new-parents', 'seoul-women']);
+    expect(own).toContain('warning\\[MASS\\_DELETE\\_LOOSENED\\]');
+  });
+
   it('several accounts: one comment, a section and a marker per account', async () => {
     const comment = renderComment([await goldenPlan('mixed'), { ...(await goldenPlan('no-changes')), adAccountId: 5678 }], { files: ['shop.yaml', 'brand.yaml'] });
     await expect(comment).toMatchFileSnapshot(join(here, 'several-accounts.md'));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, emulatorRoute, runCli, runInProcess, workspace } from '../helpers/cli.js';
-import { linkAdGroup, storedAudiences } from '../helpers/live-account.js';
+import { linkAdGroup, outside, storedAudiences } from '../helpers/live-account.js';
 
 let emulator: RunningEmulator;
 let env: Record<string, string>;
@@ -22,20 +22,8 @@ afterEach(async () => {
   await emulator.close();
 });
 
-const headers = () => ({ authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' });
-
-/** An audience made in the ad manager, not by the tool. */
-async function createOutside(name: string): Promise<string> {
-  const body = { adAccountId: 1234, name, type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' };
-  const response = await fetch(`${emulator.url}/openapi/v4/targetings`, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
-  expect(response.status).toBe(200);
-  return String(((await response.json()) as { id: number }).id);
-}
-
-async function deleteOutside(id: string): Promise<void> {
-  const response = await fetch(`${emulator.url}/openapi/v4/targetings/${id}`, { method: 'DELETE', headers: headers() });
-  expect(response.status).toBe(200);
-}
+const createOutside = (name: string): Promise<string> => outside.create(emulator, name);
+const deleteOutside = (id: string): Promise<void> => outside.delete(emulator, id);
 
 async function idOf(name: string): Promise<string> {
   const found = (await storedAudiences(emulator)).find((audience) => audience.name === name);

@@ -15,7 +15,8 @@ import { planSchemaValidator } from '../helpers/plan-schema.js';
 
 /**
  * Golden scenarios: `audiences.yaml` (the desired file), `live.json` (the account as the
- * service answers: single-read bodies and ad-group lists) and optionally `options.json`;
+ * service answers: single-read bodies and ad-group lists) and optionally `options.json` and
+ * `base.yaml` (the file at the base `main`, as `plan --base main` reads it);
  * the expected `plan.json`, `plan.txt` and `plan.md` are compared as file snapshots
  * (`npx vitest run test/golden -u` rewrites them; review the diff).
  */
@@ -42,8 +43,13 @@ describe('golden plans', () => {
     const live = answersOf(await readFile(join(dir, 'live.json'), 'utf8'));
     const options = await readFile(join(dir, 'options.json'), 'utf8').then(JSON.parse, () => ({}));
 
+    const base = await readFile(join(dir, 'base.yaml'), 'utf8').then((text) => validateConfig(text, 'audiences.yaml'), () => undefined);
+    if (base && !base.ok) throw new Error(`invalid base file in ${scenario}: ${JSON.stringify(base.issues)}`);
+
     const reads: string[] = [];
-    const plan = await planDesired(config.value, { allowMassDelete: false, ...options }, fixtureReader(live, reads));
+    const planned = await planDesired(config.value, { allowMassDelete: false, ...options, ...(base ? { base: { ref: 'main', desired: base.value } } : {}) }, fixtureReader(live, reads));
+    // As the command attaches it: the base named in the plan's lead of the drift section.
+    const plan = base ? { ...planned, origin: { files: ['audiences.yaml'], commit: null, base: 'main' } } : planned;
 
     const validate = await planSchemaValidator();
     expect(validate(plan) ? [] : validate.errors).toEqual([]);

@@ -57,3 +57,32 @@ export async function setFaults(emulator: RunningEmulator, settings: Record<stri
 export async function resetEmulator(emulator: RunningEmulator): Promise<void> {
   await emulatorRoute(emulator, 'POST', '/_emulator/reset');
 }
+
+/**
+ * Edits made in the ad manager, not by the tool: requests of the audience API as another client
+ * sends them (the body in the spec's shape, every field the create and update bodies require).
+ */
+export const outside = {
+  async create(emulator: RunningEmulator, name: string, definition: Record<string, unknown> = {}): Promise<string> {
+    const answer = (await outsideRequest(emulator, 'POST', '/openapi/v4/targetings', { ...outsideBody(name), ...definition })) as { id: number };
+    return String(answer.id);
+  },
+  async update(emulator: RunningEmulator, id: string, name: string, definition: Record<string, unknown>): Promise<void> {
+    await outsideRequest(emulator, 'PUT', '/openapi/v4/targetings', { id: Number(id), ...outsideBody(name), ...definition });
+  },
+  async delete(emulator: RunningEmulator, id: string): Promise<void> {
+    await outsideRequest(emulator, 'DELETE', `/openapi/v4/targetings/${id}`);
+  },
+};
+
+function outsideBody(name: string): Record<string, unknown> {
+  return { adAccountId: 1234, name, type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' };
+}
+
+async function outsideRequest(emulator: RunningEmulator, method: string, path: string, body?: unknown): Promise<unknown> {
+  const headers = { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' };
+  const response = await fetch(`${emulator.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFINITION_FIELDS, REGION_FIELDS, stableStringify, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceDefinition, type JsonValue } from '../../src/model/index.js';
-import { inconsistencies, planAccount } from '../../src/plan/index.js';
+import { inconsistencies, planAccount, type Change } from '../../src/plan/index.js';
 import { audienceDefinition, audienceDefinitions, audienceName, shuffled } from '../helpers/arbitraries.js';
 import { desiredAudience, desiredState, liveAudience, liveState } from '../helpers/builders.js';
 import { planSchemaValidator } from '../helpers/plan-schema.js';
@@ -33,6 +33,11 @@ function asAnswered(full: AudienceDefinition): fc.Arbitrary<AudienceDefinition> 
   });
 }
 
+/** A change as planned without a base. */
+function withoutDrift(change: Change): Change {
+  return Object.fromEntries(Object.entries(change).filter(([key]) => key !== 'drift')) as Change;
+}
+
 describe('planner properties', () => {
   it('planning a state against itself is empty, whatever names and id spellings the service answers with', () => {
     const scenario = audienceDefinitions(6).chain((definitions) => fc.tuple(fc.constant(definitions), fc.tuple(...definitions.map(asAnswered))));
@@ -55,6 +60,22 @@ describe('planner properties', () => {
         const differing = DEFINITION_FIELDS.filter((field) => stableStringify(wanted[field] as JsonValue) !== stableStringify(existing[field] as JsonValue));
         const update = plan.changes.find((change) => change.action === 'update');
         expect(update?.action === 'update' ? update.display.fields.map((change) => change.field) : []).toEqual(differing);
+      }),
+      RUNS,
+    );
+  });
+
+  it('drift: a file that is its own base marks every change of the account, a base that is the account marks none, and neither changes what is planned', () => {
+    fc.assert(
+      fc.property(audienceDefinitions(5), audienceDefinitions(5), fc.boolean(), (wanted, existing, prune) => {
+        const live = liveState(existing.map((full, index) => liveAudience(index + 1, full)));
+        const desired = { ...declare(wanted), prune };
+        const plain = planAccount(desired, live, options);
+        const itself = planAccount(desired, live, { ...options, base: { ref: 'main', desired } });
+        expect(itself.changes.map((change) => 'drift' in change && change.drift)).toEqual(plain.changes.map(() => true));
+        const account = planAccount(desired, live, { ...options, base: { ref: 'main', desired: { ...declare(existing), prune } } });
+        expect(account).toEqual(plain);
+        expect(itself.changes.map(withoutDrift)).toEqual(plain.changes);
       }),
       RUNS,
     );

@@ -1,4 +1,4 @@
-import { fileArgs, fileOption, SERVICE_ENVIRONMENT, type CommandDefinition } from '../command.js';
+import { fileArgs, fileOption, SERVICE_ENVIRONMENT, UsageError, type CommandDefinition } from '../command.js';
 import type { Io } from '../io.js';
 import { outputStyle } from '../output.js';
 import { withErrorOutput } from '../report-error.js';
@@ -18,6 +18,7 @@ export const planCommand: CommandDefinition = {
     ['$0 plan', 'the plan of audiences.yaml'],
     ['$0 plan a.yaml b.yaml --out plan.json', 'the plan of two files, saved for `audiences apply plan.json`'],
     ['$0 plan --format markdown', 'the plan as a pull-request comment'],
+    ['$0 plan --format markdown --base origin/main', 'the comment of a pull request into main: what reverts a change made outside the tool is marked so'],
   ],
   environment: SERVICE_ENVIRONMENT,
   builder: (argv) =>
@@ -29,7 +30,13 @@ export const planCommand: CommandDefinition = {
       .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
       .option('allow-mass-delete', { type: 'boolean', default: false, describe: "Allow a plan that deletes more than the mass-delete share of the managed audiences (30%, or the file's massDelete)" })
       .option('cache', { type: 'boolean', default: false, describe: 'Reuse single reads of unchanged audiences (kept under .audiences/cache/)' })
-      .option('commit', { type: 'string', requiresArg: true, describe: 'The commit planned, named in the Markdown comment (a pipeline passes its own)' }),
+      .option('commit', { type: 'string', requiresArg: true, describe: 'The commit planned, named in the Markdown comment (a pipeline passes its own)' })
+      .option('base', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          "A git ref (the pull request's base): the files at it are planned too; a change they would make too is marked as reverting a change made outside the tool, and their mass-delete guard still holds",
+      }),
   run: async (args, io) => {
     const files = fileArgs(args, 'audiences plan -f audiences.yaml');
     const format = args['format'] as PlanFormat;
@@ -41,6 +48,7 @@ export const planCommand: CommandDefinition = {
 /** The plan command itself; a failure is also written in the output format by withErrorOutput. */
 async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files: string[], format: PlanFormat, context: CommentContext): Promise<number> {
   const out = fileOption(args, 'out', '--out', 'audiences plan --out plan.json');
+  const base = baseOption(args);
   const [style, { planFiles }, { renderPlans }, saved] = await Promise.all([
     outputStyle(args, io),
     import('../../operations/plan.js'),
@@ -54,7 +62,7 @@ async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files
   const planned = await withServices(args, io, (services, connection) =>
     planFiles(
       files,
-      { allowMassDelete: args['allowMassDelete'] === true },
+      { allowMassDelete: args['allowMassDelete'] === true, base },
       {
         cwd: io.cwd,
         reader: (adAccountId) => services.audiences(adAccountId),
@@ -64,7 +72,7 @@ async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files
     ),
   );
   // The files and commit go with each plan, so that `show --format markdown` of the saved plan prints this comment.
-  const origin = { files, commit: context.commit ?? null };
+  const origin = { files, commit: context.commit ?? null, ...(base === undefined ? {} : { base }) };
   const plans = planned.map((account) => ({ ...account.plan, origin }));
   io.stdout(renderPlans(plans, format, style, context));
   if (plans.some((plan) => plan.errors.length > 0)) return 1;
@@ -74,4 +82,12 @@ async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files
   }
   const changes = plans.some((plan) => plan.changes.length > 0);
   return args['detailedExitcode'] === true && changes ? 2 : 0;
+}
+
+/** The git ref of --base, when given: a blank one is a usage error, not "no base". */
+function baseOption(args: Parameters<CommandDefinition['run']>[0]): string | undefined {
+  const value = args['base'];
+  if (typeof value !== 'string') return undefined;
+  if (value.trim() === '') throw new UsageError('--base needs a git ref (a branch, tag or commit)', 'audiences plan --base origin/main');
+  return value;
 }

@@ -2,7 +2,7 @@ import { isApiError } from '../../api/api-error.js';
 import { isNotFound } from '../../api/audiences.js';
 import { startInTurns } from '../../api/in-turns.js';
 import type { AdGroupLink, DesiredState, LiveAudienceSummary, LiveState, Long } from '../../model/index.js';
-import { neededReads, rereadIds } from '../../plan/index.js';
+import { neededReadsOfAll, rereadIds } from '../../plan/index.js';
 import type { AccountReader } from '../plan.js';
 import type { KindOperations } from './kind.js';
 
@@ -15,7 +15,7 @@ import type { KindOperations } from './kind.js';
  */
 export const audienceSource: KindOperations = {
   kind: 'audience',
-  read: async (desired, { reader, signal }) => readAudiences(desired, reader, signal),
+  read: async (desired, { reader, signal, base }) => readAudiences(base ? [desired, base] : [desired], reader, signal),
   readCurrent: async (plan, { reader, list }) => {
     const listed = await list();
     const ids = rereadIds(plan, listed);
@@ -38,16 +38,17 @@ export const audienceSource: KindOperations = {
 };
 
 /**
- * The list, then the reads the plan needs, concurrently (the transport bounds how many are in
+ * The list, then the reads the plans of `states` need (the file's, and its base's: see
+ * PlanBase), each once, concurrently (the transport bounds how many are in
  * flight). An answer in a shape the plan cannot use makes only its own audience unreadable. An
  * audience whose read or ad groups answer the service's 404 was deleted since the list: a
  * second list confirms it (see confirmGone). Once another kind's read failed (`signal`), no more
  * requests start.
  */
-async function readAudiences(desired: DesiredState, reader: AccountReader, signal: AbortSignal | undefined): Promise<Partial<LiveState>> {
+async function readAudiences(states: DesiredState[], reader: AccountReader, signal: AbortSignal | undefined): Promise<Partial<LiveState>> {
   const listed = await reader.list();
   signal?.throwIfAborted();
-  const needed = neededReads(desired, listed);
+  const needed = neededReadsOfAll(states, listed);
   const notFound = new Set<Long>();
   const links = linkReader(reader, notFound);
   needed.linkIds.forEach(links.start);

@@ -18,6 +18,8 @@ export interface ReadContext {
   cwd?: string | undefined;
   /** Aborted when another kind's read failed: the plan has failed, so no more requests start. */
   signal?: AbortSignal | undefined;
+  /** The file at its base, planned against the same read (see PlanBase): what its plan needs is read too, in the same pass. */
+  base?: DesiredState | undefined;
 }
 
 /** Where a saved plan is checked against: as ReadContext, with the account's list read once for every kind. */

@@ -9,6 +9,11 @@ export type Change = (AudienceCreate | AudienceUpdate | AudienceDelete | AdGroup
 export type AudienceDefinition = Model.AudienceDefinition
 
 /**
+ * For people only, present only with `plan --base REF`: the files at the base would make this same change too, so it reverts a change made outside the tool (in the ad manager), not an edit of the change under review.
+ */
+export type Drift = true
+
+/**
  * An id of the service (a Long), as its decimal digits: exact past 2^53, where a JSON number read by JavaScript is not.
  */
 export type Long = Model.Long
@@ -35,7 +40,7 @@ export type ImageRequest = Model.ImageRequest
 
 export type ImageGenerateReason = ("new" | "request-changed" | "input-regenerated" | "output-missing" | "output-altered")
 
-export type ProblemCode = ("LINK_MISSING" | "AUDIENCE_STATUS" | "DUPLICATE_LIVE_NAME" | "NAME_SPELLING" | "PINNED_ID_DELETED" | "PINNED_ID_IGNORED" | "RENAME_AMBIGUOUS" | "RENAMED_FROM_UNUSED" | "LOOKS_LIKE_RENAME" | "PROTECTED" | "MASS_DELETE" | "CAMPAIGN_RULE" | "OMITTED_FIELDS" | "LIVE_UNREADABLE" | "AUDIENCE_GONE" | "BUSINESS_NOT_FOUND" | "BUSINESS_MISMATCH" | "IMAGE_INPUT" | "IMAGE_PATH" | "IMAGE_LOCK" | "IMAGE_LEFT_ALONE")
+export type ProblemCode = ("LINK_MISSING" | "AUDIENCE_STATUS" | "DUPLICATE_LIVE_NAME" | "NAME_SPELLING" | "PINNED_ID_DELETED" | "PINNED_ID_IGNORED" | "RENAME_AMBIGUOUS" | "RENAMED_FROM_UNUSED" | "LOOKS_LIKE_RENAME" | "PROTECTED" | "MASS_DELETE" | "MASS_DELETE_LOOSENED" | "BASE_NOT_PLANNED" | "CAMPAIGN_RULE" | "OMITTED_FIELDS" | "LIVE_UNREADABLE" | "AUDIENCE_GONE" | "BUSINESS_NOT_FOUND" | "BUSINESS_MISMATCH" | "IMAGE_INPUT" | "IMAGE_PATH" | "IMAGE_LOCK" | "IMAGE_LEFT_ALONE")
 
 export type Company = Model.Company
 
@@ -84,6 +89,7 @@ export interface AudienceCreate {
   id: null
   before: null
   after: AudienceDefinition
+  drift?: Drift
 }
 
 export interface AudienceUpdate {
@@ -94,6 +100,7 @@ export interface AudienceUpdate {
   before: AudienceDefinition
   after: AudienceDefinition
   kept: Kept
+  drift?: Drift
   /**
    * For people only: the fields that change and the ad groups the change touches.
    */
@@ -127,6 +134,7 @@ export interface AudienceDelete {
   before: AudienceDefinition1
   kept: Kept
   after: null
+  drift?: Drift
   display: {
     impact: AdGroupRef[]
   }
@@ -146,6 +154,7 @@ export interface AdGroupUnlink {
   adGroupId: Long
   before: AdGroupRef
   after: null
+  drift?: Drift
   display: {
     reason: ("audience-deleted" | "not-declared")
   }
@@ -290,4 +299,8 @@ export interface ServiceCheck {
 export interface PlanOrigin {
   files: string[]
   commit: (string | null)
+  /**
+   * The git ref given with --base, whose files the plan was compared with (absent without one).
+   */
+  base?: string
 }

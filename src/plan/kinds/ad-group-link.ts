@@ -1,4 +1,5 @@
 import { compareLongs, compareText, sortLongs, type AdGroupLink, type DesiredAudience, type LiveState, type Long } from '../../model/index.js';
+import { sameEnds } from '../drift.js';
 import type { PlanKind } from '../kind.js';
 import type { AdGroupRef, AdGroupUnlink, Change, PlanProblem } from '../types.js';
 import { quoted } from '../../model/index.js';
@@ -66,6 +67,8 @@ export const adGroupLinkKind: PlanKind = {
   },
   // With their audience's changes (see the audience kind), before them, by ad group.
   orderKey: (change) => [change.name, BigInt(change.id ?? 0), 0, BigInt(change.action === 'unlink' ? change.adGroupId : 0)],
+  // For the same reason too: an ad group the change unlinks because it deletes the audience is its own.
+  drift: (change, base) => (change.action === 'unlink' && base.action === 'unlink' && change.display.reason === base.display.reason && sameEnds(change, base) ? { ...change, drift: true } : change),
 };
 
 /** The audiences whose links must be read again to check a saved plan. */

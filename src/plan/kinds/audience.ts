@@ -16,9 +16,10 @@ import {
 } from '../../model/index.js';
 import { diffDefinition } from '../diff.js';
 import type { CurrentState, PlanKind, PlanInput } from '../kind.js';
+import { sameEnds } from '../drift.js';
 import { requireRead } from '../reads.js';
 import { renameWarnings } from '../renames.js';
-import { checkMassDelete, DEFAULT_MASS_DELETE } from '../safety.js';
+import { checkMassDelete, massDeleteGuard } from '../safety.js';
 import type { AudienceUpdate, Change, FieldChange, Fingerprint, Plan, PlanProblem } from '../types.js';
 import { adGroupRef, plural, readableLinks } from './ad-group-link.js';
 import { quoted } from '../../model/index.js';
@@ -81,14 +82,19 @@ export const audienceKind: PlanKind = {
     }
     warnings.push(...goneWarnings(input));
     const deletes = changes.filter((change) => change.action === 'delete').length;
-    const massDelete = checkMassDelete(deletes, identities.managedCount, { ...DEFAULT_MASS_DELETE, ...desired.massDelete });
+    const guard = massDeleteGuard(desired, options.base);
+    const massDelete = checkMassDelete(deletes, identities.managedCount, guard);
     if (massDelete && !options.allowMassDelete) errors.push(massDelete);
+    if (guard.loosened) warnings.push(guard.loosened);
     warnings.push(...renameWarnings(changes));
     return { changes, errors, warnings, fingerprint: fingerprint(input) };
   },
   staleReasons: (plan, current) => [...changedSinceRead(plan, current), ...updatedSinceRead(plan, current)],
   // By audience name, after the audience's unlinks (see the ad-group link kind), a delete last.
   orderKey: (change) => [change.name, BigInt(change.id ?? 0), change.action === 'delete' ? 2 : 1],
+  // The same read, so the same `before`; the same `after`: the same request. (The ad groups an update
+  // touches may differ, when the file's adGroups changed: that is shown, the revert is the same.)
+  drift: (change, base) => (change.kind === 'audience' && sameEnds(change, base) ? { ...change, drift: true } : change),
 };
 
 /**
