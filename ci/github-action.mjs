@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The GitHub Action's logic (action.yml runs it as `node ci/github-action.mjs COMMAND`):
 //   plan   on a pull request: the plan as one comment (created, then updated; the error when
-//          it fails), and the saved plan with a manifest of the files it planned, for upload;
+//          it fails), compared with the files at the pull request's base (`--base`: the
+//          changes made outside the tool labelled, the base's mass-delete guard kept), and the
+//          saved plan with a manifest of the files it planned, for upload;
 //   apply  on a push: the saved plan of the merged pull request applied as it was reviewed
 //          (apply-mode saved-plan), or the files planned again and applied (replan); then the
 //          generated images and images.lock.json committed back to the branch;
@@ -11,7 +13,7 @@
 import { appendFileSync } from 'node:fs';
 import { appendFile, copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { changedPaths, checkPush, commitAndPush, imagePaths, PushDeniedError } from './lib/commit-back.mjs';
+import { changedPaths, checkPush, commitAndPush, git, imagePaths, PushDeniedError } from './lib/commit-back.mjs';
 import { ACTIONS_BOT, downloadPlanArtifact, githubClient, mergedPullRequest, tokenLogin, upsertComment, upsertDriftIssue } from './lib/github.mjs';
 import { ApiError } from './lib/rest.mjs';
 import { MANIFEST_FILE, manifestProblem, PLAN_FILE, writeManifest } from './lib/saved-plan.mjs';
@@ -47,7 +49,10 @@ async function plan() {
   await mkdir(planDir, { recursive: true });
   const planFile = join(planDir, PLAN_FILE);
 
-  const run = await runTool(['plan', ...files, '--format', 'markdown', '--detailed-exitcode', '--out', planFile, ...(commit ? ['--commit', commit] : [])], { cwd });
+  const base = pull?.base?.sha;
+  if (base) await fetchCommit(base);
+  const args = ['plan', ...files, '--format', 'markdown', '--detailed-exitcode', '--out', planFile, ...(commit ? ['--commit', commit] : []), ...(base ? ['--base', base] : []), ...allowMassDelete()];
+  const run = await runTool(args, { cwd });
   const body = planComment({ ...run, files, commit, logUrl: runUrl });
   await summary(body);
   output('exitcode', run.code);
@@ -98,7 +103,7 @@ async function apply() {
     if (shown.code === 0) await summary(`### The plan reviewed, applied now\n\n${shown.stdout}`);
     writesImages = planTouchesImages(await readFile(planFile, 'utf8'));
   } else {
-    args = ['apply', '--auto-approve', ...files.flatMap((file) => ['-f', file])];
+    args = ['apply', '--auto-approve', ...files.flatMap((file) => ['-f', file]), ...allowMassDelete()];
     writesImages = await declaresImages(files, cwd);
   }
 
@@ -234,6 +239,26 @@ async function reviewedPlan() {
   await writeFile(planFile, planBytes);
   console.log(`Applying the plan reviewed in #${pull.number} (commit ${pull.head.sha}, artifact ${download.artifact.id} of run ${download.run.id}).`);
   return planFile;
+}
+
+/** `--allow-mass-delete` when the allow-mass-delete input is true: for this run only. */
+function allowMassDelete() {
+  return (env.INPUT_ALLOW_MASS_DELETE || 'false') === 'true' ? ['--allow-mass-delete'] : [];
+}
+
+/**
+ * Makes sure the checkout holds `sha` (the pull request's base, which `plan --base` reads the
+ * files at): a shallow checkout (actions/checkout's default, fetch-depth: 1) does not, so it is
+ * fetched alone, with the credentials the checkout kept. When that fails, the plan says so
+ * (BASE_REF_NOT_FOUND): a plan without its base would lose the base's mass-delete guard.
+ * @param {string} sha
+ */
+async function fetchCommit(sha) {
+  if ((await git(['cat-file', '-e', `${sha}^{commit}`], { cwd })).code === 0) return;
+  const shallow = (await git(['rev-parse', '--is-shallow-repository'], { cwd })).stdout.trim() === 'true';
+  const fetched = await git(['fetch', '--quiet', '--no-tags', ...(shallow ? ['--depth=1'] : []), env.AUDIENCES_GIT_REMOTE || 'origin', sha], { cwd });
+  if (fetched.code === 0) console.log(`Fetched the pull request's base ${sha}, which the checkout did not hold.`);
+  else warn(`Could not fetch the pull request's base ${sha} (check out with fetch-depth: 0 to hold it): ${fetched.stderr.trim()}`);
 }
 
 /** @param {string} text a saved plan: one plan or an array of them */

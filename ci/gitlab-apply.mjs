@@ -14,7 +14,8 @@
 // applied (`audiences apply PLAN`, refused as stale when the account changed since). A step
 // that fails applies nothing and says why, with the way out: AUDIENCES_APPLY_MODE=replan (a
 // pipeline run by hand with that variable, or a project variable to make it the rule) plans
-// the files again and applies them (`audiences apply --auto-approve`).
+// the files again and applies them (`audiences apply --auto-approve`; with
+// AUDIENCES_ALLOW_MASS_DELETE=true, `--allow-mass-delete` too).
 // Needs AUDIENCES_GITLAB_TOKEN (the plan note's token: api scope, Reporter role) to read the
 // merge request, its pipelines and the job's artifacts.
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -57,7 +58,9 @@ async function main() {
   const mode = env.AUDIENCES_APPLY_MODE || 'saved-plan';
   if (mode === 'replan') {
     console.log('AUDIENCES_APPLY_MODE=replan: the files are planned again and applied.');
-    return (await runTool(['apply', '--auto-approve', ...files.flatMap((file) => ['-f', file])], { cwd, echo: true })).code;
+    // AUDIENCES_ALLOW_MASS_DELETE=true, set for this run: a plan deleting more than the guard allows.
+    const allow = env.AUDIENCES_ALLOW_MASS_DELETE === 'true' ? ['--allow-mass-delete'] : [];
+    return (await runTool(['apply', '--auto-approve', ...files.flatMap((file) => ['-f', file]), ...allow], { cwd, echo: true })).code;
   }
   if (mode !== 'saved-plan') {
     throw new Error(`AUDIENCES_APPLY_MODE is ${JSON.stringify(mode)}: use saved-plan (apply the plan reviewed in the merge request; the default) or replan (plan the files again and apply them).`);

@@ -1,6 +1,6 @@
 import type { Plan } from '../plan/index.js';
 import { count, hasChanges } from './summary.js';
-import { escape, fenceFor, MARKDOWN_LIMIT, renderMarkdown } from './markdown.js';
+import { commitText, escape, fenceFor, MARKDOWN_LIMIT, renderMarkdown } from './markdown.js';
 import { visible } from '../model/index.js';
 
 /** Where a comment comes from: the files planned (they name the comment), and the commit when the pipeline gives one. */
@@ -67,8 +67,7 @@ function place(problem: { file: string; line: number; column: number }): string 
 
 function commentHead(context: CommentContext): string[] {
   const head = [commentMarker(context.files), '## audiences plan', ''];
-  // A commit's hash stays as it is, so that it links to the commit planned; anything else is made inert.
-  if (context.commit) head.push(`Planned at commit ${/^[0-9a-f]{7,40}$/i.test(context.commit) ? context.commit : escape(context.commit)}.`, '');
+  if (context.commit) head.push(`Planned at commit ${commitText(context.commit)}.`, '');
   return head;
 }
 

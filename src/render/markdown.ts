@@ -1,6 +1,6 @@
 import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
-import { buildSections, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Mark } from './rows.js';
+import { buildSections, leadLine, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Mark } from './rows.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
 import { quoted, visible } from '../model/index.js';
 
@@ -36,7 +36,7 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   if (!hasChanges(plan)) return `${head.join('\n').trimEnd()}\n`;
 
   const table = sections.flatMap((section, index) => [
-    ...(section.lead ? [...(index > 0 ? [''] : []), `#### ${section.lead.title}`, '', escape(section.lead.text), ''] : []),
+    ...(section.lead ? [...(index > 0 ? [''] : []), `#### ${section.lead.title}`, '', leadLine(section.lead, escape, commitText), ''] : []),
     '| | change | fields | marks |',
     '|---|---|---|---|',
     ...section.blocks.map((block) => `| \`${block.symbol}\` | ${escape(block.title)} | ${escape(block.fields.join(', '))} | ${marksCell(block.marks)} |`),
@@ -103,6 +103,11 @@ function fit(head: string[], table: string[], details: string[], limit: number):
   out.push(...open, ...keptDetails, ...close);
   if (cut > 0) out.push('', `_The plan is too long for one comment: ${count(cut, 'line')} were cut. Run \`audiences plan\` to see all of it._`);
   return `${out.join('\n')}\n`;
+}
+
+/** A ref or commit from outside: a commit's hash stays as it is, so that it links to the commit; anything else is made inert. */
+export function commitText(ref: string): string {
+  return /^[0-9a-f]{7,40}$/i.test(ref) ? ref : escape(ref);
 }
 
 /** A code fence longer than any run of backticks in `lines`, which would otherwise close the block early. */

@@ -50,8 +50,15 @@ export type Line = { kind: 'field'; label: string; text: string; removed?: true 
  */
 export interface Section {
   /** The lead of the section, shown above its blocks; none for the change's own. */
-  lead?: { title: string; text: string };
+  lead?: Lead;
   blocks: Block[];
+}
+
+/** A section's title, and its line: the files at `ref` (or the base, unnamed) and what `text` says of them (see leadLine). */
+export interface Lead {
+  title: string;
+  ref?: string;
+  text: string;
 }
 
 export function buildSections(plan: Plan): Section[] {
@@ -65,11 +72,15 @@ function isDrift(change: Change): boolean {
 }
 
 /** What the drift section says: its changes are not edits under review but undo edits made elsewhere. */
-function driftLead(plan: Plan, count: number): { title: string; text: string } {
-  const base = plan.origin?.base;
-  const at = base === undefined ? 'The files at the base' : `The files at ${visible(base)}`;
+function driftLead(plan: Plan, count: number): Lead {
   const these = count === 1 ? 'this change too: it undoes' : `these ${count} changes too: each undoes`;
-  return { title: 'Changed outside the tool', text: `${at} would make ${these} a change made outside the tool (in the ad manager), not one under review.` };
+  const ref = plan.origin?.base;
+  return { title: 'Changed outside the tool', ...(ref === undefined ? {} : { ref }), text: `would make ${these} a change made outside the tool (in the ad manager), not one under review.` };
+}
+
+/** A lead as its line: `show` renders the tool's words, `showRef` the ref (in Markdown, a commit stays a link to it). */
+export function leadLine(lead: Lead, show: (text: string) => string, showRef: (ref: string) => string): string {
+  return `${show('The files at')} ${lead.ref === undefined ? show('the base') : showRef(lead.ref)} ${show(lead.text)}`;
 }
 
 /**

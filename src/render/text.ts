@@ -1,6 +1,6 @@
 import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
-import { buildSections, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Line, type Mark } from './rows.js';
+import { buildSections, leadLine, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Line, type Mark } from './rows.js';
 import type { Style } from './style.js';
 import { visible } from '../model/index.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
@@ -9,7 +9,12 @@ import { count, hasChanges, noChangesText, problemText, summaryText } from './su
 export function renderText(plan: Plan, style: Style): string {
   const out: string[] = [style.bold(`audiences plan for ad account ${plan.adAccountId}`), ...(plan.business ? [businessLine(plan.business)] : []), ''];
   for (const section of buildSections(plan)) {
-    if (section.lead) out.push(style.bold(`${section.lead.title}:`), section.lead.text, '');
+    if (section.lead)
+      out.push(
+        style.bold(`${section.lead.title}:`),
+        leadLine(section.lead, (text) => text, visible),
+        '',
+      );
     for (const block of section.blocks) out.push(...blockLines(block, style), '');
   }
   if (!hasChanges(plan)) out.push(noChangesText(plan), '');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorEnv, emulatorRoute } from '../helpers/cli.js';
+import { outside, storedAudiences } from '../helpers/live-account.js';
 import { git, run, standIn, zip, type RecordedRequest, type StandIn } from '../helpers/stand-in.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 
@@ -202,7 +203,8 @@ interface StepResult {
 }
 
 /** Runs the Action's step as action.yml does, in a job of the given event. */
-async function step(command: string, options: { event?: unknown; inputs?: Record<string, string>; env?: Record<string, string>; sha?: string } = {}): Promise<StepResult> {
+async function step(command: string, options: { event?: unknown; inputs?: Record<string, string>; env?: Record<string, string>; sha?: string; cwd?: string } = {}): Promise<StepResult> {
+  const cwd = options.cwd ?? work;
   const temp = await mkdtemp(join(dir, 'runner-'));
   const files = { event: join(temp, 'event.json'), output: join(temp, 'output'), summary: join(temp, 'summary.md') };
   await writeFile(files.event, JSON.stringify(options.event ?? {}));
@@ -210,7 +212,7 @@ async function step(command: string, options: { event?: unknown; inputs?: Record
   await writeFile(files.summary, '');
   const inputs = Object.fromEntries(Object.entries(options.inputs ?? {}).map(([name, value]) => [`INPUT_${name.toUpperCase().replace(/-/g, '_')}`, value]));
   const result = await run(process.execPath, [script, command], {
-    cwd: work,
+    cwd,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? temp,
@@ -224,7 +226,7 @@ async function step(command: string, options: { event?: unknown; inputs?: Record
       GITHUB_EVENT_PATH: files.event,
       GITHUB_OUTPUT: files.output,
       GITHUB_STEP_SUMMARY: files.summary,
-      GITHUB_SHA: options.sha ?? (await git(work, 'rev-parse', 'HEAD')),
+      GITHUB_SHA: options.sha ?? (await git(cwd, 'rev-parse', 'HEAD')),
       GITHUB_REF_NAME: 'main',
       RUNNER_TEMP: temp,
       INPUT_GITHUB_TOKEN: 'gh-token',
@@ -405,5 +407,51 @@ describe('the GitHub Action', () => {
     expect(issue.state).toBe('closed');
     expect(github.issues.filter((candidate) => candidate.user.login === BOT)).toHaveLength(1);
     expect(github.issues.find((candidate) => candidate.number === 3)?.state).toBe('open');
+  });
+
+  it('plans a pull request against its base, fetched into a shallow checkout: a change made in the ad manager labelled, a loosened guard held, allow-mass-delete for one run', async () => {
+    // The account matches main. In the ad manager: vip-retargeting deleted.
+    const vip = (await storedAudiences(emulator)).find((audience) => audience.name === 'vip-retargeting');
+    await outside.delete(emulator, vip!.id);
+    await git(work, 'pull', '--quiet', 'origin', 'main');
+    const base = await git(work, 'rev-parse', 'HEAD');
+    // The pull request removes three of the five audiences, and loosens the guard in the same change.
+    await git(work, 'checkout', '--quiet', '-b', 'prune-most');
+    const file = join(work, 'audiences.yaml');
+    const kept = ['gangnam-shoppers', 'vip-retargeting'];
+    const [top = '', audiences = ''] = (await readFile(file, 'utf8')).split(/^audiences:\n/m);
+    const entries = audiences.split(/(?=^ {2}- name: )/m).filter((entry) => kept.some((name) => entry.startsWith(`  - name: ${name}\n`)));
+    await writeFile(file, `${top}massDelete: { percent: 100, minimum: 0 }\naudiences:\n${entries.join('')}`);
+    await git(work, 'commit', '--quiet', '-am', 'Keep two audiences');
+    await git(work, 'push', '--quiet', 'origin', 'prune-most');
+    const head = await git(work, 'rev-parse', 'HEAD');
+    // The runner's checkout: actions/checkout's default, one commit deep, without the base.
+    const shallow = join(dir, 'shallow');
+    await git(dir, 'clone', '--quiet', '--depth=1', '--branch=prune-most', `file://${origin}`, shallow);
+    const event = { pull_request: { number: 7, head: { sha: head }, base: { sha: base } } };
+    const ours = () => github.comments.find((comment) => comment.user.login === BOT)!.body;
+
+    const refused = await step('plan', { event, cwd: shallow });
+    expect(refused.code).toBe(1);
+    expect(refused.log).toContain(`Fetched the pull request's base ${base}`);
+    expect(ours()).toContain('error\\[MASS\\_DELETE\\]: the plan deletes 3 of the 4 managed audiences (75%), more than the 30% allowed');
+    expect(ours()).toContain('warning\\[MASS\\_DELETE\\_LOOSENED\\]: the file loosens the mass-delete guard');
+    const [own = '', outsideTool = ''] = ours().split('#### Changed outside the tool\n');
+    expect(outsideTool).toMatch(new RegExp(`^\\nThe files at ${base} would make this change too: it undoes a change made outside the tool`));
+    expect(outsideTool).toContain('| `+` | create audience "vip-retargeting" |');
+    expect(own).toContain('| `-` | delete audience "seoul-women-20s"');
+    expect(own).not.toContain('create audience "vip-retargeting"');
+
+    const allowed = await step('plan', { event, cwd: shallow, inputs: { 'allow-mass-delete': 'true' } });
+    expect(allowed.code, allowed.log).toBe(0);
+    expect(allowed.outputs).toMatchObject({ exitcode: '2' });
+    expect(ours()).not.toContain('error\\[MASS\\_DELETE\\]');
+    expect(ours()).toContain('#### Changed outside the tool');
+
+    // A base that cannot be fetched fails the plan, saying why: without it the base's guard would be lost.
+    const lost = await step('plan', { event: { pull_request: { number: 7, head: { sha: head }, base: { sha: 'f'.repeat(40) } } }, cwd: shallow });
+    expect(lost.code).toBe(1);
+    expect(lost.log).toContain(`Could not fetch the pull request's base ${'f'.repeat(40)}`);
+    expect(ours()).toContain('BASE\\_REF\\_NOT\\_FOUND');
   });
 });

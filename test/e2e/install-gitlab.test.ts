@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorEnv, emulatorRoute } from '../helpers/cli.js';
+import { outside, storedAudiences } from '../helpers/live-account.js';
 import { lockRegistry } from '../helpers/registry.js';
 import { git, run, standIn, type RecordedRequest, type StandIn } from '../helpers/stand-in.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
@@ -175,6 +176,23 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
       { cwd: team, env: { ...npmEnv }, timeoutMs: 120_000 },
     );
 
+  /** The plan job in the pipeline of merge request 7, whose base is `base`, with its labels (comma-separated). */
+  const planMergeRequest = (base: string, labels = '') =>
+    gcl(
+      {
+        CI_PIPELINE_SOURCE: 'merge_request_event',
+        CI_MERGE_REQUEST_IID: '7',
+        CI_MERGE_REQUEST_DIFF_BASE_SHA: base,
+        CI_MERGE_REQUEST_LABELS: labels,
+        CI_PROJECT_ID: '42',
+        CI_API_V4_URL: `${gitlab.url}/api/v4`,
+        AUDIENCES_GITLAB_TOKEN: 'gl-token',
+        ADS_API_URL: serviceEnv.ADS_API_URL!,
+        ADS_ACCESS_TOKEN: serviceEnv.ADS_ACCESS_TOKEN!,
+      },
+      'audiences-plan',
+    );
+
   beforeAll(async () => {
     const rsync = await run('rsync', ['--version'], { cwd: team });
     expect(rsync.code, 'gitlab-ci-local copies the repository with rsync: install it (apt-get install rsync, as .ci/run does)').toBe(0);
@@ -197,18 +215,7 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
   });
 
   it('plans a merge request and posts the plan as a note through the API', async () => {
-    const result = await gcl(
-      {
-        CI_PIPELINE_SOURCE: 'merge_request_event',
-        CI_MERGE_REQUEST_IID: '7',
-        CI_PROJECT_ID: '42',
-        CI_API_V4_URL: `${gitlab.url}/api/v4`,
-        AUDIENCES_GITLAB_TOKEN: 'gl-token',
-        ADS_API_URL: serviceEnv.ADS_API_URL!,
-        ADS_ACCESS_TOKEN: serviceEnv.ADS_ACCESS_TOKEN!,
-      },
-      'audiences-plan',
-    );
+    const result = await planMergeRequest(await git(team, 'rev-parse', 'main'));
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/PASS\s+audiences-plan/);
     const posts = gitlab.requests.filter((request: RecordedRequest) => request.method !== 'GET');
@@ -381,4 +388,43 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     expect(replanned.stdout).toContain('busan-runners');
     expect(await live()).toContain('busan-runners');
   }, 60_000);
+
+  it('plans a merge request against its base: a change made in the ad manager labelled, the guard held, a label to allow a mass delete for one run', async () => {
+    // In the ad manager: vip-retargeting deleted. The merge request: three of the four others removed.
+    const vip = (await storedAudiences(emulator)).find((audience) => audience.name === 'vip-retargeting');
+    await outside.delete(emulator, vip!.id);
+    const base = await git(team, 'rev-parse', 'main');
+    await git(team, 'checkout', '--quiet', '-b', 'prune-most');
+    const file = join(team, 'audiences.yaml');
+    const kept = ['seoul-women-20s', 'vip-retargeting'];
+    const [top = '', audiences = ''] = (await readFile(file, 'utf8')).split(/^audiences:\n/m);
+    const entries = audiences.split(/(?=^ {2}- name: )/m).filter((entry) => kept.some((name) => entry.startsWith(`  - name: ${name}\n`)));
+    // The guard applies to this small account too (the default minimum is 10 audiences).
+    await writeFile(file, `${top}massDelete: { minimum: 0 }\naudiences:\n${entries.join('')}`);
+    await git(team, 'commit', '--quiet', '-am', 'Keep two audiences');
+    const plan = (labels: string) => planMergeRequest(base, labels);
+    const note = () => notes.at(-1)!.body;
+
+    const refused = await plan('');
+    expect(refused.code).not.toBe(0);
+    expect(note()).toContain('error\\[MASS\\_DELETE\\]: the plan deletes 3 of the 4 managed audiences (75%), more than the 30% allowed');
+    const [own = '', outsideTool = ''] = note().split('#### Changed outside the tool\n');
+    expect(outsideTool).toMatch(/^\nThe files at [0-9a-f]{40} would make this change too: it undoes a change made outside the tool/);
+    expect(outsideTool).toContain('| `+` | create audience "vip-retargeting" |');
+    expect(own).toContain('| `-` | delete audience "gangnam-shoppers"');
+
+    const labelled = await plan('reviewed,audiences-allow-mass-delete');
+    expect(labelled.code, labelled.stdout + labelled.stderr).toBe(0);
+    expect(note()).not.toContain('MASS\\_DELETE');
+    expect(note()).toContain('#### Changed outside the tool');
+
+    // Applied by hand, planned again: refused by the guard unless the run allows it.
+    const head = await git(team, 'rev-parse', 'HEAD');
+    const guarded = await apply({ CI_COMMIT_SHA: head, AUDIENCES_APPLY_MODE: 'replan' });
+    expect(guarded.code).toBe(1);
+    expect(guarded.stdout + guarded.stderr).toContain('MASS_DELETE');
+    const allowed = await apply({ CI_COMMIT_SHA: head, AUDIENCES_APPLY_MODE: 'replan', AUDIENCES_ALLOW_MASS_DELETE: 'true' });
+    expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
+    expect((await live()).sort()).toEqual(kept);
+  }, 120_000);
 });
