@@ -1,28 +1,49 @@
 import { readdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire } from '../../src/api/audience-wire.js';
+import { companyFromWire, formatBizNum } from '../../src/api/business.js';
 import type { AudienceAdGroup, AudienceDetail } from '../../src/api/generated/wire.js';
 import { fromJsonText, jsonText, parseAnswer } from '../../src/api/long-json.js';
+import { PATH_SETTINGS } from '../../src/api/path-settings.js';
 import { validateWire } from '../../src/api/wire-schemas.js';
+import { sha256 } from '../../src/apply/kinds/image.js';
+import { renderImageLock } from '../../src/config/image-lock.js';
 import { validateConfig } from '../../src/config/index.js';
+import { LOCK_FILE, requestKey, type LockedImage } from '../../src/model/index.js';
+import type { BusinessLookup, ReadContext } from '../../src/operations/kinds/kind.js';
 import { planDesired, type AccountReader } from '../../src/operations/plan.js';
 import { plainStyle, renderJson, renderMarkdown, renderText } from '../../src/render/index.js';
+import { contentBytes, isFileContent, type FileContent } from '../helpers/image-files.js';
 import { planSchemaValidator } from '../helpers/plan-schema.js';
+import { temporaryDir } from '../helpers/temporary.js';
 
 /**
  * Golden scenarios: `audiences.yaml` (the desired file), `live.json` (the account as the
- * service answers: single-read bodies and ad-group lists) and optionally `options.json` and
- * `base.yaml` (the file at the base `main`, as `plan --base main` reads it);
- * the expected `plan.json`, `plan.txt` and `plan.md` are compared as file snapshots
- * (`npx vitest run test/golden -u` rewrites them; review the diff).
+* service answers: single-read bodies and ad-group lists) and optionally `options.json`,
+ * `base.yaml` (the file at the base `main`, as `plan --base main` reads it), `business.json`
+ * (the business lookup's answer) and `images.json` (the lock and the image files beside the
+ * desired file); the expected `plan.json`, `plan.txt`, `plan.md` and
+ * `reads.txt` are compared as file snapshots (`npx vitest run test/golden -u` rewrites them;
+ * review the diff).
  */
 interface LiveFixture {
   audiences: AudienceDetail[];
   adGroups?: Record<string, AudienceAdGroup[]>;
+}
+
+/**
+ * The local side of images, described: each file by its content, and the lock's entries as
+ * the tool writes them, where every `sha256` may be given as a content (the hash of those
+ * bytes) and `requestHash` is left out (the hash the tool records for the request). No lock
+ * is written when `lock` is left out.
+ */
+interface ImagesFixture {
+  files?: Record<string, FileContent>;
+  lock?: Record<string, Omit<LockedImage, 'requestHash'>>;
 }
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -47,7 +68,16 @@ describe('golden plans', () => {
     if (base && !base.ok) throw new Error(`invalid base file in ${scenario}: ${JSON.stringify(base.issues)}`);
 
     const reads: string[] = [];
-    const planned = await planDesired(config.value, { allowMassDelete: false, ...options, ...(base ? { base: { ref: 'main', desired: base.value } } : {}) }, fixtureReader(live, reads));
+    const context: Omit<ReadContext, 'reader'> = {};
+    const business = await readFile(join(dir, 'business.json'), 'utf8').catch(() => undefined);
+    if (business !== undefined) context.business = fixtureBusiness(fromJsonText(business), reads);
+    const images = await readFile(join(dir, 'images.json'), 'utf8').catch(() => undefined);
+    if (images !== undefined) {
+      context.file = 'audiences.yaml';
+      context.cwd = await writeImageFiles(images);
+    }
+    const planOptions = { allowMassDelete: false, ...options, ...(base ? { base: { ref: 'main', desired: base.value } } : {}) };
+    const planned = await planDesired(config.value, planOptions, fixtureReader(live, reads), context);
     // As the command attaches it: the base named in the plan's lead of the drift section.
     const plan = base ? { ...planned, origin: { files: ['audiences.yaml'], commit: null, base: 'main' } } : planned;
 
@@ -103,4 +133,47 @@ function fixtureReader(live: LiveFixture, reads: string[]): AccountReader {
       return (live.adGroups?.[String(id)] ?? []).map(adGroupLinkFromWire);
     },
   };
+}
+
+/**
+ * The business lookup of a fixture: the service's answer (a Company, checked and converted as
+ * the client does), or null when the service says no business has the number; each lookup
+ * is recorded.
+ */
+function fixtureBusiness(answer: unknown, reads: string[]): BusinessLookup {
+  return {
+    lookup: async (bizNum) => {
+      reads.push(`GET ${PATH_SETTINGS.ADS_COMPANY_PATH}?bizNum=${formatBizNum(bizNum)}`);
+      if (answer === null) return null;
+      const checked = validateWire('Company', parseAnswer(jsonText(answer)));
+      if (!checked.ok) throw new Error(`not a Company: ${checked.issues.join('; ')}`);
+      return companyFromWire(checked.value);
+    },
+  };
+}
+
+/**
+ * Writes the images of a fixture in a new folder, the lock as the tool renders it, and returns
+ * the folder: planning reads them there as it reads a project's (src/operations/kinds/image.ts).
+ */
+async function writeImageFiles(text: string): Promise<string> {
+  const hashOf = (key: string, value: unknown): unknown => {
+    return key === 'sha256' && isFileContent(value) ? sha256(contentBytes(value)) : value;
+  };
+  const fixture = JSON.parse(text, hashOf) as ImagesFixture;
+  const dir = await temporaryDir('golden-images-');
+  for (const [path, content] of Object.entries(fixture.files ?? {})) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), contentBytes(content));
+  }
+  if (fixture.lock) {
+    const images = Object.fromEntries(
+      Object.entries(fixture.lock).map(([name, entry]) => {
+        const requestHash = sha256(new TextEncoder().encode(requestKey(entry.request)));
+        return [name, { ...entry, requestHash }];
+      }),
+    );
+    await writeFile(join(dir, LOCK_FILE), renderImageLock({ lockVersion: 1, images }));
+  }
+  return dir;
 }
