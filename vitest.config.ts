@@ -1,4 +1,8 @@
-import { defineConfig } from 'vitest/config';
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
+
+type TestOptions = NonNullable<ViteUserConfig['test']>;
 
 /** Builds dist/ and the bundle once per run, for the projects that run the built command. */
 const build = ['test/helpers/global-setup.ts'];
@@ -10,11 +14,34 @@ const setupFiles = ['test/helpers/remove-temporary.ts'];
 const loopback = ['src/api/http.test.ts', 'src/emulator/**/*.test.ts'];
 
 /**
+ * The coverage floor of the pure core, over the unit project alone (`npm run test:coverage`, a
+ * step of `npm test`): what its own tests and the golden plans reach, not what the end-to-end
+ * tests happen to run through. Vitest measures coverage over a whole run, so the integration
+ * project runs apart, without it. The thresholds sit a little under what the unit project
+ * reaches, so that a large untested addition fails; the generated validators are left out.
+ */
+const coverage: TestOptions['coverage'] = {
+  provider: 'v8',
+  include: ['src/plan/**', 'src/render/**', 'src/config/**', 'src/model/**'],
+  exclude: ['**/generated/**', '**/*.test.ts'],
+  reporter: ['text-summary', 'html'],
+  thresholds: { statements: 92, branches: 84, functions: 92, lines: 93 },
+};
+
+/**
+ * With AUDIENCES_TEST_REPORTS set to a folder, each run also writes its JSON report in a new
+ * folder of its own there, so that CI (.ci/run) counts the tests of every run `npm test` makes.
+ */
+const reportsDir = process.env['AUDIENCES_TEST_REPORTS'];
+const report = reportsDir ? join(mkdtempSync(join(reportsDir, 'run-')), 'report.json') : undefined;
+const reporters: TestOptions['reporters'] = report ? ['default', ['json', { outputFile: report }]] : ['default'];
+
+/**
  * Three projects: `unit` (the pure code, the planner's properties and the golden plans: no
  * build, no network), `integration` (the transport, the emulator, the generator and the real
  * command over loopback, after one build), `bench` (the benchmark's smoke test). `npm test`
- * runs unit and integration, `npm run test:unit` unit alone, `npm run test:bench` the bench;
- * CI runs all three.
+ * runs unit (with coverage) then integration, `npm run test:unit` unit alone, `npm run
+ * test:bench` the bench; CI runs all three.
  */
 export default defineConfig({
   test: {
@@ -22,6 +49,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     setupFiles,
+    coverage,
+    reporters,
     projects: [
       {
         extends: true,
