@@ -267,7 +267,10 @@ function planTouchesImages(text) {
   return (Array.isArray(data) ? data : [data]).some((plan) => (plan.changes ?? []).some((/** @type {any} */ change) => change.kind === 'image'));
 }
 
-/** Copies the generated files into a folder the next step uploads, when they cannot be committed. */
+/**
+ * Copies the generated files into a folder the next step uploads, when they cannot be committed.
+ * @param {string[]} paths
+ */
 async function keepGenerated(paths) {
   const dir = join(temp, 'audiences-generated');
   for (const path of paths) {

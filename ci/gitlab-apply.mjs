@@ -118,7 +118,7 @@ async function reviewedPlan() {
 
   const planPath = posix.normalize(values.plan.split('\\').join('/'));
   const manifestPath = posix.join(posix.dirname(planPath), MANIFEST_FILE);
-  const download = (path) =>
+  const download = (/** @type {string} */ path) =>
     gitlab.download(`${at}/jobs/${job.id}/artifacts/${path.split('/').map(encodeURIComponent).join('/')}`).catch((error) => {
       if (error instanceof ApiError && error.status === 404) return undefined;
       throw error;

@@ -56,7 +56,7 @@ async function main() {
   const notes = await gitlab.paginate(`/projects/${project}/merge_requests/${iid}/notes?per_page=100&sort=asc&order_by=created_at`);
   const marker = firstLine(body);
   const ours = notes.find((note) => note?.author?.id === me.id && !note.system && firstLine(note.body) === marker);
-  const url = (id) => `${env.CI_MERGE_REQUEST_PROJECT_URL ?? env.CI_PROJECT_URL ?? ''}/-/merge_requests/${iid}#note_${id}`;
+  const url = (/** @type {number} */ id) => `${env.CI_MERGE_REQUEST_PROJECT_URL ?? env.CI_PROJECT_URL ?? ''}/-/merge_requests/${iid}#note_${id}`;
   if (ours && ours.body === body) {
     console.log(`The plan note is up to date: ${url(ours.id)}`);
   } else if (ours) {

@@ -114,7 +114,7 @@ export async function downloadPlanArtifact(github, { repo, name, pull }) {
  */
 async function ownRun(github, repo, artifact, pull) {
   const head = String(pull.head?.sha ?? '');
-  const atCommit = (sha) => (sha === head ? undefined : `made at commit ${String(sha).slice(0, 12)}, not at ${head.slice(0, 12)}, the last commit of #${pull.number}`);
+  const atCommit = (/** @type {unknown} */ sha) => (sha === head ? undefined : `made at commit ${String(sha).slice(0, 12)}, not at ${head.slice(0, 12)}, the last commit of #${pull.number}`);
   if (artifact.expired) return { problem: 'expired' };
   const made = artifact.workflow_run;
   if (!made?.id) return { problem: 'it names no workflow run' };

@@ -48,7 +48,7 @@ export function restClient({ baseUrl, headers, service }) {
           redirect: 'manual',
         });
       } catch (error) {
-        throw new ApiError(`${service}: ${method} ${new URL(url).pathname} failed: ${/** @type {Error} */ (error).cause?.message ?? /** @type {Error} */ (error).message}`, 0);
+        throw new ApiError(`${service}: ${method} ${new URL(url).pathname} failed: ${reason(error)}`, 0);
       }
       const location = REDIRECTS.includes(response.status) ? response.headers.get('location') : null;
       if (location === null) break;
@@ -130,7 +130,7 @@ async function fetchElsewhere(url) {
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(60_000) });
   } catch (error) {
-    throw new ApiError(`the download from ${where} failed: ${/** @type {Error} */ (error).cause?.message ?? /** @type {Error} */ (error).message}`, 0);
+    throw new ApiError(`the download from ${where} failed: ${reason(error)}`, 0);
   }
   if (!response.ok) throw new ApiError(`the download from ${where} answered ${response.status}`, response.status);
   return response;
@@ -147,4 +147,13 @@ export function nextLink(header) {
     if (match) return match[1];
   }
   return undefined;
+}
+
+/**
+ * Why a request could not be made: fetch's own error says only "fetch failed", its cause says why.
+ * @param {unknown} error
+ */
+function reason(error) {
+  const failed = /** @type {Error & { cause?: Error }} */ (error);
+  return failed.cause?.message ?? failed.message;
 }
