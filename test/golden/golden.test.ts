@@ -154,7 +154,7 @@ function fixtureBusiness(answer: unknown, reads: string[]): BusinessLookup {
 
 /**
  * Writes the images of a fixture in a new folder, the lock as the tool renders it, and returns
- * the folder: planning reads them there as it reads a project's (src/operations/kinds/image.ts).
+ * the folder: planning reads them there as it reads a project's (src/operations/images/state.ts).
  */
 async function writeImageFiles(text: string): Promise<string> {
   const hashOf = (key: string, value: unknown): unknown => {
