@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 
 /** One request a stand-in received. */
@@ -131,4 +134,19 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
   });
   if (result.code !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
   return result.stdout.trim();
+}
+
+/**
+ * A folder, made in `dir`, holding an `rsync` that runs the stand-in of test/helpers/rsync.mjs
+ * with this Node: put first on gitlab-ci-local's PATH, it copies files as rsync does for the
+ * invocations gitlab-ci-local makes, so that the GitLab example's test needs no rsync installed.
+ */
+export async function rsyncStandIn(dir: string): Promise<string> {
+  const bin = join(dir, 'rsync-stand-in');
+  await mkdir(bin, { recursive: true });
+  const shellWord = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+  const script = fileURLToPath(new URL('rsync.mjs', import.meta.url));
+  const wrapper = `#!/bin/sh\nexec ${shellWord(process.execPath)} ${shellWord(script)} "$@"\n`;
+  await writeFile(join(bin, 'rsync'), wrapper, { mode: 0o755 });
+  return bin;
 }
