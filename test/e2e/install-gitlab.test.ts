@@ -1,12 +1,12 @@
-import { appendFile, copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emulatorEnv, emulatorRoute } from '../helpers/cli.js';
 import { outside, storedAudiences } from '../helpers/live-account.js';
 import { lockRegistry } from '../helpers/registry.js';
-import { git, run, standIn, type RecordedRequest, type StandIn } from '../helpers/stand-in.js';
+import { git, rsyncStandIn, run, standIn, type RecordedRequest, type StandIn } from '../helpers/stand-in.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 
 /**
@@ -17,7 +17,9 @@ import type { RunningEmulator } from '../../src/emulator/server.js';
  * posts its note to a loopback stand-in for the GitLab API and keeps the saved plan with its
  * manifest, the apply job finds that plan through the API, applies it and pushes the generated
  * files back; the apply script's refusals run it alone. npm talks to a loopback stand-in for
- * the registry that serves this repository's locked dependencies from the npm cache.
+ * the registry that serves this repository's locked dependencies from the npm cache, and
+ * gitlab-ci-local copies files with a stand-in for rsync (test/helpers/rsync.mjs), so that the
+ * test needs Node, npm and git alone.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const gitlabCiLocal = join(root, 'node_modules', 'gitlab-ci-local', 'dist', 'index.js');
@@ -158,6 +160,7 @@ describe('installing the packed tool into a team repository, as the README says'
 });
 
 describe('the GitLab CI example, run by gitlab-ci-local', () => {
+  let rsyncPath: string;
   const gcl = (variables: Record<string, string>, job: string) =>
     run(
       process.execPath,
@@ -173,7 +176,7 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
         ...Object.entries(variables).flatMap(([name, value]) => ['--variable', `${name}=${value}`]),
         job,
       ],
-      { cwd: team, env: { ...npmEnv }, timeoutMs: 120_000 },
+      { cwd: team, env: { ...npmEnv, PATH: rsyncPath }, timeoutMs: 120_000 },
     );
 
   /** The plan job in the pipeline of merge request 7, whose base is `base`, with its labels (comma-separated). */
@@ -194,8 +197,7 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     );
 
   beforeAll(async () => {
-    const rsync = await run('rsync', ['--version'], { cwd: team });
-    expect(rsync.code, 'gitlab-ci-local copies the repository with rsync: install it (apt-get install rsync, as .ci/run does)').toBe(0);
+    rsyncPath = `${await rsyncStandIn(dir)}${delimiter}${npmEnv.PATH}`;
     // The team's repository on its default branch: the tool installed as the README says (its
     // files staged), the example as its CI file; gitlab-ci-local's own folder left out.
     await appendFile(join(team, '.gitignore'), '.gitlab-ci-local/\n');
@@ -225,8 +227,15 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     expect(body).toContain('seoul-women-20s');
     expect(body).toContain(await git(team, 'rev-parse', 'HEAD'));
     expect(notes[0]?.body).toBe('<!-- audiences-plan files=audiences.yaml -->\nsomeone else');
-    // The saved plan and its manifest are the job's artifacts (gitlab-ci-local copies them back): the pipeline #901 of !7 keeps them.
-    const saved = { 'audiences.plan.json': await readFile(join(team, 'audiences.plan.json')), 'audiences.plan.manifest.json': await readFile(join(team, 'audiences.plan.manifest.json')) };
+    // The job's artifacts as gitlab-ci-local copied them out (through the rsync stand-in): plan.md, the saved plan
+    // and its manifest. The pipeline #901 of !7 keeps the saved plan and its manifest.
+    const artifacts = join(team, '.gitlab-ci-local', 'artifacts', 'audiences-plan');
+    expect((await readdir(artifacts)).sort()).toEqual(['audiences.plan.json', 'audiences.plan.manifest.json', 'plan.md']);
+    const saved = {
+      'audiences.plan.json': await readFile(join(artifacts, 'audiences.plan.json')),
+      'audiences.plan.manifest.json': await readFile(join(artifacts, 'audiences.plan.manifest.json')),
+    };
+    expect(saved['audiences.plan.json']).toEqual(await readFile(join(team, 'audiences.plan.json')));
     expect(JSON.parse(saved['audiences.plan.manifest.json'].toString())).toEqual({
       formatVersion: 1,
       mergeRequest: 7,
