@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -77,6 +77,26 @@ describe('audiences emulator', () => {
       expect(await running).toBe(0);
       await expect(fetch(`${url}/_emulator/state`)).rejects.toThrow();
       expect(JSON.parse(await readFile(statePath, 'utf8')).version).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves an account seeded from a file: its audiences listed, its links made (--seed)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'emulator-command-'));
+    try {
+      await writeFile(join(dir, 'seed.yaml'), 'adAccountId: 5678\naudiences:\n  - name: seeded\n    type: DISPLAY\n    adGroups: [201]\n');
+      const io = { ...captureIo(), cwd: dir };
+      const running = emulatorCommand.run({ ...defaults, seed: ['seed.yaml'], seedOnly: false }, io);
+      const url = await waitFor(() => /ADS_API_URL=(\S+)/.exec(io.out.join(''))?.[1]);
+      expect(io.err.join('')).toBe('Seeded ad account 5678 from seed.yaml: 1 audience, 1 link: seeded (id 100001, ad groups 201).\n');
+      const headers = { authorization: 'Bearer emulator-access-token', adAccountId: '5678' };
+      const listed = (await (await fetch(`${url}/openapi/v4/targetings/audiences`, { headers })).json()) as { content: Array<{ name: string }> };
+      expect(listed.content.map((audience) => audience.name)).toEqual(['seeded']);
+      const adGroups = (await (await fetch(`${url}/openapi/v4/targetings/100001/adGroups`, { headers })).json()) as { content: Array<{ adGroupId: number }> };
+      expect(adGroups.content.map((adGroup) => adGroup.adGroupId)).toEqual([201]);
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(await running).toBe(0);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

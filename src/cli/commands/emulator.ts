@@ -1,4 +1,10 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { pathSettings } from '../../api/path-settings.js';
 import { AppError } from '../../errors.js';
+import type { RunningEmulator } from '../../emulator/server.js';
+import { visible } from '../../model/index.js';
+import type { Io } from '../io.js';
 import { UsageError, type CommandDefinition } from '../command.js';
 import type { MemberIdSpelling, TrackerShape } from '../../emulator/audiences.js';
 import type { RateLimitScope } from '../../emulator/faults.js';
@@ -16,12 +22,21 @@ export const emulatorCommand: CommandDefinition = {
   examples: [
     ['$0 emulator --port 8080', 'serve the emulator and print the environment to reach it'],
     ['$0 emulator --rate-limit 10 --no-quota-retry-after', 'an account that allows 10 requests a second and answers 429 without Retry-After'],
+    ['$0 emulator --seed seed.yaml', "serve an account that holds seed.yaml's audiences and links"],
+    ['$0 emulator --seed seed.yaml --seed-only', "seed --emulator's state (.audiences/emulator-state.json) and stop"],
   ],
   environment: ['IMAGEGEN_MODEL_FAMILY', 'IMAGEGEN_AUTH_SCHEME', 'ADS_COMPANY_PATH'],
   builder: (argv) =>
     argv
       .option('port', { requiresArg: true, type: 'number', default: 0, describe: 'Port on 127.0.0.1 (0 = any free port)' })
       .option('state', { requiresArg: true, type: 'string', describe: 'Persist the state in this file, locked while serving (default: in memory)' })
+      .option('seed', {
+        requiresArg: true,
+        type: 'string',
+        array: true,
+        describe: 'Before serving, create the audiences of this desired-state file in its account and link them to its adGroups, as in the ad manager (repeatable)',
+      })
+      .option('seed-only', { type: 'boolean', default: false, describe: "Seed and stop without serving: into the --state file, by default --emulator's (.audiences/emulator-state.json)" })
       .option('latency', { requiresArg: true, type: 'number', default: 0, describe: 'Added latency per request, in ms' })
       .option('jitter', { requiresArg: true, type: 'number', default: 0, describe: 'Random extra latency up to this many ms' })
       .option('fault-rate', { requiresArg: true, type: 'number', default: 0, describe: 'Share of requests answered with a fault (0 to 1)' })
@@ -66,13 +81,16 @@ export const emulatorCommand: CommandDefinition = {
     if (unknown.length > 0) throw new UsageError(`unknown fault kinds: ${unknown.join(', ')}`, 'use 5xx, 429 and reset, e.g. --fault-kinds 5xx,429');
     const problem = numberProblem(args);
     if (problem) throw new UsageError(problem, 'see `audiences emulator --help` for each option and its default');
-    const [{ startLocalEmulator }, { pathSettings }] = await Promise.all([import('../../operations/connection.js'), import('../../api/path-settings.js')]);
+    const seeds = seedFiles(args);
+    const [{ startLocalEmulator, EMULATOR_STATE_FILE }, { pathSettings }] = await Promise.all([import('../../operations/connection.js'), import('../../api/path-settings.js')]);
     const paths = pathSettings(io.env);
+    const state = typeof args['state'] === 'string' ? args['state'] : seeds.only ? EMULATOR_STATE_FILE : undefined;
+    if (state !== undefined) await mkdir(dirname(resolve(io.cwd, state)), { recursive: true });
     const emulator = await startLocalEmulator({
       ...paths,
       port: Number(args['port']),
-      statePath: typeof args['state'] === 'string' ? args['state'] : undefined,
-      onStateWait: (waitMs) => io.stderr(`Waiting for another process that uses ${String(args['state'])}, up to ${Math.round(waitMs / 1000)} s…\n`),
+      statePath: state === undefined ? undefined : resolve(io.cwd, state),
+      onStateWait: (waitMs) => io.stderr(`Waiting for another process that uses ${state}, up to ${Math.round(waitMs / 1000)} s…\n`),
       latencyMs: Number(args['latency']),
       jitterMs: Number(args['jitter']),
       faultRate: Number(args['faultRate']),
@@ -98,6 +116,19 @@ export const emulatorCommand: CommandDefinition = {
         cause: error,
       });
     });
+    if (seeds.files.length > 0) {
+      try {
+        await seed(seeds.files, emulator, paths, args, io);
+      } catch (error) {
+        await emulator.close();
+        throw error;
+      }
+      if (seeds.only) {
+        await emulator.close();
+        io.stderr(`The state is in ${state}${state === EMULATOR_STATE_FILE ? ', which `--emulator` reads in this folder' : ''}.\n`);
+        return 0;
+      }
+    }
     io.stdout(
       [
         `Emulator listening on ${emulator.url} (Ctrl-C to stop)`,
@@ -130,6 +161,43 @@ export const emulatorCommand: CommandDefinition = {
     return 0;
   },
 };
+
+/** The files of --seed, and whether to stop once they are seeded. */
+function seedFiles(args: Record<string, unknown>): { files: string[]; only: boolean } {
+  const files = Array.isArray(args['seed']) ? args['seed'].map(String) : [];
+  if (files.some((file) => file.trim() === '')) throw new UsageError('--seed needs a file name', 'e.g. --seed seed.yaml, a desired-state file');
+  const only = args['seedOnly'] === true;
+  if (only && files.length === 0) throw new UsageError('--seed-only needs --seed FILE', 'e.g. audiences emulator --seed seed.yaml --seed-only');
+  return { files, only };
+}
+
+/** Seeds the running emulator through its own API, and says what each file made. */
+async function seed(files: string[], emulator: RunningEmulator, paths: ReturnType<typeof pathSettings>, args: Record<string, unknown>, io: Io): Promise<void> {
+  const [{ seedEmulator }, { createServices }, { emulatorControl }] = await Promise.all([
+    import('../../operations/seed-emulator.js'),
+    import('../../api/services.js'),
+    import('../../emulator/control.js'),
+  ]);
+  const endpoints = { apiUrl: emulator.url, companyUrl: undefined, imageUrl: undefined, accessToken: emulator.accessToken, appKey: undefined, ...paths };
+  const services = createServices(endpoints, { concurrency: 8, verbose: args['verbose'] === true, log: (line) => io.stderr(`${line}\n`) });
+  try {
+    const accounts = await seedEmulator(files, io.cwd, { audiences: (id) => services.audiences(id), control: emulatorControl(emulator.url) });
+    for (const account of accounts) {
+      const links = account.audiences.reduce((sum, audience) => sum + audience.adGroupIds.length, 0);
+      const made = account.audiences.map((audience) => `${visible(audience.name)} (id ${audience.id}${audience.adGroupIds.length > 0 ? `, ad groups ${audience.adGroupIds.join(', ')}` : ''})`);
+      io.stderr(
+        `Seeded ad account ${account.adAccountId} from ${visible(account.file)}: ${plural(account.audiences.length, 'audience')}, ${plural(links, 'link')}${made.length > 0 ? `: ${made.join('; ')}` : ''}.\n`,
+      );
+      for (const note of account.notes) io.stderr(`note: ${note}\n`);
+    }
+  } finally {
+    await services.close();
+  }
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
 
 /** The numeric options, checked before anything starts. */
 function numberProblem(args: Record<string, unknown>): string | undefined {
