@@ -23,7 +23,7 @@ import { attemptExchange, decoder, header, limiterOutcome, type Answer, type Att
 import { downloadExchange, requestExchange, serviceTarget, type Exchange, type HttpRequest } from './exchange.js';
 import type { WireTypes } from './generated/wire.js';
 import { answerTurn } from './in-turns.js';
-import { ConcurrencyLimiter, type Permit } from './limiter.js';
+import { ConcurrencyLimiter, REQUESTS_PER_SECOND, type Permit } from './limiter.js';
 import { DEFAULT_RETRY_POLICY, isAmbiguous, nextStep, type RetryPolicy, type RetryState } from './retry.js';
 import { parseAnswer } from './long-json.js';
 import { createTransportAgent, type Timeouts, type TransportAgent } from './transport-agent.js';
@@ -129,8 +129,9 @@ function checkLimits(options: HttpClientOptions): void {
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
     throw new AppError({ code: 'INVALID_OPTION', summary: `concurrency must be a whole number of at least 1, not ${String(concurrency)}`, source: 'user' });
   }
-  if (requestsPerSecond !== undefined && !(requestsPerSecond > 0)) {
-    throw new AppError({ code: 'INVALID_OPTION', summary: `requests per second must be above 0, not ${String(requestsPerSecond)}`, source: 'user' });
+  if (requestsPerSecond !== undefined && !(requestsPerSecond >= REQUESTS_PER_SECOND.min && requestsPerSecond <= REQUESTS_PER_SECOND.max)) {
+    const { min, max } = REQUESTS_PER_SECOND;
+    throw new AppError({ code: 'INVALID_OPTION', summary: `requests per second must be from ${min} to ${max}, not ${String(requestsPerSecond)}`, source: 'user' });
   }
 }
 

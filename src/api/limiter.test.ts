@@ -185,4 +185,12 @@ describe('ConcurrencyLimiter', () => {
     expect(() => new ConcurrencyLimiter({ maxConcurrency: 2.5, ...instant })).toThrow(RangeError);
     expect(() => new ConcurrencyLimiter({ maxConcurrency: 2, requestsPerSecond: 0, ...instant })).toThrow(RangeError);
   });
+
+  it('rejects a rate that would pace nothing: so slow the timer overflows, or faster than timers keep', () => {
+    for (const requestsPerSecond of [1e-9, 0.05, 1001, Number.POSITIVE_INFINITY, Number.NaN]) {
+      expect(() => new ConcurrencyLimiter({ maxConcurrency: 2, requestsPerSecond, ...instant })).toThrow('requests per second must be from 0.1 to 1000');
+    }
+    expect(new ConcurrencyLimiter({ maxConcurrency: 2, requestsPerSecond: 0.1, ...instant }).rate).toBe(0.1);
+    expect(new ConcurrencyLimiter({ maxConcurrency: 2, requestsPerSecond: 1000, ...instant }).rate).toBe(1000);
+  });
 });

@@ -50,6 +50,14 @@ const DECREASE_TO = 0.95;
 const INCREASE_PER_SECOND = 0.1;
 /** The rate is never spaced below this (the slowest documented quota of the service is 1 per 5 s). */
 const MIN_RATE = 0.1;
+
+/**
+ * The requests per second that may be configured. Below the least, requests would wait longer
+ * than the slowest quota asks, up to hours apart; below 0.0000005 the spacing (past 2^31 ms)
+ * overflows the timer, which then fires at once: no pacing at all. Above the most, starts would
+ * be spaced under a millisecond, closer than timers keep them: no pacing either.
+ */
+export const REQUESTS_PER_SECOND = { min: MIN_RATE, max: 1000 } as const;
 /** What the network may shift a request's arrival by, against the service's count per second. */
 const ARRIVAL_TOLERANCE_MS = 10;
 /** How much earlier than its due time a start may follow a late one. */
@@ -88,7 +96,9 @@ export class ConcurrencyLimiter {
       throw new RangeError(`concurrency must be a whole number of at least 1, not ${String(options.maxConcurrency)}`);
     }
     const rps = options.requestsPerSecond;
-    if (rps !== undefined && !(rps > 0)) throw new RangeError(`requests per second must be above 0, not ${String(rps)}`);
+    if (rps !== undefined && !(rps >= REQUESTS_PER_SECOND.min && rps <= REQUESTS_PER_SECOND.max)) {
+      throw new RangeError(`requests per second must be from ${REQUESTS_PER_SECOND.min} to ${REQUESTS_PER_SECOND.max}, not ${String(rps)}`);
+    }
     this.maxConcurrency = options.maxConcurrency;
     this.#limit = options.maxConcurrency;
     this.#rate = rps ?? Number.POSITIVE_INFINITY;

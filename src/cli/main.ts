@@ -1,4 +1,5 @@
 import yargs, { type Argv } from 'yargs';
+import { REQUESTS_PER_SECOND } from '../api/limiter.js';
 import { visible } from '../model/index.js';
 import { packageVersion } from '../version.js';
 import { renderError } from './report-error.js';
@@ -31,7 +32,6 @@ export async function main(argv: string[], outside: Io = processIo()): Promise<n
     .strict()
     .strictCommands()
     .demandCommand(1, 'Name a command; see --help.')
-    .recommendCommands()
     .wrap(Math.min(100, process.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((message, error) => {
@@ -64,13 +64,14 @@ export async function main(argv: string[], outside: Io = processIo()): Promise<n
     }
     debug = args.debug;
     checkRepeatedOptions(args, commandOptions ?? parserOptions(parser));
+    checkRepeatedFlags(argv, commandOptions ?? parserOptions(parser));
     checkGlobalOptions(args);
     const command = commands.find((candidate) => candidate.name.split(' ')[0] === args._[0]);
     if (command === undefined) throw new UsageError(`unknown command ${String(args._[0])}`);
     return await command.run(args as Parameters<CommandDefinition['run']>[0], io);
   } catch (error) {
     if (error instanceof UsageError) {
-      const usage = UNKNOWN_ARGUMENTS.test(error.message) ? await unknownOptions(error, argv, knownOptions(parser)) : error;
+      const usage = await inOurWords(error, argv, parser);
       // A usage message may quote what was typed (a repeated option's values): made visible, as every error is.
       io.stderr(`error[USAGE]: ${visible(usage.message)}\n  hint: ${visible(usage.hint)}\n`);
       return 1;
@@ -97,10 +98,11 @@ export function withoutHelpCache(parser: Argv<unknown>): void {
   if (usage?.cacheHelpMessage !== undefined) usage.cacheHelpMessage = () => undefined;
 }
 
-/** The options a parser knows so far, and those that take a list. */
+/** The options a parser knows so far, those that take a list, and the flags. */
 interface ParserOptions {
   key: Record<string, unknown>;
   array: string[];
+  boolean: string[];
 }
 
 /** The options of a parser (of the command parsed last): getOptions() is public in yargs but not typed. */
@@ -124,6 +126,21 @@ function checkRepeatedOptions(args: Record<string, unknown>, options: ParserOpti
   throw new UsageError(`--${repeated} is given more than once (${values})`, `give --${repeated} once`);
 }
 
+/**
+ * A flag given more than once (`--no-color --color`): yargs takes the last in silence, so one
+ * of them, perhaps a pipeline's, would be dropped. Refused as a repeated option is, naming each
+ * as typed, up to the `--` that ends the options.
+ */
+function checkRepeatedFlags(argv: string[], options: ParserOptions): void {
+  const typed = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
+  for (const flag of options.boolean.filter((key) => key.length > 1 && !/[A-Z]/.test(key))) {
+    const given = typed.filter((arg) => [`--${flag}`, `--no-${flag}`].includes(arg.split('=')[0] ?? arg));
+    if (given.length < 2) continue;
+    const forms = new Set(given).size > 1 ? `--${flag} or --no-${flag}` : `--${flag}`;
+    throw new UsageError(`--${flag} is given more than once (${given.join(', ')})`, `give ${forms} once`);
+  }
+}
+
 const GLOBAL_OPTIONS = ['emulator', 'concurrency', 'requests-per-second', 'color', 'verbose', 'debug', 'help', 'version'];
 
 /** A command's --help: its own options first, then the global ones, examples, and the environment it reads. */
@@ -143,12 +160,25 @@ function checkGlobalOptions(args: GlobalOptions): void {
     throw new UsageError('--concurrency takes a whole number of at least 1', 'e.g. --concurrency 8 (the default); fewer when the service often answers 429');
   }
   const rate = args.requestsPerSecond;
-  if (rate !== undefined && !(Number.isFinite(rate) && rate > 0)) {
-    throw new UsageError('--requests-per-second takes a number above 0', 'e.g. --requests-per-second 10, or leave it out for no pacing');
+  if (rate !== undefined && !(rate >= REQUESTS_PER_SECOND.min && rate <= REQUESTS_PER_SECOND.max)) {
+    throw new UsageError(
+      `--requests-per-second takes a number from ${REQUESTS_PER_SECOND.min} to ${REQUESTS_PER_SECOND.max}${Number.isNaN(rate) ? '' : `, not ${rate}`}`,
+      `e.g. --requests-per-second 10 (${REQUESTS_PER_SECOND.min}: a request every ${1 / REQUESTS_PER_SECOND.min} s), or leave it out for no pacing`,
+    );
   }
 }
 
+/** A usage error of yargs in the words of the tool's own: what was typed, and the nearest thing that exists. */
+async function inOurWords(error: UsageError, argv: string[], parser: Argv<GlobalOptions>): Promise<UsageError> {
+  if (UNKNOWN_ARGUMENTS.test(error.message)) return unknownOptions(error, argv, knownOptions(parser));
+  if (UNKNOWN_COMMAND.test(error.message)) return unknownCommand(error);
+  if (INVALID_VALUES.test(error.message)) return (await invalidChoices(error)) ?? error;
+  return error;
+}
+
 const UNKNOWN_ARGUMENTS = /^Unknown arguments?: /;
+const UNKNOWN_COMMAND = /^Unknown commands?: /;
+const INVALID_VALUES = /^Invalid values:\n/;
 
 /**
  * yargs names an unknown option twice (`auto-aprove, autoAprove`) and suggests nothing: name
@@ -172,4 +202,51 @@ async function unknownOptions(error: UsageError, argv: string[], known: string[]
     `unknown ${shown.length === 1 ? 'argument' : 'arguments'} ${shown.join(', ')}`,
     nearest === undefined ? error.hint : `did you mean ${nearest}? (run \`audiences --help\` for the options)`,
   );
+}
+
+/** `audiences plna`: the command typed, and the one it most likely meant. */
+async function unknownCommand(error: UsageError): Promise<UsageError> {
+  const typed = error.message.replace(UNKNOWN_COMMAND, '');
+  const { suggest } = await import('../config/suggest.js');
+  const nearest = suggest(
+    typed,
+    commands.map((command) => command.name.split(' ')[0] ?? command.name),
+  );
+  return new UsageError(
+    `unknown command ${typed}`,
+    nearest === undefined ? 'run `audiences --help` for the commands' : `did you mean \`audiences ${nearest}\`? (run \`audiences --help\` for the commands)`,
+  );
+}
+
+/**
+ * yargs says a value outside an option's choices over several lines (`Invalid values:`, then
+ * `Argument: format, Given: "yaml", Choices: "text", …` for each), which an error line would
+ * show as one with its line breaks written out: said on one line instead, with the nearest choice.
+ */
+async function invalidChoices(error: UsageError): Promise<UsageError | undefined> {
+  const { suggest } = await import('../config/suggest.js');
+  const said: Array<{ message: string; hint: string }> = [];
+  for (const line of error.message.split('\n').slice(1)) {
+    const [, option, given = '', allowed = ''] = /^\s*Argument: (.+?), Given: (.*), Choices: (.*)$/.exec(line) ?? [];
+    // yargs writes each value as JSON; anything else is a message of another form, left as it is.
+    const values = jsonList(given);
+    const choices = jsonList(allowed)?.map(String);
+    if (option === undefined || values === undefined || choices === undefined || choices.length === 0) return undefined;
+    const nearest = values.length === 1 && typeof values[0] === 'string' ? suggest(values[0], choices) : undefined;
+    const list = choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}` : choices[0];
+    // A number option given a word is NaN to yargs (null here): said without it.
+    const not = values.every((value) => typeof value === 'string' || typeof value === 'number') ? `, not ${given}` : '';
+    said.push({ message: `--${option} takes ${list}${not}`, hint: nearest === undefined ? `e.g. --${option} ${choices[0]}` : `did you mean --${option} ${nearest}?` });
+  }
+  if (said.length === 0) return undefined;
+  return new UsageError(said.map((line) => line.message).join('; '), said.map((line) => line.hint).join('; '));
+}
+
+function jsonList(text: string): unknown[] | undefined {
+  try {
+    const list: unknown = JSON.parse(`[${text}]`);
+    return Array.isArray(list) ? list : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -163,7 +163,7 @@ describe('--requests-per-second', () => {
     const env = { ADS_API_URL: emulator.url, ADS_ACCESS_TOKEN: emulator.accessToken };
     const refused = await runInProcess(['plan', '--requests-per-second', '0'], { cwd, env });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('error[USAGE]: --requests-per-second takes a number above 0');
+    expect(refused.stderr).toContain('error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 0');
     const paced = await runInProcess(['plan', '--requests-per-second', '20'], { cwd, env });
     expect(paced.stderr).toBe('');
     expect(paced.code).toBe(0);

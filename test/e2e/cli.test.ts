@@ -172,9 +172,9 @@ describe('output for pipelines', () => {
 describe('usage errors', () => {
   it('names an unknown command, an option without its value and a bad choice, without a stack trace', async () => {
     for (const [args, expected] of [
-      [['bogus'], 'Unknown command: bogus'],
+      [['bogus'], 'unknown command bogus'],
       [['plan', '-f'], 'Not enough arguments following: f'],
-      [['plan', '--format', 'xml'], 'Invalid values'],
+      [['plan', '--format', 'xml'], '--format takes text, json or markdown, not "xml"'],
       [['plan', '--format'], 'Not enough arguments following: format'],
       [['show', 'plan.json', '--format'], 'Not enough arguments following: format'],
       [['validate', '--format'], 'Not enough arguments following: format'],
@@ -202,6 +202,20 @@ describe('usage errors', () => {
     }
   });
 
+  it('says on one line what was typed and the nearest command or choice, never a line break written out', async () => {
+    for (const [args, expected] of [
+      [['plna'], 'error[USAGE]: unknown command plna\n  hint: did you mean `audiences plan`? (run `audiences --help` for the commands)\n'],
+      [['--emulator', 'valdate'], 'error[USAGE]: unknown command valdate\n  hint: did you mean `audiences validate`? (run `audiences --help` for the commands)\n'],
+      [['bogus'], 'error[USAGE]: unknown command bogus\n  hint: run `audiences --help` for the commands\n'],
+      [['plan', '--format', 'yaml'], 'error[USAGE]: --format takes text, json or markdown, not "yaml"\n  hint: e.g. --format text\n'],
+      [['plan', '--format', 'jsno'], 'error[USAGE]: --format takes text, json or markdown, not "jsno"\n  hint: did you mean --format json?\n'],
+      [['validate', '--format', 'markdown'], 'error[USAGE]: --format takes text or json, not "markdown"\n  hint: e.g. --format text\n'],
+      [['emulator', '--quota-status', '500'], 'error[USAGE]: --quota-status takes 429 or 400, not 500\n  hint: e.g. --quota-status 429\n'],
+    ] as const) {
+      expect(await audiences(...args)).toEqual({ code: 1, stdout: '', stderr: expected });
+    }
+  });
+
   it('checks option values before anything else, each with a hint', async () => {
     for (const [args, expected] of [
       [['plan', '--concurrency', 'abc'], 'error[USAGE]: --concurrency takes a whole number of at least 1\n  hint: e.g. --concurrency 8'],
@@ -211,7 +225,11 @@ describe('usage errors', () => {
       [['plan', '--out', ''], 'error[USAGE]: --out needs a file name\n  hint: audiences plan --out plan.json'],
       [['import', '--ad-account', '1234', '-o', ''], 'error[USAGE]: -o needs a file name'],
       [['company', '120-81-47521', '-f', ''], 'error[USAGE]: -f needs a file name'],
-      [['plan', '--requests-per-second', '0'], 'error[USAGE]: --requests-per-second takes a number above 0\n  hint: '],
+      [['plan', '--requests-per-second', '0'], 'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 0\n  hint: e.g. --requests-per-second 10'],
+      [['plan', '--requests-per-second', '1e-9'], 'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 1e-9\n  hint: '],
+      [['plan', '--requests-per-second', '0.05'], 'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 0.05\n  hint: '],
+      [['plan', '--requests-per-second', '1e9'], 'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 1000000000\n  hint: '],
+      [['plan', '--requests-per-second', 'fast'], 'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000\n  hint: '],
       [['import', '--ad-account', 'abc'], 'error[USAGE]: --ad-account takes one positive whole number\n  hint: e.g. --ad-account 1234'],
       [['emulator', '--port', '99999'], 'error[USAGE]: --port must be an integer from 0 to 65535\n  hint: '],
     ] as const) {
@@ -235,6 +253,21 @@ describe('an option of one value given twice', () => {
       expect(await audiencesIn(cwd, ...args)).toEqual({ code: 1, stdout: '', stderr: expected });
     }
     expect((await readdir(cwd)).sort()).toEqual(['audiences.yaml']);
+  });
+
+  it('is refused for a flag too, in either form (`--no-color --color`), naming each as typed', async () => {
+    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: DISPLAY\n' });
+    for (const [args, expected] of [
+      [['--no-color', '--color', 'plan', '--emulator'], 'error[USAGE]: --color is given more than once (--no-color, --color)\n  hint: give --color or --no-color once\n'],
+      [['plan', '--emulator', '--color=false', '--color'], 'error[USAGE]: --color is given more than once (--color=false, --color)\n  hint: give --color or --no-color once\n'],
+      [['plan', '--emulator', '--emulator'], 'error[USAGE]: --emulator is given more than once (--emulator, --emulator)\n  hint: give --emulator once\n'],
+      [['plan', '--emulator', '--cache', '--no-cache'], 'error[USAGE]: --cache is given more than once (--cache, --no-cache)\n  hint: give --cache or --no-cache once\n'],
+    ] as const) {
+      expect(await audiencesIn(cwd, ...args)).toEqual({ code: 1, stdout: '', stderr: expected });
+    }
+    expect((await readdir(cwd)).sort()).toEqual(['audiences.yaml']);
+    // After `--`, nothing is an option.
+    expect(await audiencesIn(cwd, 'validate', '--color', '--', '--color')).toMatchObject({ code: 0, stderr: '' });
   });
 
   it('leaves the options that take a list alone', async () => {
