@@ -37,6 +37,18 @@ describe('inconsistencies', () => {
     expect(inconsistencies(plan)).toEqual(['the update of audience "seoul-women" (id 291): the fields it shows (ages, locations) are not what it changes (ages, genders, locations)']);
   });
 
+  it('says what differs when an update shows the fields it changes with other values (the names alone are the same)', async () => {
+    const plan = await mixed();
+    find<AudienceUpdate>(plan, 'update').after.ages = ['20', '25', '35'];
+    expect(inconsistencies(plan)).toEqual([
+      'the update of audience "seoul-women" (id 291): the change of ages it shows (after ["20","25","30"], added ["30"]) is not the one it makes (after ["20","25","35"], added ["35"])',
+    ]);
+    const other = await mixed();
+    const [, locations] = find<AudienceUpdate>(other, 'update').display.fields;
+    locations!.removed = [{ value: 'B' }];
+    expect(inconsistencies(other)).toEqual(['the update of audience "seoul-women" (id 291): the change of locations it shows (removed [{"value":"B"}]) is not the one it makes (removed [])']);
+  });
+
   it('finds a change of an audience the plan did not read, and an unlink of another ad group than it shows', async () => {
     const plan = await mixed();
     find<AudienceDelete>(plan, 'delete').id = '-1';

@@ -1,7 +1,7 @@
 import { DEFINITION_FIELDS, jsonEqual, quoted, SERVICE_ONLY_FIELDS, type JsonValue, type Long, type UnmodelledFields } from '../model/index.js';
 import { diffDefinition } from './diff.js';
 import { summarize } from './planner.js';
-import type { Change, Plan } from './types.js';
+import type { Change, FieldChange, Plan } from './types.js';
 
 /**
  * What a plan says of itself that its changes do not bear out, as a plan edited by hand or
@@ -33,12 +33,7 @@ function changeInconsistencies(change: Change, read: Set<Long>): string[] {
       if (change.name !== change.after.name) found.push(`its name is not the one it writes (${quoted(change.after.name)})`);
       notRead(change.id);
       found.push(...keptProblems(change.kept));
-      const fields = diffDefinition(change.after, change.before);
-      if (!jsonEqual(fields as unknown as JsonValue, change.display.fields as unknown as JsonValue)) {
-        found.push(
-          `the fields it shows (${change.display.fields.map((field) => field.field).join(', ') || 'none'}) are not what it changes (${fields.map((field) => field.field).join(', ') || 'none'})`,
-        );
-      }
+      found.push(...shownFieldProblems(change.display.fields, diffDefinition(change.after, change.before)));
       break;
     }
     case 'delete':
@@ -74,6 +69,24 @@ function changeInconsistencies(change: Change, read: Set<Long>): string[] {
   }
   return found;
 }
+
+/**
+ * Where the fields an update shows differ from those it changes: their names, when those
+ * differ; otherwise, field by field, the parts of the change shown otherwise than made.
+ */
+function shownFieldProblems(shown: FieldChange[], changed: FieldChange[]): string[] {
+  const names = (fields: FieldChange[]): string => fields.map((field) => field.field).join(', ') || 'none';
+  if (names(shown) !== names(changed)) return [`the fields it shows (${names(shown)}) are not what it changes (${names(changed)})`];
+  return shown.flatMap((field, index) => {
+    const made = changed[index] as FieldChange;
+    const parts = FIELD_CHANGE_PARTS.filter((part) => !jsonEqual((field[part] ?? null) as JsonValue, (made[part] ?? null) as JsonValue));
+    if (parts.length === 0) return [];
+    const said = (change: FieldChange): string => parts.map((part) => `${part} ${JSON.stringify(change[part] ?? null)}`).join(', ');
+    return [`the change of ${field.field} it shows (${said(field)}) is not the one it makes (${said(made)})`];
+  });
+}
+
+const FIELD_CHANGE_PARTS = ['before', 'after', 'added', 'removed'] as const;
 
 /** The fields the tool models (or the service alone sets) are never among those kept as read: an update would send them otherwise than it shows. */
 const MODELLED: ReadonlySet<string> = new Set([...DEFINITION_FIELDS, ...SERVICE_ONLY_FIELDS]);

@@ -167,6 +167,21 @@ describe('output for pipelines', () => {
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'PLAN_UNREADABLE' } });
   });
+
+  it('show and apply refuse a saved plan whose update shows other values than it writes, saying which', async () => {
+    const golden = JSON.parse(await readFile(new URL('../golden/mixed/plan.json', import.meta.url), 'utf8')) as { changes: Array<Record<string, unknown>> };
+    const update = golden.changes.find((change) => change['action'] === 'update') as { display: { fields: Array<{ field: string; after: unknown }> } };
+    // Edited by hand: the comment would show ages 20 and 25, the apply would write 20, 25 and 30.
+    update.display.fields[0]!.after = ['20', '25'];
+    const cwd = await workspace({ 'plan.json': JSON.stringify(golden) });
+    for (const command of [['show'], ['apply', '--emulator']]) {
+      const refused = await runInProcess([...command, 'plan.json'], { cwd, env: {} });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'error[PLAN_INVALID]: plan.json is not a saved plan: in the plan of ad account 1234, the update of audience "seoul-women" (id 291): the change of ages it shows (after ["20","25"]) is not the one it makes (after ["20","25","30"])',
+      );
+    }
+  });
 });
 
 describe('usage errors', () => {
