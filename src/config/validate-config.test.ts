@@ -639,11 +639,45 @@ describe('validateConfig: hostile and broken input', () => {
 
   it('YAML syntax errors, each with a hint that points at the likely cause', () => {
     const [unclosed] = issues('adAccountId: 1\naudiences:\n  - name: "unclosed\n    type: DISPLAY\n');
-    expect(unclosed?.message).toBe('YAML: missing closing "quote');
-    expect(unclosed?.hint).toContain('the mistake may be on an earlier line');
+    expect(unclosed).toMatchObject({ line: 3, column: 11, message: 'YAML: the quote opened here is not closed' });
+    expect(unclosed?.hint).toContain('close it on this line');
     const misaligned = issues('adAccountId: 1\naudiences:\n  - name: a\n     type: DISPLAY\n');
     expect(misaligned.length).toBeGreaterThan(0);
     for (const issue of misaligned) expect(issue.hint).toMatch(/indentation|column/);
+  });
+
+  it('an unclosed bracket is said where it opens, not blamed on the indentation of the line where yaml stopped', () => {
+    const file = (ages: string) => `adAccountId: 1\naudiences:\n  - name: a\n    type: DISPLAY\n    ages: ${ages}\n    genders: [F]\n`;
+    expect(problems(file('[20, 25'))).toEqual(['5:11: YAML: the list opened with "[" is not closed with "]"']);
+    expect(issues(file('{a: [20]'))).toEqual([
+      expect.objectContaining({ line: 5, column: 11, message: 'YAML: the map opened with "{" is not closed with "}"', hint: expect.stringMatching(/^end the map with "}"/) }),
+    ]);
+    // Closed, but on a line no deeper than its key: that is the indentation.
+    expect(issues('adAccountId: 1\naudiences:\n  - name: a\n    type: DISPLAY\n    ages: [20,\n    25]\n')).toEqual([
+      expect.objectContaining({
+        line: 6,
+        message: 'YAML: this line goes on with the list opened with "[" on line 5, but is not indented deeper than its key',
+        hint: 'indent each line of a list written across lines deeper than its key, or write it on one line',
+      }),
+    ]);
+    // Thousands of unclosed brackets: one problem for them, no stack overflow.
+    expect(problems(`adAccountId: 1\naudiences: ${'[a, '.repeat(5000)}\n`)).toEqual([
+      expect.stringMatching(/^2:\d+: YAML: the list opened with "\[" is not closed with "]"$/),
+      expect.stringMatching(/^2:\d+: the file nests too deeply to read$/),
+    ]);
+  });
+
+  it('a key out of line is blamed on its indentation, not on a bracket or quote left open', () => {
+    for (const text of [
+      'adAccountId: 1\naudiences:\n  - name: a\n    type: DISPLAY\n   ages: [20]\n',
+      'adAccountId: 1\naudiences:\n  - name: a\n    type DISPLAY\n',
+      'adAccountId: 1\naudiences:\n  - name: a\n    type: DISPLAY\n - name: b\n   type: DISPLAY\n',
+    ]) {
+      const found = issues(text);
+      expect(found.length).toBeGreaterThan(0);
+      for (const issue of found) expect(issue.hint, issue.message).toMatch(/indentation/);
+      for (const issue of found) expect(issue.hint, issue.message).not.toMatch(/not closed|opened earlier/);
+    }
   });
 
   it('deep nesting: one clear problem, no stack overflow', () => {

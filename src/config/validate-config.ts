@@ -8,6 +8,7 @@ import { checkImageRules } from './image-rules.js';
 import { createLocator, toLabel, toPointer, type Path, type Position } from './positions.js';
 import { parsePlain } from './plain-yaml.js';
 import { checkRules } from './rules.js';
+import { syntaxProblem, yamlMessage } from './syntax-hints.js';
 import { audiencesSchemaValidator } from './schema.js';
 import { writesMoreValuesThan } from './value-bound.js';
 import { findingsFromSchemaErrors } from './schema-issues.js';
@@ -133,38 +134,20 @@ function syntaxIssues(errors: readonly YAMLError[], text: string, issueAt: (offs
   const issues: ConfigIssue[] = [];
   // A deep nesting fails once per level; once is enough to say so.
   let exhausted = false;
+  // yaml reads on past an unclosed bracket or quote as best it can: what it finds after it follows from it.
+  let readOn = Number.POSITIVE_INFINITY;
   for (const error of errors) {
+    if (error.pos[0] >= readOn) continue;
     if (error.code === 'RESOURCE_EXHAUSTION') {
       if (!exhausted) issues.push(issueAt(error.pos[0], 'the file nests too deeply to read', `keep maps and lists under ${LIMITS.depth} levels`));
       exhausted = true;
       continue;
     }
-    issues.push(issueAt(error.pos[0], yamlMessage(error, text), SYNTAX_HINTS[error.code] ?? 'check the indentation and the quotes here and on the lines before'));
+    const problem = syntaxProblem(error, text);
+    issues.push(issueAt(problem.offset, problem.message, problem.hint));
+    if (problem.unclosed) readOn = Math.min(readOn, error.pos[0]);
   }
   return issues;
-}
-
-const SYNTAX_HINTS: Partial<Record<string, string>> = {
-  DUPLICATE_KEY: 'a key may appear once in a map: merge the two entries',
-  MULTIPLE_DOCS: 'one file describes one ad account: put each account in its own file and pass each with -f',
-  TAB_AS_INDENT: 'indent with spaces',
-  MISSING_CHAR: 'a quote, bracket or brace opened earlier is not closed: the mistake may be on an earlier line',
-  BAD_INDENT: 'indent each level by the same number of spaces, every item of a list or map alike',
-  UNEXPECTED_TOKEN: 'check the indentation and the punctuation (":", "- ", [ ], { }) here and on the line before',
-  BLOCK_AS_IMPLICIT_KEY: 'check the indentation: the keys of one map start in the same column, and a key ends with ": " on its line',
-  MULTILINE_IMPLICIT_KEY: 'check the indentation: the keys of one map start in the same column, and a key ends with ": " on its line',
-  BAD_SCALAR_START: 'quote a value that starts with a special character (@, `, %, |, >)',
-  BAD_DQ_ESCAPE: 'in double quotes write a backslash as \\\\, or use single quotes',
-};
-
-function yamlMessage(error: YAMLError, text: string): string {
-  if (error.code === 'DUPLICATE_KEY') {
-    const key = /^[^:\n]*/.exec(text.slice(error.pos[0]))?.[0].trim() ?? '';
-    return `duplicate key ${JSON.stringify(key.replace(/^["']|["']$/g, ''))}`;
-  }
-  if (error.code === 'MULTIPLE_DOCS') return 'a second YAML document starts here (---)';
-  const message = error.message.replace(/ at line \d+, column \d+.*$/s, '');
-  return `YAML: ${message.charAt(0).toLowerCase()}${message.slice(1)}`;
 }
 
 function unresolvedAliases(doc: Document, issueAt: (offset: number, message: string, hint?: string) => ConfigIssue): ConfigIssue[] {

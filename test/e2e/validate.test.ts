@@ -93,6 +93,26 @@ describe('audiences validate', () => {
     expect(result.stderr).toContain('same-account.yaml: ad account 1234 is also described by valid.yaml\n');
   });
 
+  it('says an unclosed bracket where it opens, and a key out of line as indentation', async () => {
+    const cwd = await workspace({
+      'bracket.yaml': 'adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n    ages: [20, 25\n    genders: [F]\n',
+      'indent.yaml': 'adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n   ages: [20]\n',
+    });
+    expect(await audiences(cwd, 'validate', 'bracket.yaml', 'indent.yaml')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: [
+        'bracket.yaml:5:11: YAML: the list opened with "[" is not closed with "]"',
+        '  hint: end the list with "]"; a list written across lines also keeps each line indented deeper than its key',
+        'bracket.yaml: invalid (1 problem)',
+        'indent.yaml:5:1: YAML: sequence item without - indicator',
+        '  hint: check the indentation: line this key up with the keys above it, or start a new item of the list with "- "',
+        'indent.yaml: invalid (1 problem)',
+        '',
+      ].join('\n'),
+    });
+  });
+
   it('prints warnings but exits 0', async () => {
     const result = await audiences(fixtures, 'validate', '-f', 'warning.yaml');
     expect(result.code).toBe(0);
