@@ -55,18 +55,21 @@ function isRegionField(field: DefinitionField): field is RegionField {
 }
 
 /**
- * The sets the audience could hold but the file leaves out, so they are empty: the ones a
- * plan names when it empties them. A set whose *Type the file spells out (`ageType: ALL`,
- * `locationType: ALL`) is not left out but declared empty; a criterion counts only where the
- * audience's type allows it.
+ * The criteria the audience could hold but the file says nothing of, so they are empty: the
+ * ones a plan names when it empties them. A set whose *Type the file spells out (`ageType:
+ * ALL`, `locationType: ALL`) is declared empty, not left out. The three region depths are one
+ * criterion: a file that names regions at one depth and not at another narrows or moves them
+ * (provinces to one district), which is an edit, not something forgotten. A criterion counts
+ * only where the audience's type allows it.
  */
 function omittedSets(audience: Audience): DefinitionField[] {
   const criteria = CRITERIA_BESIDE_REGIONS[audience.type];
+  const regionsNamed = audience.locationType !== undefined || REGION_FIELDS.some((field) => audience[field] !== undefined);
   return DEFINITION_FIELDS.filter((field) => {
     if (audience[field as keyof Audience] !== undefined) return false;
     if (field === 'ages') return audience.ageType === undefined;
     if (field === 'genders') return audience.genderType === undefined;
-    if (isRegionField(field)) return audience.locationType !== 'ALL';
+    if (isRegionField(field)) return !regionsNamed;
     return criteria.includes(field);
   });
 }

@@ -77,18 +77,7 @@ describe('validateConfig: a valid file', () => {
           talkChannelGroupTargetings: [],
           lookalikeTargetings: [],
         },
-        omitted: [
-          'depth2Locations',
-          'depth3Locations',
-          'ufoInterests',
-          'ufoBusinessTypes',
-          'customerFileTargetings',
-          'trackerTargetings',
-          'cohortTargetings',
-          'talkChannelTargetings',
-          'syncAppTargetings',
-          'lookalikeTargetings',
-        ],
+        omitted: ['ufoInterests', 'ufoBusinessTypes', 'customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings', 'lookalikeTargetings'],
         adGroups: ['101', '102'],
         protect: true,
         renamedFrom: ['seoul-women'],
@@ -131,7 +120,7 @@ describe('validateConfig: a valid file', () => {
     expect(audience?.definition.depth3Locations).toEqual([{ value: 'B0101' }]);
   });
 
-  it('names as left out every set the file does not give, unless its *Type says ALL', () => {
+  it('names as left out every set the file does not give, unless its *Type says ALL; a region depth beside a given one is not left out', () => {
     expect(desired(oneAudience('type: DISPLAY\nages: [20]')).audiences[0]?.omitted).toEqual([
       'genders',
       'locations',
@@ -153,6 +142,17 @@ describe('validateConfig: a valid file', () => {
       'talkChannelTargetings',
       'syncAppTargetings',
       'talkChannelGroupTargetings',
+      'lookalikeTargetings',
+    ]);
+    expect(desired(oneAudience('type: DISPLAY\ndepth2Locations: [H01]\nufoInterests: [TRAVEL]')).audiences[0]?.omitted).toEqual([
+      'ages',
+      'genders',
+      'ufoBusinessTypes',
+      'customerFileTargetings',
+      'trackerTargetings',
+      'cohortTargetings',
+      'talkChannelTargetings',
+      'syncAppTargetings',
       'lookalikeTargetings',
     ]);
   });

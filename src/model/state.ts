@@ -17,7 +17,7 @@ export interface DesiredAudience {
   renamedFrom: string[];
   /** The whole definition, shorthands expanded (`ages: [20]` implies `ageType: NOT_ALL`), sent as written. */
   definition: AudienceDefinition;
-  /** The sets the file leaves out (so they are empty): a plan that empties one says why. */
+  /** The criteria the file says nothing of (so they are empty; region depths count as one): a plan that empties one says so. */
   omitted: DefinitionField[];
   /** The exact set of ad groups allowed to use the audience, when declared. */
   adGroups?: Long[];

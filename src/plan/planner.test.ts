@@ -37,7 +37,7 @@ describe('planAccount', () => {
       { field: 'ufoInterests', before: ['TRAVEL'], after: [], added: [], removed: ['TRAVEL'] },
     ]);
     expect(update.after).toBe(desired.definition);
-    expect(plan.warnings).toMatchObject([{ code: 'OMITTED_FIELDS', name: 'a', message: expect.stringContaining('leaves out ufoInterests') }]);
+    expect(plan.warnings).toMatchObject([{ code: 'OMITTED_FIELDS', name: 'a', message: expect.stringContaining('says nothing of ufoInterests') }]);
   });
 
   it('says nothing of left-out sets that are already empty, or that the file gives', () => {

@@ -53,13 +53,37 @@ describe('whole definitions through the CLI', () => {
         '        - customerFileId=5001 inclusionType=EXCLUDE "VIP customers"',
       ].join('\n'),
     );
-    expect(plan.stdout).toContain('warning[OMITTED_FIELDS]: audience "busan-area" leaves out locations, customerFileTargetings');
+    // The provinces narrowed to a district are an edit; the block the file no longer names is what a reviewer may not have meant.
+    expect(plan.stdout).toContain(
+      [
+        'warning[OMITTED_FIELDS]: audience "busan-area" says nothing of customerFileTargetings, which the account has, so the update empties it: a field the file leaves out is empty',
+        '  hint: if that is not meant, write customerFileTargetings in the audience as the account has it (`audiences import --name` prints the audience as it is)',
+        '',
+      ].join('\n'),
+    );
+    expect(plan.stdout.match(/warning\[/g)).toHaveLength(1);
     expect(plan.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete, 0 to unlink.');
 
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
     const [stored] = await storedAudiences(emulator as RunningEmulator);
     expect(stored).toMatchObject({ locationType: 'AREA', locations: [], depth2Locations: ['H01'], customerFileTargetings: [] });
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+  });
+
+  it('narrows provinces to a district, and a province to nothing, with no OMITTED_FIELDS warning: the file names the regions', async () => {
+    const env = await start();
+    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n    locations: [H, C]\n' });
+    expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
+
+    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n    depth2Locations: [H01]\n');
+    const narrowed = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
+    expect(narrowed.code).toBe(2);
+    expect(narrowed.stdout).toContain('      depth2Locations:\n        + H01\n');
+    expect(narrowed.stdout).not.toContain('warning[');
+
+    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n');
+    const everywhere = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
+    expect(everywhere.stdout).toContain('warning[OMITTED_FIELDS]: audience "busan-area" says nothing of locations, which the account has, so the update empties it');
   });
 
   it('sends a region written in full with its names, and one written as a code as its code', async () => {

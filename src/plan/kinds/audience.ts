@@ -231,18 +231,20 @@ function goneWarnings({ desired, live, identities }: PlanInput): PlanProblem[] {
 }
 
 /**
- * A file written before whole definitions managed only the sets it named. When an update
- * empties a set the file leaves out, say so: the reviewer may have meant to keep it.
+ * An update that empties a criterion the file says nothing of: the reviewer may not have
+ * meant it (the account gained it in the ad manager, or the file never named it), so the
+ * warning says how to keep it. A criterion the file names and changes is an edit, said by the plan alone.
  */
 function omittedFieldWarnings(audience: DesiredAudience, fields: FieldChange[]): PlanProblem[] {
   const emptied = fields.filter((change) => audience.omitted.includes(change.field as DefinitionField)).map((change) => change.field);
   if (emptied.length === 0) return [];
+  const them = emptied.length === 1 ? 'it' : 'them';
   return [
     {
       code: 'OMITTED_FIELDS',
       name: audience.key,
-      message: `audience ${quoted(audience.key)} leaves out ${emptied.join(', ')}, so the update removes ${emptied.length === 1 ? 'it' : 'them'}: a declared audience is its whole definition`,
-      hint: `to keep ${emptied.length === 1 ? 'it' : 'them'}, add ${emptied.join(' and ')} to the audience in the file (a file written before whole definitions managed only the fields it named)`,
+      message: `audience ${quoted(audience.key)} says nothing of ${emptied.join(', ')}, which the account has, so the update empties ${them}: a field the file leaves out is empty`,
+      hint: `if that is not meant, write ${emptied.join(' and ')} in the audience as the account has ${them} (\`audiences import --name\` prints the audience as it is)`,
     },
   ];
 }
