@@ -599,6 +599,14 @@ describe('validateConfig: wrong types', () => {
     expect(problems('- adAccountId: 1\n')).toEqual(['1:1: the file must be a map (adAccountId:, audiences: …), not a list']);
   });
 
+  it('says a file the tool writes is not a desired-state file, by keys a desired-state file cannot hold', () => {
+    expect(issues('{"lockVersion": 1, "images": {}}')).toMatchObject([{ line: 0, message: 'this is the image lock (written by the tool), not a desired-state file' }]);
+    expect(issues('[{"formatVersion": 2, "adAccountId": 1, "changes": []}]')).toMatchObject([{ line: 0, message: expect.stringMatching(/^this is a saved plan/) }]);
+    // A desired-state file with a stray key is still one, its key unknown; so is a list of other things.
+    expect(problems('adAccountId: 1\nlockVersion: 1\naudiences: []\n')).toEqual(['2:1: lockVersion: unknown field']);
+    expect(problems('[{formatVersion: 2, changes: []}, {}]')).toEqual(['1:1: the file must be a map (adAccountId:, audiences: …), not a list']);
+  });
+
   it('refuses a list where an audience must be a map', () => {
     expect(problems('adAccountId: 1\naudiences:\n  - [a, b]\n')).toEqual(['3:5: audiences[0]: expected a map, got a list']);
   });

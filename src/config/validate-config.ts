@@ -11,6 +11,7 @@ import { checkRules } from './rules.js';
 import { syntaxProblem, yamlMessage } from './syntax-hints.js';
 import { audiencesSchemaValidator } from './schema.js';
 import { writesMoreValuesThan } from './value-bound.js';
+import { notADesiredState, writtenFileKind } from './written-files.js';
 import { findingsFromSchemaErrors } from './schema-issues.js';
 
 /** Limits that keep hostile input from exhausting memory or time; real files are far below them. */
@@ -100,6 +101,11 @@ export function validateConfig(text: string, file: string): ConfigResult {
   }
   const tooBig = sizeProblem(value);
   if (tooBig) return { ok: false, issues: [issueAt(doc.contents.range?.[0] ?? 0, tooBig.message, tooBig.hint)] };
+  const written = writtenFileKind(value);
+  if (written !== undefined) {
+    const { message, hint } = notADesiredState(written, file);
+    return whole(message, hint);
+  }
 
   const locate = createLocator(doc, lineCounter);
   const toIssue = (finding: Finding): ConfigIssue => {

@@ -1,6 +1,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileTooLarge, readUpTo } from '../bounded-read.js';
+import { writtenFileKind } from '../config/written-files.js';
 import { AppError } from '../errors.js';
 import { inconsistencies, upgradeProblem, upgradeSavedPlan, type Plan } from '../plan/index.js';
 import { plainStyle, renderPlans, type CommentContext } from '../render/index.js';
@@ -94,6 +95,14 @@ export async function readSavedPlans(file: string, cwd: string, use: 'apply' | '
       });
     }
     throw invalidPlan(file, (error as Error).message);
+  }
+  if (writtenFileKind(data) === 'image lock') {
+    throw new AppError({
+      code: 'PLAN_INVALID',
+      source: 'user',
+      summary: `${file} is the image lock (written by the tool), not a saved plan`,
+      hint: 'save a plan with `audiences plan --out plan.json` and give that; the lock is read beside the desired-state file',
+    });
   }
   const saved: unknown[] = Array.isArray(data) ? data : [data];
   // An old plan is shown as it was saved; applied, only where it recorded all that applying needs.

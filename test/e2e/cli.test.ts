@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { emptyImageLock, renderImageLock } from '../../src/config/image-lock.js';
 import { runInProcess, workspace } from '../helpers/cli.js';
 
 const run = promisify(execFile);
@@ -75,6 +76,44 @@ describe('command-line conventions', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[PLAN_INVALID]: audiences.yaml is a desired-state file, not a saved plan');
     expect(result.stderr).toContain('run `audiences apply -f audiences.yaml`');
+  });
+
+  it('the image lock or a saved plan given as a desired-state file is said to be what it is, not checked against the schema', async () => {
+    const cwd = await workspace({ 'audiences.yaml': file, 'images.lock.json': renderImageLock(emptyImageLock()) });
+    expect((await runInProcess(['plan', '--emulator', '--out', 'plan.json'], { cwd, env: {} })).code).toBe(0);
+    const lock = [
+      'images.lock.json: this is the image lock (written by the tool), not a desired-state file',
+      '  hint: give the desired-state file instead (audiences.yaml by default, the YAML file beside the lock): plan and apply read the lock beside it',
+    ];
+    const plan = [
+      'plan.json: this is a saved plan (written by `audiences plan --out`), not a desired-state file',
+      '  hint: apply it with `audiences apply plan.json` (no -f), or read it with `audiences show plan.json`; validate and plan read the desired-state file, audiences.yaml by default',
+    ];
+    expect(await runInProcess(['validate', 'images.lock.json', 'plan.json'], { cwd, env: {} })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: [...lock, 'images.lock.json: invalid (1 problem)', ...plan, 'plan.json: invalid (1 problem)', ''].join('\n'),
+    });
+    const indented = (lines: string[]) => lines.map((line) => `  ${line}`).join('\n');
+    for (const args of [
+      ['plan', 'images.lock.json'],
+      ['apply', '-f', 'images.lock.json'],
+    ]) {
+      const result = await runInProcess([...args, '--emulator'], { cwd, env: {} });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error[CONFIG_INVALID]: images.lock.json is not valid (1 problem)\n${indented(lock)}\n`);
+    }
+    for (const args of [
+      ['plan', '-f', 'plan.json'],
+      ['apply', '-f', 'plan.json'],
+    ]) {
+      const result = await runInProcess([...args, '--emulator'], { cwd, env: {} });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error[CONFIG_INVALID]: plan.json is not valid (1 problem)\n${indented(plan)}\n`);
+    }
+    const applied = await runInProcess(['apply', 'images.lock.json', '--emulator'], { cwd, env: {} });
+    expect(applied.stderr).toContain('error[PLAN_INVALID]: images.lock.json is the image lock (written by the tool), not a saved plan\n');
+    expect(applied.code).toBe(1);
   });
 
   it("a subcommand's help lists its own options, then the global ones, with examples and the environment it reads", async () => {
