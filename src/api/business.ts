@@ -1,4 +1,4 @@
-import type { Company } from '../model/index.js';
+import { dashedBizNum, type Company } from '../model/index.js';
 import { hasServiceErrorBody, isApiError, type ApiError } from './api-error.js';
 import type { Company as CompanyWire } from './generated/wire.js';
 import type { HttpClient } from './http.js';
@@ -34,8 +34,7 @@ function digitsOf(bizNum: string): string {
  * people often copy them, are given the separators rather than sent to be refused.
  */
 export function formatBizNum(bizNum: string): string {
-  const text = bizNum.trim();
-  return /^\d{10}$/.test(text) ? `${text.slice(0, 3)}-${text.slice(3, 5)}-${text.slice(5)}` : text;
+  return dashedBizNum(bizNum) ?? bizNum.trim();
 }
 
 /** The one place where the wire's company becomes the model: optional and null fields read as null. */

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { PROVINCES, type Gender } from '../model/index.js';
+import { bizNumFormHint, dashedBizNum, PROVINCES, type Gender } from '../model/index.js';
 import type { Finding } from './issues.js';
 import { fromPointer, type Path } from './positions.js';
 import { didYouMean, suggest } from './suggest.js';
@@ -109,7 +109,14 @@ function fromError(error: ErrorObject): Finding | undefined {
     case 'const':
       return enumFinding(path, error, value);
     case 'pattern':
-      return codeFinding(path, error, value) ?? { path, target: 'value', message: `${describe(value)} ${typeof custom === 'string' ? custom : (error.message ?? 'has the wrong form')}` };
+      return (
+        codeFinding(path, error, value) ?? {
+          path,
+          target: 'value',
+          message: `${describe(value)} ${typeof custom === 'string' ? custom : (error.message ?? 'has the wrong form')}`,
+          ...(path.at(-1) === 'registrationNumber' ? { hint: registrationNumberHint(value) } : {}),
+        }
+      );
     case 'minItems':
       return {
         path,
@@ -209,7 +216,7 @@ function typeFinding(path: Path, expected: string, value: unknown): Finding {
   if ((expected === 'integer' || expected === 'number') && typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) {
     finding.hint = 'write the number without quotes';
   } else if (expected === 'string' && path.at(-1) === 'registrationNumber') {
-    finding.hint = 'write it with its hyphens, as on the certificate: NNN-NN-NNNNN, e.g. 120-81-47521';
+    finding.hint = registrationNumberHint(value);
   } else if (expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) {
     finding.hint = `YAML reads ${String(value)} as a ${typeof value}: quote it, "${String(value)}"`;
   } else if (expected === 'boolean' && typeof value === 'string' && /^(yes|no|on|off|y|n)$/i.test(value)) {
@@ -220,6 +227,12 @@ function typeFinding(path: Path, expected: string, value: unknown): Finding {
     finding.hint = 'give a value, or leave the field out';
   }
   return finding;
+}
+
+/** A registration number of another form: ten bare digits (a number to YAML unless quoted) get their dashed form. */
+function registrationNumberHint(value: unknown): string {
+  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : typeof value === 'string' ? value : '';
+  return dashedBizNum(text) === undefined ? 'write it with its hyphens, as on the certificate: NNN-NN-NNNNN, e.g. 120-81-47521' : bizNumFormHint(text);
 }
 
 function enumFinding(path: Path, error: ErrorObject, value: unknown): Finding {

@@ -470,7 +470,7 @@ describe('validateConfig: rules of the file', () => {
   it('checks the business registration number form', () => {
     const [issue] = issues('adAccountId: 1\nbusiness:\n  registrationNumber: 1208147521\naudiences: []\n');
     expect(issue).toMatchObject({ line: 3, column: 23, message: 'business.registrationNumber: expected text, got 1208147521' });
-    expect(issue?.hint).toBe('write it with its hyphens, as on the certificate: NNN-NN-NNNNN, e.g. 120-81-47521');
+    expect(issue?.hint).toBe('write it with its hyphens: 120-81-47521');
     const [malformed] = issues('adAccountId: 1\nbusiness:\n  registrationNumber: "12-345"\naudiences: []\n');
     expect(malformed?.message).toBe('business.registrationNumber: "12-345" must be a business registration number NNN-NN-NNNNN, e.g. 120-81-47521');
   });

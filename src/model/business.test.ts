@@ -13,7 +13,11 @@ describe('bizNumProblem', () => {
   });
 
   it('refuses other forms, with the separated form as the hint for ten bare digits', () => {
-    expect(bizNumProblem('1208147521')?.hint).toBe('write it with its separators: 120-81-47521');
+    expect(bizNumProblem('1208147521')?.hint).toBe('write it with its hyphens: 120-81-47521');
+    expect(bizNumProblem('1208147522')?.hint).toBe(
+      'with its hyphens it would be 120-81-47522, but it has a wrong check digit (the last digit would be 1); a digit is mistyped: compare the number with the business registration certificate',
+    );
+    expect(bizNumProblem('120-8147521')?.hint).toBe('three, two and five digits with hyphens, e.g. 120-81-47521');
     for (const number of ['120-8147521', '120-81-4752', 'abc-de-fghij', '']) expect(bizNumProblem(number)?.message).toContain('is not a business registration number');
   });
 

@@ -13,11 +13,7 @@ const CHECK_WEIGHTS = [1, 3, 7, 1, 3, 7, 1, 3, 5] as const;
  */
 export function bizNumProblem(bizNum: string): { message: string; hint: string } | undefined {
   if (!BIZNUM_PATTERN.test(bizNum)) {
-    const digits = bizNum.replace(/\D/g, '');
-    const hint = /^\d{10}$/.test(bizNum.trim())
-      ? `write it with its separators: ${digits.slice(0, 3)}-${digits.slice(3, 5)}-${digits.slice(5)}`
-      : 'three, two and five digits with hyphens, e.g. 120-81-47521';
-    return { message: `${JSON.stringify(bizNum)} is not a business registration number of the form XXX-XX-XXXXX`, hint };
+    return { message: `${JSON.stringify(bizNum)} is not a business registration number of the form XXX-XX-XXXXX`, hint: bizNumFormHint(bizNum) };
   }
   const digits = [...bizNum.replaceAll('-', '')].map(Number);
   if (digits.every((digit) => digit === 0)) return { message: `${bizNum} is all zeros, which is no business registration number`, hint: 'copy the number from the business registration certificate' };
@@ -29,6 +25,24 @@ export function bizNumProblem(bizNum: string): { message: string; hint: string }
     };
   }
   return undefined;
+}
+
+/** Ten bare digits, as people often copy a registration number, in the form XXX-XX-XXXXX; anything else: undefined. */
+export function dashedBizNum(bizNum: string): string | undefined {
+  const text = bizNum.trim();
+  return /^\d{10}$/.test(text) ? `${text.slice(0, 3)}-${text.slice(3, 5)}-${text.slice(5)}` : undefined;
+}
+
+/**
+ * The hint for a number not of the form XXX-XX-XXXXX: ten bare digits get their dashed form,
+ * and, if that form cannot exist either, why (so the suggestion is never a number to copy in vain).
+ */
+export function bizNumFormHint(bizNum: string): string {
+  const dashed = dashedBizNum(bizNum);
+  if (dashed === undefined) return 'three, two and five digits with hyphens, e.g. 120-81-47521';
+  const problem = bizNumProblem(dashed);
+  if (problem === undefined) return `write it with its hyphens: ${dashed}`;
+  return `with its hyphens it would be ${dashed}, but it ${problem.message.slice(dashed.length + 1)}; ${problem.hint}`;
 }
 
 function checkDigit(digits: number[]): number {

@@ -113,6 +113,27 @@ describe('audiences validate', () => {
     });
   });
 
+  it('suggests the dashed form of a registration number written as ten bare digits, quoted or not, and says when that form cannot exist either', async () => {
+    const business = (number: string) => `adAccountId: 1234\nbusiness:\n  registrationNumber: ${number}\naudiences: []\n`;
+    const cwd = await workspace({ 'bare.yaml': business('1208147521'), 'quoted.yaml': business('"1208147521"'), 'mistyped.yaml': business('1234567890') });
+    expect(await audiences(cwd, 'validate', 'bare.yaml', 'quoted.yaml', 'mistyped.yaml')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: [
+        'bare.yaml:3:23: business.registrationNumber: expected text, got 1208147521',
+        '  hint: write it with its hyphens: 120-81-47521',
+        'bare.yaml: invalid (1 problem)',
+        'quoted.yaml:3:23: business.registrationNumber: "1208147521" must be a business registration number NNN-NN-NNNNN, e.g. 120-81-47521',
+        '  hint: write it with its hyphens: 120-81-47521',
+        'quoted.yaml: invalid (1 problem)',
+        'mistyped.yaml:3:23: business.registrationNumber: expected text, got 1234567890',
+        '  hint: with its hyphens it would be 123-45-67890, but it has a wrong check digit (the last digit would be 1); a digit is mistyped: compare the number with the business registration certificate',
+        'mistyped.yaml: invalid (1 problem)',
+        '',
+      ].join('\n'),
+    });
+  });
+
   it('prints warnings but exits 0', async () => {
     const result = await audiences(fixtures, 'validate', '-f', 'warning.yaml');
     expect(result.code).toBe(0);
