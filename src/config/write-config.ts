@@ -7,7 +7,7 @@ import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_DECLARED_
  * a *Type left out where its list says it), ids pinned, and a comment per audience with what
  * only the service knows (status, population). Planning the result shows no changes.
  */
-export function renderDesiredFile(options: { adAccountId: number; audiences: LiveAudience[]; schemaRef: string; notes?: string[] }): string {
+export function renderDesiredFile(options: { adAccountId: number; audiences: LiveAudience[]; schemaRef: string | undefined; notes?: string[] }): string {
   const { adAccountId, audiences, schemaRef, notes = [] } = options;
   const doc = new Document({
     adAccountId,
@@ -15,7 +15,7 @@ export function renderDesiredFile(options: { adAccountId: number; audiences: Liv
     audiences: audiences.map((audience) => ({ name: audience.name, id: idInFile(audience.id), ...declaredFields(audience.definition) })),
   });
   doc.commentBefore = [
-    ` yaml-language-server: $schema=${schemaRef}`,
+    ...(schemaRef === undefined ? [] : [` yaml-language-server: $schema=${schemaRef}`]),
     ` Imported from ad account ${adAccountId} (${audiences.length} audience${audiences.length === 1 ? '' : 's'}).`,
     ' prune is off: turn it on once this file is the whole truth of the account.',
     ...notes.map((note) => ` ${note}`),

@@ -1,4 +1,4 @@
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isApiError } from '../api/api-error.js';
 import { isNotFound, type AudienceClient } from '../api/audiences.js';
@@ -7,6 +7,7 @@ import { AUDIENCES_SCHEMA_URL, renderDesiredFile, validateConfig, type ConfigIss
 import { AppError } from '../errors.js';
 import { writeFileAtomically, writeTarget } from './files.js';
 import { confirmGone } from './kinds/audience.js';
+import { schemaReference } from './schema-reference.js';
 import { compareLongs, nameMatcher, visible, type LiveAudience, type LiveAudienceSummary, type Long } from '../model/index.js';
 
 export interface ImportRequest {
@@ -78,7 +79,7 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   }
   const read = answers.filter((audience): audience is LiveAudience => audience !== undefined).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
-  const schemaRef = relative(target ? dirname(target) : cwd, fileURLToPath(AUDIENCES_SCHEMA_URL));
+  const schemaRef = await schemaReference(target ? dirname(target) : cwd, fileURLToPath(AUDIENCES_SCHEMA_URL));
   const render = (audiences: LiveAudience[], left: SkippedAudience[]) => {
     const notes = left.map(({ audience, reason }) => visible(`Not imported: ${JSON.stringify(audience.name)} (id ${audience.id}): ${reason}.`));
     const text = renderDesiredFile({ adAccountId: request.adAccountId, audiences, schemaRef, notes });

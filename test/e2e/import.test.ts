@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { lstat, readFile, stat, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ApiError } from '../../src/api/api-error.js';
@@ -128,6 +128,37 @@ describe('audiences import', () => {
     expect(imported.code).toBe(0);
     await writeFile(join(cwd, 'audiences.yaml'), imported.stdout);
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+  });
+
+  it("names the schema where a teammate's clone has it: in the project's node_modules when its package.json lists the tool, else not at all", async () => {
+    await seedVariedAccount();
+    const installed = 'node_modules/audiences/schemas/audiences.schema.json';
+    const project = await workspace({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      'package.json': JSON.stringify({ name: 'ads', devDependencies: { audiences: 'file:vendor/audiences-0.2.0.tgz' } }),
+      [installed]: '{}',
+      'ads/README.md': 'the shop account\n',
+    });
+    const firstLine = (text: string) => text.slice(0, text.indexOf('\n'));
+    const runs: Array<{ cwd: string; out?: string; ref: string }> = [
+      { cwd: project, out: 'audiences.yaml', ref: installed },
+      { cwd: project, out: 'ads/shop.yaml', ref: `../${installed}` },
+      { cwd: join(project, 'ads'), ref: `../${installed}` },
+    ];
+    for (const { cwd, out, ref } of runs) {
+      const imported = await runInProcess(['import', '--ad-account', '1234', ...(out === undefined ? [] : ['-o', out])], { cwd, env });
+      expect(imported.code).toBe(0);
+      const text = out === undefined ? imported.stdout : await readFile(join(cwd, out), 'utf8');
+      expect(firstLine(text)).toBe(`# yaml-language-server: $schema=${ref}`);
+      expect(join(cwd, dirname(out ?? '.'), ref)).toBe(join(project, installed));
+    }
+    // A clone of the tool elsewhere is no path for a teammate: no line, rather than one that leads out of the project.
+    const unlisted = await workspace({ '.git/HEAD': 'ref: refs/heads/main\n', 'package.json': JSON.stringify({ name: 'ads', devDependencies: { other: '1.0.0' } }) });
+    const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml'], { cwd: unlisted, env });
+    expect(imported.code).toBe(0);
+    const text = await readFile(join(unlisted, 'audiences.yaml'), 'utf8');
+    expect(text).not.toContain('$schema');
+    expect(firstLine(text)).toMatch(/^# Imported from ad account 1234 \(\d+ audiences\)\.$/);
   });
 
   it('imports only the names that match --name', async () => {
