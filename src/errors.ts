@@ -3,19 +3,20 @@
  * optional detail and a hint, and says whose problem it is: the user's input, the remote
  * service, or a bug of ours.
  */
-export type ErrorSource = 'user' | 'remote' | 'internal';
+import type { ErrorCode, ErrorSource, SourceOf } from './error-codes.js';
 
-export interface AppErrorInit {
-  code: string;
-  summary: string;
-  detail?: string;
-  hint?: string;
-  source: ErrorSource;
-  cause?: unknown;
-}
+export type { ErrorCode, ErrorSource } from './error-codes.js';
+
+/**
+ * An error's code and whose problem it is: a pair src/error-codes.ts lists (where docs/errors.md
+ * comes from), so that an unlisted code, or a source the list does not give it, does not compile.
+ */
+export type CodeAndSource = { [C in ErrorCode]: { code: C; source: SourceOf<C> } }[ErrorCode];
+
+export type AppErrorInit = CodeAndSource & { summary: string; detail?: string; hint?: string; cause?: unknown };
 
 export class AppError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly summary: string;
   readonly detail: string | undefined;
   readonly hint: string | undefined;
@@ -36,8 +37,15 @@ export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }
 
+/** The same error (code, source, summary, hint) with another detail: what else is known where it was caught. */
+export function withDetail(error: AppError, detail: string): AppError {
+  // Its code and source were checked as a pair when it was made.
+  const pair = { code: error.code, source: error.source } as CodeAndSource;
+  return new AppError({ ...pair, summary: error.summary, detail, ...(error.hint === undefined ? {} : { hint: error.hint }), cause: error });
+}
+
 /** The code of a request that was never sent because the command was interrupted before its turn. */
-export const NOT_STARTED = 'NOT_STARTED';
+export const NOT_STARTED = 'NOT_STARTED' satisfies ErrorCode;
 
 /** Whether `value` says a request was never sent (see NOT_STARTED): nothing happened, nothing is unknown. */
 export function isNotStarted(value: unknown): boolean {
@@ -48,7 +56,7 @@ export function isNotStarted(value: unknown): boolean {
  * The code of a change whose request may have acted but whose answer was lost, when looking
  * could not settle it either (the list that would tell failed too): neither done nor refused.
  */
-export const OUTCOME_UNKNOWN = 'OUTCOME_UNKNOWN';
+export const OUTCOME_UNKNOWN = 'OUTCOME_UNKNOWN' satisfies ErrorCode;
 
 /** Whether `value` says a change's outcome is unknown (see OUTCOME_UNKNOWN). */
 export function isOutcomeUnknown(value: unknown): boolean {

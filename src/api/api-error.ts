@@ -3,7 +3,7 @@
  * an AppError with source 'remote' that also carries the request, the status and the
  * service's own codes, so callers can branch on them and people can act on the message.
  */
-import { AppError } from '../errors.js';
+import { AppError, type ErrorCode } from '../errors.js';
 import { visible } from '../model/visible.js';
 import { redact } from '../secrets.js';
 import type { ErrorBody, ErrorExtras } from './generated/wire.js';
@@ -81,7 +81,10 @@ const ACCOUNT_DETAIL_HINTS: Readonly<Record<number, string>> = {
   9004: "The service says there is no permission: the user of ADS_ACCESS_TOKEN may not be a member of this ad account (or not in a role that may do this), or the app may lack this API's permission; check the account's members and the app's permissions.",
 };
 
-function errorCode(init: ApiErrorInit): string {
+/** The codes of the service's errors: the remote side's, as the list says of each. */
+type ApiErrorCode = Extract<ErrorCode, `API_${string}`>;
+
+function errorCode(init: ApiErrorInit): ApiErrorCode {
   switch (init.kind) {
     case 'network':
       return 'API_UNREACHABLE';

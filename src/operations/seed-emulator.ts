@@ -1,6 +1,6 @@
 import type { AudienceClient } from '../api/audiences.js';
 import type { EmulatorControl } from '../emulator/control.js';
-import { AppError } from '../errors.js';
+import { AppError, withDetail } from '../errors.js';
 import { quoted, type Long } from '../model/index.js';
 import { readValidDesiredStates } from './plan.js';
 
@@ -78,12 +78,5 @@ function notesOf(desired: { audiences: Array<{ id?: Long }>; images?: unknown; b
 function halfway(error: unknown, seeded: SeededAccount[]): unknown {
   const made = seeded.flatMap((account) => account.audiences.map((audience) => `${quoted(audience.name)} (id ${audience.id})`));
   if (!(error instanceof AppError) || made.length === 0) return error;
-  return new AppError({
-    code: error.code,
-    source: error.source,
-    summary: error.summary,
-    detail: [error.detail, `seeded before it, and kept: ${made.join(', ')}`].filter(Boolean).join('\n'),
-    ...(error.hint === undefined ? {} : { hint: error.hint }),
-    cause: error,
-  });
+  return withDetail(error, [error.detail, `seeded before it, and kept: ${made.join(', ')}`].filter(Boolean).join('\n'));
 }

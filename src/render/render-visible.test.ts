@@ -70,7 +70,7 @@ describe('every renderer prints untrusted text visibly', () => {
   });
 
   it('errors, whatever the service said', () => {
-    const text = renderError(new AppError({ code: 'API_ERROR', source: 'remote', summary: `the service said: ${HOSTILE}`, detail: `first\nsecond ${HOSTILE}` }), false);
+    const text = renderError(new AppError({ code: 'API_REJECTED', source: 'remote', summary: `the service said: ${HOSTILE}`, detail: `first\nsecond ${HOSTILE}` }), false);
     expect(lines(text).filter((line) => ACTING.test(line))).toEqual([]);
     // The detail's line breaks stay line breaks (a detail is several lines), each indented under the error.
     expect(
@@ -78,6 +78,6 @@ describe('every renderer prints untrusted text visibly', () => {
         .slice(1, -1)
         .every((line) => line.startsWith('  ')),
     ).toBe(true);
-    expect(lines(text)[0]).toBe('error[API_ERROR]: the service said: spring\\r\\u001b[32mok\\u001b[0m\\u0007\\u009b\\u202eevil\\n```');
+    expect(lines(text)[0]).toBe('error[API_REJECTED]: the service said: spring\\r\\u001b[32mok\\u001b[0m\\u0007\\u009b\\u202eevil\\n```');
   });
 });
