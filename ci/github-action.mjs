@@ -73,8 +73,11 @@ async function plan() {
     console.log(`Not a pull request (${env.GITHUB_EVENT_NAME}): the plan is in the job summary only.`);
   }
 
-  if (pull && (run.code === 0 || run.code === 2) && (await exists(planFile))) {
-    await writeManifest(planDir, { field: 'pullRequest', number: pull.number, named: `#${pull.number}`, headSha: commit ?? null }, { files, cwd });
+  if (pull) {
+    const request = /** @type {const} */ ({ field: 'pullRequest', number: pull.number, named: `#${pull.number}`, headSha: commit ?? null });
+    const saved = (run.code === 0 || run.code === 2) && (await exists(planFile));
+    if (!saved) await rm(planFile, { force: true });
+    await writeManifest(planDir, request, { files, cwd }, saved ? undefined : `exit code ${run.code}: the error is in the pull request's comment`);
     output('plan-dir', planDir);
   }
   if (run.code !== 0 && run.code !== 2) {
@@ -228,10 +231,13 @@ async function reviewedPlan() {
   }
   const planBytes = download.files.get(PLAN_FILE);
   const manifestBytes = download.files.get(MANIFEST_FILE);
-  if (!planBytes || !manifestBytes) throw new StepError(`The artifact ${name} holds no ${PLAN_FILE} and ${MANIFEST_FILE}: it was not saved by this Action's plan. ${wayOut}`);
+  const notSaved = `The artifact ${name} holds no ${PLAN_FILE} and ${MANIFEST_FILE}: it was not saved by this Action's plan. ${wayOut}`;
+  if (!manifestBytes) throw new StepError(notSaved);
   const request = /** @type {const} */ ({ field: 'pullRequest', number: pull.number, named: `#${pull.number}`, headSha: pull.head.sha });
+  // First: the manifest of a plan that failed holds no plan, and says why none applies.
   const problem = await manifestProblem(manifestBytes, request, { files, cwd });
   if (problem) throw new StepError(`The saved plan of #${pull.number} (artifact ${download.artifact.id}) is not applied: ${problem} ${wayOut}`);
+  if (!planBytes) throw new StepError(notSaved);
   const dir = join(temp, 'audiences-reviewed');
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });

@@ -354,7 +354,7 @@ export const PLAN_PROBLEMS = {
   BASE_NOT_PLANNED: {
     severity: 'warning',
     means:
-      "The file at the `--base` ref cannot be compared with (not valid there, of another ad account, not a file, too large or unreadable by git): no change is marked as made outside the tool, and the mass-delete guard is the file's own.",
+      "The file at the `--base` ref cannot be compared with (not valid there, of another ad account, not a file, too large or unreadable by git): no change is marked as made outside the tool, and the mass-delete guard is the stricter of the file's and the default.",
     todo: "Each change is shown as the change's own: check in the ad manager whether any reverts a change made there.",
   },
   CAMPAIGN_RULE: {

@@ -19,13 +19,23 @@ export const MANIFEST_FILE = 'audiences.plan.manifest.json';
  */
 
 /**
- * Writes the manifest of a saved plan into its folder.
+ * Writes the manifest of a saved plan into its folder; with `refused`, the manifest of a plan
+ * that failed, saved without a plan so that it replaces what an earlier run of the same commit
+ * saved: the newest plan of a request is the one reviewed, even when it failed (a permission such
+ * as a mass delete's, withdrawn since, must not let the earlier plan through).
  * @param {string} dir
  * @param {Request} request
  * @param {{ files: string[], cwd: string }} planned the files planned, relative to cwd
+ * @param {string} [refused] why the plan failed
  */
-export async function writeManifest(dir, request, { files, cwd }) {
-  const manifest = { formatVersion: 1, [request.field]: request.number, headSha: request.headSha, files: await hashFiles(files, cwd) };
+export async function writeManifest(dir, request, { files, cwd }, refused) {
+  const manifest = {
+    formatVersion: 1,
+    [request.field]: request.number,
+    headSha: request.headSha,
+    files: await hashFiles(files, cwd),
+    ...(refused === undefined ? {} : { refused }),
+  };
   await writeFile(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
@@ -45,6 +55,7 @@ export async function manifestProblem(text, request, { files, cwd }) {
     return `its ${MANIFEST_FILE} is not JSON: it was not written by this tool's plan job.`;
   }
   if (manifest?.formatVersion !== 1) return `its ${MANIFEST_FILE} is of format ${JSON.stringify(manifest?.formatVersion)}, which this apply does not read.`;
+  if (manifest.refused !== undefined) return `the newest plan of ${request.named} failed (${String(manifest.refused)}), so no plan of it was reviewed as it is merged.`;
   if (manifest[request.field] !== request.number || manifest.headSha !== request.headSha) {
     const kind = request.field === 'pullRequest' ? 'pull request' : 'merge request';
     const made = `${kind} ${JSON.stringify(manifest[request.field])} at commit ${String(manifest.headSha).slice(0, 12)}`;

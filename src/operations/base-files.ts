@@ -8,12 +8,12 @@ import type { PlanBase } from '../plan/index.js';
 /**
  * Each desired-state file as it was at a git ref (`plan --base REF`), as the plan compares it
  * (see PlanBase): read with git from the file's own repository (run in its folder), never from
- * the working tree. A file the ref does not hold has no base (everything it plans is the
- * change's own); one that is not valid there, or describes another ad account, is compared with
+ * the working tree. A file the ref does not hold is `absent` there (everything it plans is the
+ * change's own, under the default mass-delete guard at least); one that is not valid there, or describes another ad account, is compared with
  * nothing, and the plan says why. A ref the repository lacks, or a file in no repository, is
  * the user's error: a drift label that cannot be computed must not pass for "no drift".
  */
-export async function readBases(files: Array<{ file: string; desired: DesiredState }>, ref: string, cwd: string): Promise<Array<PlanBase | undefined>> {
+export async function readBases(files: Array<{ file: string; desired: DesiredState }>, ref: string, cwd: string): Promise<PlanBase[]> {
   const commits = new Map<string, Promise<string>>();
   return Promise.all(
     files.map(async ({ file, desired }) => {
@@ -21,7 +21,7 @@ export async function readBases(files: Array<{ file: string; desired: DesiredSta
       const commit = commits.get(dir) ?? resolveRef(dir, ref, file);
       commits.set(dir, commit);
       const bytes = await readAt(dir, await commit, basename(file));
-      if (bytes === undefined) return undefined;
+      if (bytes === undefined) return { ref, absent: true };
       if ('problem' in bytes) return { ref, problem: bytes.problem };
       const result = desiredStateOfBytes(bytes, file);
       if (!result.ok) {

@@ -1,5 +1,5 @@
 import type { AudienceClient } from '../api/audiences.js';
-import type { EmulatorControl } from '../emulator/control.js';
+import type { EmulatorControl } from './emulator-control.js';
 import { AppError, withDetail } from '../errors.js';
 import { quoted, type Long } from '../model/index.js';
 import { readValidDesiredStates } from './plan.js';

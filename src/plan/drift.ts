@@ -43,7 +43,7 @@ export function comparedBase(base: DesiredState, desired: DesiredState): Desired
 export function baseNotPlanned(base: Extract<PlanBase, { problem: string }>): PlanProblem {
   return {
     code: 'BASE_NOT_PLANNED',
-    message: `the file at ${base.ref} cannot be compared with: ${base.problem}; no change is marked as made outside the tool, and the mass-delete guard is the file's own`,
+    message: `the file at ${base.ref} cannot be compared with: ${base.problem}; no change is marked as made outside the tool, and the mass-delete guard is the stricter of the file's and the default`,
     hint: "each change is shown as this change's own: check in the ad manager whether any reverts a change made there",
   };
 }

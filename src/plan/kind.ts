@@ -12,9 +12,11 @@ export interface PlanOptions {
  * The file at the base of the change under review: planned against the same live state, so that
  * a change it makes too is marked as reverting a change made outside the tool, and its
  * mass-delete guard is the floor of the file's. `problem`: it could not be planned (not valid,
- * another ad account), which the plan says.
+ * another ad account), which the plan says. `absent`: the ref holds no such file (a new file,
+ * or one renamed), so every change is the change's own. Without a file at the base to compare
+ * with, the default guard is the floor: a change cannot loosen its guard by moving the file.
  */
-export type PlanBase = { ref: string; desired: DesiredState } | { ref: string; problem: string };
+export type PlanBase = { ref: string; desired: DesiredState } | { ref: string; problem: string } | { ref: string; absent: true };
 
 /** What each kind plans from: both states, the audiences' identities, and the changes of the kinds planned before it. */
 export interface PlanInput {

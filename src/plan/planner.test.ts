@@ -231,7 +231,7 @@ describe('planAccount: drift, against a base', () => {
     const plan = planAccount(desiredState([desiredAudience({ name: 'a' })]), live, { ...options, base: { ref: 'v1', problem: 'it describes ad account 99 there, not 1234' } });
     expect(plan.changes.map((change) => 'drift' in change)).toEqual([false]);
     expect(plan.warnings.map((warning) => warning.message)).toEqual([
-      "the file at v1 cannot be compared with: it describes ad account 99 there, not 1234; no change is marked as made outside the tool, and the mass-delete guard is the file's own",
+      "the file at v1 cannot be compared with: it describes ad account 99 there, not 1234; no change is marked as made outside the tool, and the mass-delete guard is the stricter of the file's and the default",
     ]);
   });
 });

@@ -21,19 +21,22 @@ export interface MassDeleteGuard {
  * The mass-delete guard of a file: its own, or with a base, the stricter of the base's and its
  * own in each part (the smaller share, the smaller minimum). A change cannot loosen the guard it
  * is itself checked by: a file raising `massDelete` in the change that deletes everything would
- * otherwise pass with no word. The loosened guard takes effect once the change is merged.
+ * otherwise pass with no word. The loosened guard takes effect once the change is merged. A base
+ * without a usable file (none of that name at the ref, or one that cannot be planned) sets the
+ * default guard as the floor, so renaming or breaking the file in the change cannot loosen it either.
  */
 export function massDeleteGuard(desired: DesiredState, base: PlanBase | undefined): MassDeleteGuard {
   const own = thresholdOf(desired);
-  if (!base || !('desired' in base)) return { threshold: own };
-  const floor = thresholdOf(base.desired);
+  if (!base) return { threshold: own };
+  const floor = 'desired' in base ? thresholdOf(base.desired) : DEFAULT_MASS_DELETE;
+  const atBase = 'desired' in base ? guardText(floor) : `${'absent' in base ? 'no file of this name' : 'no file it can plan'}, so the default, ${guardText(floor)}`;
   const threshold = { ratio: Math.min(own.ratio, floor.ratio), minManaged: Math.min(own.minManaged, floor.minManaged) };
   if (threshold.ratio === own.ratio && threshold.minManaged === own.minManaged) return { threshold };
   return {
     threshold,
     loosened: {
       code: 'MASS_DELETE_LOOSENED',
-      message: `the file loosens the mass-delete guard (massDelete ${guardText(own)}; at ${base.ref}, ${guardText(floor)}): until the change is merged, the stricter of the two holds, ${guardText(threshold)}`,
+      message: `the file loosens the mass-delete guard (massDelete ${guardText(own)}; at ${base.ref}, ${atBase}): until the change is merged, the stricter of the two holds, ${guardText(threshold)}`,
       hint: 'the loosened guard applies once this change is merged; if this change itself must delete more, allow it for one run (--allow-mass-delete)',
     },
   };

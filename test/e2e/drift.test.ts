@@ -237,6 +237,31 @@ describe('plan --base: a change cannot loosen the guard it is checked by', () =>
     expect(allowed.stdout).toContain('- :warning: warning\\[MASS\\_DELETE\\_LOOSENED\\]: the file loosens the mass-delete guard');
   });
 
+  it('holds a file renamed in the change, or not valid at the base, to the default guard: moving the file cannot loosen it', async () => {
+    const cwd = await repository({ 'audiences.yaml': fileOf(names) });
+    expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
+    git(cwd, 'mv', 'audiences.yaml', 'team.yaml');
+    await commitChange(cwd, { 'team.yaml': fileOf(names.slice(0, 3), 'massDelete: { percent: 100 }\n') });
+
+    const renamed = await runCli(['plan', '-f', 'team.yaml', '--base', 'main'], { cwd, env });
+    expect(renamed.code).toBe(1);
+    expect(renamed.stdout).toContain('error[MASS_DELETE]: the plan deletes 7 of the 10 managed audiences (70%), more than the 30% allowed');
+    expect(renamed.stdout).toContain(
+      'warning[MASS_DELETE_LOOSENED]: the file loosens the mass-delete guard (massDelete percent 100, minimum 10; at main, no file of this name, so the default, percent 30, minimum 10)',
+    );
+
+    // The file at main broken, and repaired in the change that loosens the guard.
+    git(cwd, 'checkout', '--quiet', 'main');
+    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\naudiences:\n  - { name: x, type: DISPLAYS }\n');
+    git(cwd, 'commit', '--quiet', '-am', 'a file not valid');
+    git(cwd, 'checkout', '--quiet', '-b', 'repair');
+    await writeFile(join(cwd, 'audiences.yaml'), fileOf(names.slice(0, 3), 'massDelete: { percent: 100 }\n'));
+    const repaired = await runCli(['plan', '--base', 'main'], { cwd, env });
+    expect(repaired.code).toBe(1);
+    expect(repaired.stdout).toContain('at main, no file it can plan, so the default, percent 30, minimum 10');
+    expect(repaired.stdout).toContain('the mass-delete guard is the stricter of the file');
+  });
+
   it('takes the stricter of each part, and says nothing of a file that tightens the guard', async () => {
     const cwd = await repository({ 'audiences.yaml': fileOf(names, 'massDelete: { percent: 50, minimum: 10 }\n') });
     expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);

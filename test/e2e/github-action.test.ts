@@ -291,7 +291,13 @@ describe('the GitHub Action', () => {
     const failed = await step('plan', { event: pullRequest('c'.repeat(40)), env: { ADS_ACCESS_TOKEN: 'expired-token' } });
     expect(failed.code).toBe(1);
     expect(failed.outputs).toMatchObject({ exitcode: '1' });
-    expect(failed.outputs['plan-dir']).toBeUndefined();
+    // Its artifact holds no plan, only a manifest saying the plan failed: it replaces what an earlier run of the commit saved.
+    expect(await readdir(failed.outputs['plan-dir']!)).toEqual(['audiences.plan.manifest.json']);
+    expect(JSON.parse(await readFile(join(failed.outputs['plan-dir']!, 'audiences.plan.manifest.json'), 'utf8'))).toMatchObject({
+      pullRequest: 7,
+      headSha: 'c'.repeat(40),
+      refused: "exit code 1: the error is in the pull request's comment",
+    });
     expect(failed.log).toContain('::error::The plan failed');
     expect(writes(api.requests).map((request) => `${request.method} ${request.path}`)).toEqual([`PATCH /repos/${REPO}/issues/comments/${ours.id}`]);
     expect(ours.body.split('\n')[0]).toBe(MARKER);
@@ -447,6 +453,30 @@ describe('the GitHub Action', () => {
     expect(allowed.outputs).toMatchObject({ exitcode: '2' });
     expect(ours()).not.toContain('error\\[MASS\\_DELETE\\]');
     expect(ours()).toContain('#### Changed outside the tool');
+
+    // The label taken off: planned again, refused. The merge then applies nothing, although an
+    // earlier run of the same commit saved the plan it allowed.
+    const withdrawn = await step('plan', { event, cwd: shallow });
+    expect(withdrawn.code).toBe(1);
+    const repository = { id: REPO_ID, full_name: REPO };
+    github.upload({ id: 701, name: 'audiences-plan-7', created_at: '2026-02-01T00:00:01Z', zip: await artifactZip(allowed.outputs['plan-dir']!) }, planRun(9701, head, { head_branch: 'prune-most' }));
+    const refusedManifest = await readFile(join(withdrawn.outputs['plan-dir']!, 'audiences.plan.manifest.json'));
+    github.upload(
+      { id: 702, name: 'audiences-plan-7', created_at: '2026-02-01T00:00:02Z', zip: await zip({ 'audiences.plan.manifest.json': refusedManifest }) },
+      planRun(9702, head, { head_branch: 'prune-most' }),
+    );
+    await git(work, 'checkout', '--quiet', 'main');
+    await git(work, 'merge', '--quiet', '--no-ff', '-m', 'Merge pull request #7', 'prune-most');
+    await git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
+    const merged = await git(work, 'rev-parse', 'HEAD');
+    github.pulls.set(merged, [
+      { number: 7, merged_at: '2026-02-01T00:01:00Z', merge_commit_sha: merged, head: { sha: head, ref: 'prune-most', repo: repository }, base: { ref: 'main', repo: repository } },
+    ]);
+    const before = (await state()).audiences.length;
+    const applied = await step('apply', { sha: merged });
+    expect(applied.code).toBe(1);
+    expect(applied.log).toContain("::error::The saved plan of #7 (artifact 702) is not applied: the newest plan of #7 failed (exit code 1: the error is in the pull request's comment)");
+    expect((await state()).audiences.length).toBe(before);
 
     // A base that cannot be fetched fails the plan, saying why: without it the base's guard would be lost.
     const lost = await step('plan', { event: { pull_request: { number: 7, head: { sha: head }, base: { sha: 'f'.repeat(40) } } }, cwd: shallow });

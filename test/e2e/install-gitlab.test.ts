@@ -408,8 +408,10 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     const kept = ['seoul-women-20s', 'vip-retargeting'];
     const [top = '', audiences = ''] = (await readFile(file, 'utf8')).split(/^audiences:\n/m);
     const entries = audiences.split(/(?=^ {2}- name: )/m).filter((entry) => kept.some((name) => entry.startsWith(`  - name: ${name}\n`)));
-    // The guard applies to this small account too (the default minimum is 10 audiences).
-    await writeFile(file, `${top}massDelete: { minimum: 0 }\naudiences:\n${entries.join('')}`);
+    // The guard applies to this small account too (minimum 0; the default is 10 audiences), and
+    // the same change loosens its share to 100%: the base's 30% holds.
+    const withGuard = (guard: string) => `${top}massDelete: ${guard}\naudiences:\n${entries.join('')}`;
+    await writeFile(file, withGuard('{ percent: 100, minimum: 0 }'));
     await git(team, 'commit', '--quiet', '-am', 'Keep two audiences');
     const plan = (labels: string) => planMergeRequest(base, labels);
     const note = () => notes.at(-1)!.body;
@@ -417,6 +419,7 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     const refused = await plan('');
     expect(refused.code).not.toBe(0);
     expect(note()).toContain('error\\[MASS\\_DELETE\\]: the plan deletes 3 of the 4 managed audiences (75%), more than the 30% allowed');
+    expect(note()).toContain('warning\\[MASS\\_DELETE\\_LOOSENED\\]: the file loosens the mass-delete guard (massDelete percent 100, minimum 0');
     const [own = '', outsideTool = ''] = note().split('#### Changed outside the tool\n');
     expect(outsideTool).toMatch(/^\nThe files at [0-9a-f]{40} would make this change too: it undoes a change made outside the tool/);
     expect(outsideTool).toContain('| `+` | create audience "vip-retargeting" |');
@@ -424,10 +427,12 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
 
     const labelled = await plan('reviewed,audiences-allow-mass-delete');
     expect(labelled.code, labelled.stdout + labelled.stderr).toBe(0);
-    expect(note()).not.toContain('MASS\\_DELETE');
+    expect(note()).not.toContain('error\\[MASS\\_DELETE\\]');
     expect(note()).toContain('#### Changed outside the tool');
 
-    // Applied by hand, planned again: refused by the guard unless the run allows it.
+    // Applied by hand, planned again (the guard back at 30%): refused unless the run allows it.
+    await writeFile(file, withGuard('{ minimum: 0 }'));
+    await git(team, 'commit', '--quiet', '-am', 'The guard as it was');
     const head = await git(team, 'rev-parse', 'HEAD');
     const guarded = await apply({ CI_COMMIT_SHA: head, AUDIENCES_APPLY_MODE: 'replan' });
     expect(guarded.code).toBe(1);

@@ -23,7 +23,7 @@ import { temporaryDir } from '../helpers/temporary.js';
 
 /**
  * Golden scenarios: `audiences.yaml` (the desired file), `live.json` (the account as the
-* service answers: single-read bodies and ad-group lists) and optionally `options.json`,
+ * service answers: single-read bodies and ad-group lists) and optionally `options.json`,
  * `base.yaml` (the file at the base `main`, as `plan --base main` reads it), `business.json`
  * (the business lookup's answer) and `images.json` (the lock and the image files beside the
  * desired file); the expected `plan.json`, `plan.txt`, `plan.md` and

@@ -176,7 +176,7 @@ async function seed(files: string[], emulator: RunningEmulator, paths: ReturnTyp
   const [{ seedEmulator }, { createServices }, { emulatorControl }] = await Promise.all([
     import('../../operations/seed-emulator.js'),
     import('../../api/services.js'),
-    import('../../emulator/control.js'),
+    import('../../operations/emulator-control.js'),
   ]);
   const endpoints = { apiUrl: emulator.url, companyUrl: undefined, imageUrl: undefined, accessToken: emulator.accessToken, appKey: undefined, ...paths };
   const services = createServices(endpoints, { concurrency: 8, verbose: args['verbose'] === true, log: (line) => io.stderr(`${line}\n`) });
