@@ -5,7 +5,7 @@ export interface SyntaxProblem {
   offset: number;
   message: string;
   hint: string;
-  /** An unclosed bracket or quote: what yaml reports after where it stopped follows from it. */
+  /** An unclosed bracket or quote, or a key indented into the value above: what yaml reports after it follows from it. */
   unclosed?: true;
 }
 
@@ -20,6 +20,7 @@ export function syntaxProblem(error: YAMLError, text: string): SyntaxProblem {
   const unclosedFlow = /^Flow (sequence|map) (?:in block collection )?must (?:be sufficiently indented and )?end with an? ([\]}])/.exec(error.message);
   if (unclosedFlow) return flowProblem(text, offset, unclosedFlow[1] === 'map' ? 'map' : 'list');
   if (/^Missing closing ["']quote/.test(error.message)) return quoteProblem(text, offset);
+  if (/^Nested mappings are not allowed in compact mappings/.test(error.message)) return deeperKeyProblem(text, offset);
   const message = yamlMessage(error, text);
   const hint = MESSAGE_HINTS.find(([pattern]) => pattern.test(error.message))?.[1] ?? CODE_HINTS[error.code] ?? 'check the indentation and the quotes here and on the lines before';
   return { offset, message, hint };
@@ -82,6 +83,26 @@ function flowProblem(text: string, offset: number, noun: 'list' | 'map'): Syntax
     offset: start ?? offset,
     message: `YAML: the ${noun} opened with "${open}"${start === undefined ? ' before here' : ''} is not closed with "${close}"`,
     hint: `end the ${noun} with "${close}"; a ${noun} written across lines also keeps each line indented deeper than its key`,
+    unclosed: true,
+  };
+}
+
+/**
+ * A key indented deeper than the key above it (`- name: a` then `     type: …`): yaml reads it
+ * as going on with that key's value and stops at the value. Said at the key, which is what moved;
+ * yaml says the same of a value that holds ": " on its own line (`name: a: b`), said as that.
+ */
+function deeperKeyProblem(text: string, offset: number): SyntaxProblem {
+  const lineEnd = text.indexOf('\n', offset);
+  const rest = text.slice(offset, lineEnd === -1 ? undefined : lineEnd);
+  if (/:(\s|$)/.test(rest)) {
+    return { offset, message: 'YAML: this value holds ": ", which starts a map inside it', hint: 'quote the value ("…") to keep ": " in it', unclosed: true };
+  }
+  const next = lineEnd === -1 ? -1 : text.slice(lineEnd + 1).search(/\S/);
+  return {
+    offset: next === -1 ? offset : lineEnd + 1 + next,
+    message: 'YAML: this key is indented deeper than the key above it, so it reads as part of that value',
+    hint: 'line it up with the keys above it (the keys of one map start in the same column)',
     unclosed: true,
   };
 }

@@ -113,6 +113,26 @@ describe('audiences validate', () => {
     });
   });
 
+  it('says a key indented deeper than the one above it at that key, once, and a value holding ": " as that', async () => {
+    const cwd = await workspace({
+      'deeper.yaml': 'adAccountId: 1234\naudiences:\n  - name: a\n     type: DISPLAY\n',
+      'colon.yaml': 'adAccountId: 1234\naudiences:\n  - name: spring: sale\n    type: DISPLAY\n',
+    });
+    expect(await audiences(cwd, 'validate', 'deeper.yaml', 'colon.yaml')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: [
+        'deeper.yaml:4:6: YAML: this key is indented deeper than the key above it, so it reads as part of that value',
+        '  hint: line it up with the keys above it (the keys of one map start in the same column)',
+        'deeper.yaml: invalid (1 problem)',
+        'colon.yaml:3:11: YAML: this value holds ": ", which starts a map inside it',
+        '  hint: quote the value ("…") to keep ": " in it',
+        'colon.yaml: invalid (1 problem)',
+        '',
+      ].join('\n'),
+    });
+  });
+
   it('suggests the dashed form of a registration number written as ten bare digits, quoted or not, and says when that form cannot exist either', async () => {
     const business = (number: string) => `adAccountId: 1234\nbusiness:\n  registrationNumber: ${number}\naudiences: []\n`;
     const cwd = await workspace({ 'bare.yaml': business('1208147521'), 'quoted.yaml': business('"1208147521"'), 'mistyped.yaml': business('1234567890') });
