@@ -56,7 +56,14 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'test/golden/**/*.test.ts', 'test/comments/**/*.test.ts', 'test/property/planner.property.test.ts', 'test/property/plain-yaml.property.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'test/architecture/**/*.test.ts',
+            'test/golden/**/*.test.ts',
+            'test/comments/**/*.test.ts',
+            'test/property/planner.property.test.ts',
+            'test/property/plain-yaml.property.test.ts',
+          ],
           exclude: loopback,
         },
       },

@@ -2,7 +2,7 @@ import type { AudienceClient } from '../api/audiences.js';
 import type { Long } from '../model/index.js';
 import type { ImageClient } from '../api/imagegen.js';
 import type { Change, ChangeResult, Plan } from '../plan/index.js';
-import type { ImageStore } from './kinds/image.js';
+import type { ImageStore } from './kinds/image-store.js';
 
 /**
  * The ids of the account's audiences, from a list made after this apply's last audience

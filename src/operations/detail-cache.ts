@@ -6,7 +6,7 @@ import { CODE_SET_FIELDS, DEFINITION_FIELDS, REGION_FIELDS, SCALAR_FIELDS, type 
 import { EMULATOR_STATE_FILE, type Connection } from './connection.js';
 import { fileWriteError } from './file-errors.js';
 import { writeFileAtomically } from './files.js';
-import type { AccountReader } from './plan.js';
+import type { AccountReader } from './account-reader.js';
 
 /** Whose reads a cache file holds: the audience service's address and the ad account. */
 export interface CacheKey {

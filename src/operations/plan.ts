@@ -1,6 +1,7 @@
 import type { ConfigIssue } from '../config/index.js';
 import { ConfigError } from '../config/index.js';
-import type { AdGroupLink, DesiredState, LiveAudience, LiveAudienceSummary, LiveState, Long } from '../model/index.js';
+import type { DesiredState, LiveState } from '../model/index.js';
+import type { AccountReader } from './account-reader.js';
 import { planAccount, type Plan, type PlanOptions } from '../plan/index.js';
 import { readBases } from './base-files.js';
 import { cachedReader } from './detail-cache.js';
@@ -8,12 +9,7 @@ import { OPERATION_KINDS } from './kinds/index.js';
 import type { BusinessLookup, KindOperations, ReadContext } from './kinds/kind.js';
 import { validateFiles } from './validate.js';
 
-/** What planning reads of an ad account: the list, single reads and ad-group lists. */
-export interface AccountReader {
-  list(): Promise<LiveAudienceSummary[]>;
-  read(id: Long): Promise<LiveAudience>;
-  adGroups(id: Long): Promise<AdGroupLink[]>;
-}
+export type { AccountReader } from './account-reader.js';
 
 export interface PlannedAccount {
   file: string;

@@ -1,4 +1,4 @@
-import type { AccountReader } from './plan.js';
+import type { AccountReader } from './account-reader.js';
 import { AppError } from '../errors.js';
 import type { LiveAudienceSummary } from '../model/index.js';
 import { staleReasons, type CurrentState, type Plan } from '../plan/index.js';

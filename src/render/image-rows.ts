@@ -1,6 +1,6 @@
 import { IMAGE_INPUT_FIELDS, IMAGE_PARAM_FIELDS, type JsonValue, type RecordedInput } from '../model/index.js';
 import type { ImageGenerate, ImageGenerateReason, ImageMove, ImageRemove } from '../plan/index.js';
-import type { Block, Line } from './rows.js';
+import type { Block, Line } from './block.js';
 import { quoted } from '../model/index.js';
 
 const REASONS: Readonly<Record<ImageGenerateReason, string>> = {

@@ -1,6 +1,7 @@
 import type { Plan } from '../plan/index.js';
 import { businessLine } from './business.js';
-import { buildSections, leadLine, serviceCheckItems, SERVICE_CHECKS_NOTE, type Block, type Line, type Mark } from './rows.js';
+import type { Block, Line, Mark } from './block.js';
+import { buildSections, leadLine, serviceCheckItems, SERVICE_CHECKS_NOTE } from './rows.js';
 import type { Style } from './style.js';
 import { visible } from '../model/index.js';
 import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';

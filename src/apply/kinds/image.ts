@@ -2,9 +2,12 @@ import { createHash } from 'node:crypto';
 import type { InpaintingRequest, TextToImageRequest, VariationsRequest } from '../../api/generated/wire.js';
 import type { ImageClient } from '../../api/imagegen.js';
 import { causeOf, identify, NOT_STARTED, unmade } from '../results.js';
-import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest, type LockedImage, type LockedOutput } from '../../model/index.js';
+import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest } from '../../model/index.js';
 import type { Change, ChangeResult, ImageGenerate, ImageMove, ImageRemove } from '../../plan/index.js';
 import type { ApplyKind, ApplyProgress } from '../kind.js';
+import type { ImageStore } from './image-store.js';
+
+export type { ImageStore } from './image-store.js';
 
 const NO_IMAGE_SERVICE = 'image generation is not available here';
 
@@ -34,20 +37,6 @@ export const imageKind: ApplyKind = {
   },
   verify: async () => [],
 };
-
-/** The files and the lock of one project folder; every path is relative to it (and checked by the store). */
-export interface ImageStore {
-  read(path: string): Promise<Uint8Array>;
-  /** Writes each file atomically (a reader never sees half a file). */
-  write(files: Array<{ path: string; bytes: Uint8Array }>): Promise<void>;
-  /**
-   * Deletes the files, each only if it is still as the plan saw it (in the project, no link,
-   * the recorded bytes; one already gone is fine): otherwise none, and the answer says why.
-   */
-  remove(files: LockedOutput[]): Promise<string | undefined>;
-  /** Records one image's lock entry, or removes it (null); called after each success. */
-  record(name: string, entry: LockedImage | null): Promise<void>;
-}
 
 /**
  * Moves, generates and removes images: moves first (an image made from a moved one reads it

@@ -3,7 +3,7 @@ import { isNotFound } from '../../api/audiences.js';
 import { startInTurns } from '../../api/in-turns.js';
 import type { AdGroupLink, DesiredState, LiveAudienceSummary, LiveState, Long } from '../../model/index.js';
 import { neededReadsOfAll, rereadIds } from '../../plan/index.js';
-import type { AccountReader } from '../plan.js';
+import type { AccountReader } from '../account-reader.js';
 import type { KindOperations } from './kind.js';
 
 /**

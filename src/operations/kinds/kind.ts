@@ -2,7 +2,7 @@ import type { ImageClient } from '../../api/imagegen.js';
 import type { ApplyServices } from '../../apply/kind.js';
 import type { Company, DesiredState, LiveAudienceSummary, LiveState } from '../../model/index.js';
 import type { CurrentState, Plan } from '../../plan/index.js';
-import type { AccountReader } from '../plan.js';
+import type { AccountReader } from '../account-reader.js';
 
 /** The business lookup (the business-information API). */
 export interface BusinessLookup {
