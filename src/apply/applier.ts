@@ -2,7 +2,7 @@ import type { AudienceClient } from '../api/audiences.js';
 import type { Long } from '../model/index.js';
 import type { ApplyResult, Change, ChangeResult, Plan } from '../plan/index.js';
 import type { ApplyProgress, ApplyServices, DoneChange, ListedAfterWrites } from './kind.js';
-import { APPLY_KINDS } from './kinds/index.js';
+import { APPLY_KINDS_IN_ORDER } from './kinds/index.js';
 import { identify, notStarted } from './results.js';
 
 /**
@@ -17,7 +17,7 @@ import { identify, notStarted } from './results.js';
 export async function applyPlan(plan: Plan, services: ApplyServices, progress: Partial<ApplyProgress> = {}, signal: AbortSignal = new AbortController().signal): Promise<ApplyResult> {
   const results = new Map<Change, ChangeResult>();
   const told: ApplyProgress = { started: () => undefined, finished: () => undefined, followingUp: () => undefined, ...progress };
-  for (const kind of APPLY_KINDS) {
+  for (const kind of APPLY_KINDS_IN_ORDER) {
     const changes = plan.changes.filter((change) => change.kind === kind.kind);
     if (changes.length === 0) continue;
     if (signal.aborted) {
@@ -62,7 +62,7 @@ export async function verifyApplied(plan: Plan, result: ApplyResult, audiences: 
   let listed: Promise<ReadonlySet<Long>> | undefined = kept === undefined ? undefined : Promise.resolve(kept);
   const present = () => (listed ??= audiences.list().then((summaries) => new Set(summaries.map((summary) => summary.id))));
   const remaining: string[] = [];
-  for (const kind of APPLY_KINDS) {
+  for (const kind of APPLY_KINDS_IN_ORDER) {
     const ofKind = done.filter((entry) => entry.change.kind === kind.kind);
     if (ofKind.length > 0) remaining.push(...(await kind.verify(ofKind, { audiences, present })));
   }

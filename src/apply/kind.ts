@@ -1,7 +1,7 @@
 import type { AudienceClient } from '../api/audiences.js';
-import type { Long } from '../model/index.js';
+import type { KindName, Long, Merged } from '../model/index.js';
 import type { ImageClient } from '../api/imagegen.js';
-import type { Change, ChangeResult, Plan } from '../plan/index.js';
+import type { Change, ChangeOf, ChangeResult, Plan } from '../plan/index.js';
 import type { ImageStore } from './kinds/image-store.js';
 
 /**
@@ -13,13 +13,21 @@ export interface ListedAfterWrites {
   ids: ReadonlySet<Long> | undefined;
 }
 
-/** What applying talks to: the audience API, and the image service with the image folder when images can be applied here. */
-export interface ApplyServices {
-  audiences: AudienceClient;
-  /** Where the audience kind leaves its last list for verifying (see ListedAfterWrites). */
-  listed?: ListedAfterWrites;
-  /** The image service (absent when the plan only removes images), the image folder, and how many generations may run at once. */
-  images?: { client?: ImageClient; store: ImageStore; concurrency: number };
+/** What applying talks to: the account's audience API, and each kind's own services (ServiceParts). */
+export type ApplyServices = { audiences: AudienceClient } & Merged<ServiceParts>;
+
+/** Each kind's own services, by kind: what applying its changes needs besides the audience API (given by its operations, src/operations/kinds/). */
+export interface ServiceParts {
+  business: Record<never, never>;
+  adGroupLink: Record<never, never>;
+  audience: {
+    /** Where the audience kind leaves its last list for verifying (see ListedAfterWrites). */
+    listed?: ListedAfterWrites;
+  };
+  image: {
+    /** The image service (absent when the plan only removes images), the image folder, and how many generations may run at once. */
+    images?: { client?: ImageClient; store: ImageStore; concurrency: number };
+  };
 }
 
 /**
@@ -65,8 +73,11 @@ export interface DoneChange {
  * returns the result of each; it never throws halfway (a change it returns no result for is
  * reported as not done). `verify` returns what still differs (there should be nothing).
  */
-export interface ApplyKind {
-  kind: Change['kind'];
-  apply(changes: Change[], context: ApplyContext): Promise<Map<Change, ChangeResult>>;
+export interface ApplyKind<K extends KindName = KindName> {
+  kind: K;
+  apply(changes: Array<ChangeOf<K>>, context: ApplyContext): Promise<Map<Change, ChangeResult>>;
   verify(done: DoneChange[], context: VerifyContext): Promise<string[]>;
 }
+
+/** The applier of every kind, by kind: null for a kind that has no changes (the business, a precondition). */
+export type ApplyKinds = { readonly [K in KindName]: [ChangeOf<K>] extends [never] ? null : ApplyKind<K> };

@@ -12,4 +12,5 @@ export * from './state.js';
 export * from './names.js';
 export * from './business.js';
 export * from './images.js';
+export * from './kinds.js';
 export * from './visible.js';

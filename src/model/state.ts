@@ -3,6 +3,7 @@ import type { DesiredBusiness } from './business.js';
 import type { Company } from './company.js';
 import type { Long } from './long.js';
 import type { DesiredImage, ImageState } from './images.js';
+import type { Merged } from './kinds.js';
 
 /**
  * One audience as the user declared it. Its definition is whole: a field the file leaves out
@@ -87,15 +88,33 @@ export interface AdGroupLink {
 
 /**
  * What the tool read of the account: every audience of the list, the full definition of
- * those it read one by one, and the ad groups of those whose links it read.
+ * those it read one by one, and the ad groups of those whose links it read; each kind's part
+ * (LiveParts) beside the ad account.
  */
-export interface LiveState {
-  adAccountId: number;
+export type LiveState = { adAccountId: number } & Merged<LiveParts>;
+
+/** Each kind's part of the live state, by kind (see KINDS): what it reads to plan. */
+export interface LiveParts {
+  business: {
+    /** The business the lookup found for the declared number (null: none), when the file declares one. */
+    business?: Company | null;
+  };
+  adGroupLink: {
+    /** Ad groups using an audience, by audience id, for the audiences whose links were read. */
+    links: Record<string, AdGroupLink[]>;
+  };
+  audience: LiveAudiences;
+  image: {
+    /** The local images and their lock, when the file declares images or a lock exists. */
+    images?: ImageState;
+  };
+}
+
+/** The audience kind's part of the live state. */
+export interface LiveAudiences {
   audiences: LiveAudienceSummary[];
   /** Full reads, by audience id (as a string key: plain JSON). */
   details: Record<string, LiveAudience>;
-  /** Ad groups using an audience, by audience id, for the audiences whose links were read. */
-  links: Record<string, AdGroupLink[]>;
   /**
    * Audiences whose full read had a field the plan needs in a shape it cannot use, by id:
    * what was wrong. They are planned as errors; the other audiences are planned as usual.
@@ -107,10 +126,6 @@ export interface LiveState {
    * `audiences`, and the plan says so.
    */
   gone?: LiveAudienceSummary[];
-  /** The business the lookup found for the declared number (null: none), when the file declares one. */
-  business?: Company | null;
-  /** The local images and their lock, when the file declares images or a lock exists. */
-  images?: ImageState;
 }
 
 /** The business-board campaign type: it must not target the overseas province (rule 6). */

@@ -6,7 +6,7 @@ import { applyPlan, countOutcomes, verifyApplied } from '../apply/applier.js';
 import { causeOf, notStarted, stoppedInFlight, stoppedSettling } from '../apply/results.js';
 import { INTERRUPTED_EXIT_CODE } from '../errors.js';
 import type { AppliedAccount, Change, ChangeResult, Plan } from '../plan/index.js';
-import { OPERATION_KINDS } from './kinds/index.js';
+import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { BusinessLookup } from './kinds/kind.js';
 import { planFiles } from './plan.js';
 import { takeApplyLock } from './apply-lock.js';
@@ -165,7 +165,7 @@ async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
   const context = { cwd: deps.cwd, planFile: resolve(deps.cwd, file) };
   // Each plan's local paths as seen from here, wherever it was made from (see KindOperations.placing).
   const plans = await Promise.all(
-    (await readSavedPlans(file, deps.cwd, 'apply')).map((read) => OPERATION_KINDS.reduce(async (plan, kind) => kind.placing?.(await plan, context) ?? plan, Promise.resolve(read))),
+    (await readSavedPlans(file, deps.cwd, 'apply')).map((read) => OPERATION_KINDS_IN_ORDER.reduce(async (plan, kind) => kind.placing?.(await plan, context) ?? plan, Promise.resolve(read))),
   );
   for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, business: plan.business ? deps.business?.(plan.adAccountId) : undefined });
   return plans;
@@ -181,7 +181,7 @@ async function plannedFromFiles(request: ApplyRequest, deps: ApplyDeps): Promise
 
 /** The audience API, and what each kind's changes in the plan need besides. */
 function servicesFor(plan: Plan, deps: ApplyDeps): ApplyServices {
-  return Object.assign({ audiences: deps.client(plan.adAccountId) }, ...OPERATION_KINDS.map((kind) => kind.applyServices?.(plan, deps) ?? {}));
+  return Object.assign({ audiences: deps.client(plan.adAccountId) }, ...OPERATION_KINDS_IN_ORDER.map((kind) => kind.applyServices?.(plan, deps) ?? {}));
 }
 
 /**

@@ -5,7 +5,7 @@ import type { AccountReader } from './account-reader.js';
 import { planAccount, type Plan, type PlanOptions } from '../plan/index.js';
 import { readBases } from './base-files.js';
 import { cachedReader } from './detail-cache.js';
-import { OPERATION_KINDS } from './kinds/index.js';
+import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { BusinessLookup, KindOperations, ReadContext } from './kinds/kind.js';
 import { validateFiles } from './validate.js';
 
@@ -85,6 +85,6 @@ export async function readLiveState(desired: DesiredState, reader: AccountReader
       throw error;
     }
   };
-  const parts = await Promise.all(OPERATION_KINDS.map(read));
+  const parts = await Promise.all(OPERATION_KINDS_IN_ORDER.map(read));
   return Object.assign({ adAccountId: desired.adAccountId, audiences: [], details: {}, links: {} }, ...parts);
 }

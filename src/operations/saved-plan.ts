@@ -8,7 +8,7 @@ import { plainStyle, renderPlans, type CommentContext } from '../render/index.js
 import { fileWriteError } from './file-errors.js';
 import { writeFileAtomically, writeTarget } from './files.js';
 import { Plan as validatePlan } from './generated/plan-validator.js';
-import { OPERATION_KINDS } from './kinds/index.js';
+import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 
 /**
  * Refuses, before anything is read, to save a plan over a file that is not a saved plan (the
@@ -58,7 +58,7 @@ function isSavedPlan(text: string): boolean {
  */
 export async function savePlans(plans: Plan[], out: string, cwd: string): Promise<void> {
   const context = { cwd, planFile: resolve(cwd, out) };
-  const saved = plans.map((plan) => OPERATION_KINDS.reduce((recorded, kind) => kind.saving?.(recorded, context) ?? recorded, plan));
+  const saved = plans.map((plan) => OPERATION_KINDS_IN_ORDER.reduce((recorded, kind) => kind.saving?.(recorded, context) ?? recorded, plan));
   await writeFileAtomically(context.planFile, renderPlans(saved, 'json', plainStyle), out);
 }
 

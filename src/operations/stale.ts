@@ -2,7 +2,7 @@ import type { AccountReader } from './account-reader.js';
 import { AppError } from '../errors.js';
 import type { LiveAudienceSummary } from '../model/index.js';
 import { staleReasons, type CurrentState, type Plan } from '../plan/index.js';
-import { OPERATION_KINDS } from './kinds/index.js';
+import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { BusinessLookup } from './kinds/kind.js';
 
 /**
@@ -12,7 +12,7 @@ import type { BusinessLookup } from './kinds/kind.js';
 export async function checkPlanIsFresh(plan: Plan, reader: AccountReader, local: { cwd?: string; business?: BusinessLookup | undefined } = {}): Promise<void> {
   let listed: Promise<LiveAudienceSummary[]> | undefined;
   const list = () => (listed ??= reader.list());
-  const parts = await Promise.all(OPERATION_KINDS.map((source) => source.readCurrent(plan, { reader, list, ...local })));
+  const parts = await Promise.all(OPERATION_KINDS_IN_ORDER.map((source) => source.readCurrent(plan, { reader, list, ...local })));
   const current: CurrentState = Object.assign({ audiences: await list(), adGroupIds: {} }, ...parts);
   const reasons = staleReasons(plan, current);
   if (reasons.length > 0) {

@@ -4,7 +4,7 @@
  * network, no clock (the lint enforces it).
  */
 export { planAccount, staleReasons } from './planner.js';
-export type { CurrentState, PlanBase, PlanOptions } from './kind.js';
+export type { ActionOf, ChangeOf, CurrentParts, CurrentState, PlanBase, PlanOptions } from './kind.js';
 export { neededReads, neededReadsOfAll, type NeededReads } from './reads.js';
 export { DEFAULT_MASS_DELETE, type MassDeleteThreshold } from './safety.js';
 export type * from './types.js';

@@ -1,6 +1,6 @@
-import type { Company, DesiredState, LiveAudience, LiveAudienceSummary, LiveState, Long } from '../model/index.js';
+import type { Company, DesiredState, KindName, LiveAudience, LiveAudienceSummary, LiveState, Long, Merged } from '../model/index.js';
 import type { Identities } from './identity.js';
-import type { Change, Fingerprint, Plan, PlanProblem } from './types.js';
+import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Fingerprint, ImageGenerate, ImageMove, ImageRemove, Plan, PlanProblem } from './types.js';
 
 export interface PlanOptions {
   allowMassDelete: boolean;
@@ -28,15 +28,48 @@ export interface PlanInput {
   planned: readonly Change[];
 }
 
+/** Each kind's changes, by kind: those whose `kind` is its name (none for the business, a precondition). Together, every change (see ChangesCovered). */
+export interface ChangeParts {
+  business: never;
+  adGroupLink: AdGroupUnlink;
+  audience: AudienceCreate | AudienceUpdate | AudienceDelete;
+  image: ImageGenerate | ImageMove | ImageRemove;
+}
+
+/** The changes of one kind. */
+export type ChangeOf<K extends KindName> = ChangeParts[K];
+
+/** The actions of one kind's changes. */
+export type ActionOf<K extends KindName> = ChangeOf<K>['action'];
+
+/**
+ * Each kind's part of the plan's fingerprint (what it read, so that a saved plan can be refused
+ * once it is no longer true), by kind. Every field of the plan's fingerprint but the file's hash
+ * is some kind's (see FingerprintCovered).
+ */
+export interface FingerprintParts {
+  business: Record<never, never>;
+  /** The links read are recorded with their audiences (`audiences[].adGroupIds`). */
+  adGroupLink: Record<never, never>;
+  audience: Pick<Fingerprint, 'audiences' | 'accountAudienceIds'>;
+  image: Pick<Fingerprint, 'images'>;
+}
+
+/** Each kind's part of the plan's header, by kind: the business as the lookup found it; where image paths start, and how a saved plan finds it. */
+export interface HeaderParts {
+  business: Pick<Plan, 'business'>;
+  adGroupLink: Record<never, never>;
+  audience: Record<never, never>;
+  image: Pick<Plan, 'imageDir' | 'imageHome'>;
+}
+
 /** One kind's share of a plan. */
-export interface KindPlan {
-  changes: Change[];
+export interface KindPlan<K extends KindName = KindName> {
+  changes: Array<ChangeOf<K>>;
   errors: PlanProblem[];
   warnings: PlanProblem[];
-  /** What this kind read, so that a saved plan can be refused once it is no longer true. */
-  fingerprint?: Partial<Omit<Fingerprint, 'desiredHash'>>;
-  /** Its part of the plan's header (the business as the lookup found it; where image paths start, and how a saved plan finds it). */
-  header?: Partial<Pick<Plan, 'business' | 'imageDir' | 'imageHome'>>;
+  fingerprint?: Partial<FingerprintParts[K]>;
+  header?: Partial<HeaderParts[K]>;
 }
 
 /**
@@ -49,19 +82,30 @@ export type OrderKey = Array<string | number | bigint>;
  * The account and the local files as they are when a saved plan is applied: what each kind
  * compares with what the plan recorded. A part that was not read is absent.
  */
-export interface CurrentState {
-  audiences: LiveAudienceSummary[];
-  /**
-   * Ad-group ids by audience id, for the audiences whose links the plan recorded and that the
-   * list still has; null when the service answered 404 for them (the audience deleted since).
-   */
-  adGroupIds: Record<string, Long[] | null>;
-  /** The audiences the plan updates whose modification date is unchanged, read again (see `rereadIds`): their definitions and what the file cannot hold. */
-  reread?: Record<string, Pick<LiveAudience, 'definition' | 'unmodelled'>>;
-  /** The business registered under the plan's number now, when the plan has one and a lookup was possible. */
-  business?: Company | null;
-  /** The lock's hash and each image file the plan recorded, by path (null: absent). */
-  images?: { lockHash: string | null; files: Record<string, string | null> };
+export type CurrentState = Merged<CurrentParts>;
+
+/** Each kind's part of the current state, by kind. */
+export interface CurrentParts {
+  business: {
+    /** The business registered under the plan's number now, when the plan has one and a lookup was possible. */
+    business?: Company | null;
+  };
+  adGroupLink: {
+    /**
+     * Ad-group ids by audience id, for the audiences whose links the plan recorded and that the
+     * list still has; null when the service answered 404 for them (the audience deleted since).
+     */
+    adGroupIds: Record<string, Long[] | null>;
+  };
+  audience: {
+    audiences: LiveAudienceSummary[];
+    /** The audiences the plan updates whose modification date is unchanged, read again (see `rereadIds`): their definitions and what the file cannot hold. */
+    reread?: Record<string, Pick<LiveAudience, 'definition' | 'unmodelled'>>;
+  };
+  image: {
+    /** The lock's hash and each image file the plan recorded, by path (null: absent). */
+    images?: { lockHash: string | null; files: Record<string, string | null> };
+  };
 }
 
 /**
@@ -69,17 +113,30 @@ export interface CurrentState {
  * and problems, and what makes a saved plan stale for it. Pure: reading is the operations'
  * job (src/operations/kinds/), applying the applier's (src/apply/kinds/).
  */
-export interface PlanKind {
-  kind: 'business' | 'adGroupLink' | 'audience' | 'image';
-  plan(input: PlanInput): KindPlan;
+export interface PlanKind<K extends KindName = KindName> {
+  kind: K;
+  plan(input: PlanInput): KindPlan<K>;
   staleReasons(plan: Plan, current: CurrentState): string[];
   /** Where its changes sort, when they interleave with another kind's (an audience's unlinks come before its delete). */
-  orderKey?(change: Change): OrderKey;
+  orderKey?(change: ChangeOf<K>): OrderKey;
   /**
    * `change` marked as drift when `base`, the base's change of the same kind, action, id, name
    * and ad group (see markDrift), does the same: it reverts a change made outside the tool.
    * Only the kinds of the account have it: a change of a local file (an image) is the
    * checkout's, never the ad manager's.
    */
-  drift?(change: Change, base: Change): Change;
+  drift?(change: ChangeOf<K>, base: ChangeOf<K>): ChangeOf<K>;
 }
+
+/** The planner of every kind, by kind. */
+export type PlanKinds = { readonly [K in KindName]: PlanKind<K> };
+
+/** Whether two unions are the same: `true`, or `false` (checked by a type that accepts `true` alone). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+
+/** Every field of the plan's fingerprint is the file's hash or some kind's part (see FingerprintParts). */
+export type FingerprintCovered = Holds<Same<keyof Fingerprint, 'desiredHash' | { [K in KindName]: keyof FingerprintParts[K] }[KindName]>>;
+/** Every change of the plan is some kind's, and each kind's changes name it as their kind. */
+export type ChangesCovered = Holds<Same<Change, ChangeParts[KindName]>>;
+export type ChangesNameTheirKind = Holds<Same<{ [K in KindName]: ChangeOf<K> extends { kind: K } ? true : false }[KindName], true>>;

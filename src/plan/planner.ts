@@ -1,9 +1,9 @@
-import { compareText, type DesiredState, type LiveState } from '../model/index.js';
+import { compareText, type DesiredState, type LiveState, type Merged } from '../model/index.js';
 import { baseNotPlanned, comparedBase, markDrift } from './drift.js';
 import { PLAN_FORMAT_VERSION } from './format.js';
 import { matchIdentities } from './identity.js';
-import type { CurrentState, KindPlan, OrderKey, PlanOptions } from './kind.js';
-import { PLAN_KINDS } from './kinds/index.js';
+import type { CurrentState, HeaderParts, OrderKey, PlanOptions } from './kind.js';
+import { PLAN_KINDS_IN_ORDER } from './kinds/index.js';
 import { missingReadError, missingReads } from './reads.js';
 import { serviceChecks } from './service-checks.js';
 import type { Change, Fingerprint, Plan, PlanProblem, PlanSummary } from './types.js';
@@ -20,7 +20,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   if (base && 'problem' in base) warnings.push(baseNotPlanned(base));
   const ordered = orderChanges(planned);
   // The base's own errors (a guard, a rule) only leave changes out of its plan: fewer are marked.
-  const changes = base && 'desired' in base ? markDrift(ordered, planKinds(comparedBase(base.desired, desired), live, { allowMassDelete: true }).planned, PLAN_KINDS) : ordered;
+  const changes = base && 'desired' in base ? markDrift(ordered, planKinds(comparedBase(base.desired, desired), live, { allowMassDelete: true }).planned, PLAN_KINDS_IN_ORDER) : ordered;
   const { business, imageDir, imageHome } = header;
   const checks = serviceChecks(changes);
   return {
@@ -47,8 +47,8 @@ function planKinds(desired: DesiredState, live: LiveState, options: PlanOptions)
   const errors: PlanProblem[] = [...identities.errors];
   const warnings: PlanProblem[] = [...identities.warnings];
   let fingerprint: Fingerprint = { desiredHash: desired.source.hash, audiences: [], accountAudienceIds: null };
-  let header: KindPlan['header'] = {};
-  for (const kind of PLAN_KINDS) {
+  let header: Partial<Merged<HeaderParts>> = {};
+  for (const kind of PLAN_KINDS_IN_ORDER) {
     const part = kind.plan({ desired, live, options, identities, planned });
     planned.push(...part.changes);
     errors.push(...part.errors);
@@ -61,7 +61,7 @@ function planKinds(desired: DesiredState, live: LiveState, options: PlanOptions)
 
 /** Why a saved plan no longer fits the account and the local files, kind by kind; nothing when it still does. */
 export function staleReasons(plan: Plan, current: CurrentState): string[] {
-  return PLAN_KINDS.flatMap((kind) => kind.staleReasons(plan, current));
+  return PLAN_KINDS_IN_ORDER.flatMap((kind) => kind.staleReasons(plan, current));
 }
 
 /**
@@ -70,7 +70,7 @@ export function staleReasons(plan: Plan, current: CurrentState): string[] {
  * kind planned them (images: sources first).
  */
 function orderChanges(changes: Change[]): Change[] {
-  const keyOf = new Map(PLAN_KINDS.map((kind) => [kind.kind, kind.orderKey]));
+  const keyOf = new Map(PLAN_KINDS_IN_ORDER.map((kind) => [kind.kind, kind.orderKey]));
   const keyed = changes.flatMap((change) => {
     const key = keyOf.get(change.kind)?.(change);
     return key ? [{ change, key }] : [];

@@ -9,7 +9,7 @@ function isUnlink(change: Change): change is AdGroupUnlink {
 }
 
 /** Ad-group links: each unlink is one request, all of them before any audience is changed (a delete needs its ad groups released). */
-export const adGroupLinkKind: ApplyKind = {
+export const adGroupLinkKind: ApplyKind<'adGroupLink'> = {
   kind: 'adGroupLink',
   apply: async (changes, { audiences, started, finished, signal }) => {
     const unlinks = changes.filter(isUnlink);

@@ -30,7 +30,7 @@ function isDelete(change: Change): change is AudienceDelete {
  * service answers a write with the audience as it stored it; the answer is compared with what
  * was sent as it arrives (`differing`), so verifying needs no reads.
  */
-export const audienceKind: ApplyKind = {
+export const audienceKind: ApplyKind<'audience'> = {
   kind: 'audience',
   apply: async (changes, context) => {
     const results = new Map<Change, ChangeResult>();

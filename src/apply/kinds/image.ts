@@ -22,7 +22,7 @@ function isImageChange(change: Change): change is ImageGenerate | ImageMove | Im
  * only audiences), each image change is reported as not done. The files are checked when
  * they are written, so there is nothing to verify afterwards.
  */
-export const imageKind: ApplyKind = {
+export const imageKind: ApplyKind<'image'> = {
   kind: 'image',
   apply: async (changes, { images, started, finished, signal }) => {
     const imageChanges = changes.filter(isImageChange);

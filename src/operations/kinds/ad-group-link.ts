@@ -8,7 +8,7 @@ import type { KindOperations } from './kind.js';
  * audiences the plan recorded them of, to check a saved plan (null for an audience whose ad
  * groups answer the service's 404: it is gone since the list).
  */
-export const adGroupLinkSource: KindOperations = {
+export const adGroupLinkSource: KindOperations<'adGroupLink'> = {
   kind: 'adGroupLink',
   readCurrent: async (plan, { reader, list }) => {
     const present = new Set((await list()).map((summary) => summary.id));

@@ -13,7 +13,7 @@ import type { KindOperations } from './kind.js';
  * answers the service's 404 is gone since the list, so the list it gives is without it (the
  * plan is stale, as for one gone before the list).
  */
-export const audienceSource: KindOperations = {
+export const audienceSource: KindOperations<'audience'> = {
   kind: 'audience',
   read: async (desired, { reader, signal, base }) => readAudiences(base ? [desired, base] : [desired], reader, signal),
   readCurrent: async (plan, { reader, list }) => {

@@ -2,7 +2,7 @@ import { AppError } from '../../errors.js';
 import type { KindOperations } from './kind.js';
 
 /** The business: looked up once per plan, beside the account's list, and again to check a saved plan. */
-export const businessSource: KindOperations = {
+export const businessSource: KindOperations<'business'> = {
   kind: 'business',
   read: async (desired, { business }) => {
     if (!desired.business) return {};

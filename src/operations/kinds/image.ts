@@ -16,7 +16,7 @@ import type { KindOperations } from './kind.js';
  * read to plan, and read again to check a saved plan: a lock or a file that changed since
  * makes it stale, since its decisions were made from them.
  */
-export const imageSource: KindOperations = {
+export const imageSource: KindOperations<'image'> = {
   kind: 'image',
   read: async (desired, { file, cwd }) => {
     const images = file === undefined || cwd === undefined ? undefined : await readImageState(desired, file, cwd);

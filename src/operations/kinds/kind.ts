@@ -1,7 +1,7 @@
 import type { ImageClient } from '../../api/imagegen.js';
-import type { ApplyServices } from '../../apply/kind.js';
-import type { Company, DesiredState, LiveAudienceSummary, LiveState } from '../../model/index.js';
-import type { CurrentState, Plan } from '../../plan/index.js';
+import type { ServiceParts } from '../../apply/kind.js';
+import type { Company, DesiredState, KindName, LiveAudienceSummary, LiveState } from '../../model/index.js';
+import type { CurrentParts, Plan } from '../../plan/index.js';
 import type { AccountReader } from '../account-reader.js';
 
 /** The business lookup (the business-information API). */
@@ -50,15 +50,18 @@ export interface SavedPlanContext {
  * what a saved plan records to find its local files again, and what applying its changes
  * needs besides the audience API.
  */
-export interface KindOperations {
-  kind: 'business' | 'adGroupLink' | 'audience' | 'image';
-  /** Its share of the live state. A kind read with another one (the ad groups, with their audiences) has none. */
+export interface KindOperations<K extends KindName = KindName> {
+  kind: K;
+  /** Its share of the live state (LiveParts), and of the kinds read with it: a kind read with another one (the ad groups, with their audiences) has none. */
   read?(desired: DesiredState, context: ReadContext): Promise<Partial<LiveState>>;
-  readCurrent(plan: Plan, context: CurrentContext): Promise<Partial<CurrentState>>;
+  readCurrent(plan: Plan, context: CurrentContext): Promise<Partial<CurrentParts[K]>>;
   /** A plan about to be saved: with what finding its local files again needs, wherever it is applied from. */
   saving?(plan: Plan, context: SavedPlanContext): Plan;
   /** A saved plan about to be applied: its local paths made to start from `cwd`; an error when its files cannot be found. */
   placing?(plan: Plan, context: SavedPlanContext): Promise<Plan>;
   /** The services its changes are applied with, checked before anything is changed (a missing setting must not stop an apply halfway). */
-  applyServices?(plan: Plan, context: ServiceContext): Partial<ApplyServices>;
+  applyServices?(plan: Plan, context: ServiceContext): ServiceParts[K];
 }
+
+/** The operations of every kind, by kind. */
+export type OperationKinds = { readonly [K in KindName]: KindOperations<K> };

@@ -1,7 +1,7 @@
 import { compareLongs, compareText, sortLongs, type AdGroupLink, type DesiredAudience, type LiveState, type Long } from '../../model/index.js';
 import { sameEnds } from '../drift.js';
 import type { PlanKind } from '../kind.js';
-import type { AdGroupRef, AdGroupUnlink, Change, PlanProblem } from '../types.js';
+import type { AdGroupRef, AdGroupUnlink, PlanProblem } from '../types.js';
 import { quoted } from '../../model/index.js';
 
 /**
@@ -10,10 +10,10 @@ import { quoted } from '../../model/index.js';
  * groups, an audience deleted with prune loses all of them first, and a declared ad group
  * that does not use the audience is a warning.
  */
-export const adGroupLinkKind: PlanKind = {
+export const adGroupLinkKind: PlanKind<'adGroupLink'> = {
   kind: 'adGroupLink',
   plan: ({ desired, live, identities }) => {
-    const changes: Change[] = [];
+    const changes: AdGroupUnlink[] = [];
     const errors: PlanProblem[] = [];
     const notLinked: Array<{ audience: DesiredAudience; adGroupIds: Long[] }> = [];
     for (const audience of identities.missing) {

@@ -15,12 +15,12 @@ import {
   sortLongs,
 } from '../../model/index.js';
 import { diffDefinition } from '../diff.js';
-import type { CurrentState, PlanKind, PlanInput } from '../kind.js';
+import type { ChangeOf, CurrentState, FingerprintParts, PlanKind, PlanInput } from '../kind.js';
 import { sameEnds } from '../drift.js';
 import { requireRead } from '../reads.js';
 import { renameWarnings } from '../renames.js';
 import { checkMassDelete, massDeleteGuard } from '../safety.js';
-import type { AudienceUpdate, Change, FieldChange, Fingerprint, Plan, PlanProblem } from '../types.js';
+import type { AudienceUpdate, FieldChange, Plan, PlanProblem } from '../types.js';
 import { adGroupRef, plural, readableLinks } from './ad-group-link.js';
 import { quoted } from '../../model/index.js';
 
@@ -30,11 +30,11 @@ import { quoted } from '../../model/index.js';
  * (shown whole). An update or delete touches the ad groups that keep using the audience after
  * the unlinks planned before it.
  */
-export const audienceKind: PlanKind = {
+export const audienceKind: PlanKind<'audience'> = {
   kind: 'audience',
   plan: (input) => {
     const { desired, live, identities, options } = input;
-    const changes: Change[] = [];
+    const changes: Array<ChangeOf<'audience'>> = [];
     const errors: PlanProblem[] = [];
     const warnings: PlanProblem[] = [];
     for (const audience of identities.missing) {
@@ -282,7 +282,7 @@ function statusWarnings(summary: LiveAudienceSummary): PlanProblem[] {
 }
 
 /** Every live audience the plan read, with its date and links as read; with prune, every id of the account. */
-function fingerprint({ desired, live, identities }: PlanInput): Partial<Fingerprint> {
+function fingerprint({ desired, live, identities }: PlanInput): FingerprintParts['audience'] {
   const read = [...identities.matched.map((pair) => pair.live), ...(desired.prune ? identities.undeclared : [])];
   return {
     audiences: read

@@ -8,7 +8,7 @@ import type { PlanBusiness, PlanProblem } from '../types.js';
  * and compared before anything else, and changes nothing itself. A plan whose business is
  * missing or different has an error, so none of its changes is applied.
  */
-export const businessKind: PlanKind = {
+export const businessKind: PlanKind<'business'> = {
   kind: 'business',
   plan: ({ desired, live }) => {
     if (!desired.business) return { changes: [], errors: [], warnings: [] };

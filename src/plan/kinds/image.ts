@@ -24,7 +24,7 @@ import { quoted } from '../../model/index.js';
  * Generated images, kept reproducible by the lock beside the file. Planned only when the file
  * declares images or a lock exists (the live state then has the local side: see ImageState).
  */
-export const imageKind: PlanKind = {
+export const imageKind: PlanKind<'image'> = {
   kind: 'image',
   plan: ({ desired, live }) => {
     if (!live.images) return { changes: [], errors: [], warnings: [] };

@@ -1,12 +1,15 @@
-import type { PlanKind } from '../kind.js';
+import { inKindOrder } from '../../model/index.js';
+import type { PlanKind, PlanKinds } from '../kind.js';
 import { adGroupLinkKind } from './ad-group-link.js';
 import { audienceKind } from './audience.js';
 import { businessKind } from './business.js';
 import { imageKind } from './image.js';
 
 /**
- * The kinds of resource a plan covers, in the order they are planned: each sees the changes
- * of those before it (an audience's update sees the ad groups unlinked from it). Adding a kind
- * is a file here, one in src/apply/kinds/ and src/operations/kinds/, and a line in each registry.
+ * The kinds of resource a plan covers, each by its name: one for every kind of KINDS (the
+ * compiler asks for a missing one). They are planned in the order of KINDS, and each sees the
+ * changes of those before it (an audience's update sees the ad groups unlinked from it).
  */
-export const PLAN_KINDS: readonly PlanKind[] = [businessKind, adGroupLinkKind, audienceKind, imageKind];
+export const PLAN_KINDS: PlanKinds = { business: businessKind, adGroupLink: adGroupLinkKind, audience: audienceKind, image: imageKind };
+
+export const PLAN_KINDS_IN_ORDER: readonly PlanKind[] = inKindOrder<PlanKind>(PLAN_KINDS);

@@ -1,0 +1,25 @@
+/**
+ * The kinds of resource the tool manages: the one list every layer's registry and every shared
+ * shape is keyed by. A kind added here makes the type check name each piece it still lacks
+ * (see the README, "Kinds of resource"). The order is the order kinds are read, planned and
+ * applied: each sees what the kinds before it planned or did.
+ */
+export const KINDS = ['business', 'adGroupLink', 'audience', 'image'] as const;
+
+export type KindName = (typeof KINDS)[number];
+
+/** One part per kind, no kind left out: what a kind adds to a shared shape (`{}` when nothing). */
+export type PerKind = { readonly [K in KindName]: object };
+
+/** The shared shape made of every kind's part (the live state, what a saved plan is checked against). */
+export type Merged<Parts extends PerKind> = UnionToIntersection<Parts[KindName]>;
+
+type UnionToIntersection<U> = (U extends unknown ? (part: U) => void : never) extends (part: infer I) => void ? I : never;
+
+/** A registry's entries in the order of KINDS, leaving out the kinds it has nothing for (null). */
+export function inKindOrder<T>(registry: { readonly [K in KindName]: T | null }): T[] {
+  return KINDS.flatMap((name) => {
+    const entry = registry[name];
+    return entry === null ? [] : [entry];
+  });
+}
