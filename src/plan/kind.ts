@@ -1,6 +1,6 @@
 import type { Company, DesiredState, KindName, LiveAudience, LiveAudienceSummary, LiveState, Long, Merged } from '../model/index.js';
 import type { Identities } from './identity.js';
-import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Fingerprint, ImageGenerate, ImageMove, ImageRemove, Plan, PlanProblem } from './types.js';
+import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Fingerprint, ImageGenerate, ImageMove, ImageRemove, Plan, PlanProblem, PlanSummary } from './types.js';
 
 export interface PlanOptions {
   allowMassDelete: boolean;
@@ -139,4 +139,11 @@ type Holds<T extends true> = T;
 export type FingerprintCovered = Holds<Same<keyof Fingerprint, 'desiredHash' | { [K in KindName]: keyof FingerprintParts[K] }[KindName]>>;
 /** Every change of the plan is some kind's, and each kind's changes name it as their kind. */
 export type ChangesCovered = Holds<Same<Change, ChangeParts[KindName]>>;
+/**
+ * Each action is one kind's (a new kind names its own, `deleteFile` rather than `delete`): the
+ * plan's summary counts by action (PlanSummary, whose fields are exactly the actions), and its
+ * views speak of each count in the nouns of the action's kind.
+ */
+export type ActionsAreOneKinds = Holds<Same<{ [K in KindName]: ActionOf<K> & ActionOf<Exclude<KindName, K>> }[KindName], never>>;
+export type SummaryCoversActions = Holds<Same<keyof PlanSummary, Change['action']>>;
 export type ChangesNameTheirKind = Holds<Same<{ [K in KindName]: ChangeOf<K> extends { kind: K } ? true : false }[KindName], true>>;

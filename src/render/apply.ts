@@ -1,4 +1,5 @@
 import type { AppliedAccount, ChangeResult } from '../plan/index.js';
+import { rendererOfResult } from './kinds/index.js';
 import type { Style } from './style.js';
 import { quoted, visible } from '../model/index.js';
 
@@ -77,8 +78,5 @@ export function applySummary(applied: AppliedAccount[], fromSavedPlan: boolean):
 
 function describeChange(result: ChangeResult): string {
   // Quoted first, then made visible: a backslash the name holds stays apart from one that writes out a control.
-  const name = visible(quoted(result.name));
-  if (result.action === 'generate' || result.action === 'move' || result.action === 'remove') return `${result.action} image ${name}`;
-  if (result.action === 'unlink') return `unlink ad group ${result.adGroupId} from audience ${name} (id ${result.id})`;
-  return `${result.action} audience ${name}${result.id === null ? '' : ` (id ${result.id})`}`;
+  return rendererOfResult(result).describe(result, visible(quoted(result.name)));
 }

@@ -1,8 +1,10 @@
-import type { Plan } from '../plan/index.js';
+import type { ChangeAction, Plan } from '../plan/index.js';
+import type { ActionWords } from './kind.js';
+import { rendererOf, SHOWN_KINDS } from './kinds/index.js';
 import { businessLine } from './business.js';
 import type { Block, Mark } from './block.js';
 import { buildSections, leadLine, serviceCheckItems, SERVICE_CHECKS_NOTE } from './rows.js';
-import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
+import { actionCount, count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
 import { quoted, visible } from '../model/index.js';
 
 /** Pull-request comments are limited to 65,536 characters; keep a margin for the note. */
@@ -54,12 +56,12 @@ export function accountMarker(adAccountId: number): string {
 
 /** "This plan deletes 2 audiences, unlinks 1 ad group": what a reviewer must not miss, or undefined. */
 function destructiveText(plan: Plan): string | undefined {
-  const { delete: deletes, unlink, remove } = plan.summary;
-  const parts = [
-    deletes > 0 ? `deletes ${count(deletes, 'audience')}` : undefined,
-    unlink > 0 ? `unlinks ${count(unlink, 'ad group')}` : undefined,
-    remove > 0 ? `removes ${count(remove, 'image')}` : undefined,
-  ].filter((part) => part !== undefined);
+  const parts = SHOWN_KINDS.flatMap((renderer) =>
+    Object.entries<ActionWords>(renderer.actions).flatMap(([action, words]) => {
+      const n = actionCount(plan, action as ChangeAction);
+      return words.destroys !== undefined && n > 0 ? [`${words.destroys} ${count(n, renderer.noun)}`] : [];
+    }),
+  );
   return parts.length === 0 ? undefined : `This plan ${parts.join(', ')}`;
 }
 
@@ -68,7 +70,10 @@ function destructiveText(plan: Plan): string | undefined {
  * begins an item). Marked `*`: the warnings that may follow are a `-` list, not more of these.
  */
 function deletedFiles(plan: Plan): string[] {
-  return plan.changes.flatMap((change) => (change.action === 'remove' || change.action === 'move' ? change.deletes.map((path) => `* image ${escape(quoted(change.name))}: ${escape(path)}`) : []));
+  return plan.changes.flatMap((change) => {
+    const renderer = rendererOf(change);
+    return (renderer.deletes?.(change) ?? []).map((path) => `* ${renderer.noun} ${escape(quoted(change.name))}: ${escape(path)}`);
+  });
 }
 
 /** A change's marks in its table row: LIVE in bold, each risk behind a warning sign, the effects as they are. */

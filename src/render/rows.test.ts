@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { adGroupLink, desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
 import { planAccount } from '../plan/index.js';
 import { renderMarkdown } from './markdown.js';
-import { formatMember } from './rows.js';
+import { formatMember } from './kinds/audience.js';
 import { plainStyle } from './style.js';
 import { renderText } from './text.js';
 

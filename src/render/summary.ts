@@ -1,14 +1,21 @@
-import type { Plan, PlanProblem } from '../plan/index.js';
+import type { ChangeAction, Plan, PlanProblem } from '../plan/index.js';
+import type { ActionWords } from './kind.js';
+import { SHOWN_KINDS } from './kinds/index.js';
 import { visible } from '../model/index.js';
 
-/** `2 to create, 1 to update, …`: the counts every view shows, zero counts of image actions left out. */
+/** `2 to create, 1 to update, …`: the counts every view shows, kind by kind, zero counts of the actions a kind says only when some are left out. */
 export function summaryText(plan: Plan): string {
-  const { create, update, delete: deletes, unlink, generate, move, remove } = plan.summary;
-  const parts = [`${create} to create`, `${update} to update`, `${deletes} to delete`, `${unlink} to unlink`];
-  if (generate > 0) parts.push(`${generate} to generate`);
-  if (move !== undefined && move > 0) parts.push(`${move} to move`);
-  if (remove > 0) parts.push(`${remove} to remove`);
-  return parts.join(', ');
+  return SHOWN_KINDS.flatMap((renderer) =>
+    Object.entries<ActionWords>(renderer.actions).flatMap(([action, words]) => {
+      const n = actionCount(plan, action as ChangeAction);
+      return n > 0 || words.always ? [`${n} ${words.summary}`] : [];
+    }),
+  ).join(', ');
+}
+
+/** How many changes of an action the plan counts (an action is one kind's: see ActionsAreOneKinds). */
+export function actionCount(plan: Plan, action: ChangeAction): number {
+  return plan.summary[action] ?? 0;
 }
 
 export function hasChanges(plan: Plan): boolean {

@@ -1,7 +1,7 @@
-import { IMAGE_INPUT_FIELDS, IMAGE_PARAM_FIELDS, type JsonValue, type RecordedInput } from '../model/index.js';
-import type { ImageGenerate, ImageGenerateReason, ImageMove, ImageRemove } from '../plan/index.js';
-import type { Block, Line } from './block.js';
-import { quoted } from '../model/index.js';
+import { IMAGE_INPUT_FIELDS, IMAGE_PARAM_FIELDS, quoted, type JsonValue, type RecordedInput } from '../../model/index.js';
+import type { ImageGenerate, ImageGenerateReason, ImageMove, ImageRemove } from '../../plan/index.js';
+import type { Block, Line } from '../block.js';
+import type { KindRenderer } from '../kind.js';
 
 const REASONS: Readonly<Record<ImageGenerateReason, string>> = {
   new: 'new',
@@ -9,6 +9,19 @@ const REASONS: Readonly<Record<ImageGenerateReason, string>> = {
   'input-regenerated': 'an input image is generated first',
   'output-missing': 'a file is missing; the locked seeds bring it back identical',
   'output-altered': 'a file was altered; the locked seeds bring it back identical',
+};
+
+/** Images: counted only when there are some; a removal or a move lists each file it deletes. */
+export const imageRenderer: KindRenderer<'image'> = {
+  actions: {
+    generate: { summary: 'to generate', always: false },
+    move: { summary: 'to move', always: false },
+    remove: { summary: 'to remove', always: false, destroys: 'removes' },
+  },
+  noun: 'image',
+  block: (change) => imageBlock(change),
+  describe: (result, name) => `${result.action} image ${name}`,
+  deletes: (change) => (change.action === 'generate' ? [] : change.deletes),
 };
 
 /**
