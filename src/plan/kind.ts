@@ -126,6 +126,11 @@ export interface PlanKind<K extends KindName = KindName> {
    * checkout's, never the ad manager's.
    */
   drift?(change: ChangeOf<K>, base: ChangeOf<K>): ChangeOf<K>;
+  /**
+   * What one of its changes says of itself that the change does not bear out (see
+   * `inconsistencies`), each said with the change it is of; `read`: the audiences the plan read.
+   */
+  inconsistencies?(change: ChangeOf<K>, read: ReadonlySet<Long>): string[];
 }
 
 /** The planner of every kind, by kind. */

@@ -83,3 +83,8 @@ export function missingReadError(missing: string[]): AppError {
     hint: 'this is a bug of audiences: please report it with the command you ran',
   });
 }
+
+/** A problem of a saved plan's change that names an audience by id (see `inconsistencies`): the plan did not read it. */
+export function notRead(id: Long, read: ReadonlySet<Long>): string[] {
+  return read.has(id) ? [] : [`the plan did not read audience ${id}`];
+}

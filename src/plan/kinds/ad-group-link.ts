@@ -1,6 +1,7 @@
 import { compareLongs, compareText, sortLongs, type AdGroupLink, type DesiredAudience, type LiveState, type Long } from '../../model/index.js';
 import { sameEnds } from '../drift.js';
 import type { PlanKind } from '../kind.js';
+import { notRead } from '../reads.js';
 import type { AdGroupRef, AdGroupUnlink, PlanProblem } from '../types.js';
 import { quoted } from '../../model/index.js';
 
@@ -68,6 +69,10 @@ export const adGroupLinkKind: PlanKind<'adGroupLink'> = {
   // With their audience's changes (see the audience kind), before them, by ad group.
   orderKey: (change) => [change.name, BigInt(change.id ?? 0), 0, BigInt(change.action === 'unlink' ? change.adGroupId : 0)],
   // For the same reason too: an ad group the change unlinks because it deletes the audience is its own.
+  inconsistencies: (change, read) => {
+    const found = [...(change.adGroupId === change.before.adGroupId ? [] : [`it shows ad group ${change.before.adGroupId}`]), ...notRead(change.id, read)];
+    return found.map((problem) => `the unlink of ad group ${change.adGroupId} from audience ${quoted(change.name)} (id ${change.id}): ${problem}`);
+  },
   drift: (change, base) => (change.action === 'unlink' && base.action === 'unlink' && change.display.reason === base.display.reason && sameEnds(change, base) ? { ...change, drift: true } : change),
 };
 

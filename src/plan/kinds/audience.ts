@@ -10,6 +10,11 @@ import {
   type LiveAudienceSummary,
   type LiveState,
   type Long,
+  type UnmodelledFields,
+  DEFINITION_FIELDS,
+  jsonEqual,
+  SERVICE_ONLY_FIELDS,
+  type JsonValue,
   compareLongs,
   compareText,
   sortLongs,
@@ -17,7 +22,7 @@ import {
 import { diffDefinition } from '../diff.js';
 import type { ChangeOf, CurrentState, FingerprintParts, PlanKind, PlanInput } from '../kind.js';
 import { sameEnds } from '../drift.js';
-import { requireRead } from '../reads.js';
+import { notRead, requireRead } from '../reads.js';
 import { renameWarnings } from '../renames.js';
 import { checkMassDelete, massDeleteGuard } from '../safety.js';
 import type { AudienceUpdate, FieldChange, Plan, PlanProblem } from '../types.js';
@@ -95,7 +100,60 @@ export const audienceKind: PlanKind<'audience'> = {
   // The same read, so the same `before`; the same `after`: the same request. (The ad groups an update
   // touches may differ, when the file's adGroups changed: that is shown, the revert is the same.)
   drift: (change, base) => (change.kind === 'audience' && sameEnds(change, base) ? { ...change, drift: true } : change),
+  inconsistencies: (change, read) => {
+    const about = `the ${change.action} of audience ${quoted(change.name)}${change.id === null ? '' : ` (id ${change.id})`}`;
+    return audienceInconsistencies(change, read).map((problem) => `${about}: ${problem}`);
+  },
 };
+
+function audienceInconsistencies(change: ChangeOf<'audience'>, read: ReadonlySet<Long>): string[] {
+  switch (change.action) {
+    case 'create':
+      return change.name === change.after.name ? [] : [`its name is not the one it creates (${quoted(change.after.name)})`];
+    case 'update': {
+      const found = change.name === change.after.name ? [] : [`its name is not the one it writes (${quoted(change.after.name)})`];
+      found.push(...notRead(change.id, read), ...keptProblems(change.kept));
+      found.push(...shownFieldProblems(change.display.fields, diffDefinition(change.after, change.before)));
+      return found;
+    }
+    case 'delete':
+      return [...(change.name === change.before.name ? [] : [`its name is not the one it deletes (${quoted(change.before.name)})`]), ...notRead(change.id, read), ...keptProblems(change.kept)];
+  }
+}
+
+/**
+ * Where the fields an update shows differ from those it changes: their names, when those
+ * differ; otherwise, field by field, the parts of the change shown otherwise than made.
+ */
+function shownFieldProblems(shown: FieldChange[], changed: FieldChange[]): string[] {
+  const names = (fields: FieldChange[]): string => fields.map((field) => field.field).join(', ') || 'none';
+  if (names(shown) !== names(changed)) return [`the fields it shows (${names(shown)}) are not what it changes (${names(changed)})`];
+  return shown.flatMap((field, index) => {
+    const made = changed[index] as FieldChange;
+    const parts = FIELD_CHANGE_PARTS.filter((part) => !jsonEqual((field[part] ?? null) as JsonValue, (made[part] ?? null) as JsonValue));
+    if (parts.length === 0) return [];
+    const said = (change: FieldChange): string => parts.map((part) => `${part} ${JSON.stringify(change[part] ?? null)}`).join(', ');
+    return [`the change of ${field.field} it shows (${said(field)}) is not the one it makes (${said(made)})`];
+  });
+}
+
+const FIELD_CHANGE_PARTS = ['before', 'after', 'added', 'removed'] as const;
+
+/** The fields the tool models (or the service alone sets) are never among those kept as read: an update would send them otherwise than it shows. */
+const MODELLED: ReadonlySet<string> = new Set([...DEFINITION_FIELDS, ...SERVICE_ONLY_FIELDS]);
+
+/** What a change keeps as read that is no field the file cannot hold, or no JSON text. */
+function keptProblems(kept: UnmodelledFields): string[] {
+  return Object.entries(kept).flatMap(([field, text]) => {
+    if (MODELLED.has(field)) return [`it keeps ${field} as read, a field the plan shows and sends itself`];
+    try {
+      JSON.parse(text);
+      return [];
+    } catch {
+      return [`what it keeps of ${field} is not JSON text`];
+    }
+  });
+}
 
 /**
  * The audiences the plan updates whose modification date is what the plan read: the service

@@ -44,7 +44,36 @@ export const imageKind: PlanKind<'image'> = {
     }
     return reasons;
   },
+  inconsistencies: (change) => imageInconsistencies(change).map((problem) => `the ${change.action} of image ${quoted(change.name)}: ${problem}`),
 };
+
+/** A removal or a move copies and deletes only the files its lock entry records, each to the path at its place. */
+function imageInconsistencies(change: ImageGenerate | ImageMove | ImageRemove): string[] {
+  const found: string[] = [];
+  switch (change.action) {
+    case 'remove': {
+      const recorded = new Set(change.before.outputs.map((output) => output.path));
+      const unrecorded = change.deletes.filter((path) => !recorded.has(path));
+      if (unrecorded.length > 0) found.push(`it deletes ${unrecorded.map((path) => JSON.stringify(path)).join(', ')}, which its lock entry does not record`);
+      break;
+    }
+    case 'move': {
+      const { before, after } = change;
+      if (after.outputs.length !== before.outputs.length) found.push(`it moves ${before.outputs.length} files to ${after.outputs.length} paths`);
+      for (const { from, to } of change.copies) {
+        const index = before.outputs.findIndex((output) => output.path === from);
+        if (index < 0 || after.outputs[index] !== to) found.push(`it copies ${JSON.stringify(from)} to ${JSON.stringify(to)}, which its lock entry does not move there`);
+      }
+      const recorded = new Set(before.outputs.map((output) => output.path));
+      const unrecorded = change.deletes.filter((path) => !recorded.has(path) || after.outputs.includes(path));
+      if (unrecorded.length > 0) found.push(`it deletes ${unrecorded.map((path) => JSON.stringify(path)).join(', ')}, which is not an old file of its lock entry`);
+      break;
+    }
+    case 'generate':
+      break;
+  }
+  return found;
+}
 
 export interface ImagePlan {
   /** Generates and moves in dependency order (a source before the images made from it), then removes by name. */

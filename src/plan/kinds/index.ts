@@ -1,4 +1,5 @@
 import { inKindOrder } from '../../model/index.js';
+import type { Change } from '../types.js';
 import type { PlanKind, PlanKinds } from '../kind.js';
 import { adGroupLinkKind } from './ad-group-link.js';
 import { audienceKind } from './audience.js';
@@ -13,3 +14,8 @@ import { imageKind } from './image.js';
 export const PLAN_KINDS: PlanKinds = { business: businessKind, adGroupLink: adGroupLinkKind, audience: audienceKind, image: imageKind };
 
 export const PLAN_KINDS_IN_ORDER: readonly PlanKind[] = inKindOrder<PlanKind>(PLAN_KINDS);
+
+/** The planner of a change's kind. */
+export function planKindOf(change: Change): PlanKind {
+  return PLAN_KINDS[change.kind] as PlanKind;
+}
