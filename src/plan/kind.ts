@@ -1,4 +1,4 @@
-import type { Company, DesiredState, KindName, LiveAudience, LiveAudienceSummary, LiveState, Long, Merged } from '../model/index.js';
+import type { Company, DesiredState, EveryKind, KindName, LiveAudience, LiveAudienceSummary, LiveState, Long, Merged, PartOf } from '../model/index.js';
 import type { Identities } from './identity.js';
 import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Fingerprint, ImageGenerate, ImageMove, ImageRemove, Plan, PlanProblem, PlanSummary } from './types.js';
 
@@ -37,7 +37,7 @@ export interface ChangeParts {
 }
 
 /** The changes of one kind. */
-export type ChangeOf<K extends KindName> = ChangeParts[K];
+export type ChangeOf<K extends KindName> = PartOf<EveryKind<ChangeParts>, K>;
 
 /** The actions of one kind's changes. */
 export type ActionOf<K extends KindName> = ChangeOf<K>['action'];
@@ -63,13 +63,16 @@ export interface HeaderParts {
   image: Pick<Plan, 'imageDir' | 'imageHome'>;
 }
 
+/** The plan's header fields that kinds give (the business; where image paths start). */
+export type PlanHeader = Merged<HeaderParts>;
+
 /** One kind's share of a plan. */
 export interface KindPlan<K extends KindName = KindName> {
   changes: Array<ChangeOf<K>>;
   errors: PlanProblem[];
   warnings: PlanProblem[];
-  fingerprint?: Partial<FingerprintParts[K]>;
-  header?: Partial<HeaderParts[K]>;
+  fingerprint?: Partial<PartOf<EveryKind<FingerprintParts>, K>>;
+  header?: Partial<PartOf<HeaderParts, K>>;
 }
 
 /**
@@ -141,9 +144,9 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Holds<T extends true> = T;
 
 /** Every field of the plan's fingerprint is the file's hash or some kind's part (see FingerprintParts). */
-export type FingerprintCovered = Holds<Same<keyof Fingerprint, 'desiredHash' | { [K in KindName]: keyof FingerprintParts[K] }[KindName]>>;
+export type FingerprintCovered = Holds<Same<keyof Fingerprint, 'desiredHash' | { [K in keyof FingerprintParts]: keyof FingerprintParts[K] }[keyof FingerprintParts]>>;
 /** Every change of the plan is some kind's, and each kind's changes name it as their kind. */
-export type ChangesCovered = Holds<Same<Change, ChangeParts[KindName]>>;
+export type ChangesCovered = Holds<Same<Change, ChangeParts[keyof ChangeParts]>>;
 /**
  * Each action is one kind's (a new kind names its own, `deleteFile` rather than `delete`): the
  * plan's summary counts by action (PlanSummary, whose fields are exactly the actions), and its

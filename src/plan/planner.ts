@@ -1,8 +1,8 @@
-import { compareText, type DesiredState, type LiveState, type Merged } from '../model/index.js';
+import { compareText, type DesiredState, type LiveState } from '../model/index.js';
 import { baseNotPlanned, comparedBase, markDrift } from './drift.js';
 import { PLAN_FORMAT_VERSION } from './format.js';
 import { matchIdentities } from './identity.js';
-import type { CurrentState, HeaderParts, OrderKey, PlanOptions } from './kind.js';
+import type { CurrentState, OrderKey, PlanHeader, PlanOptions } from './kind.js';
 import { PLAN_KINDS_IN_ORDER } from './kinds/index.js';
 import { missingReadError, missingReads } from './reads.js';
 import { serviceChecks } from './service-checks.js';
@@ -47,7 +47,7 @@ function planKinds(desired: DesiredState, live: LiveState, options: PlanOptions)
   const errors: PlanProblem[] = [...identities.errors];
   const warnings: PlanProblem[] = [...identities.warnings];
   let fingerprint: Fingerprint = { desiredHash: desired.source.hash, audiences: [], accountAudienceIds: null };
-  let header: Partial<Merged<HeaderParts>> = {};
+  let header: Partial<PlanHeader> = {};
   for (const kind of PLAN_KINDS_IN_ORDER) {
     const part = kind.plan({ desired, live, options, identities, planned });
     planned.push(...part.changes);

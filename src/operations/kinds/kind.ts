@@ -1,6 +1,6 @@
 import type { ImageClient } from '../../api/imagegen.js';
 import type { ServiceParts } from '../../apply/kind.js';
-import type { Company, DesiredState, KindName, LiveAudienceSummary, LiveState } from '../../model/index.js';
+import type { Company, DesiredState, KindName, LiveAudienceSummary, LiveState, PartOf } from '../../model/index.js';
 import type { CurrentParts, Plan } from '../../plan/index.js';
 import type { AccountReader } from '../account-reader.js';
 
@@ -54,13 +54,13 @@ export interface KindOperations<K extends KindName = KindName> {
   kind: K;
   /** Its share of the live state (LiveParts), and of the kinds read with it: a kind read with another one (the ad groups, with their audiences) has none. */
   read?(desired: DesiredState, context: ReadContext): Promise<Partial<LiveState>>;
-  readCurrent(plan: Plan, context: CurrentContext): Promise<Partial<CurrentParts[K]>>;
+  readCurrent(plan: Plan, context: CurrentContext): Promise<Partial<PartOf<CurrentParts, K>>>;
   /** A plan about to be saved: with what finding its local files again needs, wherever it is applied from. */
   saving?(plan: Plan, context: SavedPlanContext): Plan;
   /** A saved plan about to be applied: its local paths made to start from `cwd`; an error when its files cannot be found. */
   placing?(plan: Plan, context: SavedPlanContext): Promise<Plan>;
   /** The services its changes are applied with, checked before anything is changed (a missing setting must not stop an apply halfway). */
-  applyServices?(plan: Plan, context: ServiceContext): ServiceParts[K];
+  applyServices?(plan: Plan, context: ServiceContext): PartOf<ServiceParts, K>;
 }
 
 /** The operations of every kind, by kind. */
