@@ -1,9 +1,9 @@
 import { isAppError, isNotStarted, isOutcomeUnknown } from '../errors.js';
 import type { Change, ChangeResult } from '../plan/index.js';
 
-/** A change's result without its outcome: what it is and which audience (and ad group) it touches. */
+/** A change's result without its outcome: what it is and which audience (and ad group, for a change that names one) it touches. */
 export function identify(change: Change): Omit<ChangeResult, 'status'> {
-  return { action: change.action, name: change.name, id: change.id, ...(change.action === 'unlink' ? { adGroupId: change.adGroupId } : {}) };
+  return { action: change.action, name: change.name, id: change.id, ...('adGroupId' in change ? { adGroupId: change.adGroupId } : {}) };
 }
 
 /** Why a change was not made: the apply was interrupted before it started. */

@@ -1,5 +1,6 @@
 import type { Company, DesiredState, EveryKind, KindName, LiveAudience, LiveAudienceSummary, LiveState, Long, Merged, PartOf } from '../model/index.js';
 import type { Identities } from './identity.js';
+import type { ChangeReview } from './review.js';
 import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Fingerprint, ImageGenerate, ImageMove, ImageRemove, Plan, PlanProblem, PlanSummary } from './types.js';
 
 export interface PlanOptions {
@@ -134,6 +135,8 @@ export interface PlanKind<K extends KindName = KindName> {
    * `inconsistencies`), each said with the change it is of; `read`: the audiences the plan read.
    */
   inconsistencies?(change: ChangeOf<K>, read: ReadonlySet<Long>): string[];
+  /** What a reviewer must see of one of its changes at a glance (see ChangeReview); without it, nothing (NOTHING_TO_REVIEW). */
+  review?(change: ChangeOf<K>): ChangeReview;
 }
 
 /** The planner of every kind, by kind. */

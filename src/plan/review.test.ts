@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AudienceDefinition, AdGroupLink } from '../model/index.js';
 import { adGroupLink, desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
 import { planAccount } from './planner.js';
-import { reviewChange } from './review.js';
+import { reviewChange } from './kinds/index.js';
 import { serviceChecks } from './service-checks.js';
 
 /** The review of the one update that turns `from` into `to`, with the audience used by `links`. */

@@ -1,5 +1,5 @@
 import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, type DefinitionField, type JsonValue, type TargetingField } from '../model/index.js';
-import type { AdGroupRef, AudienceUpdate, Change } from './types.js';
+import type { AdGroupRef, AudienceCreate, AudienceDelete, AudienceUpdate } from './types.js';
 
 /**
  * What a reviewer must see of a change at a glance, derived from the change alone (so a saved
@@ -43,7 +43,11 @@ const CRITERIA: ReadonlyArray<{ criterion: Criterion; fields: readonly Definitio
 /** The status of an ad group that is serving ads. */
 const LIVE = 'LIVE';
 
-export function reviewChange(change: Change): ChangeReview {
+/** What a change of no concern shows: no fields, nothing live, no effect or risk (an image's move or removal). */
+export const NOTHING_TO_REVIEW: ChangeReview = { fields: [], live: false, effects: [], risks: [] };
+
+/** An audience's change, reviewed: an update's fields, effects and risks; a delete in use; a create's filled sets. */
+export function reviewAudienceChange(change: AudienceCreate | AudienceUpdate | AudienceDelete): ChangeReview {
   switch (change.action) {
     case 'update': {
       const effects = criterionEffects(change);
@@ -57,15 +61,8 @@ export function reviewChange(change: Change): ChangeReview {
     }
     case 'delete':
       return { fields: [], live: anyLive(change.display.impact), effects: [], risks: change.display.impact.length > 0 ? [{ risk: 'deletes-in-use' }] : [] };
-    case 'unlink':
-      return { fields: [], live: anyLive([change.before]), effects: [], risks: [] };
-    case 'generate':
-      return { fields: change.display.fields.map((field) => field.field), live: false, effects: [], risks: [] };
     case 'create':
       return { fields: DEFINITION_FIELDS.filter((field) => isFilledSet(change.after[field] as JsonValue)), live: false, effects: [], risks: [] };
-    case 'move':
-    case 'remove':
-      return { fields: [], live: false, effects: [], risks: [] };
   }
 }
 
@@ -73,7 +70,8 @@ function isFilledSet(value: JsonValue): boolean {
   return Array.isArray(value) && value.length > 0;
 }
 
-function anyLive(refs: AdGroupRef[]): boolean {
+/** Whether one of the ad groups is serving ads. */
+export function anyLive(refs: AdGroupRef[]): boolean {
   return refs.some((ref) => ref.adGroupStatus.includes(LIVE));
 }
 

@@ -2,6 +2,7 @@ import { compareLongs, compareText, sortLongs, type AdGroupLink, type DesiredAud
 import { sameEnds } from '../drift.js';
 import type { PlanKind } from '../kind.js';
 import { notRead } from '../reads.js';
+import { anyLive } from '../review.js';
 import type { AdGroupRef, AdGroupUnlink, PlanProblem } from '../types.js';
 import { quoted } from '../../model/index.js';
 
@@ -69,6 +70,7 @@ export const adGroupLinkKind: PlanKind<'adGroupLink'> = {
   // With their audience's changes (see the audience kind), before them, by ad group.
   orderKey: (change) => [change.name, BigInt(change.id ?? 0), 0, BigInt(change.action === 'unlink' ? change.adGroupId : 0)],
   // For the same reason too: an ad group the change unlinks because it deletes the audience is its own.
+  review: (change) => ({ fields: [], live: anyLive([change.before]), effects: [], risks: [] }),
   inconsistencies: (change, read) => {
     const found = [...(change.adGroupId === change.before.adGroupId ? [] : [`it shows ad group ${change.before.adGroupId}`]), ...notRead(change.id, read)];
     return found.map((problem) => `the unlink of ad group ${change.adGroupId} from audience ${quoted(change.name)} (id ${change.id}): ${problem}`);

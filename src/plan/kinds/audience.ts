@@ -24,6 +24,7 @@ import type { ChangeOf, CurrentState, FingerprintParts, PlanKind, PlanInput } fr
 import { sameEnds } from '../drift.js';
 import { notRead, requireRead } from '../reads.js';
 import { renameWarnings } from '../renames.js';
+import { reviewAudienceChange } from '../review.js';
 import { checkMassDelete, massDeleteGuard } from '../safety.js';
 import type { AudienceUpdate, FieldChange, Plan, PlanProblem } from '../types.js';
 import { adGroupRef, plural, readableLinks } from './ad-group-link.js';
@@ -100,6 +101,7 @@ export const audienceKind: PlanKind<'audience'> = {
   // The same read, so the same `before`; the same `after`: the same request. (The ad groups an update
   // touches may differ, when the file's adGroups changed: that is shown, the revert is the same.)
   drift: (change, base) => (change.kind === 'audience' && sameEnds(change, base) ? { ...change, drift: true } : change),
+  review: reviewAudienceChange,
   inconsistencies: (change, read) => {
     const about = `the ${change.action} of audience ${quoted(change.name)}${change.id === null ? '' : ` (id ${change.id})`}`;
     return audienceInconsistencies(change, read).map((problem) => `${about}: ${problem}`);

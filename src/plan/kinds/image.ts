@@ -17,6 +17,7 @@ import {
   IMAGE_LOCK_HINT,
 } from '../../model/index.js';
 import type { PlanKind } from '../kind.js';
+import { NOTHING_TO_REVIEW } from '../review.js';
 import type { FieldChange, Fingerprint, ImageGenerate, ImageGenerateReason, ImageMove, ImageRemove, PlanProblem } from '../types.js';
 import { quoted } from '../../model/index.js';
 
@@ -44,6 +45,8 @@ export const imageKind: PlanKind<'image'> = {
     }
     return reasons;
   },
+  // A generation shows the fields of its request that changed; a move or a removal, none.
+  review: (change) => (change.action === 'generate' ? { ...NOTHING_TO_REVIEW, fields: change.display.fields.map((field) => field.field) } : NOTHING_TO_REVIEW),
   inconsistencies: (change) => imageInconsistencies(change).map((problem) => `the ${change.action} of image ${quoted(change.name)}: ${problem}`),
 };
 

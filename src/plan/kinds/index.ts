@@ -1,6 +1,7 @@
 import { inKindOrder } from '../../model/index.js';
 import type { Change } from '../types.js';
 import type { PlanKind, PlanKinds } from '../kind.js';
+import { NOTHING_TO_REVIEW, type ChangeReview } from '../review.js';
 import { adGroupLinkKind } from './ad-group-link.js';
 import { audienceKind } from './audience.js';
 import { businessKind } from './business.js';
@@ -18,4 +19,9 @@ export const PLAN_KINDS_IN_ORDER: readonly PlanKind[] = inKindOrder<PlanKind>(PL
 /** The planner of a change's kind. */
 export function planKindOf(change: Change): PlanKind {
   return PLAN_KINDS[change.kind] as PlanKind;
+}
+
+/** What a reviewer must see of a change at a glance, derived from the change alone (so a saved plan shows the same), by its kind. */
+export function reviewChange(change: Change): ChangeReview {
+  return planKindOf(change).review?.(change) ?? NOTHING_TO_REVIEW;
 }
