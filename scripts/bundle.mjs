@@ -28,7 +28,7 @@ await build({
   platform: 'node',
   target: 'node20',
   // Names are minified too: keeping them (keepNames) wraps every function made at run time in
-  // a call that redefines its name, 10% of the CPU of reading a large file. The error classes
+  // a call that redefines its name, a tenth of the CPU of reading a large file. The error classes
   // set their names themselves, and --debug traces name the source files and lines.
   minify: true,
   sourcemap: true,

@@ -7,8 +7,8 @@
  * back in the order of `items`. The first failure (in time) rejects the whole, as with
  * Promise.all, and no request is started after it: the whole has failed, so the rest would
  * be asked for nothing. Requests already started run on; their outcomes are dropped.
- * The scheduler is the seam of that performance choice: the first write of an apply of 1000
- * creates leaves about 50 ms sooner (README, Performance).
+ * The scheduler is the seam of that performance choice: the first write of a large apply
+ * leaves sooner (bench/NOTES.md).
  */
 export function startInTurns<T, R>(items: readonly T[], start: (item: T) => Promise<R>, perTurn = 16): Promise<R[]> {
   return new Promise<R[]>((resolve, reject) => {
@@ -57,8 +57,8 @@ function takeAnswerTurn(): void {
  * once; handled back to back, the last one freed its connection only after all the others
  * were processed, and the requests waiting for those connections left that much later. With
  * a turn each, every answer that has arrived frees its connection (and the next request
- * leaves) before any is processed. The seam of that choice: a plan of 1000 audiences reads
- * them about 3% faster (README, Performance).
+ * leaves) before any is processed. The seam of that choice: a large plan reads its audiences
+ * faster (bench/NOTES.md).
  */
 export function answerTurn(): Promise<void> {
   return new Promise((resolve) => {

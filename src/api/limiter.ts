@@ -11,9 +11,9 @@
  *   back one slot per window of successes.
  * - A configured requests-per-second is where the rate starts and the most it grows to.
  * - A rate of R spaces the starts evenly, one after another, each from the later of when the
- *   previous one was due and when it really started (less 2 ms, to catch up a timer that fired
- *   a little late). So any R + 1 starts span at least a second and 10 ms more, for the network
- *   to shift their arrival (with 3 ms, the benchmark saw the service refuse a few). Spacing
+ *   previous one was due and when it really started (less a little, to catch up a timer that
+ *   fired late). So any R + 1 starts span at least a second and a margin more, for the network
+ *   to shift their arrival (a smaller margin let the service refuse a few). Spacing
  *   from due times alone would let a late start and a timely one put one request too many
  *   into the service's second.
  * - A pause (the service's Retry-After) holds every start until it ends.

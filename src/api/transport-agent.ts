@@ -1,8 +1,7 @@
 /**
  * The transport's connection pool, and the one place that loads it: undici's Agent by its
  * own module (see undici-agent.d.ts) instead of the package's index, which loads all of
- * undici. Kept for the figure in README.md's Performance section, "undici's Agent loaded by
- * its own module (50 ms per networked start)" (and 550 KB less to load). Everything else
+ * undici: every networked start is shorter for it (bench/NOTES.md). Everything else
  * sees only the agent's `dispatch` and `close`, so the simple version (`import { Agent }
  * from 'undici'`) would change this file alone.
  */

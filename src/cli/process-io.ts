@@ -6,8 +6,7 @@ import type { Io } from './io.js';
 /**
  * Text for a stream, written once per turn of the event loop rather than once per call: an
  * apply writes a progress line per change, and each write to a pipe is a system call that the
- * answers arriving meanwhile wait for (an apply of 1000 creates: its writes about 50 ms
- * sooner). `flush` writes what is pending at once; `atExit` registers it for the process's
+ * answers arriving meanwhile wait for, so a large apply's writes leave sooner (bench/NOTES.md). `flush` writes what is pending at once; `atExit` registers it for the process's
  * exit, so a second Ctrl-C (process.exit) loses no line either.
  */
 export function turnBuffered(write: (text: string) => void, atExit: (flush: () => void) => void): { write(text: string): void; flush(): void } {
@@ -76,7 +75,7 @@ export function processIo(): Io {
     },
     stderr: stderr.write,
     isTTY: process.stdout.isTTY === true,
-    // Asked only before a prompt: opening process.stdin costs a start 5 ms, and most commands never read it.
+    // Asked only before a prompt: opening process.stdin slows every start, and most commands never read it.
     get stdinIsTTY() {
       return process.stdin.isTTY === true;
     },

@@ -1,14 +1,12 @@
 import { CST, Schema, isScalar, type ScalarTag } from 'yaml';
 
 /**
- * The fast reading of a file. Checking a valid file of 5000 audiences (540 KB) takes about
- * 100 ms when it is read here, and a second when yaml's parseDocument reads it, which knows
- * where every value was written; yaml's token parser alone (`new Parser()`, no document)
- * takes 600 ms. Only a file with a problem needs those positions. So a file in the plain
- * layout people write and `import` produces is read here, line by line, and everything else,
- * and any file with a problem, is read again by parseDocument.
- * The figures that keep this: `npm run bench`'s `configCpuMs` (plan-offline) and
- * `cold-start-validate` of 10,000 audiences.
+ * The fast reading of a file. yaml's parseDocument knows where every value was written, and
+ * that costs many times what reading the values alone does; only a file with a problem needs
+ * those positions. So a file in the plain layout people write and `import` produces is read
+ * here, line by line, and everything else, and any file with a problem, is read again by
+ * parseDocument. The figures that keep this are `npm run bench`'s `configCpuMs` (plan-offline)
+ * and `cold-start-validate` (bench/NOTES.md).
  *
  * The plain layout, checked line by line below: block maps and lists aligned on their
  * columns, one entry per line, single-line scalars (plain or quoted) and flat flow lists and
@@ -49,7 +47,7 @@ const FLOW_ENTRY = new RegExp(`(${KEY}): +(${FLOW_SCALAR})`, 'g');
 
 /**
  * Far above any line people or `import` write; far below the length (some megabytes) at
- * which LINE's backtracking overflows the stack, as a 9 MB scalar once did.
+ * which LINE's backtracking overflows the stack.
  */
 const MAX_LINE = 64 * 1024;
 

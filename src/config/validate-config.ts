@@ -17,10 +17,9 @@ import { findingsFromSchemaErrors } from './schema-issues.js';
 /** Limits that keep hostile input from exhausting memory or time; real files are far below them. */
 export const LIMITS = {
   /**
-   * Bytes of one file, checked before it is read. Twice the file `import` writes for the
-   * most audiences the values limit lets through (16,000 audiences: 3.2 MB); the slowest
-   * file this allows (8 MB of JSON-style YAML, 198,000 values, one problem at the end: read
-   * by parseDocument for its positions) took 7 s and 550 MB on a loaded 2-core machine.
+   * Bytes of one file, checked before it is read: twice the file `import` writes for the
+   * most audiences the values limit lets through, and small enough that the slowest file it
+   * allows (JSON-style YAML read with positions) still reads in seconds (bench/NOTES.md).
    */
   bytes: 8 * 1024 * 1024,
   /** Times an anchor's content may be reused through aliases (yaml's maxAliasCount). */
@@ -53,8 +52,7 @@ export function validateConfig(text: string, file: string): ConfigResult {
   const plain = parsePlain(text);
   if (plain !== undefined) {
     // The value parseDocument would load, so too many values are said now, at the first line
-    // of the map as below, without reading the file again with positions (9.8 MB of 90,000
-    // audiences: 17 s and 1.4 GB that way).
+    // of the map as below, without reading the file again with positions (the slowest way).
     const tooBig = sizeProblem(plain.value);
     if (tooBig !== undefined) return { ok: false, issues: [{ file, line: firstContentLine(text), column: 1, pointer: '', ...tooBig }] };
     const findings = check(plain.value, () => 0);

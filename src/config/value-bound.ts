@@ -2,9 +2,9 @@ import { CST, Lexer } from 'yaml';
 
 /**
  * Whether a YAML text certainly holds more than `limit` values (the root included), found
- * without building them. yaml's parseDocument spends about 5 µs and 600 bytes on each value
- * it reads, however short (1 MB of `1,` in a flow list: 8 s and 620 MB); its lexer builds
- * nothing, and stops here at the bound (the same megabyte: 0.3 s and 65 MB).
+ * without building them. yaml's parseDocument spends time and memory on each value it reads,
+ * however short, so a file of tiny values costs far more than its size suggests; its lexer
+ * builds nothing, and stops here at the bound (bench/NOTES.md).
  *
  * Three counts each name distinct values: the `:` of map entries (each has a value, if only
  * null), the `- ` of list items, and the tokens that start a value (a scalar, an alias, a

@@ -160,7 +160,7 @@ export function toldSoFar(view: Pick<ApplyView, 'progress'>): { progress: ApplyP
 
 /** Saved plans, each refused when the account (or an image file) changed since it was made. */
 async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
-  // The code of saved plans (their schema's validator among it, 12 ms of a start) only for a saved plan.
+  // The code of saved plans (their schema's validator among it, a noticeable part of a start) only for a saved plan.
   const { readSavedPlans } = await import('./saved-plan.js');
   const context = { cwd: deps.cwd, planFile: resolve(deps.cwd, file) };
   // Each plan's local paths as seen from here, wherever it was made from (see KindOperations.placing).

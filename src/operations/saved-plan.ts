@@ -65,13 +65,10 @@ export async function savePlans(plans: Plan[], out: string, cwd: string): Promis
 /**
  * The largest saved plan read, in bytes. A saved plan is pretty-printed JSON, and a delete
  * carries the audience's whole definition, its fingerprint and each unlink of its ad groups.
- * Measured with the planner and the JSON renderer: 16,000 audiences deleted (the most a
- * desired-state file declares, see LIMITS in config/validate-config.ts), each defined as the
- * audience deleted in test/golden/whole-definition with one ad group, make a plan of 41 MB
- * (28 MB without ad groups; 66 MB with fuller definitions and two ad groups each), which `show`
- * reads in 1 s and 240 MB (66 MB: 3.5 s and 330 MB). The limit is about twice the largest.
- * It bounds what a wrong file costs, not what any file under it costs: JSON of tiny values
- * (`[{},{},…]`) is dearer to parse than a plan, 60 MB of it 43 s and 2 GB.
+ * The limit is about twice the largest plan of the most audiences a desired-state file
+ * declares (see LIMITS in config/validate-config.ts), each deleted with fuller definitions
+ * and ad groups (bench/NOTES.md). It bounds what a wrong file costs, not what any file under it costs:
+ * JSON of tiny values (`[{},{},…]`) is dearer to parse than a plan.
  */
 export const SAVED_PLAN_MAX_BYTES = 128 * 1024 * 1024;
 

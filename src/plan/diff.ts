@@ -18,9 +18,8 @@ import type { FieldChange } from './types.js';
  * The seam of one performance choice: the last diff of each desired definition, with the live
  * one it was made against. A plan diffs an audience several times with the same two objects
  * (as its read arrives, to know whether its ad groups are needed, when the read contract is
- * checked, then when it is planned): after the first, it is an answer, not a diff. Diffing as
- * the reads arrive took the plan's time after the last answer from 85 to 42–51 ms at N = 1000
- * (README, Performance). A diff is never changed once made.
+ * checked, then when it is planned): after the first, it is an answer, not a diff, and the
+ * plan's time after the last answer halves (bench/NOTES.md). A diff is never changed once made.
  */
 const lastDiffs = new WeakMap<AudienceDefinition, { live: AudienceDefinition; fields: FieldChange[] }>();
 
@@ -43,8 +42,7 @@ export function diffDefinition(desired: AudienceDefinition, live: AudienceDefini
 }
 
 function diffField(field: DefinitionField, want: JsonValue, have: JsonValue): FieldChange | null {
-  // Most fields are the same text on both sides or two empty sets: no change, nothing to build
-  // (diffing 1000 answers against their definitions: 17–25 ms instead of 40–56; README, Performance).
+  // Most fields are the same text on both sides or two empty sets: no change, nothing to build.
   if (want === have || (isEmptyList(want) && isEmptyList(have))) return null;
   if ((REGION_FIELDS as readonly string[]).includes(field)) return diffRegions(field, want as unknown as Region[], have as unknown as Region[]);
   if ((TARGETING_FIELDS as readonly string[]).includes(field)) return diffMembers(field as TargetingField, want as TargetingMember[], have as TargetingMember[]);

@@ -85,8 +85,8 @@ function marksOf(review: ChangeReview): Mark[] {
 
 /**
  * The line with its label and text made visible; the line itself when they already are (most
- * are: no copy). The seam of a performance choice: a plan of 1000 creates renders in 18 ms
- * instead of 23 (medians of 12 cold runs).
+ * are: no copy). The seam of a performance choice: a large plan renders faster without the
+ * copies (bench/NOTES.md).
  */
 function visibleLine(line: Line): Line {
   const label = visible(line.label);

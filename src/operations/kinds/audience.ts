@@ -105,8 +105,8 @@ export async function confirmGone(listed: LiveAudienceSummary[], notFound: Reado
  * The seam of one performance choice: an audience about to change needs its ad groups, and
  * they are read as soon as its own read shows the change, while the other reads are still in
  * flight, not in a second round after all of them. The benchmark's bound counts the reads and
- * the ad-group reads as one stage, and "plan, 10% changed" stays within 0.05 of the ratio of
- * "plan, no changes" (README, Performance). Once the plan has failed, no more link reads start.
+ * the ad-group reads as one stage, and holds "plan, 10% changed" to the ratio of "plan, no
+ * changes" (bench/NOTES.md). Once the plan has failed, no more link reads start.
  * An audience whose ad groups answer the service's 404 is added to `notFound` (see confirmGone).
  */
 function linkReader(reader: AccountReader, notFound: Set<Long>) {
