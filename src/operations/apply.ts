@@ -1,13 +1,12 @@
 import { resolve } from 'node:path';
 import type { AudienceClient } from '../api/audiences.js';
-import type { ImageClient } from '../api/imagegen.js';
 import type { ApplyProgress, ApplyServices, ListedAfterWrites } from '../apply/kind.js';
 import { applyPlan, countOutcomes, verifyApplied } from '../apply/applier.js';
 import { causeOf, notStarted, stoppedInFlight, stoppedSettling } from '../apply/results.js';
 import { INTERRUPTED_EXIT_CODE } from '../errors.js';
 import type { AppliedAccount, Change, ChangeResult, Plan } from '../plan/index.js';
 import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
-import type { BusinessLookup } from './kinds/kind.js';
+import type { KindServices } from './kinds/kind.js';
 import { planFiles } from './plan.js';
 import { takeApplyLock } from './apply-lock.js';
 import { checkPlanIsFresh } from './stale.js';
@@ -34,10 +33,8 @@ export interface ApplyDeps {
   view: ApplyView;
   cwd: string;
   client: (adAccountId: number) => AudienceClient;
-  /** The business lookup, for files that declare `business:` (and saved plans made from them). */
-  business?: (adAccountId: number) => BusinessLookup;
-  /** The image-generation client, for plans that generate images. */
-  images?: () => ImageClient;
+  /** The services besides the audience API, each opened by the kind whose changes need it. */
+  services?: Partial<KindServices>;
   /** Requests in flight at once (image generations are bounded further). */
   concurrency?: number;
   /** How the apply is interrupted (see src/cli/interrupts.ts); by default it is not. */
@@ -167,13 +164,13 @@ async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
   const plans = await Promise.all(
     (await readSavedPlans(file, deps.cwd, 'apply')).map((read) => OPERATION_KINDS_IN_ORDER.reduce(async (plan, kind) => kind.placing?.(await plan, context) ?? plan, Promise.resolve(read))),
   );
-  for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, business: plan.business ? deps.business?.(plan.adAccountId) : undefined });
+  for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, services: deps.services });
   return plans;
 }
 
 /** The files planned and shown; nothing (exit 1) when a plan has errors. */
 async function plannedFromFiles(request: ApplyRequest, deps: ApplyDeps): Promise<Plan[] | undefined> {
-  const planned = await planFiles(request.files, { allowMassDelete: request.allowMassDelete }, { cwd: deps.cwd, reader: deps.client, business: deps.business });
+  const planned = await planFiles(request.files, { allowMassDelete: request.allowMassDelete }, { cwd: deps.cwd, reader: deps.client, services: deps.services });
   const plans = planned.map((account) => account.plan);
   deps.view.showPlans(plans);
   return plans.some((plan) => plan.errors.length > 0) ? undefined : plans;

@@ -154,7 +154,7 @@ describe('readLiveState, when one kind fails', () => {
       },
     };
     const desired = desiredState([desiredAudience({ name: 'a' }), desiredAudience({ name: 'b' })], { business: { registrationNumber: '120-81-47521', expected: {} } });
-    await expect(readLiveState(desired, reader, { business })).rejects.toThrow('business API down');
+    await expect(readLiveState(desired, reader, { services: { business: () => business } })).rejects.toThrow('business API down');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect([...calls].sort()).toEqual(['list', 'lookup']);
   });

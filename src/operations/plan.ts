@@ -6,7 +6,7 @@ import { planAccount, type Plan, type PlanOptions } from '../plan/index.js';
 import { readBases } from './base-files.js';
 import { cachedReader } from './detail-cache.js';
 import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
-import type { BusinessLookup, KindOperations, ReadContext } from './kinds/kind.js';
+import type { KindOperations, KindServices, ReadContext } from './kinds/kind.js';
 import { validateFiles } from './validate.js';
 
 export type { AccountReader } from './account-reader.js';
@@ -25,8 +25,8 @@ export interface PlanDeps {
    * unchanged, for this audience service (see cacheService).
    */
   cache?: { service: string };
-  /** The business lookup, for files that declare `business:`. */
-  business?: (adAccountId: number) => BusinessLookup;
+  /** The services besides the audience API, each opened by the kind that needs it. */
+  services?: Partial<KindServices>;
 }
 
 /** What `plan` is asked: the guard's override, and a git ref whose files are planned too (see readBases). */
@@ -42,8 +42,7 @@ export async function planFiles(files: string[], options: PlanFilesOptions, deps
   return Promise.all(
     desiredStates.map(async ({ file, desired }, index) => {
       const planOptions: PlanOptions = { allowMassDelete: options.allowMassDelete, base: bases[index] };
-      // The business service is opened only for a file that declares a business.
-      const context = { business: desired.business ? deps.business?.(desired.adAccountId) : undefined, file, cwd: deps.cwd };
+      const context = { services: deps.services, file, cwd: deps.cwd };
       if (!deps.cache) return { file, desired, plan: await planDesired(desired, planOptions, deps.reader(desired.adAccountId), context) };
       const reader = cachedReader(deps.reader(desired.adAccountId), deps.cwd, { service: deps.cache.service, adAccountId: desired.adAccountId });
       const plan = await planDesired(desired, planOptions, reader, context);

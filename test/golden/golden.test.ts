@@ -70,7 +70,10 @@ describe('golden plans', () => {
     const reads: string[] = [];
     const context: Omit<ReadContext, 'reader'> = {};
     const business = await readFile(join(dir, 'business.json'), 'utf8').catch(() => undefined);
-    if (business !== undefined) context.business = fixtureBusiness(fromJsonText(business), reads);
+    if (business !== undefined) {
+      const lookup = fixtureBusiness(fromJsonText(business), reads);
+      context.services = { business: () => lookup };
+    }
     const images = await readFile(join(dir, 'images.json'), 'utf8').catch(() => undefined);
     if (images !== undefined) {
       context.file = 'audiences.yaml';

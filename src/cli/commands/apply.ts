@@ -41,8 +41,7 @@ export const applyCommand: CommandDefinition = {
             interrupts,
             cwd: io.cwd,
             client: (adAccountId) => services.audiences(adAccountId),
-            business: (adAccountId) => services.business(adAccountId),
-            images: () => services.images(),
+            services,
             concurrency: args.concurrency,
           },
         );

@@ -66,7 +66,7 @@ async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files
       {
         cwd: io.cwd,
         reader: (adAccountId) => services.audiences(adAccountId),
-        business: (adAccountId) => services.business(adAccountId),
+        services,
         ...(cache ? { cache: { service: cache.cacheService(connection) } } : {}),
       },
     ),

@@ -39,9 +39,9 @@ export const imageSource: KindOperations<'image'> = {
     const dir = await homeOf(plan, plan.imageDir, plan.imageHome, cwd, planFile);
     return { ...plan, imageDir: relative(cwd, dir) || '.' };
   },
-  applyServices: (plan, { images, cwd, concurrency }) => {
-    const services = imageServices(plan, images, cwd, concurrency);
-    return services ? { images: services } : {};
+  applyServices: (plan, { services, cwd, concurrency }) => {
+    const images = imageServices(plan, services?.images, cwd, concurrency);
+    return images ? { images } : {};
   },
 };
 

@@ -9,10 +9,21 @@ export interface BusinessLookup {
   lookup(bizNum: string): Promise<Company | null>;
 }
 
-/** Where planning reads from: the account, the business lookup, and the desired-state file's folder (for images). */
+/**
+ * The services besides the audience API that a kind may open, each made on first use: the
+ * command gives them all, and a kind opens its own only when its part of the file or the plan
+ * needs it (the business lookup for a file that declares a business, say). The pipelines pass
+ * them on without naming any.
+ */
+export interface KindServices {
+  business(adAccountId: number): BusinessLookup;
+  images(): ImageClient;
+}
+
+/** Where planning reads from: the account, the other services, and the desired-state file's folder (for images). */
 export interface ReadContext {
   reader: AccountReader;
-  business?: BusinessLookup | undefined;
+  services?: Partial<KindServices> | undefined;
   /** The desired-state file, relative to `cwd`; without it, no local files are read. */
   file?: string | undefined;
   cwd?: string | undefined;
@@ -25,16 +36,16 @@ export interface ReadContext {
 /** Where a saved plan is checked against: as ReadContext, with the account's list read once for every kind. */
 export interface CurrentContext {
   reader: AccountReader;
-  business?: BusinessLookup | undefined;
+  services?: Partial<KindServices> | undefined;
   /** The folder the plan is applied from; without it, no local files are checked. */
   cwd?: string | undefined;
   list(): Promise<LiveAudienceSummary[]>;
 }
 
-/** What the command gives for applying: the folder it runs in, the image service, the concurrency. */
+/** What the command gives for applying: the folder it runs in, the other services, the concurrency. */
 export interface ServiceContext {
   cwd: string;
-  images?: (() => ImageClient) | undefined;
+  services?: Partial<KindServices> | undefined;
   concurrency?: number | undefined;
 }
 
