@@ -31,14 +31,20 @@ const pureRules = {
   rules: {
     'no-restricted-globals': [
       'error',
-      ...['process', 'fetch', 'performance', 'crypto', 'setTimeout', 'setInterval', 'setImmediate'].map((name) => ({ name, message: 'this folder is pure: no I/O, network or clock.' })),
+      ...['process', 'fetch', 'performance', 'crypto', 'setTimeout', 'setInterval', 'setImmediate'].map((name) => ({
+        name,
+        message: 'this folder is pure: no I/O, network or clock.',
+      })),
     ],
     'no-restricted-properties': [
       'error',
       { object: 'Date', property: 'now', message: 'this folder is pure: no clock.' },
       { object: 'Math', property: 'random', message: 'this folder is pure: its output is deterministic.' },
     ],
-    'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'this folder is pure: no clock.' }],
+    'no-restricted-syntax': [
+      'error',
+      { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'this folder is pure: no clock.' },
+    ],
   },
 };
 
@@ -54,7 +60,9 @@ const layerRules = Object.entries(forbidden).map(([folder, layers]) => ({
             group: layers.flatMap(layer),
             message: `src/${folder} must not import this layer (see STYLE.md: imports point one way).`,
           },
-          ...(pure.includes(folder) ? [{ group: impure, message: `src/${folder} is pure: no I/O, network or clock.` }] : []),
+          ...(pure.includes(folder)
+            ? [{ group: impure, message: `src/${folder} is pure: no I/O, network or clock.` }]
+            : []),
         ],
       },
     ],

@@ -1,10 +1,18 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 
-/** `--help` of the command line or of one command, rendered at build time (see scripts/bundle.mjs): printed without loading the parser. */
+/**
+ * `--help` of the command line or of one command, rendered at build time (see scripts/bundle.mjs): printed without
+ * loading the parser.
+ */
 function cachedHelp(args) {
   if (process.env.AUDIENCES_NO_HELP_CACHE || (process.stdout.columns ?? 100) < 100) return undefined;
-  const asked = args.length === 1 && ['--help', '-h'].includes(args[0]) ? '' : args.length === 2 && ['--help', '-h'].includes(args[1]) ? args[0] : undefined;
+  const asked =
+    args.length === 1 && ['--help', '-h'].includes(args[0])
+      ? ''
+      : args.length === 2 && ['--help', '-h'].includes(args[1])
+        ? args[0]
+        : undefined;
   if (asked === undefined) return undefined;
   try {
     return JSON.parse(readFileSync(new URL('../dist/bundle/help.json', import.meta.url), 'utf8'))[asked];
@@ -30,6 +38,8 @@ if (help !== undefined) {
   // turn go out a turn later (cli/process-io.ts), so that turn comes first; then an empty
   // write calls back once the writes before it are done (a pipe is written to asynchronously).
   await new Promise((resolve) => setImmediate(resolve));
-  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))));
+  await Promise.all(
+    [process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', resolve))),
+  );
   process.exit(code);
 }

@@ -19,7 +19,10 @@ import { declaresImages } from './lib/tool.mjs';
 
 const env = process.env;
 const cwd = process.cwd();
-const { values, positionals: files } = parseArgs({ allowPositionals: true, options: { check: { type: 'boolean', default: false } } });
+const { values, positionals: files } = parseArgs({
+  allowPositionals: true,
+  options: { check: { type: 'boolean', default: false } },
+});
 
 try {
   process.exitCode = await main();
@@ -30,7 +33,10 @@ try {
 
 async function main() {
   const branch = env.AUDIENCES_PUSH_BRANCH || env.CI_COMMIT_BRANCH;
-  if (!branch) throw new Error('no branch to push to: CI_COMMIT_BRANCH is not set (this runs in a branch pipeline, after the apply)');
+  if (!branch)
+    throw new Error(
+      'no branch to push to: CI_COMMIT_BRANCH is not set (this runs in a branch pipeline, after the apply)',
+    );
   if (!(await declaresImages(files, cwd))) {
     console.log('The files declare no images: nothing to commit back.');
     return 0;
@@ -59,11 +65,15 @@ async function main() {
       branch,
       message: `audiences: generated images and images.lock.json\n\nApplied by ${env.CI_PIPELINE_URL ?? 'a pipeline'} at ${env.CI_COMMIT_SHA ?? 'HEAD'}.`,
       pushOptions: env.GITLAB_CI ? ['ci.skip'] : [],
-      author: { name: env.AUDIENCES_COMMIT_NAME || 'audiences', email: env.AUDIENCES_COMMIT_EMAIL || `audiences@${env.CI_SERVER_HOST ?? 'localhost'}` },
+      author: {
+        name: env.AUDIENCES_COMMIT_NAME || 'audiences',
+        email: env.AUDIENCES_COMMIT_EMAIL || `audiences@${env.CI_SERVER_HOST ?? 'localhost'}`,
+      },
     });
     console.log(`Committed and pushed ${changed.join(', ')} to ${branch}${pushed ? ` (${pushed.commit})` : ''}.`);
   } catch (error) {
-    if (error instanceof PushDeniedError) throw new Error(`${denied(branch)} They are left in this job's workspace.\n${error.message}`);
+    if (error instanceof PushDeniedError)
+      throw new Error(`${denied(branch)} They are left in this job's workspace.\n${error.message}`);
     throw error;
   }
   return 0;

@@ -14,7 +14,15 @@ import { appendFileSync } from 'node:fs';
 import { appendFile, copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { changedPaths, checkPush, commitAndPush, git, imagePaths, PushDeniedError } from './lib/commit-back.mjs';
-import { ACTIONS_BOT, downloadPlanArtifact, githubClient, mergedPullRequest, tokenLogin, upsertComment, upsertDriftIssue } from './lib/github.mjs';
+import {
+  ACTIONS_BOT,
+  downloadPlanArtifact,
+  githubClient,
+  mergedPullRequest,
+  tokenLogin,
+  upsertComment,
+  upsertDriftIssue,
+} from './lib/github.mjs';
 import { ApiError } from './lib/rest.mjs';
 import { MANIFEST_FILE, manifestProblem, PLAN_FILE, writeManifest } from './lib/saved-plan.mjs';
 import { commentMarker, declaresImages, parseFiles, planComment, runTool } from './lib/tool.mjs';
@@ -33,10 +41,15 @@ const commands = { plan, apply, drift };
 const command = process.argv[2] ?? env.INPUT_COMMAND ?? '';
 
 try {
-  if (!Object.hasOwn(commands, command)) throw new StepError(`unknown command "${command}": the Action's command input is plan, apply or drift`);
+  if (!Object.hasOwn(commands, command))
+    throw new StepError(`unknown command "${command}": the Action's command input is plan, apply or drift`);
   await commands[/** @type {'plan' | 'apply' | 'drift'} */ (command)]();
 } catch (error) {
-  fail(error instanceof StepError || error instanceof ApiError ? error.message : (/** @type {Error} */ (error).stack ?? String(error)));
+  fail(
+    error instanceof StepError || error instanceof ApiError
+      ? error.message
+      : (/** @type {Error} */ (error).stack ?? String(error)),
+  );
 }
 
 /** The plan of a pull request, as its comment and as the saved plan for the merge. */
@@ -51,7 +64,18 @@ async function plan() {
 
   const base = pull?.base?.sha;
   if (base) await fetchCommit(base);
-  const args = ['plan', ...files, '--format', 'markdown', '--detailed-exitcode', '--out', planFile, ...(commit ? ['--commit', commit] : []), ...(base ? ['--base', base] : []), ...allowMassDelete()];
+  const args = [
+    'plan',
+    ...files,
+    '--format',
+    'markdown',
+    '--detailed-exitcode',
+    '--out',
+    planFile,
+    ...(commit ? ['--commit', commit] : []),
+    ...(base ? ['--base', base] : []),
+    ...allowMassDelete(),
+  ];
   const run = await runTool(args, { cwd });
   const body = planComment({ ...run, files, commit, logUrl: runUrl });
   await summary(body);
@@ -63,7 +87,12 @@ async function plan() {
   if (pull) {
     try {
       const github = client();
-      const result = await upsertComment(github, { repo, issue: pull.number, body, author: await tokenLogin(github, env.INPUT_COMMENT_AUTHOR) });
+      const result = await upsertComment(github, {
+        repo,
+        issue: pull.number,
+        body,
+        author: await tokenLogin(github, env.INPUT_COMMENT_AUTHOR),
+      });
       output('comment-url', result.url ?? '');
       console.log(`The plan comment of #${pull.number}: ${result.action} (${result.url ?? result.id}).`);
     } catch (error) {
@@ -74,15 +103,27 @@ async function plan() {
   }
 
   if (pull) {
-    const request = /** @type {const} */ ({ field: 'pullRequest', number: pull.number, named: `#${pull.number}`, headSha: commit ?? null });
+    const request = /** @type {const} */ ({
+      field: 'pullRequest',
+      number: pull.number,
+      named: `#${pull.number}`,
+      headSha: commit ?? null,
+    });
     const saved = (run.code === 0 || run.code === 2) && (await exists(planFile));
     if (!saved) await rm(planFile, { force: true });
-    await writeManifest(planDir, request, { files, cwd }, saved ? undefined : `exit code ${run.code}: the error is in the pull request's comment`);
+    await writeManifest(
+      planDir,
+      request,
+      { files, cwd },
+      saved ? undefined : `exit code ${run.code}: the error is in the pull request's comment`,
+    );
     output('plan-dir', planDir);
   }
   if (run.code !== 0 && run.code !== 2) {
     if (commentProblem) warn(commentProblem);
-    throw new StepError(`The plan failed (exit code ${run.code}): the error is in the ${commentProblem ? "job's summary" : "pull request's comment"} and in the output above.`);
+    throw new StepError(
+      `The plan failed (exit code ${run.code}): the error is in the ${commentProblem ? "job's summary" : "pull request's comment"} and in the output above.`,
+    );
   }
   if (commentProblem) throw new StepError(commentProblem);
 }
@@ -90,7 +131,10 @@ async function plan() {
 /** The apply after a merge: the reviewed plan, or a new one; then the generated files committed back. */
 async function apply() {
   const mode = env.INPUT_APPLY_MODE || 'saved-plan';
-  if (mode !== 'saved-plan' && mode !== 'replan') throw new StepError(`apply-mode is "${mode}": use saved-plan (apply the plan reviewed in the pull request) or replan (plan again and apply)`);
+  if (mode !== 'saved-plan' && mode !== 'replan')
+    throw new StepError(
+      `apply-mode is "${mode}": use saved-plan (apply the plan reviewed in the pull request) or replan (plan again and apply)`,
+    );
   const commitBack = (env.INPUT_COMMIT_BACK || 'true') !== 'false';
   const remote = env.AUDIENCES_GIT_REMOTE || 'origin';
   const branch = env.GITHUB_REF_NAME ?? '';
@@ -152,7 +196,9 @@ async function apply() {
     }
   } else if (changed.length > 0) {
     await keepGenerated(changed);
-    warn(`commit-back is off: ${changed.join(', ')} changed and are not committed. They are kept in this run's artifact audiences-generated-…: commit them, or the next plan generates them again.`);
+    warn(
+      `commit-back is off: ${changed.join(', ')} changed and are not committed. They are kept in this run's artifact audiences-generated-…: commit them, or the next plan generates them again.`,
+    );
   }
 
   if (run.code !== 0) {
@@ -162,7 +208,9 @@ async function apply() {
           'To apply what the branch holds now, run this workflow by hand (Run workflow), which plans again and applies, or set apply-mode: replan.',
       );
     }
-    throw new StepError(`The apply failed (exit code ${run.code}): what was done and what was not is in the output above; running it again finishes the job.`);
+    throw new StepError(
+      `The apply failed (exit code ${run.code}): what was done and what was not is in the output above; running it again finishes the job.`,
+    );
   }
   if (keepProblem) throw new StepError(keepProblem);
 }
@@ -170,7 +218,10 @@ async function apply() {
 /** The scheduled check: a plan with no changes, or the job fails (and the issue says why). */
 async function drift() {
   const commit = env.GITHUB_SHA;
-  const run = await runTool(['plan', ...files, '--format', 'markdown', '--detailed-exitcode', ...(commit ? ['--commit', commit] : [])], { cwd });
+  const run = await runTool(
+    ['plan', ...files, '--format', 'markdown', '--detailed-exitcode', ...(commit ? ['--commit', commit] : [])],
+    { cwd },
+  );
   const body = planComment({ ...run, files, commit, logUrl: runUrl });
   await summary(body);
   output('exitcode', run.code);
@@ -185,8 +236,14 @@ async function drift() {
         repo,
         author: await tokenLogin(github, env.INPUT_COMMENT_AUTHOR),
         marker,
-        title: run.code === 2 ? `audiences: the ad account no longer matches ${named}` : `audiences: the drift check of ${named} fails`,
-        body: run.code === 0 ? undefined : `${marker}\nThe scheduled check of [this run](${runUrl}) at commit ${commit ?? 'HEAD'} found:\n\n${body}`,
+        title:
+          run.code === 2
+            ? `audiences: the ad account no longer matches ${named}`
+            : `audiences: the drift check of ${named} fails`,
+        body:
+          run.code === 0
+            ? undefined
+            : `${marker}\nThe scheduled check of [this run](${runUrl}) at commit ${commit ?? 'HEAD'} found:\n\n${body}`,
         closing: `The account matches ${named} again: checked by [this run](${runUrl}) at commit ${commit ?? 'HEAD'}.`,
       });
       if (result.action !== 'none') console.log(`The drift issue: ${result.action} (${result.url}).`);
@@ -199,7 +256,8 @@ async function drift() {
       `The ad account no longer matches ${named}: the plan above shows what apply would change. Apply the files again (run the apply workflow by hand), or change them to match the account.`,
     );
   }
-  if (run.code !== 0 && run.code !== 2) throw new StepError(`The drift check failed (exit code ${run.code}): the error is in the output above.`);
+  if (run.code !== 0 && run.code !== 2)
+    throw new StepError(`The drift check failed (exit code ${run.code}): the error is in the output above.`);
 }
 
 /**
@@ -214,14 +272,19 @@ async function reviewedPlan() {
   const pull = await mergedPullRequest(github, { repo, sha }).catch((error) => {
     throw new StepError(apiProblem(error, 'find the pull request merged by this push', 'pull-requests: read'));
   });
-  if (!pull) throw new StepError(`Commit ${sha.slice(0, 12)} is not the merge of a pull request, so there is no reviewed plan to apply. ${wayOut}`);
+  if (!pull)
+    throw new StepError(
+      `Commit ${sha.slice(0, 12)} is not the merge of a pull request, so there is no reviewed plan to apply. ${wayOut}`,
+    );
   const name = `${env.INPUT_ARTIFACT_NAME || 'audiences-plan'}-${pull.number}`;
   const download = await downloadPlanArtifact(github, { repo, name, pull }).catch((error) => {
     throw new StepError(apiProblem(error, `download the saved plan of #${pull.number}`, 'actions: read'));
   });
   if ('passedOver' in download) {
     if (download.passedOver.length === 0) {
-      throw new StepError(`No saved plan of pull request #${pull.number} (no artifact ${name}): its plan job did not run or did not finish, or the artifact was deleted. ${wayOut}`);
+      throw new StepError(
+        `No saved plan of pull request #${pull.number} (no artifact ${name}): its plan job did not run or did not finish, or the artifact was deleted. ${wayOut}`,
+      );
     }
     throw new StepError(
       `No saved plan of pull request #${pull.number} can be applied: no artifact ${name} was made by its own plan run ` +
@@ -233,17 +296,27 @@ async function reviewedPlan() {
   const manifestBytes = download.files.get(MANIFEST_FILE);
   const notSaved = `The artifact ${name} holds no ${PLAN_FILE} and ${MANIFEST_FILE}: it was not saved by this Action's plan. ${wayOut}`;
   if (!manifestBytes) throw new StepError(notSaved);
-  const request = /** @type {const} */ ({ field: 'pullRequest', number: pull.number, named: `#${pull.number}`, headSha: pull.head.sha });
+  const request = /** @type {const} */ ({
+    field: 'pullRequest',
+    number: pull.number,
+    named: `#${pull.number}`,
+    headSha: pull.head.sha,
+  });
   // First: the manifest of a plan that failed holds no plan, and says why none applies.
   const problem = await manifestProblem(manifestBytes, request, { files, cwd });
-  if (problem) throw new StepError(`The saved plan of #${pull.number} (artifact ${download.artifact.id}) is not applied: ${problem} ${wayOut}`);
+  if (problem)
+    throw new StepError(
+      `The saved plan of #${pull.number} (artifact ${download.artifact.id}) is not applied: ${problem} ${wayOut}`,
+    );
   if (!planBytes) throw new StepError(notSaved);
   const dir = join(temp, 'audiences-reviewed');
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const planFile = join(dir, PLAN_FILE);
   await writeFile(planFile, planBytes);
-  console.log(`Applying the plan reviewed in #${pull.number} (commit ${pull.head.sha}, artifact ${download.artifact.id} of run ${download.run.id}).`);
+  console.log(
+    `Applying the plan reviewed in #${pull.number} (commit ${pull.head.sha}, artifact ${download.artifact.id} of run ${download.run.id}).`,
+  );
   return planFile;
 }
 
@@ -262,15 +335,23 @@ function allowMassDelete() {
 async function fetchCommit(sha) {
   if ((await git(['cat-file', '-e', `${sha}^{commit}`], { cwd })).code === 0) return;
   const shallow = (await git(['rev-parse', '--is-shallow-repository'], { cwd })).stdout.trim() === 'true';
-  const fetched = await git(['fetch', '--quiet', '--no-tags', ...(shallow ? ['--depth=1'] : []), env.AUDIENCES_GIT_REMOTE || 'origin', sha], { cwd });
+  const fetched = await git(
+    ['fetch', '--quiet', '--no-tags', ...(shallow ? ['--depth=1'] : []), env.AUDIENCES_GIT_REMOTE || 'origin', sha],
+    { cwd },
+  );
   if (fetched.code === 0) console.log(`Fetched the pull request's base ${sha}, which the checkout did not hold.`);
-  else warn(`Could not fetch the pull request's base ${sha} (check out with fetch-depth: 0 to hold it): ${fetched.stderr.trim()}`);
+  else
+    warn(
+      `Could not fetch the pull request's base ${sha} (check out with fetch-depth: 0 to hold it): ${fetched.stderr.trim()}`,
+    );
 }
 
 /** @param {string} text a saved plan: one plan or an array of them */
 function planTouchesImages(text) {
   const data = JSON.parse(text);
-  return (Array.isArray(data) ? data : [data]).some((plan) => (plan.changes ?? []).some((/** @type {any} */ change) => change.kind === 'image'));
+  return (Array.isArray(data) ? data : [data]).some((plan) =>
+    (plan.changes ?? []).some((/** @type {any} */ change) => change.kind === 'image'),
+  );
 }
 
 /**
@@ -289,7 +370,10 @@ async function keepGenerated(paths) {
 
 function client() {
   const token = env.INPUT_GITHUB_TOKEN || env.GITHUB_TOKEN;
-  if (!token) throw new StepError('No GitHub token: the Action\'s github-token input is empty (its default is the job\'s GITHUB_TOKEN, "${{ github.token }}").');
+  if (!token)
+    throw new StepError(
+      'No GitHub token: the Action\'s github-token input is empty (its default is the job\'s GITHUB_TOKEN, "${{ github.token }}").',
+    );
   return githubClient({ apiUrl: env.GITHUB_API_URL || 'https://api.github.com', token });
 }
 

@@ -28,7 +28,9 @@ import { parseFiles, runTool } from './lib/tool.mjs';
 
 const env = process.env;
 const cwd = process.cwd();
-const { values } = parseArgs({ options: { files: { type: 'string', default: '' }, plan: { type: 'string', default: PLAN_FILE } } });
+const { values } = parseArgs({
+  options: { files: { type: 'string', default: '' }, plan: { type: 'string', default: PLAN_FILE } },
+});
 const files = parseFiles(values.files);
 const branch = env.CI_COMMIT_BRANCH || 'the branch';
 
@@ -60,15 +62,24 @@ async function main() {
     console.log('AUDIENCES_APPLY_MODE=replan: the files are planned again and applied.');
     // AUDIENCES_ALLOW_MASS_DELETE=true, set for this run: a plan deleting more than the guard allows.
     const allow = env.AUDIENCES_ALLOW_MASS_DELETE === 'true' ? ['--allow-mass-delete'] : [];
-    return (await runTool(['apply', '--auto-approve', ...files.flatMap((file) => ['-f', file]), ...allow], { cwd, echo: true })).code;
+    return (
+      await runTool(['apply', '--auto-approve', ...files.flatMap((file) => ['-f', file]), ...allow], {
+        cwd,
+        echo: true,
+      })
+    ).code;
   }
   if (mode !== 'saved-plan') {
-    throw new Error(`AUDIENCES_APPLY_MODE is ${JSON.stringify(mode)}: use saved-plan (apply the plan reviewed in the merge request; the default) or replan (plan the files again and apply them).`);
+    throw new Error(
+      `AUDIENCES_APPLY_MODE is ${JSON.stringify(mode)}: use saved-plan (apply the plan reviewed in the merge request; the default) or replan (plan the files again and apply them).`,
+    );
   }
   const plan = await reviewedPlan();
   const run = await runTool(['apply', plan], { cwd, echo: true });
   if (run.code !== 0 && /\bPLAN_STALE\b/.test(run.stderr)) {
-    console.error(`error: The account changed since the plan was reviewed, so the saved plan was refused as stale and nothing was applied.\n${wayOut()}`);
+    console.error(
+      `error: The account changed since the plan was reviewed, so the saved plan was refused as stale and nothing was applied.\n${wayOut()}`,
+    );
   }
   return run.code;
 }
@@ -81,7 +92,10 @@ async function reviewedPlan() {
   const sha = env.CI_COMMIT_SHA ?? '';
   const project = String(env.CI_PROJECT_ID ?? '');
   const at = `/projects/${encodeURIComponent(project)}`;
-  const gitlab = gitlabClient(env, 'the apply reads the merge request this push merged, and its saved plan, through the API');
+  const gitlab = gitlabClient(
+    env,
+    'the apply reads the merge request this push merged, and its saved plan, through the API',
+  );
 
   const requests = await gitlab.paginate(`${at}/repository/commits/${sha}/merge_requests?per_page=100`);
   const merged = requests.find(
@@ -91,7 +105,10 @@ async function reviewedPlan() {
       String(request.target_project_id ?? request.project_id) === project &&
       [request.merge_commit_sha, request.squash_commit_sha, request.sha].includes(sha),
   );
-  if (!merged) throw new Refusal(`Commit ${short(sha)} is not the merge of a merge request into ${branch}, so there is no reviewed plan to apply.`);
+  if (!merged)
+    throw new Refusal(
+      `Commit ${short(sha)} is not the merge of a merge request into ${branch}, so there is no reviewed plan to apply.`,
+    );
   const named = `!${merged.iid}`;
 
   // A merge-request pipeline runs at the request's own ref (…/head; …/merge or …/train in
@@ -99,17 +116,29 @@ async function reviewedPlan() {
   const ownRef = new RegExp(`^refs/merge-requests/${Number(merged.iid)}/(head|merge|train)$`);
   const pipelines = await gitlab.paginate(`${at}/merge_requests/${merged.iid}/pipelines?per_page=100`);
   const pipeline = pipelines
-    .filter((candidate) => ownRef.test(String(candidate.ref)) && (candidate.project_id === undefined || String(candidate.project_id) === project))
+    .filter(
+      (candidate) =>
+        ownRef.test(String(candidate.ref)) &&
+        (candidate.project_id === undefined || String(candidate.project_id) === project),
+    )
     .sort((a, b) => b.id - a.id)[0];
-  if (!pipeline) throw new Refusal(`${named} has no merge-request pipeline in this project, so no plan was saved for it (the plan job runs in merge-request pipelines).`);
+  if (!pipeline)
+    throw new Refusal(
+      `${named} has no merge-request pipeline in this project, so no plan was saved for it (the plan job runs in merge-request pipelines).`,
+    );
   if (String(pipeline.ref).endsWith('/head') && pipeline.sha !== merged.sha) {
-    throw new Refusal(`The newest pipeline of ${named}, #${pipeline.id}, ran at commit ${short(pipeline.sha)}, not at ${short(merged.sha)}, its last commit: no plan of the commit merged was made.`);
+    throw new Refusal(
+      `The newest pipeline of ${named}, #${pipeline.id}, ran at commit ${short(pipeline.sha)}, not at ${short(merged.sha)}, its last commit: no plan of the commit merged was made.`,
+    );
   }
 
   const jobName = env.AUDIENCES_PLAN_JOB || 'audiences-plan';
   const jobs = await gitlab.paginate(`${at}/pipelines/${pipeline.id}/jobs?per_page=100`);
   const job = jobs.filter((candidate) => candidate.name === jobName).sort((a, b) => b.id - a.id)[0];
-  if (!job) throw new Refusal(`Pipeline #${pipeline.id}, the newest of ${named}, has no job ${JSON.stringify(jobName)} (AUDIENCES_PLAN_JOB names the plan job), so it saved no plan.`);
+  if (!job)
+    throw new Refusal(
+      `Pipeline #${pipeline.id}, the newest of ${named}, has no job ${JSON.stringify(jobName)} (AUDIENCES_PLAN_JOB names the plan job), so it saved no plan.`,
+    );
   if (job.status !== 'success') {
     throw new Refusal(
       `The job ${jobName} (#${job.id}) of pipeline #${pipeline.id}, the newest of ${named}, is ${JSON.stringify(job.status)}, not "success": no plan of it was reviewed (the note says what happened).`,
@@ -119,10 +148,12 @@ async function reviewedPlan() {
   const planPath = posix.normalize(values.plan.split('\\').join('/'));
   const manifestPath = posix.join(posix.dirname(planPath), MANIFEST_FILE);
   const download = (/** @type {string} */ path) =>
-    gitlab.download(`${at}/jobs/${job.id}/artifacts/${path.split('/').map(encodeURIComponent).join('/')}`).catch((error) => {
-      if (error instanceof ApiError && error.status === 404) return undefined;
-      throw error;
-    });
+    gitlab
+      .download(`${at}/jobs/${job.id}/artifacts/${path.split('/').map(encodeURIComponent).join('/')}`)
+      .catch((error) => {
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      });
   const [planBytes, manifestBytes] = [await download(planPath), await download(manifestPath)];
   if (!planBytes || !manifestBytes) {
     throw new Refusal(
@@ -130,12 +161,18 @@ async function reviewedPlan() {
         'they expired, or the job does not keep it (its artifacts: paths), or the manifest was not written (gitlab-note.mjs --plan).',
     );
   }
-  const problem = await manifestProblem(manifestBytes, { field: 'mergeRequest', number: Number(merged.iid), named, headSha: merged.sha }, { files, cwd });
+  const problem = await manifestProblem(
+    manifestBytes,
+    { field: 'mergeRequest', number: Number(merged.iid), named, headSha: merged.sha },
+    { files, cwd },
+  );
   if (problem) throw new Refusal(`The saved plan of ${named} (job #${job.id}) is not applied: ${problem}`);
   const planFile = resolve(cwd, planPath);
   await mkdir(dirname(planFile), { recursive: true });
   await writeFile(planFile, planBytes);
-  console.log(`Applying the plan reviewed in ${named} (its last commit ${merged.sha}, pipeline #${pipeline.id}, job #${job.id}).`);
+  console.log(
+    `Applying the plan reviewed in ${named} (its last commit ${merged.sha}, pipeline #${pipeline.id}, job #${job.id}).`,
+  );
   return planPath;
 }
 

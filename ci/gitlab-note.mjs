@@ -3,7 +3,8 @@
 // API: the note that starts with the same first line (the marker) and was written by the
 // token's user is updated, any other note is left alone, and a new one is made the first time.
 //
-//   node node_modules/audiences/ci/gitlab-note.mjs plan.md [--exit-code N] [--files "a.yaml b.yaml"] [--plan audiences.plan.json]
+//   node node_modules/audiences/ci/gitlab-note.mjs plan.md [--exit-code N] [--files "a.yaml b.yaml"] [--plan
+//   audiences.plan.json]
 //
 // plan.md is what `audiences plan --format markdown` wrote; when it is empty (the command
 // failed before writing it), a note that says so and links the job is posted instead.
@@ -23,7 +24,11 @@ import { firstLine, parseFiles, planComment } from './lib/tool.mjs';
 const env = process.env;
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { 'exit-code': { type: 'string', default: '0' }, files: { type: 'string', default: '' }, plan: { type: 'string' } },
+  options: {
+    'exit-code': { type: 'string', default: '0' },
+    files: { type: 'string', default: '' },
+    plan: { type: 'string' },
+  },
 });
 
 try {
@@ -35,7 +40,8 @@ try {
 
 async function main() {
   const file = positionals[0];
-  if (!file) throw new Error('usage: gitlab-note.mjs PLAN_MARKDOWN [--exit-code N] [--files FILES] [--plan SAVED_PLAN]');
+  if (!file)
+    throw new Error('usage: gitlab-note.mjs PLAN_MARKDOWN [--exit-code N] [--files FILES] [--plan SAVED_PLAN]');
   const iid = env.CI_MERGE_REQUEST_IID;
   if (!iid) {
     console.log('Not a merge-request pipeline (CI_MERGE_REQUEST_IID is not set): nothing to post.');
@@ -44,19 +50,27 @@ async function main() {
   const code = Number(values['exit-code']);
   const files = parseFiles(values.files);
   if (values.plan && (code === 0 || code === 2) && (await stat(values.plan).catch(() => undefined))?.isFile()) {
-    // In a merged-results pipeline CI_COMMIT_SHA is the merge GitLab made; the request's own last commit is the source branch's.
+    // In a merged-results pipeline CI_COMMIT_SHA is the merge GitLab made; the request's own last commit is the source
+    // branch's.
     const headSha = env.CI_MERGE_REQUEST_SOURCE_BRANCH_SHA || env.CI_COMMIT_SHA || null;
-    await writeManifest(dirname(resolve(values.plan)), { field: 'mergeRequest', number: Number(iid), named: `!${iid}`, headSha }, { files, cwd: process.cwd() });
+    await writeManifest(
+      dirname(resolve(values.plan)),
+      { field: 'mergeRequest', number: Number(iid), named: `!${iid}`, headSha },
+      { files, cwd: process.cwd() },
+    );
   }
   const gitlab = gitlabClient(env, 'it posts the plan note');
   const stdout = await readFile(file, 'utf8').catch(() => '');
   const body = planComment({ stdout, stderr: '', code, files, commit: env.CI_COMMIT_SHA, logUrl: env.CI_JOB_URL });
   const project = encodeURIComponent(env.CI_MERGE_REQUEST_PROJECT_ID || env.CI_PROJECT_ID || '');
   const me = await gitlab.request('GET', '/user');
-  const notes = await gitlab.paginate(`/projects/${project}/merge_requests/${iid}/notes?per_page=100&sort=asc&order_by=created_at`);
+  const notes = await gitlab.paginate(
+    `/projects/${project}/merge_requests/${iid}/notes?per_page=100&sort=asc&order_by=created_at`,
+  );
   const marker = firstLine(body);
   const ours = notes.find((note) => note?.author?.id === me.id && !note.system && firstLine(note.body) === marker);
-  const url = (/** @type {number} */ id) => `${env.CI_MERGE_REQUEST_PROJECT_URL ?? env.CI_PROJECT_URL ?? ''}/-/merge_requests/${iid}#note_${id}`;
+  const url = (/** @type {number} */ id) =>
+    `${env.CI_MERGE_REQUEST_PROJECT_URL ?? env.CI_PROJECT_URL ?? ''}/-/merge_requests/${iid}#note_${id}`;
   if (ours && ours.body === body) {
     console.log(`The plan note is up to date: ${url(ours.id)}`);
   } else if (ours) {

@@ -60,8 +60,13 @@ function waysBack(file) {
 export default {
   meta: {
     type: 'problem',
-    docs: { description: 'Forbid an import (type-only ones included) whose module imports this one back, directly or not.' },
-    messages: { cycle: 'Import cycle: {{cycle}}. Move what both need into the leaf module it describes, or a types module both import.' },
+    docs: {
+      description: 'Forbid an import (type-only ones included) whose module imports this one back, directly or not.',
+    },
+    messages: {
+      cycle:
+        'Import cycle: {{cycle}}. Move what both need into the leaf module it describes, or a types module both import.',
+    },
     schema: [],
   },
   create(context) {
@@ -79,6 +84,11 @@ export default {
       const cycle = path.map((entry) => relative(context.cwd, entry)).join(' → ');
       context.report({ node: node.source, messageId: 'cycle', data: { cycle } });
     };
-    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
 };

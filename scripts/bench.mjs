@@ -1,8 +1,7 @@
 /**
- * `npm run bench [-- --quick] [--latency MS] [--concurrency N] [--sizes 100,1000] [--quota-creates N] [--repeat K] [--out FILE]`
- * (defaults: latency 20 ms, concurrency 8 — the command's default —, N = 100, 1000, 5000,
- * 500 creates per quota run, each run of a few seconds measured 3 times (1 with --quick),
- * bench/results.json)
+ * `npm run bench [-- --quick] [--latency MS] [--concurrency N] [--sizes 100,1000] [--quota-creates N] [--repeat K]
+ * [--out FILE]` (defaults: latency 20 ms, concurrency 8 — the command's default —, N = 100, 1000, 5000, 500 creates per
+ * quota run, each run of a few seconds measured 3 times (1 with --quick), bench/results.json)
  *
  * Runs the real command line (bin/audiences.js, so build first) against the emulator with a
  * fixed latency per request, for N managed audiences: plan with no changes, plan with 10%
@@ -51,18 +50,28 @@ const options = {
   // With sizes of one's own, the baseline runs at each of them.
   naiveSizes: values.sizes === undefined ? base.naiveSizes : values.sizes.split(',').map(Number),
   // 0: no quota runs.
-  quota: values['quota-creates'] === undefined ? base.quota : positive(values['quota-creates'], '--quota-creates') > 0 ? { ...base.quota, creates: Number(values['quota-creates']) } : null,
+  quota:
+    values['quota-creates'] === undefined
+      ? base.quota
+      : positive(values['quota-creates'], '--quota-creates') > 0
+        ? { ...base.quota, creates: Number(values['quota-creates']) }
+        : null,
   repeat: values.repeat === undefined ? base.repeat : Math.max(1, positive(values.repeat, '--repeat')),
   outFile: values.out ?? fileURLToPath(new URL('../bench/results.json', import.meta.url)),
   log: (entry) => {
     const at = `[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s]`;
     if (entry.note) console.error(`${at} note: ${entry.note}`);
-    else console.error(`${at} ${label(entry)} n=${entry.n}: ${entry.wallMs ?? '-'} ms${entry.ok ? '' : ` — ${entry.problem}`}`);
+    else
+      console.error(
+        `${at} ${label(entry)} n=${entry.n}: ${entry.wallMs ?? '-'} ms${entry.ok ? '' : ` — ${entry.problem}`}`,
+      );
   },
 };
 
 const started = Date.now();
-console.error(`bench: latency ${options.latencyMs} ms, concurrency ${options.concurrency}, N = ${options.sizes.join(', ')}${values.quick ? ' (quick)' : ''}`);
+console.error(
+  `bench: latency ${options.latencyMs} ms, concurrency ${options.concurrency}, N = ${options.sizes.join(', ')}${values.quick ? ' (quick)' : ''}`,
+);
 const results = await runBench(options);
 console.log(renderTable(results));
 console.log('');

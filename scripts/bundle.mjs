@@ -36,7 +36,9 @@ await build({
   // generated validators at run time.
   external: ['sharp', 'ajv'],
   // Bundled CommonJS packages (undici) require node's own modules.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });
 
@@ -44,7 +46,11 @@ await build({
 // (stdout piped: the 100-column layout) and printed by bin/audiences.js without loading the
 // parser, which is most of a start. A narrower terminal, or any other argument, goes the usual way.
 const bin = `${root}bin/audiences.js`;
-const render = (args) => execFileSync(process.execPath, [bin, ...args, '--help'], { encoding: 'utf8', env: { ...process.env, AUDIENCES_NO_HELP_CACHE: '1' } });
+const render = (args) =>
+  execFileSync(process.execPath, [bin, ...args, '--help'], {
+    encoding: 'utf8',
+    env: { ...process.env, AUDIENCES_NO_HELP_CACHE: '1' },
+  });
 const commands = [...render([]).matchAll(/^ {2}audiences (\w+)/gm)].map((match) => match[1]);
 const help = Object.fromEntries([['', render([])], ...commands.map((command) => [command, render([command])])]);
 writeFileSync(`${outdir}/help.json`, `${JSON.stringify(help)}\n`);

@@ -45,7 +45,11 @@ function run(...args) {
 async function service(method, path, body) {
   const response = await fetch(`${emulator.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${emulator.accessToken}`,
+      adAccountId: '1234',
+      'content-type': 'application/json',
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
@@ -63,7 +67,10 @@ try {
   console.log(`The emulator of the ad service runs at ${emulator.url}; its demo ad account 1234 starts empty.`);
   console.log(`The tour works in ${work}, on a copy of audiences.yaml.`);
 
-  step('1. Check the file offline', 'YAML, the JSON Schema and the rules of the service, each problem as FILE:LINE:COL.');
+  step(
+    '1. Check the file offline',
+    'YAML, the JSON Schema and the rules of the service, each problem as FILE:LINE:COL.',
+  );
   await run('validate');
 
   step(
@@ -75,7 +82,10 @@ try {
   step('3. Apply', 'In a pipeline, --auto-approve replaces the terminal prompt.');
   await run('apply', '--auto-approve');
 
-  step('4. Someone links ad group 101 in the ad manager', '(the API has no link operation; the emulator has a test route for it)');
+  step(
+    '4. Someone links ad group 101 in the ad manager',
+    '(the API has no link operation; the emulator has a test route for it)',
+  );
   await fetch(`${emulator.url}/_emulator/links`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -85,7 +95,10 @@ try {
   step('5. Plan again', 'The account matches the file: no changes, exit code 0 with --detailed-exitcode.');
   await run('plan', '--detailed-exitcode');
 
-  step('6. Drift', 'Behind the tool\'s back, someone adds the 30-34 band to "seoul-women-20s" and creates "summer-sale" by hand, used by ad group 102.');
+  step(
+    '6. Drift',
+    'Behind the tool\'s back, someone adds the 30-34 band to "seoul-women-20s" and creates "summer-sale" by hand, used by ad group 102.',
+  );
   const seoul = await service('GET', `/openapi/v4/targetings/${await audienceId('seoul-women-20s')}`);
   await service('PUT', '/openapi/v4/targetings', {
     id: seoul.id,
@@ -100,14 +113,24 @@ try {
     locations: seoul.locations.map(({ value }) => ({ value })),
     ufoInterests: seoul.ufoInterests,
   });
-  const sale = await service('POST', '/openapi/v4/targetings', { adAccountId: 1234, name: 'summer-sale', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' });
+  const sale = await service('POST', '/openapi/v4/targetings', {
+    adAccountId: 1234,
+    name: 'summer-sale',
+    type: 'DISPLAY',
+    ageType: 'ALL',
+    genderType: 'ALL',
+    locationType: 'ALL',
+  });
   await fetch(`${emulator.url}/_emulator/links`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ adAccountId: 1234, audienceId: sale.id, adGroupId: 102 }),
   });
 
-  step('7. The plan that repairs it', 'The band goes again; with prune, "summer-sale" is deleted after ad group 102 is released. The Markdown form is what a pull request would show.');
+  step(
+    '7. The plan that repairs it',
+    'The band goes again; with prune, "summer-sale" is deleted after ad group 102 is released. The Markdown form is what a pull request would show.',
+  );
   await run('plan', '--out', 'repair.plan.json');
   await run('plan', '--format', 'markdown');
 
@@ -115,7 +138,10 @@ try {
   await run('apply', 'repair.plan.json');
   await run('plan', '--detailed-exitcode');
 
-  step('9. A generated image is lost', 'images.lock.json recorded the seeds the service chose, so the plan regenerates the file identically.');
+  step(
+    '9. A generated image is lost',
+    'images.lock.json recorded the seeds the service chose, so the plan regenerates the file identically.',
+  );
   const banner = join(work, 'assets', 'spring-banner.webp');
   const digest = async () =>
     createHash('sha256')
@@ -127,7 +153,9 @@ try {
   await run('apply', '--auto-approve');
   console.log(`sha256 of assets/spring-banner.webp: ${before} before, ${await digest()} after`);
 
-  console.log(`\n${bold('That was the tour.')} Next: read README.md, edit audiences.yaml, and run \`npx audiences plan --emulator\`.`);
+  console.log(
+    `\n${bold('That was the tour.')} Next: read README.md, edit audiences.yaml, and run \`npx audiences plan --emulator\`.`,
+  );
 } finally {
   await emulator.close();
   await rm(work, { recursive: true, force: true });

@@ -45,12 +45,30 @@ export const entries = [
     kind: 'validators',
     schemas: ['schemas/api/'],
     out: 'src/api/generated/wire-validators.ts',
-    titles: ['AudienceListResponse', 'AudienceDetail', 'AudienceWriteResponse', 'BatchDeleteResult', 'AudienceAdGroupListResponse', 'Company', 'ImageGenerationResponse'],
+    titles: [
+      'AudienceListResponse',
+      'AudienceDetail',
+      'AudienceWriteResponse',
+      'BatchDeleteResult',
+      'AudienceAdGroupListResponse',
+      'Company',
+      'ImageGenerationResponse',
+    ],
     ajv: { inlineRefs: false },
   },
   // verbose: the messages and hints of `validate` read the failing value and its schema.
-  { kind: 'validators', schemas: ['schemas/audiences.schema.json'], out: 'src/config/generated/audiences-validator.ts', ajv: { verbose: true } },
-  { kind: 'validators', schemas: ['schemas/plan.schema.json'], out: 'src/operations/generated/plan-validator.ts', ajv: {} },
+  {
+    kind: 'validators',
+    schemas: ['schemas/audiences.schema.json'],
+    out: 'src/config/generated/audiences-validator.ts',
+    ajv: { verbose: true },
+  },
+  {
+    kind: 'validators',
+    schemas: ['schemas/plan.schema.json'],
+    out: 'src/operations/generated/plan-validator.ts',
+    ajv: {},
+  },
 ];
 
 const BANNER = '// Generated from {source} by npm run generate. Do not edit.\n';
@@ -70,11 +88,30 @@ const OPTIONS = {
 };
 
 /** The keywords that describe a value without constraining it. */
-const ANNOTATIONS = new Set(['$comment', 'default', 'deprecated', 'description', 'examples', 'readOnly', 'title', 'writeOnly']);
+const ANNOTATIONS = new Set([
+  '$comment',
+  'default',
+  'deprecated',
+  'description',
+  'examples',
+  'readOnly',
+  'title',
+  'writeOnly',
+]);
 /** Where a schema holds subschemas: by name, in a list, or one (or, for `items`, a list). */
 const SUBSCHEMA_MAPS = ['$defs', 'definitions', 'patternProperties', 'properties'];
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf'];
-const SUBSCHEMAS = ['additionalItems', 'additionalProperties', 'contains', 'else', 'if', 'items', 'not', 'propertyNames', 'then'];
+const SUBSCHEMAS = [
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'else',
+  'if',
+  'items',
+  'not',
+  'propertyNames',
+  'then',
+];
 
 /**
  * The schema with every subschema that only annotates (a description alone: "any value is
@@ -88,7 +125,8 @@ function withAnyValuesUnknown(schema) {
   if (keys.length > 0 && keys.every((key) => ANNOTATIONS.has(key))) return { ...schema, tsType: 'unknown' };
   const out = { ...schema };
   for (const key of SUBSCHEMA_MAPS) {
-    if (out[key] !== undefined) out[key] = Object.fromEntries(Object.entries(out[key]).map(([name, sub]) => [name, withAnyValuesUnknown(sub)]));
+    if (out[key] !== undefined)
+      out[key] = Object.fromEntries(Object.entries(out[key]).map(([name, sub]) => [name, withAnyValuesUnknown(sub)]));
   }
   for (const key of [...SUBSCHEMA_LISTS, ...SUBSCHEMAS]) {
     if (out[key] === undefined) continue;
@@ -163,7 +201,10 @@ const AJV_OPTIONS = { allErrors: true, strict: true, strictTypes: true, strictRe
  * from the validators file.
  */
 function guardTypesOf(entry) {
-  const types = entries.find((other) => other.kind === 'types' && other.typeMap !== undefined && other.schemas.join('\n') === entry.schemas.join('\n'));
+  const types = entries.find(
+    (other) =>
+      other.kind === 'types' && other.typeMap !== undefined && other.schemas.join('\n') === entry.schemas.join('\n'),
+  );
   if (types === undefined) return undefined;
   const path = relative(dirname(entry.out), types.out).split('\\').join('/').replace(/\.ts$/, '.js');
   return { module: path.startsWith('.') ? path : `./${path}`, map: types.typeMap };
@@ -174,7 +215,11 @@ function validatorHeader(guard) {
   const [name, result, doc] =
     guard === undefined
       ? ['CompiledValidator', 'boolean', 'True when `data` matches the schema; otherwise `errors` holds why.']
-      : ['CompiledValidator<T>', 'data is T', 'True when `data` matches the schema of `T`, which makes it a `T`; otherwise `errors` holds why.'];
+      : [
+          'CompiledValidator<T>',
+          'data is T',
+          'True when `data` matches the schema of `T`, which makes it a `T`; otherwise `errors` holds why.',
+        ];
   return [
     "import type { ErrorObject } from 'ajv';",
     ...(guard === undefined ? [] : [`import type { ${guard.map} } from '${guard.module}';`]),
@@ -233,9 +278,20 @@ function renderValidators(root, entry) {
   const typeOf = (title) => (guard === undefined ? 'CompiledValidator' : `CompiledValidator<${guard.map}['${title}']>`);
   const code = appendErrorsInPlace(standaloneCode(ajv, refs))
     .replace(/^"use strict";/, '')
-    .replace(/export const (\w+) = (validate\d+);/g, (_match, title, validate) => `export const ${title}: ${typeOf(title)} = ${validate};`);
+    .replace(
+      /export const (\w+) = (validate\d+);/g,
+      (_match, title, validate) => `export const ${title}: ${typeOf(title)} = ${validate};`,
+    );
   const sources = entry.schemas.map((item) => item.replace(/\/$/, '')).join(', ');
-  return [BANNER.replace('{source}', sources).trimEnd(), '// @ts-nocheck', "import { createRequire } from 'node:module';", ...validatorHeader(guard), code].join('\n') + '\n';
+  return (
+    [
+      BANNER.replace('{source}', sources).trimEnd(),
+      '// @ts-nocheck',
+      "import { createRequire } from 'node:module';",
+      ...validatorHeader(guard),
+      code,
+    ].join('\n') + '\n'
+  );
 }
 
 /**
@@ -243,16 +299,18 @@ function renderValidators(root, entry) {
  * `vErrors = vErrors === null ? validateN.errors : vErrors.concat(validateN.errors)`, which
  * copies every error found so far for each item that fails: quadratic in the errors. On 50,000
  * audiences each with a bad type the validator took 49 s of CPU (0.12 s appended in place),
- * and `validate` runs it twice. They are appended in place instead. Taking the callee's array is safe: ajv reads it once,
- * right after the call, and the callee's next call starts a new one. A shape of ajv's code
- * that no longer matches stops the generation rather than leaving the copy in place.
+ * and `validate` runs it twice. They are appended in place instead. Taking the callee's array is safe: ajv reads it
+ * once, right after the call, and the callee's next call starts a new one. A shape of ajv's code that no longer matches
+ * stops the generation rather than leaving the copy in place.
  */
 function appendErrorsInPlace(code) {
   const appended = code.replace(
     /vErrors = vErrors === null \? (\w+)\.errors : vErrors\.concat\(\1\.errors\);/g,
-    (_match, validate) => `{ if (vErrors === null) vErrors = ${validate}.errors; else for (const error of ${validate}.errors) vErrors.push(error); }`,
+    (_match, validate) =>
+      `{ if (vErrors === null) vErrors = ${validate}.errors; else for (const error of ${validate}.errors) vErrors.push(error); }`,
   );
-  if (appended.includes('vErrors.concat(')) throw new Error('ajv appends errors in a new way: update appendErrorsInPlace in scripts/generate.mjs');
+  if (appended.includes('vErrors.concat('))
+    throw new Error('ajv appends errors in a new way: update appendErrorsInPlace in scripts/generate.mjs');
   return appended;
 }
 
@@ -264,20 +322,27 @@ async function render(root, entry, files) {
   for (const file of files) {
     const schema = JSON.parse(readFileSync(file, 'utf8'));
     const name = relative(root, file).split('\\').join('/');
-    const code = await compile(withAnyValuesUnknown(schema), schema.title ?? name, { ...OPTIONS, ...entry.options, cwd: dirname(file) });
+    const code = await compile(withAnyValuesUnknown(schema), schema.title ?? name, {
+      ...OPTIONS,
+      ...entry.options,
+      cwd: dirname(file),
+    });
     for (const [, declaration] of code.matchAll(/^export (?:interface|type) (\w+)/gm)) {
       const previous = declared.get(declaration);
-      if (previous !== undefined) throw new Error(`${entry.out}: type ${declaration} is declared by both ${previous} and ${name}`);
+      if (previous !== undefined)
+        throw new Error(`${entry.out}: type ${declaration} is declared by both ${previous} and ${name}`);
       declared.set(declaration, name);
     }
     for (const title of titlesOf(schema)) {
-      if (!declared.has(title)) throw new Error(`${name}: title "${title}" is not a type name (use PascalCase letters and digits)`);
+      if (!declared.has(title))
+        throw new Error(`${name}: title "${title}" is not a type name (use PascalCase letters and digits)`);
       mapped.push(title);
     }
     parts.push(`// ${name}\n\n${indent(code)}`);
   }
   const sources = entry.schemas.map((item) => item.replace(/\/$/, '')).join(', ');
-  let text = BANNER.replace('{source}', sources) + (entry.imports ? `\n${entry.imports}\n` : '') + '\n' + parts.join('\n');
+  let text =
+    BANNER.replace('{source}', sources) + (entry.imports ? `\n${entry.imports}\n` : '') + '\n' + parts.join('\n');
   if (entry.typeMap !== undefined) {
     const lines = mapped.map((title) => `  ${title}: ${title};`);
     text += `\n/** Every titled schema, by title. */\nexport interface ${entry.typeMap} {\n${lines.join('\n')}\n}\n`;

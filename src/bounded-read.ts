@@ -29,7 +29,10 @@ export function fileTooLarge(file: string, limitBytes: number, kind: string, hin
   return new AppError({
     code: 'FILE_TOO_LARGE',
     source: 'user',
-    summary: size === undefined ? `${file} is larger than ${limit}, the limit of ${kind}` : `${file} is ${(size / (1024 * 1024)).toFixed(1)} MB, more than ${limit}, the limit of ${kind}`,
+    summary:
+      size === undefined
+        ? `${file} is larger than ${limit}, the limit of ${kind}`
+        : `${file} is ${(size / (1024 * 1024)).toFixed(1)} MB, more than ${limit}, the limit of ${kind}`,
     hint,
   });
 }

@@ -10,7 +10,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const DOC = join(root, 'docs/errors.md');
 
 /** Where the hand-written preamble of docs/errors.md ends and the rendered tables begin. */
-const MARKER = '<!-- The tables below are rendered from src/error-codes.ts: `npx vitest run src/error-codes.test.ts -u` rewrites them. -->\n';
+const MARKER =
+  '<!-- The tables below are rendered from src/error-codes.ts: `npx vitest run src/error-codes.test.ts -u` rewrites them. -->\n';
 
 const WHOSE: Record<ErrorSource, string> = { user: 'yours', remote: "the service's", internal: 'ours (a bug)' };
 
@@ -57,13 +58,23 @@ describe('the list of codes', () => {
   });
 
   it('says each thing in sentences of one line, as a table cell holds them', () => {
-    const docs: CodeDoc[] = [...Object.values(COMMAND_ERRORS), ...Object.values(PLAN_PROBLEMS), ...Object.values(APPLY_OUTCOMES)];
+    const docs: CodeDoc[] = [
+      ...Object.values(COMMAND_ERRORS),
+      ...Object.values(PLAN_PROBLEMS),
+      ...Object.values(APPLY_OUTCOMES),
+    ];
     for (const text of docs.flatMap((doc) => [doc.means, doc.todo])) expect(text).toMatch(/^[A-Z`][^\n]*\.$/);
   });
 
   it('lists only codes the tool raises: each command error is named where it is raised', () => {
     const sources = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
-      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && file !== 'error-codes.ts' && !file.includes('generated'))
+      .filter(
+        (file) =>
+          file.endsWith('.ts') &&
+          !file.endsWith('.test.ts') &&
+          file !== 'error-codes.ts' &&
+          !file.includes('generated'),
+      )
       .map((file) => readFileSync(join(root, 'src', file), 'utf8'))
       .join('\n');
     const unraised = Object.keys(COMMAND_ERRORS).filter((code) => !new RegExp(`['\\[]${code}['\\]]`).test(sources));

@@ -28,12 +28,14 @@ export const COMMAND_ERRORS = {
   // The command line and the settings.
   USAGE: {
     source: ['user'],
-    means: 'A mistake on the command line: an unknown command or option (named with the nearest known one), a missing or empty value, a value out of range, or an option of one value given twice.',
+    means:
+      'A mistake on the command line: an unknown command or option (named with the nearest known one), a missing or empty value, a value out of range, or an option of one value given twice.',
     todo: 'Do as the hint says; `audiences --help` and `audiences COMMAND --help` list the commands and options.',
   },
   INVALID_OPTION: {
     source: ['user'],
-    means: 'The HTTP client was given a concurrency that is not a whole number of at least 1, or a rate of requests outside 0.1 to 1000 a second. The command line checks both first (`error[USAGE]`).',
+    means:
+      'The HTTP client was given a concurrency that is not a whole number of at least 1, or a rate of requests outside 0.1 to 1000 a second. The command line checks both first (`error[USAGE]`).',
     todo: 'Give `--concurrency` a whole number of at least 1 and `--requests-per-second` a number from 0.1 to 1000.',
   },
   NO_SERVICE: {
@@ -55,27 +57,32 @@ export const COMMAND_ERRORS = {
   },
   INVALID_URL: {
     source: ['user'],
-    means: 'A service URL (`ADS_API_URL`, `ADS_COMPANY_URL`, `IMAGEGEN_API_URL`, named in the summary), or the link image generation gives to a file, is not a valid URL, or not an `https://` one.',
+    means:
+      'A service URL (`ADS_API_URL`, `ADS_COMPANY_URL`, `IMAGEGEN_API_URL`, named in the summary), or the link image generation gives to a file, is not a valid URL, or not an `https://` one.',
     todo: 'Give the full address with its scheme, e.g. `https://api.example.com` (`http://` only for loopback).',
   },
   INSECURE_URL: {
     source: ['user'],
-    means: 'A service URL, or the link image generation gives to a file, is plain `http://` to a host that is not loopback: the credentials would travel in the clear.',
+    means:
+      'A service URL, or the link image generation gives to a file, is plain `http://` to a host that is not loopback: the credentials would travel in the clear.',
     todo: 'Use an `https://` URL; plain `http://` is accepted only for localhost, 127.0.0.0/8 and ::1.',
   },
   INVALID_SETTING: {
     source: ['user'],
-    means: '`IMAGEGEN_MODEL_FAMILY` is not one path segment, `IMAGEGEN_AUTH_SCHEME` is not one word, or `ADS_COMPANY_PATH` is not a path from `/` without a query, spaces or control characters.',
+    means:
+      '`IMAGEGEN_MODEL_FAMILY` is not one path segment, `IMAGEGEN_AUTH_SCHEME` is not one word, or `ADS_COMPANY_PATH` is not a path from `/` without a query, spaces or control characters.',
     todo: 'Set it as the hint says, or unset it for the value the spec writes.',
   },
   NO_AD_ACCOUNT: {
     source: ['user'],
-    means: '`audiences company` has no ad account to look the business up for: no `--ad-account`, and the desired-state file cannot be read, is not YAML or has no `adAccountId`.',
+    means:
+      '`audiences company` has no ad account to look the business up for: no `--ad-account`, and the desired-state file cannot be read, is not YAML or has no `adAccountId`.',
     todo: 'Pass `--ad-account ID`: the service wants the ad account with each lookup.',
   },
   NOT_APPROVED: {
     source: ['user'],
-    means: '`audiences apply` has no terminal to ask for approval on (a pipeline), and neither `--auto-approve` nor a saved plan was given.',
+    means:
+      '`audiences apply` has no terminal to ask for approval on (a pipeline), and neither `--auto-approve` nor a saved plan was given.',
     todo: 'Pass `--auto-approve` in a pipeline, or apply a plan saved with `audiences plan --out`.',
   },
 
@@ -87,12 +94,14 @@ export const COMMAND_ERRORS = {
   },
   FILE_TOO_LARGE: {
     source: ['user'],
-    means: 'A desired-state file is larger than 8 MB, or a saved plan larger than 128 MB (by its size, or by a bounded read of a pipe or a device).',
+    means:
+      'A desired-state file is larger than 8 MB, or a saved plan larger than 128 MB (by its size, or by a bounded read of a pipe or a device).',
     todo: 'Check that it is the right file.',
   },
   FILE_EXISTS: {
     source: ['user'],
-    means: 'A file the command writes is in the way: `import -o` names a file that exists (without `--force`), `plan --out` a file that is not a saved plan, or either a device, a FIFO or a socket.',
+    means:
+      'A file the command writes is in the way: `import -o` names a file that exists (without `--force`), `plan --out` a file that is not a saved plan, or either a device, a FIFO or a socket.',
     todo: 'Choose another file name; `import --force` replaces a file, and `plan --out` replaces only a plan saved before (or an empty file).',
   },
   FILE_WRITE: {
@@ -103,17 +112,20 @@ export const COMMAND_ERRORS = {
   },
   FILE_SYSTEM: {
     source: ['user'],
-    means: 'The file system refused a file or folder the command used: it does not exist, a file is in the way, permission is denied, or the disk is full; the summary names the path.',
+    means:
+      'The file system refused a file or folder the command used: it does not exist, a file is in the way, permission is denied, or the disk is full; the summary names the path.',
     todo: 'Do as the reason says: check the path, choose one you may write to, or free some space.',
   },
   IMAGE_LOCK: {
     source: ['user'],
-    means: 'As an apply writes images, or checks a saved plan, `images.lock.json` cannot be used: it is a link out of the project, not a regular file, cannot be read or parsed.',
+    means:
+      'As an apply writes images, or checks a saved plan, `images.lock.json` cannot be used: it is a link out of the project, not a regular file, cannot be read or parsed.',
     todo: 'Restore `images.lock.json` from version control (a file in the project, not a link out of it), or delete it to generate every image anew.',
   },
   IMAGE_PATH: {
     source: ['user'],
-    means: 'As an apply reads or writes an image file, its path leads out of the folder of the desired-state file: `..`, an absolute path, or a link to outside.',
+    means:
+      'As an apply reads or writes an image file, its path leads out of the folder of the desired-state file: `..`, an absolute path, or a link to outside.',
     todo: 'Keep image files in the folder of the desired-state file or below it.',
   },
 
@@ -148,12 +160,14 @@ export const COMMAND_ERRORS = {
   },
   BASE_NOT_IN_GIT: {
     source: ['user'],
-    means: '`plan --base` reads each file at a git ref, but the file is in no git repository, or git is not installed (or not on PATH).',
+    means:
+      '`plan --base` reads each file at a git ref, but the file is in no git repository, or git is not installed (or not on PATH).',
     todo: 'Plan in a clone of the repository that holds the file, as a pipeline checks it out (with git installed), or leave out `--base`.',
   },
   BASE_REF_NOT_FOUND: {
     source: ['user'],
-    means: "The ref given to `plan --base` is not a commit of the repository that holds the file; a shallow clone (a pipeline's checkout) may lack it.",
+    means:
+      "The ref given to `plan --base` is not a commit of the repository that holds the file; a shallow clone (a pipeline's checkout) may lack it.",
     todo: 'Name a branch, tag or commit the clone holds: fetch it (`git fetch origin REF`) or check out the whole history (GitHub: `fetch-depth: 0`).',
   },
   APPLY_LOCKED: {
@@ -165,7 +179,8 @@ export const COMMAND_ERRORS = {
   // The business lookup (`audiences company`).
   BIZNUM_INVALID: {
     source: ['user'],
-    means: 'The business registration number is not of the form `XXX-XX-XXXXX`, is all zeros or has a wrong check digit: checked before any request.',
+    means:
+      'The business registration number is not of the form `XXX-XX-XXXXX`, is all zeros or has a wrong check digit: checked before any request.',
     todo: 'Correct the number as the hint says, against the business registration certificate.',
   },
   COMPANY_NOT_FOUND: {
@@ -187,7 +202,8 @@ export const COMMAND_ERRORS = {
   },
   API_INVALID_RESPONSE: {
     source: ['remote'],
-    means: 'A service answered with a body the tool cannot use: empty, not JSON, not the documented shape, or larger than any answer of its API.',
+    means:
+      'A service answered with a body the tool cannot use: empty, not JSON, not the documented shape, or larger than any answer of its API.',
     todo: 'Check that the URL and path settings the hint names point at the service itself, not at a proxy or another service.',
   },
   API_UNAUTHORIZED: {
@@ -202,12 +218,14 @@ export const COMMAND_ERRORS = {
   },
   API_NOT_FOUND: {
     source: ['remote'],
-    means: "A service answered 404: it does not know what was asked for, or, when the answer is not the service's error, nothing of the service is at this address.",
+    means:
+      "A service answered 404: it does not know what was asked for, or, when the answer is not the service's error, nothing of the service is at this address.",
     todo: 'When the hint says so, check the URL and path settings it names; otherwise what was asked for is gone, and `audiences plan` shows the account as it is.',
   },
   API_RATE_LIMITED: {
     source: ['remote'],
-    means: "The service's request quota is used up: it answered 429, or 400 with service code -10, until the retries stopped.",
+    means:
+      "The service's request quota is used up: it answered 429, or 400 with service code -10, until the retries stopped.",
     todo: 'Run again later, or pace the requests with `--requests-per-second N` (below the rate the service allows) and a lower `--concurrency`.',
   },
   API_SERVER_ERROR: {
@@ -217,17 +235,20 @@ export const COMMAND_ERRORS = {
   },
   API_REJECTED: {
     source: ['remote'],
-    means: 'A service refused the request with another 4xx status; the summary gives its message and the detail its codes.',
+    means:
+      'A service refused the request with another 4xx status; the summary gives its message and the detail its codes.',
     todo: "Correct what the service's message names; the hint explains the detail codes that name the ad account or a permission.",
   },
   LIST_INCOMPLETE: {
     source: ['remote'],
-    means: 'The audience API did not answer a whole list (a page missing or malformed, counts that do not add up, an audience on two pages): the command stopped before changing or writing anything.',
+    means:
+      'The audience API did not answer a whole list (a page missing or malformed, counts that do not add up, an audience on two pages): the command stopped before changing or writing anything.',
     todo: 'Run it again (the account may have changed while it was read); if it goes on, check that `ADS_API_URL` is the audience API itself, and report the answer.',
   },
   LIST_DUPLICATE_IDS: {
     source: ['remote'],
-    means: 'The audience API listed an id more than once in one answer: the command stopped before changing or writing anything.',
+    means:
+      'The audience API listed an id more than once in one answer: the command stopped before changing or writing anything.',
     todo: 'Run it again; if it goes on, report the answer.',
   },
   OUTCOME_UNKNOWN: {
@@ -238,29 +259,34 @@ export const COMMAND_ERRORS = {
   },
   NOT_STARTED: {
     source: ['user'],
-    means: 'A request was not sent because the command was interrupted before its turn: nothing happened. An apply reports the change as `skipped`.',
+    means:
+      'A request was not sent because the command was interrupted before its turn: nothing happened. An apply reports the change as `skipped`.',
     todo: 'Run the command again: `audiences apply` plans anew and finishes the job.',
   },
 
   // The emulator.
   EMULATOR_BUSY: {
     source: ['user'],
-    means: "Another process holds the emulator's state file (`.audiences/emulator-state.json` with `--emulator`, or the `--state` file of `audiences emulator`) and did not let it go within the wait.",
+    means:
+      "Another process holds the emulator's state file (`.audiences/emulator-state.json` with `--emulator`, or the `--state` file of `audiences emulator`) and did not let it go within the wait.",
     todo: 'Let the other command finish and run this one again; point the tool at an `audiences emulator --state` that serves the file with `ADS_API_URL` instead of `--emulator`.',
   },
   EMULATOR_STATE: {
     source: ['user'],
-    means: "The emulator's state file cannot be used: it cannot be read, or it is corrupt (not JSON, or not the shape of a state).",
+    means:
+      "The emulator's state file cannot be used: it cannot be read, or it is corrupt (not JSON, or not the shape of a state).",
     todo: 'Repair the file, or delete it to start again from the seeded state.',
   },
   SEED_NAME_TAKEN: {
     source: ['user'],
-    means: "`audiences emulator --seed FILE`: the emulator's account already holds audiences of names the file seeds; nothing of the file was seeded.",
+    means:
+      "`audiences emulator --seed FILE`: the emulator's account already holds audiences of names the file seeds; nothing of the file was seeded.",
     todo: "Delete the emulator's state file (`.audiences/emulator-state.json` for `--emulator`, or the `--state` file) to start again, or rename them in the seed file.",
   },
   SEED_LINK: {
     source: ['user'],
-    means: '`audiences emulator --seed FILE`: the emulator refused to link an audience to an ad group of its `adGroups`; the detail lists what was seeded before, which the emulator keeps.',
+    means:
+      '`audiences emulator --seed FILE`: the emulator refused to link an audience to an ad group of its `adGroups`; the detail lists what was seeded before, which the emulator keeps.',
     todo: "Name ad groups the emulator's account has, whose campaign allows the audience (the emulator's SPEC.md lists them).",
   },
   PORT_IN_USE: {
@@ -272,7 +298,8 @@ export const COMMAND_ERRORS = {
   // Bugs.
   IMPORT_INVALID: {
     source: ['internal'],
-    means: 'The file `import` made would not be valid, even without the audiences a file cannot hold; nothing was written.',
+    means:
+      'The file `import` made would not be valid, even without the audiences a file cannot hold; nothing was written.',
     todo: 'This is a bug of audiences: report it with the output of `--debug`.',
   },
   INTERNAL: {
@@ -298,17 +325,20 @@ export const PLAN_PROBLEMS = {
   // Which live audience an entry is.
   DUPLICATE_LIVE_NAME: {
     severity: 'error',
-    means: 'Several audiences of the ad account have the name of an entry that pins no `id:`, so the plan cannot tell which one the file manages.',
+    means:
+      'Several audiences of the ad account have the name of an entry that pins no `id:`, so the plan cannot tell which one the file manages.',
     todo: 'Add `id:` with one of the ids named, to say which one this file manages (`audiences import` shows them all).',
   },
   PINNED_ID_IGNORED: {
     severity: 'error',
-    means: 'An entry pins an `id:` whose audience has a name the `ignore` patterns cover: an ignored audience is never touched.',
+    means:
+      'An entry pins an `id:` whose audience has a name the `ignore` patterns cover: an ignored audience is never touched.',
     todo: 'To manage it, narrow the ignore patterns so they leave its name out; otherwise remove the `id:` line.',
   },
   PINNED_ID_DELETED: {
     severity: 'warning',
-    means: 'An entry pins an `id:` the ad account no longer has (deleted outside the tool): it is known by its name again, as the live audience of that name, or created anew.',
+    means:
+      'An entry pins an `id:` the ad account no longer has (deleted outside the tool): it is known by its name again, as the live audience of that name, or created anew.',
     todo: 'Write the id it now has in place of the old one (`audiences import` shows it), or remove the `id:` line; correct a mistyped id.',
   },
   RENAME_AMBIGUOUS: {
@@ -319,12 +349,14 @@ export const PLAN_PROBLEMS = {
   },
   RENAMED_FROM_UNUSED: {
     severity: 'warning',
-    means: 'A `renamedFrom` names no live audience: the rename was applied already, or the account never had the old name and the audience is created as a new one.',
+    means:
+      'A `renamedFrom` names no live audience: the rename was applied already, or the account never had the old name and the audience is created as a new one.',
     todo: 'Once the rename is applied, remove `renamedFrom`; otherwise check the old name (`audiences import` writes the names of the account).',
   },
   LOOKS_LIKE_RENAME: {
     severity: 'warning',
-    means: 'The plan creates an audience with the definition of one it deletes: most likely a rename written without `renamedFrom`, which costs the audience its id and its ad groups.',
+    means:
+      'The plan creates an audience with the definition of one it deletes: most likely a rename written without `renamedFrom`, which costs the audience its id and its ad groups.',
     todo: 'To rename it in place (same id, ad groups kept), add `renamedFrom:` with the old name to the entry.',
   },
   NAME_SPELLING: {
@@ -337,7 +369,8 @@ export const PLAN_PROBLEMS = {
   // What the plan would do.
   PROTECTED: {
     severity: 'error',
-    means: 'The plan would unlink ad groups from an audience with `protect: true`, or delete or unlink an audience a `protect:` glob names.',
+    means:
+      'The plan would unlink ad groups from an audience with `protect: true`, or delete or unlink an audience a `protect:` glob names.',
     todo: 'Declare the audience or add the ad groups to its `adGroups`; to allow the change, remove `protect: true` or narrow the glob.',
   },
   MASS_DELETE: {
@@ -348,7 +381,8 @@ export const PLAN_PROBLEMS = {
   },
   MASS_DELETE_LOOSENED: {
     severity: 'warning',
-    means: 'The file loosens the mass-delete guard of the `--base` ref: until the change is merged, the stricter of the two holds.',
+    means:
+      'The file loosens the mass-delete guard of the `--base` ref: until the change is merged, the stricter of the two holds.',
     todo: 'The loosened guard applies once the change is merged; if this change itself must delete more, pass `--allow-mass-delete` for one run.',
   },
   BASE_NOT_PLANNED: {
@@ -365,12 +399,14 @@ export const PLAN_PROBLEMS = {
   },
   OMITTED_FIELDS: {
     severity: 'warning',
-    means: "An update empties a criterion the account's audience has and the entry says nothing of: a field the file leaves out is empty.",
+    means:
+      "An update empties a criterion the account's audience has and the entry says nothing of: a field the file leaves out is empty.",
     todo: 'If that is not meant, write the criterion in the entry as the account has it (`audiences import --name` prints the audience as it is).',
   },
   LINK_MISSING: {
     severity: 'warning',
-    means: 'An audience declares ad groups in `adGroups` that do not use it, and the API cannot link ad groups (one warning per plan, naming every such audience).',
+    means:
+      'An audience declares ad groups in `adGroups` that do not use it, and the API cannot link ad groups (one warning per plan, naming every such audience).',
     todo: 'Link them in the ad manager, or remove them from `adGroups`.',
   },
 
@@ -382,12 +418,14 @@ export const PLAN_PROBLEMS = {
   },
   AUDIENCE_GONE: {
     severity: 'warning',
-    means: 'An audience was deleted while the plan read the account (listed, then not found when read): it is planned as not there, and one the file declares by name is created anew.',
+    means:
+      'An audience was deleted while the plan read the account (listed, then not found when read): it is planned as not there, and one the file declares by name is created anew.',
     todo: 'If it was deleted on purpose, remove it from the file; otherwise applying the plan makes it again.',
   },
   LIVE_UNREADABLE: {
     severity: 'error',
-    means: "The service's answer for an audience has a field the plan needs in a shape the tool cannot use: nothing is planned for that audience, the others are.",
+    means:
+      "The service's answer for an audience has a field the plan needs in a shape the tool cannot use: nothing is planned for that audience, the others are.",
     todo: 'Check that `ADS_API_URL` is the audience API itself; if it is, report the answer: the service uses a shape the tool does not know yet.',
   },
 
@@ -399,24 +437,28 @@ export const PLAN_PROBLEMS = {
   },
   BUSINESS_MISMATCH: {
     severity: 'error',
-    means: "The business registered under the file's number has another value for a field the file expects under `business`.",
+    means:
+      "The business registered under the file's number has another value for a field the file expects under `business`.",
     todo: 'Check that the number is the right one for this account; if the business changed that field, update it in the file.',
   },
 
   // Images.
   IMAGE_LOCK: {
     severity: 'error',
-    means: '`images.lock.json` cannot be used: it is a link out of the project, not a regular file, cannot be read or parsed. Nothing is planned for images.',
+    means:
+      '`images.lock.json` cannot be used: it is a link out of the project, not a regular file, cannot be read or parsed. Nothing is planned for images.',
     todo: 'Restore `images.lock.json` from version control (a file in the project, not a link out of it), or delete it to generate every image anew.',
   },
   IMAGE_PATH: {
     severity: 'error',
-    means: "An image's output, or a local input, leads out of the folder of the desired-state file (through a link, say) or cannot be read.",
+    means:
+      "An image's output, or a local input, leads out of the folder of the desired-state file (through a link, say) or cannot be read.",
     todo: 'Keep image files in the folder of the desired-state file or below it, not through links that lead elsewhere.',
   },
   IMAGE_INPUT: {
     severity: 'error',
-    means: 'An input image does not exist, is not a format the operation takes (by its content), or, to inpaint, is larger than 1024 pixels a side.',
+    means:
+      'An input image does not exist, is not a format the operation takes (by its content), or, to inpaint, is larger than 1024 pixels a side.',
     todo: 'Check the path (it is relative to the desired-state file), convert the file, or scale it down, as the hint says.',
   },
   IMAGE_LEFT_ALONE: {
@@ -432,7 +474,10 @@ export interface ApplyOutcomeDoc extends CodeDoc {
   shown: string;
 }
 
-/** The five outcomes of an apply's changes, each counted apart in its summary; `todo` says what to do and what the next plan holds. */
+/**
+ * The five outcomes of an apply's changes, each counted apart in its summary; `todo` says what to do and what the next
+ * plan holds.
+ */
 export const APPLY_OUTCOMES = {
   ok: {
     shown: '`ok`',
@@ -447,17 +492,20 @@ export const APPLY_OUTCOMES = {
   },
   failed: {
     shown: '`FAILED`',
-    means: "The service refused it; the line gives the service's message, its codes, the attempts, why the retries stopped, and the hint the same error has in a plan.",
+    means:
+      "The service refused it; the line gives the service's message, its codes, the attempts, why the retries stopped, and the hint the same error has in a plan.",
     todo: 'Fix the cause and run `audiences apply` again (after a saved plan, `audiences plan` again): the next plan has it again.',
   },
   unknown: {
     shown: '`UNKNOWN`',
-    means: 'Its answer was lost and finding out failed too, or a second interrupt stopped the apply while it was in flight: it may or may not have been made; the line says what is known.',
+    means:
+      'Its answer was lost and finding out failed too, or a second interrupt stopped the apply while it was in flight: it may or may not have been made; the line says what is known.',
     todo: 'Run `audiences plan`: it has the change again only if it was not made.',
   },
   skipped: {
     shown: '`skipped`',
-    means: 'Not started: the apply was interrupted before it was sent, or what it needed failed first (a delete whose unlink failed or is unknown).',
+    means:
+      'Not started: the apply was interrupted before it was sent, or what it needed failed first (a delete whose unlink failed or is unknown).',
     todo: 'Run `audiences apply` again: it plans anew and finishes the job.',
   },
 } satisfies Record<keyof ApplyResult['summary'], ApplyOutcomeDoc>;

@@ -41,7 +41,13 @@ export function isAppError(value: unknown): value is AppError {
 export function withDetail(error: AppError, detail: string): AppError {
   // Its code and source were checked as a pair when it was made.
   const pair = { code: error.code, source: error.source } as CodeAndSource;
-  return new AppError({ ...pair, summary: error.summary, detail, ...(error.hint === undefined ? {} : { hint: error.hint }), cause: error });
+  return new AppError({
+    ...pair,
+    summary: error.summary,
+    detail,
+    ...(error.hint === undefined ? {} : { hint: error.hint }),
+    cause: error,
+  });
 }
 
 /** The code of a request that was never sent because the command was interrupted before its turn. */

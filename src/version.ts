@@ -11,7 +11,8 @@ export function packageVersion(): string {
   if (version !== undefined) return version;
   for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
     const manifest = readManifest(new URL('package.json', dir));
-    if (manifest?.name === 'audiences') return (version = typeof manifest.version === 'string' ? manifest.version : '0.0.0');
+    if (manifest?.name === 'audiences')
+      return (version = typeof manifest.version === 'string' ? manifest.version : '0.0.0');
     if (new URL('..', dir).href === dir.href) return (version = '0.0.0');
   }
 }

@@ -6,7 +6,13 @@ import { Ajv } from 'ajv';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WireTypes } from '../src/api/generated/wire.js';
 import type { CompiledValidator } from '../src/api/generated/wire-validators.js';
-import { checkWire, validateWire, wireTypeNames, type WireTypeName, type WireValidation } from '../src/api/wire-schemas.js';
+import {
+  checkWire,
+  validateWire,
+  wireTypeNames,
+  type WireTypeName,
+  type WireValidation,
+} from '../src/api/wire-schemas.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -21,11 +27,19 @@ interface Entry {
 const script = (await import(pathToFileURL(join(root, 'scripts/generate.mjs')).href)) as {
   generate: (root: string) => Promise<Generated[]>;
   entries: Entry[];
-  compileSchemas: (root: string, entry: Entry) => { ajv: { getSchema: (ref: string) => CompiledValidator<unknown> | undefined }; refs: Record<string, string> };
+  compileSchemas: (
+    root: string,
+    entry: Entry,
+  ) => { ajv: { getSchema: (ref: string) => CompiledValidator<unknown> | undefined }; refs: Record<string, string> };
 };
 
-/** The API's schemas compiled as the command's validators are, every title among them (the command has validators for its answers only). */
-const wireEntry = script.entries.find((entry) => entry.kind === 'validators' && entry.out === 'src/api/generated/wire-validators.ts');
+/**
+ * The API's schemas compiled as the command's validators are, every title among them (the command has validators for
+ * its answers only).
+ */
+const wireEntry = script.entries.find(
+  (entry) => entry.kind === 'validators' && entry.out === 'src/api/generated/wire-validators.ts',
+);
 if (wireEntry === undefined) throw new Error('scripts/generate.mjs has no entry for the wire validators');
 const wireSchemas = script.compileSchemas(root, wireEntry);
 
@@ -74,7 +88,11 @@ describe('wire schemas', () => {
     const files = readdirSync(dir).filter((name) => name.endsWith('.schema.json'));
     expect(files.length).toBeGreaterThanOrEqual(4);
     for (const name of files) {
-      const schema = JSON.parse(readFileSync(join(dir, name), 'utf8')) as { $id?: string; title?: string; definitions?: object };
+      const schema = JSON.parse(readFileSync(join(dir, name), 'utf8')) as {
+        $id?: string;
+        title?: string;
+        definitions?: object;
+      };
       expect(schema.$id, name).toMatch(/^https:\/\//);
       expect(schema.title, name).toMatch(/^[A-Z][A-Za-z0-9]*$/);
       ajv.addSchema(schema);
@@ -120,7 +138,9 @@ describe('wire schemas', () => {
   it('have a validator in the command for each answer its clients read, and for nothing else', () => {
     const dir = join(root, 'src/api');
     const sources = readdirSync(dir).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'));
-    const read = sources.flatMap((name) => [...readFileSync(join(dir, name), 'utf8').matchAll(/response: '(\w+)'/g)].map((match) => match[1]));
+    const read = sources.flatMap((name) =>
+      [...readFileSync(join(dir, name), 'utf8').matchAll(/response: '(\w+)'/g)].map((match) => match[1]),
+    );
     expect(read.length).toBeGreaterThanOrEqual(7);
     expect(wireTypeNames()).toEqual([...new Set(read)].sort());
   });
@@ -138,7 +158,8 @@ function check(name: keyof WireTypes, body: unknown): WireValidation<unknown> {
   return checkWire(validate, body);
 }
 
-const accepts = (name: keyof WireTypes, body: unknown) => expect(check(name, body), JSON.stringify(body)).toMatchObject({ ok: true });
+const accepts = (name: keyof WireTypes, body: unknown) =>
+  expect(check(name, body), JSON.stringify(body)).toMatchObject({ ok: true });
 const rejects = (name: keyof WireTypes, body: unknown, issue: RegExp) => {
   const result = check(name, body);
   expect(result.ok, JSON.stringify(body)).toBe(false);
@@ -160,7 +181,15 @@ const quirkyDetail = {
   genders: ['F'],
   locations: [{ value: 'I', description: 'Seoul', depth1Name: 'Seoul' }],
   depth2locations: [{ value: 'I01', descripton: 'Gangnam-gu', depth1Name: 'Seoul' }],
-  depth3Locations: [{ value: 'I0101', descripton: 'Yeoksam-dong', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu', depth3Name: 'Yeoksam-dong' }],
+  depth3Locations: [
+    {
+      value: 'I0101',
+      descripton: 'Yeoksam-dong',
+      depth1Name: 'Seoul',
+      depth2Name: 'Gangnam-gu',
+      depth3Name: 'Yeoksam-dong',
+    },
+  ],
   ufoInterests: ['TRAVEL'],
   ufoBusinessTypes: null,
   customerFileTargetings: [{ customerFileId: 7, inclusionType: 'INCLUDE', customerFileName: 'vip list' }],
@@ -187,7 +216,19 @@ describe('answers tolerate extra fields and the documented quirks', () => {
   });
 
   it('lists, ad groups, batch delete and company', () => {
-    accepts('AudienceListResponse', { content: [{ id: 1, name: 'a', audienceStatus: 'STANDBY', type: 'MESSAGE', createdDate: 'x', lastModifiedDate: 'y', extra: 1 }] });
+    accepts('AudienceListResponse', {
+      content: [
+        {
+          id: 1,
+          name: 'a',
+          audienceStatus: 'STANDBY',
+          type: 'MESSAGE',
+          createdDate: 'x',
+          lastModifiedDate: 'y',
+          extra: 1,
+        },
+      ],
+    });
     accepts('AudienceListResponse', { content: null });
     accepts('AudienceAdGroupListResponse', {
       content: [
@@ -221,23 +262,51 @@ describe('answers tolerate extra fields and the documented quirks', () => {
   });
 
   it('any value in a field the client only shows, and member ids as numbers or text (the spec does not show their type)', () => {
-    accepts('AudienceDetail', { ...quirkyDetail, populationScore: '12,000', audienceStatus: 3, createdDate: 1700000000, lastModifiedDate: null, ageType: undefined, genderType: undefined });
+    accepts('AudienceDetail', {
+      ...quirkyDetail,
+      populationScore: '12,000',
+      audienceStatus: 3,
+      createdDate: 1700000000,
+      lastModifiedDate: null,
+      ageType: undefined,
+      genderType: undefined,
+    });
     accepts('AudienceDetail', {
       ...quirkyDetail,
       customerFileTargetings: [{ customerFileId: '7', inclusionType: 'INCLUDE', customerFileName: null }],
       talkChannelTargetings: [{ profileId: 501, inclusionType: 'EXCLUDE', profileName: 42 }],
       trackerTargetings: [{ trackId: 9, eventCode: 'buy' }],
     });
-    accepts('AudienceListResponse', { content: [{ id: 1, name: 'a', audienceStatus: null, type: 7, createdDate: [], lastModifiedDate: 20240302 }] });
+    accepts('AudienceListResponse', {
+      content: [{ id: 1, name: 'a', audienceStatus: null, type: 7, createdDate: [], lastModifiedDate: 20240302 }],
+    });
     rejects(
       'AudienceDetail',
       { ...quirkyDetail, customerFileTargetings: [{ customerFileId: { id: 7 }, inclusionType: 'INCLUDE' }] },
       /customerFileTargetings\[0\]\.customerFileId must be integer or string/,
     );
-    rejects('AudienceDetail', { ...quirkyDetail, cohortTargetings: [{ inclusionType: 'INCLUDE' }] }, /must have required property 'cohortId'/);
-    rejects('AudienceDetail', { ...quirkyDetail, cohortTargetings: [{ cohortId: 7, inclusionType: { value: 'INCLUDE' } }] }, /cohortTargetings\[0\]\.inclusionType must be string or number or null/);
+    rejects(
+      'AudienceDetail',
+      { ...quirkyDetail, cohortTargetings: [{ inclusionType: 'INCLUDE' }] },
+      /must have required property 'cohortId'/,
+    );
+    rejects(
+      'AudienceDetail',
+      { ...quirkyDetail, cohortTargetings: [{ cohortId: 7, inclusionType: { value: 'INCLUDE' } }] },
+      /cohortTargetings\[0\]\.inclusionType must be string or number or null/,
+    );
     accepts('AudienceAdGroupListResponse', {
-      content: [{ campaignId: 5, campaignName: null, campaignTypeGoal: null, adGroupId: 101, adGroupName: null, adGroupStatus: 'LIVE', adGroupType: 3 }],
+      content: [
+        {
+          campaignId: 5,
+          campaignName: null,
+          campaignTypeGoal: null,
+          adGroupId: 101,
+          adGroupName: null,
+          adGroupStatus: 'LIVE',
+          adGroupType: 3,
+        },
+      ],
     });
   });
 
@@ -252,7 +321,11 @@ describe('answers tolerate extra fields and the documented quirks', () => {
   it('but reject answers missing what the client relies on', () => {
     rejects('AudienceDetail', { ...quirkyDetail, id: undefined }, /must have required property 'id'/);
     rejects('AudienceListResponse', { content: [{ name: 'a' }] }, /content\[0\] must have required property 'id'/);
-    rejects('AudienceAdGroupListResponse', { content: [{ adGroupName: 'g' }], last: true }, /content\[0\] must have required property 'adGroupId'/);
+    rejects(
+      'AudienceAdGroupListResponse',
+      { content: [{ adGroupName: 'g' }], last: true },
+      /content\[0\] must have required property 'adGroupId'/,
+    );
     rejects('AudienceDetail', { ...quirkyDetail, ages: [20] }, /ages\[0\] must be equal to one of the allowed values/);
     rejects('ImageGenerationResponse', { id: 'j', model_version: 'v2.1', images: [{ id: 'i', image: 'x' }] }, /seed/);
   });
@@ -274,12 +347,22 @@ describe('request bodies are strict and carry the spec rules', () => {
   it('accept a well-formed create and update', () => {
     accepts('AudienceCreateBody', createBody);
     accepts('AudienceUpdateBody', { ...createBody, id: 1201 });
-    accepts('AudienceCreateBody', { ...createBody, type: 'MESSAGE', customerFileTargetings: [], locationType: 'ALL', locations: undefined });
+    accepts('AudienceCreateBody', {
+      ...createBody,
+      type: 'MESSAGE',
+      customerFileTargetings: [],
+      locationType: 'ALL',
+      locations: undefined,
+    });
   });
 
   it('reject unknown fields, in the body and in members', () => {
     rejects('AudienceCreateBody', { ...createBody, populationScore: 3 }, /additional properties \(populationScore\)/);
-    rejects('AudienceCreateBody', { ...createBody, cohortTargetings: [{ cohortId: 1, inclusionType: 'INCLUDE', nickname: 'x' }] }, /nickname/);
+    rejects(
+      'AudienceCreateBody',
+      { ...createBody, cohortTargetings: [{ cohortId: 1, inclusionType: 'INCLUDE', nickname: 'x' }] },
+      /nickname/,
+    );
     rejects('AudienceCreateBody', { ...createBody, locations: [{ value: 'I', descripton: 'Seoul' }] }, /descripton/);
     rejects('AudienceCreateBody', { ...createBody, id: 1 }, /\(id\)/);
     rejects('AudienceUpdateBody', createBody, /required property 'id'/);
@@ -291,26 +374,59 @@ describe('request bodies are strict and carry the spec rules', () => {
     rejects('AudienceCreateBody', { ...createBody, genderType: 'NOT_ALL' }, /required property 'genders'/);
     rejects('AudienceCreateBody', { ...createBody, locationType: 'ALL' }, /must NOT be valid/);
     rejects('AudienceCreateBody', { ...createBody, locations: [] }, /must match a schema in anyOf/);
-    rejects('AudienceCreateBody', { ...createBody, type: 'MESSAGE' }, /customerFileTargetings must NOT have more than 0 items/);
-    rejects('AudienceCreateBody', { ...createBody, talkChannelGroupTargetings: [{ groupId: 3, inclusionType: 'INCLUDE' }] }, /talkChannelGroupTargetings/);
+    rejects(
+      'AudienceCreateBody',
+      { ...createBody, type: 'MESSAGE' },
+      /customerFileTargetings must NOT have more than 0 items/,
+    );
+    rejects(
+      'AudienceCreateBody',
+      { ...createBody, talkChannelGroupTargetings: [{ groupId: 3, inclusionType: 'INCLUDE' }] },
+      /talkChannelGroupTargetings/,
+    );
     rejects('AudienceCreateBody', { ...createBody, ages: [20] }, /allowed values/);
   });
 
   it('image requests follow the R/O/- table and the per-version bounds', () => {
-    const t2i = { version: 'v2.1', prompt: 'a spring picnic', width: 1024, height: 1024, seed: [42], face_refiner: { weight_sft: 0.3 } };
+    const t2i = {
+      version: 'v2.1',
+      prompt: 'a spring picnic',
+      width: 1024,
+      height: 1024,
+      seed: [42],
+      face_refiner: { weight_sft: 0.3 },
+    };
     accepts('TextToImageRequest', t2i);
-    accepts('TextToImageRequest', { ...t2i, version: 'v2.0', width: 512, height: 384, scheduler: 'decoder_ddim_v_prediction' });
+    accepts('TextToImageRequest', {
+      ...t2i,
+      version: 'v2.0',
+      width: 512,
+      height: 384,
+      scheduler: 'decoder_ddim_v_prediction',
+    });
     rejects('TextToImageRequest', { ...t2i, width: 700 }, /^width must be >= 768/m);
     rejects('TextToImageRequest', { ...t2i, width: 1020 }, /multiple of 8/);
     rejects('TextToImageRequest', { ...t2i, version: 'v2.0' }, /^width must be <= 640/m);
-    rejects('TextToImageRequest', { ...t2i, scheduler: 'decoder_ddim_v_prediction' }, /scheduler must be equal to constant/);
+    rejects(
+      'TextToImageRequest',
+      { ...t2i, scheduler: 'decoder_ddim_v_prediction' },
+      /scheduler must be equal to constant/,
+    );
     rejects('TextToImageRequest', { ...t2i, image: 'aGVsbG8=' }, /\(image\)/);
     rejects('TextToImageRequest', { ...t2i, face_refiner: { weight_sft: 2 } }, /weight_sft must be <= 1/);
     rejects('TextToImageRequest', { ...t2i, seed: [-1] }, /seed\[0\] must be >= 0/);
     accepts('VariationsRequest', { version: 'v2.1', image: 'aGVsbG8=', width: 768, height: 1280 });
-    rejects('VariationsRequest', { version: 'v2.1', image: 'aGVsbG8=', width: 768, height: 1280, prompt: 'x' }, /\(prompt\)/);
+    rejects(
+      'VariationsRequest',
+      { version: 'v2.1', image: 'aGVsbG8=', width: 768, height: 1280, prompt: 'x' },
+      /\(prompt\)/,
+    );
     accepts('InpaintingRequest', { prompt: 'a hat', image: 'aGVsbG8=', mask: 'aGVsbG8=', reference_image: 'aGVsbG8=' });
-    rejects('InpaintingRequest', { prompt: 'a hat', image: 'aGVsbG8=', mask: 'aGVsbG8=', version: 'v2.1' }, /version must be equal to constant/);
+    rejects(
+      'InpaintingRequest',
+      { prompt: 'a hat', image: 'aGVsbG8=', mask: 'aGVsbG8=', version: 'v2.1' },
+      /version must be equal to constant/,
+    );
     rejects('InpaintingRequest', { prompt: 'a hat', image: 'aGVsbG8=', mask: 'aGVsbG8=', width: 512 }, /\(width\)/);
     rejects('InpaintingRequest', { prompt: 'a hat', image: 'aGVsbG8=' }, /required property 'mask'/);
   });

@@ -26,8 +26,16 @@ export class PushDeniedError extends Error {
  */
 export function git(args, { cwd, env = process.env }) {
   return new Promise((done) => {
-    execFile('git', args, { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: String(stdout), stderr: redact(String(stderr)) }),
+    execFile(
+      'git',
+      args,
+      { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        done({
+          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+          stdout: String(stdout),
+          stderr: redact(String(stderr)),
+        }),
     );
   });
 }
@@ -87,7 +95,13 @@ function lockOutputs(text, dir) {
   return images.flatMap(([image, /** @type {any} */ entry]) =>
     (Array.isArray(entry?.outputs) ? entry.outputs : []).flatMap((/** @type {any} */ output) => {
       const { path, sha256 } = output ?? {};
-      if (typeof path !== 'string' || typeof sha256 !== 'string' || posix.isAbsolute(path) || path.split(/[/\\]/).includes('..')) return [];
+      if (
+        typeof path !== 'string' ||
+        typeof sha256 !== 'string' ||
+        posix.isAbsolute(path) ||
+        path.split(/[/\\]/).includes('..')
+      )
+        return [];
       const inside = posix.normalize(posix.join(dir, path));
       return inside.startsWith('../') || inside.split('/').includes('.git') ? [] : [{ image, path: inside, sha256 }];
     }),
@@ -128,7 +142,12 @@ function sha256Of(bytes) {
  */
 function gitBytes(args, cwd) {
   return new Promise((done) => {
-    execFile('git', args, { cwd, encoding: 'buffer', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 256 * 1024 * 1024 }, (error, stdout) => done(error ? undefined : stdout));
+    execFile(
+      'git',
+      args,
+      { cwd, encoding: 'buffer', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 256 * 1024 * 1024 },
+      (error, stdout) => done(error ? undefined : stdout),
+    );
   });
 }
 
@@ -165,7 +184,8 @@ export async function checkPush({ cwd, remote, branch }) {
   throw new PushDeniedError(text);
 }
 
-const deniedPattern = /\b403\b|\b401\b|permission|denied|not allowed|protected branch|authentication failed|could not read username|unable to access|forbidden/i;
+const deniedPattern =
+  /\b403\b|\b401\b|permission|denied|not allowed|protected branch|authentication failed|could not read username|unable to access|forbidden/i;
 
 /**
  * Commits the changed paths and pushes the commit to the branch, rebasing on what others
@@ -190,14 +210,18 @@ export async function commitAndPush({ cwd, paths, remote, branch, message, pushO
     const push = await git(['push', ...options, remote, `HEAD:refs/heads/${branch}`], { cwd });
     if (push.code === 0) return { commit: (await git(['rev-parse', 'HEAD'], { cwd })).stdout.trim() };
     const text = push.stderr.trim();
-    const moved = /rejected|fetch first|non-fast-forward/i.test(text) && !/protected branch|pre-receive hook declined/i.test(text);
+    const moved =
+      /rejected|fetch first|non-fast-forward/i.test(text) && !/protected branch|pre-receive hook declined/i.test(text);
     if (!moved) throw new PushDeniedError(text);
-    if (attempt >= 3) throw new Error(`the branch ${branch} kept moving: the push was refused ${attempt} times\n${text}`);
+    if (attempt >= 3)
+      throw new Error(`the branch ${branch} kept moving: the push was refused ${attempt} times\n${text}`);
     await must(git(['fetch', '--quiet', remote, `refs/heads/${branch}`], { cwd }), 'git fetch');
     const rebase = await git(['rebase', 'FETCH_HEAD'], { cwd, env });
     if (rebase.code !== 0) {
       await git(['rebase', '--abort'], { cwd });
-      throw new Error(`the generated files conflict with what was pushed to ${branch} meanwhile: ${rebase.stderr.trim() || rebase.stdout.trim()}`);
+      throw new Error(
+        `the generated files conflict with what was pushed to ${branch} meanwhile: ${rebase.stderr.trim() || rebase.stdout.trim()}`,
+      );
     }
   }
 }

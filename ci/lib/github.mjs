@@ -87,8 +87,13 @@ export async function mergedPullRequest(github, { repo, sha }) {
  * @returns {Promise<{ files: Map<string, Buffer>, artifact: any, run: any } | { passedOver: string[] }>}
  */
 export async function downloadPlanArtifact(github, { repo, name, pull }) {
-  const artifacts = await github.paginate(`/repos/${repo}/actions/artifacts?name=${encodeURIComponent(name)}&per_page=100`, { items: (page) => page.artifacts ?? [], maxPages: 10 });
-  const named = artifacts.filter((artifact) => artifact.name === name).sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)) || b.id - a.id);
+  const artifacts = await github.paginate(
+    `/repos/${repo}/actions/artifacts?name=${encodeURIComponent(name)}&per_page=100`,
+    { items: (page) => page.artifacts ?? [], maxPages: 10 },
+  );
+  const named = artifacts
+    .filter((artifact) => artifact.name === name)
+    .sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)) || b.id - a.id);
   const passedOver = [];
   for (const artifact of named) {
     const { run, problem } = await ownRun(github, repo, artifact, pull);
@@ -114,24 +119,34 @@ export async function downloadPlanArtifact(github, { repo, name, pull }) {
  */
 async function ownRun(github, repo, artifact, pull) {
   const head = String(pull.head?.sha ?? '');
-  const atCommit = (/** @type {unknown} */ sha) => (sha === head ? undefined : `made at commit ${String(sha).slice(0, 12)}, not at ${head.slice(0, 12)}, the last commit of #${pull.number}`);
+  const atCommit = (/** @type {unknown} */ sha) =>
+    sha === head
+      ? undefined
+      : `made at commit ${String(sha).slice(0, 12)}, not at ${head.slice(0, 12)}, the last commit of #${pull.number}`;
   if (artifact.expired) return { problem: 'expired' };
   const made = artifact.workflow_run;
   if (!made?.id) return { problem: 'it names no workflow run' };
   const early = atCommit(made.head_sha);
   if (early) return { problem: early };
   const run = await github.request('GET', `/repos/${repo}/actions/runs/${made.id}`);
-  if (run?.event !== 'pull_request') return { problem: `made by run ${made.id}, a ${JSON.stringify(run?.event)} run, not a pull_request run` };
+  if (run?.event !== 'pull_request')
+    return { problem: `made by run ${made.id}, a ${JSON.stringify(run?.event)} run, not a pull_request run` };
   const late = atCommit(run.head_sha);
   if (late) return { problem: late };
   const baseRepo = pull.base?.repo?.id;
   const headRepo = pull.head?.repo?.id;
-  if (baseRepo === undefined || run.repository?.id !== baseRepo) return { problem: `made by run ${made.id} of another repository than #${pull.number}'s` };
-  if (headRepo === undefined) return { problem: `made by run ${made.id}, but the head repository of #${pull.number} is gone, so no run can be shown to be its own` };
+  if (baseRepo === undefined || run.repository?.id !== baseRepo)
+    return { problem: `made by run ${made.id} of another repository than #${pull.number}'s` };
+  if (headRepo === undefined)
+    return {
+      problem: `made by run ${made.id}, but the head repository of #${pull.number} is gone, so no run can be shown to be its own`,
+    };
   if (run.head_repository?.id !== headRepo || run.head_branch !== pull.head?.ref) {
     const from = `${run.head_repository?.full_name ?? '?'}:${run.head_branch}`;
     const own = `${pull.head.repo.full_name ?? '?'}:${pull.head.ref}`;
-    return { problem: `made by run ${made.id} of the branch ${JSON.stringify(from)}, not of #${pull.number}'s ${JSON.stringify(own)}` };
+    return {
+      problem: `made by run ${made.id} of the branch ${JSON.stringify(from)}, not of #${pull.number}'s ${JSON.stringify(own)}`,
+    };
   }
   return { run };
 }
@@ -141,16 +156,22 @@ async function ownRun(github, repo, artifact, pull) {
  * among the open issues the token wrote.
  * @param {GitHub} github
  * @param {{ repo: string, author: string, marker: string, title: string, body: string | undefined, closing: string }} options
- *   body: the issue's text (starting with the marker), or undefined when there is no drift: the open issue is then closed with `closing`.
+ *   body: the issue's text (starting with the marker), or undefined when there is no drift: the open issue is then
+ *   closed with `closing`.
  * @returns {Promise<{ action: 'created' | 'updated' | 'unchanged' | 'closed' | 'none', url?: string }>}
  */
 export async function upsertDriftIssue(github, { repo, author, marker, title, body, closing }) {
   const issues = await github.paginate(`/repos/${repo}/issues?state=open&per_page=100`, { maxPages: 20 });
-  const open = issues.find((issue) => !issue.pull_request && issue?.user?.login === author && firstLine(issue.body) === marker);
+  const open = issues.find(
+    (issue) => !issue.pull_request && issue?.user?.login === author && firstLine(issue.body) === marker,
+  );
   if (body === undefined) {
     if (!open) return { action: 'none' };
     await github.request('POST', `/repos/${repo}/issues/${open.number}/comments`, { body: closing });
-    await github.request('PATCH', `/repos/${repo}/issues/${open.number}`, { state: 'closed', state_reason: 'completed' });
+    await github.request('PATCH', `/repos/${repo}/issues/${open.number}`, {
+      state: 'closed',
+      state_reason: 'completed',
+    });
     return { action: 'closed', url: open.html_url };
   }
   if (open && open.body === body && open.title === title) return { action: 'unchanged', url: open.html_url };

@@ -14,7 +14,11 @@ export function gitlabClient(env, needed) {
         'since merge-request pipelines of unprotected branches do not receive protected variables.',
     );
   }
-  return restClient({ baseUrl: env.CI_API_V4_URL ?? 'https://gitlab.com/api/v4', headers: { 'private-token': token, accept: 'application/json' }, service: 'the GitLab API' });
+  return restClient({
+    baseUrl: env.CI_API_V4_URL ?? 'https://gitlab.com/api/v4',
+    headers: { 'private-token': token, accept: 'application/json' },
+    service: 'the GitLab API',
+  });
 }
 
 /** @typedef {ReturnType<typeof gitlabClient>} GitLab */

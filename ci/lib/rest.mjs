@@ -36,7 +36,8 @@ export function restClient({ baseUrl, headers, service }) {
     let url = pathOrUrl.startsWith('http') ? pathOrUrl : `${root}${pathOrUrl}`;
     // The credential goes to the API's host only (a Link header or a redirect never moves it):
     // fetch would follow a redirect elsewhere dropping only `authorization`, not `private-token`.
-    if (new URL(url).origin !== origin) throw new Error(`${service}: refusing to send the token to ${new URL(url).origin}`);
+    if (new URL(url).origin !== origin)
+      throw new Error(`${service}: refusing to send the token to ${new URL(url).origin}`);
     let response;
     for (let hops = 0; ; hops++) {
       try {
@@ -53,10 +54,17 @@ export function restClient({ baseUrl, headers, service }) {
       const location = REDIRECTS.includes(response.status) ? response.headers.get('location') : null;
       if (location === null) break;
       const next = new URL(location, url);
-      if (method !== 'GET' || hops >= 5) throw new ApiError(`${service}: ${method} ${new URL(url).pathname} was redirected ${hops >= 5 ? 'too many times' : `to ${next.pathname}`}`, response.status);
+      if (method !== 'GET' || hops >= 5)
+        throw new ApiError(
+          `${service}: ${method} ${new URL(url).pathname} was redirected ${hops >= 5 ? 'too many times' : `to ${next.pathname}`}`,
+          response.status,
+        );
       if (next.origin !== origin) {
         if (download) return fetchElsewhere(next);
-        throw new ApiError(`${service}: GET ${new URL(url).pathname} was redirected to ${next.origin}, where the token is not sent`, response.status);
+        throw new ApiError(
+          `${service}: GET ${new URL(url).pathname} was redirected to ${next.origin}, where the token is not sent`,
+          response.status,
+        );
       }
       url = next.toString();
     }
@@ -69,7 +77,10 @@ export function restClient({ baseUrl, headers, service }) {
       } catch {
         // Not JSON: the text itself.
       }
-      throw new ApiError(`${service} answered ${response.status} to ${method} ${new URL(url).pathname}: ${message}`, response.status);
+      throw new ApiError(
+        `${service} answered ${response.status} to ${method} ${new URL(url).pathname}: ${message}`,
+        response.status,
+      );
     }
     return response;
   }

@@ -54,16 +54,22 @@ export async function manifestProblem(text, request, { files, cwd }) {
   } catch {
     return `its ${MANIFEST_FILE} is not JSON: it was not written by this tool's plan job.`;
   }
-  if (manifest?.formatVersion !== 1) return `its ${MANIFEST_FILE} is of format ${JSON.stringify(manifest?.formatVersion)}, which this apply does not read.`;
-  if (manifest.refused !== undefined) return `the newest plan of ${request.named} failed (${String(manifest.refused)}), so no plan of it was reviewed as it is merged.`;
+  if (manifest?.formatVersion !== 1)
+    return `its ${MANIFEST_FILE} is of format ${JSON.stringify(manifest?.formatVersion)}, which this apply does not read.`;
+  if (manifest.refused !== undefined)
+    return `the newest plan of ${request.named} failed (${String(manifest.refused)}), so no plan of it was reviewed as it is merged.`;
   if (manifest[request.field] !== request.number || manifest.headSha !== request.headSha) {
     const kind = request.field === 'pullRequest' ? 'pull request' : 'merge request';
     const made = `${kind} ${JSON.stringify(manifest[request.field])} at commit ${String(manifest.headSha).slice(0, 12)}`;
     return `its ${MANIFEST_FILE} says it was made for ${made}, not for ${request.named} at its last commit ${String(request.headSha).slice(0, 12)}.`;
   }
   const now = await hashFiles(files, cwd);
-  const reviewed = /** @type {Array<{ path: string, sha256: string | null }>} */ (Array.isArray(manifest.files) ? manifest.files : []);
-  const differs = now.filter((file) => reviewed.find((entry) => entry.path === file.path)?.sha256 !== file.sha256).map((file) => file.path);
+  const reviewed = /** @type {Array<{ path: string, sha256: string | null }>} */ (
+    Array.isArray(manifest.files) ? manifest.files : []
+  );
+  const differs = now
+    .filter((file) => reviewed.find((entry) => entry.path === file.path)?.sha256 !== file.sha256)
+    .map((file) => file.path);
   if (differs.length === 0 && reviewed.length === now.length) return undefined;
   return (
     `${differs.join(', ') || 'the files planned'} as merged differ from what the plan of ${request.named} was made from ` +

@@ -22,7 +22,11 @@ export function runTool(args, { cwd, env = process.env, echo = false }) {
   // The tool needs the services' settings, not the pipeline's own tokens.
   const toolEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !PIPELINE_TOKENS.includes(name)));
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [process.env.AUDIENCES_BIN || BIN, ...args], { cwd, env: { NO_COLOR: '1', ...toolEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [process.env.AUDIENCES_BIN || BIN, ...args], {
+      cwd,
+      env: { NO_COLOR: '1', ...toolEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text) => {
@@ -56,7 +60,9 @@ export function parseFiles(text) {
  * @param {string[]} files
  */
 export function commentMarker(files) {
-  const named = (files.length === 0 ? [DEFAULT_FILE] : files).map((file) => encodeURIComponent(file).replace(/%2F/g, '/'));
+  const named = (files.length === 0 ? [DEFAULT_FILE] : files).map((file) =>
+    encodeURIComponent(file).replace(/%2F/g, '/'),
+  );
   return `<!-- audiences-plan files=${named.join(',')} -->`;
 }
 
@@ -92,7 +98,13 @@ export function planComment({ stdout, stderr, code, files, commit, logUrl }) {
 }
 
 /** The pipeline's own tokens, which the tool is not given. */
-const PIPELINE_TOKENS = ['GITHUB_TOKEN', 'INPUT_GITHUB_TOKEN', 'AUDIENCES_GITLAB_TOKEN', 'AUDIENCES_PUSH_TOKEN', 'CI_JOB_TOKEN'];
+const PIPELINE_TOKENS = [
+  'GITHUB_TOKEN',
+  'INPUT_GITHUB_TOKEN',
+  'AUDIENCES_GITLAB_TOKEN',
+  'AUDIENCES_PUSH_TOKEN',
+  'CI_JOB_TOKEN',
+];
 
 /** The variables whose values must never be posted anywhere. */
 const SECRET_VARIABLES = ['ADS_ACCESS_TOKEN', 'IMAGEGEN_API_KEY', ...PIPELINE_TOKENS];

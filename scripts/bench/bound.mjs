@@ -57,7 +57,10 @@ export function stagesOf(requests) {
   return stages;
 }
 
-/** The stages as text, e.g. `['list 1', 'read+linkRead 1100', 'write 100', 'list 1']`: the phases in each and how many requests. */
+/**
+ * The stages as text, e.g. `['list 1', 'read+linkRead 1100', 'write 100', 'list 1']`: the phases in each and how many
+ * requests.
+ */
 export function describeStages(stages) {
   return stages.map((stage) => {
     const phases = new Set(stage.map(phaseOf));
@@ -90,7 +93,15 @@ export function lowerBoundMs(counts, { concurrency, latencyMs }) {
  * whether phases overlap, wait on the client, or run below the concurrency.
  */
 export function timeline(requests, { startedAt, endedAt }) {
-  if (requests.length === 0) return { beforeFirstRequestMs: endedAt - startedAt, requestsMs: 0, afterLastRequestMs: 0, meanInFlight: 0, meanRequestMs: 0, phases: {} };
+  if (requests.length === 0)
+    return {
+      beforeFirstRequestMs: endedAt - startedAt,
+      requestsMs: 0,
+      afterLastRequestMs: 0,
+      meanInFlight: 0,
+      meanRequestMs: 0,
+      phases: {},
+    };
   const spans = requests.map((request) => {
     const start = Date.parse(request.at);
     return { phase: phaseOf(request), start, end: start + request.durationMs };

@@ -37,7 +37,9 @@ export const FULL_OPTIONS = Object.freeze({
   },
   coldStart: { runs: 7, validateSizes: [100, 10_000] },
   offlineSize: 10_000,
-  /** How many times each run of a few seconds is measured (see REPEATED_UP_TO_N); the targets are held to the median. */
+  /**
+   * How many times each run of a few seconds is measured (see REPEATED_UP_TO_N); the targets are held to the median.
+   */
   repeat: 3,
 });
 
@@ -80,7 +82,12 @@ export async function runBench(options) {
   const log = options.log ?? (() => undefined);
   const results = [];
   const record = (entry) => {
-    const full = { ...entry, latencyMs: entry.latencyMs ?? null, concurrency: entry.concurrency ?? null, loadAvg1m: round(loadavg()[0] ?? 0, 2) };
+    const full = {
+      ...entry,
+      latencyMs: entry.latencyMs ?? null,
+      concurrency: entry.concurrency ?? null,
+      loadAvg1m: round(loadavg()[0] ?? 0, 2),
+    };
     results.push(full);
     log(full);
     return full;
@@ -109,16 +116,29 @@ export async function runBench(options) {
      * says what is wrong with it, if anything. A quota answer of the emulator's rate limit is a
      * failed request unless `quota` (where they are the point, counted as `refused`).
      */
-    const networkRun = async (name, n, args, check, { script, runConcurrency = concurrency, fields = {}, figures, quota = false } = {}) => {
+    const networkRun = async (
+      name,
+      n,
+      args,
+      check,
+      { script, runConcurrency = concurrency, fields = {}, figures, quota = false } = {},
+    ) => {
       const { result: run, requests } = await emulator.log.watch(
-        () => (script ? measureNode([script, ...args], { cwd: work, env }) : measureCli([...args, '--concurrency', String(concurrency)], { cwd: work, env })),
+        () =>
+          script
+            ? measureNode([script, ...args], { cwd: work, env })
+            : measureCli([...args, '--concurrency', String(concurrency)], { cwd: work, env }),
         { intervalMs: pollIntervalMs },
       );
       const byPhase = countPhases(requests);
       const bound = lowerBoundMs(byPhase, { concurrency: runConcurrency, latencyMs });
-      const failed = requests.filter((request) => (request.status === 'reset' || request.status >= 400) && !(quota && request.fault === 'rate-limit')).length;
+      const failed = requests.filter(
+        (request) =>
+          (request.status === 'reset' || request.status >= 400) && !(quota && request.fault === 'rate-limit'),
+      ).length;
       const own = figures ? figures(run, requests) : {};
-      let problem = run.code === 0 ? undefined : `exit code ${run.code}: ${run.stderr.trim().split('\n').slice(0, 3).join(' / ')}`;
+      let problem =
+        run.code === 0 ? undefined : `exit code ${run.code}: ${run.stderr.trim().split('\n').slice(0, 3).join(' / ')}`;
       if (!problem && failed > 0) problem = `${failed} requests failed`;
       if (!problem) problem = await check(run, byPhase, own, requests);
       const entry = record({
@@ -154,7 +174,12 @@ export async function runBench(options) {
         return;
       }
       const stages = stagesOf(requests).map((stage) =>
-        stage.map(({ method, path, adAccountId, body }) => ({ method, path, adAccountId, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) })),
+        stage.map(({ method, path, adAccountId, body }) => ({
+          method,
+          path,
+          adAccountId,
+          ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+        })),
       );
       const file = join(work, `floor-${run.name}-${run.n}.json`);
       await writeFile(file, JSON.stringify(stages));
@@ -164,10 +189,13 @@ export async function runBench(options) {
         run.n,
         [file],
         async (out, byPhase, _own, replayed) => {
-          if (JSON.parse(out.stdout).requests !== requests.length) return `replayed ${out.stdout.trim()}, expected ${requests.length} requests`;
-          if (!samePhases(byPhase, run.byPhase)) return `made other requests than ${run.name}: ${JSON.stringify(byPhase)} against ${JSON.stringify(run.byPhase)}`;
+          if (JSON.parse(out.stdout).requests !== requests.length)
+            return `replayed ${out.stdout.trim()}, expected ${requests.length} requests`;
+          if (!samePhases(byPhase, run.byPhase))
+            return `made other requests than ${run.name}: ${JSON.stringify(byPhase)} against ${JSON.stringify(run.byPhase)}`;
           const floorStages = describeStages(stagesOf(replayed));
-          if (floorStages.join() !== run.stages.join()) return `went through other stages than ${run.name}: ${floorStages.join(', ')} against ${run.stages.join(', ')}`;
+          if (floorStages.join() !== run.stages.join())
+            return `went through other stages than ${run.name}: ${floorStages.join(', ')} against ${run.stages.join(', ')}`;
           return check();
         },
         { script: here('floor.mjs'), fields: { floorOf: run.name, repetition: run.repetition } },
@@ -214,8 +242,10 @@ export async function runBench(options) {
             const summary = parsePlan(run.stdout)?.[0]?.summary;
             if (!summary) return 'the output is not a plan';
             const changes = Object.values(summary).reduce((sum, value) => sum + value, 0);
-            if (summary.update !== expected.updates || changes !== expected.updates) return `expected ${expected.updates} updates, the plan has ${JSON.stringify(summary)}`;
-            if (byPhase.linkRead !== expected.linkReads) return `expected ${expected.linkReads} link reads, counted ${byPhase.linkRead}`;
+            if (summary.update !== expected.updates || changes !== expected.updates)
+              return `expected ${expected.updates} updates, the plan has ${JSON.stringify(summary)}`;
+            if (byPhase.linkRead !== expected.linkReads)
+              return `expected ${expected.linkReads} link reads, counted ${byPhase.linkRead}`;
             return undefined;
           },
           { fields: { repetition } },
@@ -227,13 +257,25 @@ export async function runBench(options) {
         await floorRun(run);
         return run;
       });
-      await repeated(async (repetition) => floorRun(await plan('plan-10pct-changed', changed, { updates: changedCount, linkReads: changedCount }, repetition)));
-      await repeated(async (repetition) => floorRun(await plan('plan-10pct-ad-groups', adGroups, { updates: 0, linkReads: linkedCount }, repetition)));
+      await repeated(async (repetition) =>
+        floorRun(
+          await plan('plan-10pct-changed', changed, { updates: changedCount, linkReads: changedCount }, repetition),
+        ),
+      );
+      await repeated(async (repetition) =>
+        floorRun(await plan('plan-10pct-ad-groups', adGroups, { updates: 0, linkReads: linkedCount }, repetition)),
+      );
       if (options.naiveSizes.includes(n)) {
-        const { entry: naive } = await networkRun('naive-sequential-read', n, [], (run) => (JSON.parse(run.stdout).read === n ? undefined : `read ${run.stdout.trim()}, expected ${n}`), {
-          script: here('naive.mjs'),
-          runConcurrency: 1,
-        });
+        const { entry: naive } = await networkRun(
+          'naive-sequential-read',
+          n,
+          [],
+          (run) => (JSON.parse(run.stdout).read === n ? undefined : `read ${run.stdout.trim()}, expected ${n}`),
+          {
+            script: here('naive.mjs'),
+            runConcurrency: 1,
+          },
+        );
         noChange.entry.speedupVsNaive = round(naive.wallMs / noChange.entry.wallMs, 2);
         naive.speedupOfPlan = noChange.entry.speedupVsNaive;
       }
@@ -248,7 +290,10 @@ export async function runBench(options) {
               'apply-10pct-updates',
               n,
               ['apply', '-f', changed, '--auto-approve'],
-              (_run, byPhase) => (byPhase.write === changedCount ? undefined : `expected ${changedCount} updates, counted ${byPhase.write} writes`),
+              (_run, byPhase) =>
+                byPhase.write === changedCount
+                  ? undefined
+                  : `expected ${changedCount} updates, counted ${byPhase.write} writes`,
               { fields: { repetition } },
             ),
           );
@@ -259,7 +304,8 @@ export async function runBench(options) {
             'apply-creates',
             n,
             ['apply', '-f', same, '--auto-approve'],
-            (_run, byPhase) => (byPhase.write === n ? expectAudiences(n) : `expected ${n} creates, counted ${byPhase.write} writes`),
+            (_run, byPhase) =>
+              byPhase.write === n ? expectAudiences(n) : `expected ${n} creates, counted ${byPhase.write} writes`,
             { fields: { repetition } },
           );
           await floorRun(creates, { prepare: () => emulator.reset(), check: () => expectAudiences(n) });
@@ -272,11 +318,19 @@ export async function runBench(options) {
       const path = join(work, `quota-${creates}.yaml`);
       await writeFile(path, audiencesYaml(creates));
       for (const settings of runs) {
-        await measureRepeatedly(settings.rateLimit >= REPEATED_FROM_RATE ? (options.repeat ?? 1) : 1, async (repetition) => {
-          await emulator.reset();
-          await emulator.setFaults({ rateLimitPerSecond: settings.rateLimit, rateLimitScope: 'writes', quotaStatus: settings.quotaStatus, quotaRetryAfter: false });
-          await quotaRun(networkRun, emulator, path, creates, settings, repetition);
-        });
+        await measureRepeatedly(
+          settings.rateLimit >= REPEATED_FROM_RATE ? (options.repeat ?? 1) : 1,
+          async (repetition) => {
+            await emulator.reset();
+            await emulator.setFaults({
+              rateLimitPerSecond: settings.rateLimit,
+              rateLimitScope: 'writes',
+              quotaStatus: settings.quotaStatus,
+              quotaRetryAfter: false,
+            });
+            await quotaRun(networkRun, emulator, path, creates, settings, repetition);
+          },
+        );
       }
       await emulator.reset();
     }
@@ -285,7 +339,8 @@ export async function runBench(options) {
       const { runs, validateSizes } = options.coldStart;
       // The floor under every figure below: a node process that does nothing.
       const emptyNode = record(await coldStart('cold-start-node', 0, ['-e', ''], runs, work, measureNode));
-      const overNode = (entry) => (emptyNode.ok && entry.ok ? { ...entry, overNodeMs: round(entry.wallMs - emptyNode.wallMs) } : entry);
+      const overNode = (entry) =>
+        emptyNode.ok && entry.ok ? { ...entry, overNodeMs: round(entry.wallMs - emptyNode.wallMs) } : entry;
       record(overNode(await coldStart('cold-start-help', 0, ['--help'], runs, work)));
       for (const n of validateSizes) {
         const path = join(work, `validate-${n}.yaml`);
@@ -316,7 +371,14 @@ const APPLY_SUMMARY = /^Apply (\w+) for ad account \d+: (\d+) done, (\d+) failed
  */
 function quotaRun(networkRun, emulator, path, creates, { rateLimit, quotaStatus, paced }, repetition) {
   const args = ['apply', '-f', path, '--auto-approve', ...(paced ? ['--requests-per-second', String(rateLimit)] : [])];
-  const fields = { rateLimit, rateLimitScope: 'writes', quotaStatus, quotaRetryAfter: false, requestsPerSecond: paced ? rateLimit : null, repetition };
+  const fields = {
+    rateLimit,
+    rateLimitScope: 'writes',
+    quotaStatus,
+    quotaRetryAfter: false,
+    requestsPerSecond: paced ? rateLimit : null,
+    repetition,
+  };
   const figures = (run, requests) => {
     const writes = requests.filter((request) => phaseOf(request) === 'write');
     const accepted = writes.filter((request) => request.status === 200).length;
@@ -335,7 +397,8 @@ function quotaRun(networkRun, emulator, path, creates, { rateLimit, quotaStatus,
   };
   const check = async (_run, _byPhase, own) => {
     if (own.done === null) return 'the apply printed no summary';
-    if (own.failed !== 0 || own.skipped !== 0 || own.done !== creates) return `the apply says ${own.done} done, ${own.failed} failed, ${own.skipped} skipped; expected ${creates} done`;
+    if (own.failed !== 0 || own.skipped !== 0 || own.done !== creates)
+      return `the apply says ${own.done} done, ${own.failed} failed, ${own.skipped} skipped; expected ${creates} done`;
     if (own.accepted !== creates) return `the service accepted ${own.accepted} writes, expected ${creates}`;
     const names = await emulator.audienceNames();
     const expected = Array.from({ length: creates }, (_, index) => audienceName(index));
@@ -391,7 +454,8 @@ async function offlinePlan(count, work) {
   await writeFile(join(dir, 'audiences.yaml'), audiencesYaml(count, { changed: true }));
   const run = await measureNode([here('plan-cpu.mjs'), dir]);
   const base = { name: 'plan-offline', n: count, requests: 0, lowerBoundMs: null, ratio: null };
-  if (run.code !== 0) return { ...base, wallMs: null, cpuMs: null, peakRssMb: null, ok: false, problem: run.stderr.trim().slice(0, 300) };
+  if (run.code !== 0)
+    return { ...base, wallMs: null, cpuMs: null, peakRssMb: null, ok: false, problem: run.stderr.trim().slice(0, 300) };
   const figures = JSON.parse(run.stdout);
   const expected = countOf(count, isChanged);
   const ok = figures.summary.update === expected && figures.errors === 0;
@@ -404,9 +468,17 @@ async function offlinePlan(count, work) {
     planCpuMs: round(figures.planCpuMs),
     configCpuMs: round(figures.configCpuMs),
     processCpuMs: round(run.cpuMs),
-    rssAfterStepMb: { config: round(figures.rssAfterConfigMb), canonicalize: round(figures.rssAfterCanonicalizeMb), plan: round(figures.rssAfterPlanMb) },
+    rssAfterStepMb: {
+      config: round(figures.rssAfterConfigMb),
+      canonicalize: round(figures.rssAfterCanonicalizeMb),
+      plan: round(figures.rssAfterPlanMb),
+    },
     ok,
-    ...(ok ? {} : { problem: `expected ${expected} updates and no errors, got ${JSON.stringify(figures.summary)}, ${figures.errors} errors` }),
+    ...(ok
+      ? {}
+      : {
+          problem: `expected ${expected} updates and no errors, got ${JSON.stringify(figures.summary)}, ${figures.errors} errors`,
+        }),
   };
 }
 
@@ -431,6 +503,7 @@ function round(value, digits = 0) {
 
 function roundAll(value) {
   if (typeof value === 'number') return round(value, 1);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, roundAll(inner)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, roundAll(inner)]));
   return value;
 }

@@ -55,13 +55,20 @@ export async function startBenchEmulator({ latencyMs }) {
       });
       await forEachParallel(count, parallel, async (index) => {
         if (!isLinked(index)) return;
-        await test('POST', 'links', { adAccountId: BENCH_ACCOUNT_ID, audienceId: ids[index], adGroupId: BENCH_AD_GROUP_ID });
+        await test('POST', 'links', {
+          adAccountId: BENCH_ACCOUNT_ID,
+          audienceId: ids[index],
+          adGroupId: BENCH_AD_GROUP_ID,
+        });
       });
       await log.sync();
       return ids;
     },
     /** The names of the bench account's audiences, one per audience (one list request). */
-    audienceNames: async () => (await call('GET', '/openapi/v4/targetings/audiences', { headers: ads })).content.map((audience) => audience.name),
+    audienceNames: async () =>
+      (await call('GET', '/openapi/v4/targetings/audiences', { headers: ads })).content.map(
+        (audience) => audience.name,
+      ),
     close: async () => {
       await pool.close();
       await emulator.close();
@@ -139,7 +146,9 @@ class RequestLog {
     const entries = [...this.#entries.values()].filter((entry) => entry.seq > from).sort((a, b) => a.seq - b.seq);
     entries.forEach((entry, offset) => {
       if (entry.seq !== from + offset + 1) {
-        throw new Error(`the emulator's request log lost entries (expected #${from + offset + 1}, got #${entry.seq}); poll it more often`);
+        throw new Error(
+          `the emulator's request log lost entries (expected #${from + offset + 1}, got #${entry.seq}); poll it more often`,
+        );
       }
     });
     this.#lastSeq = entries.at(-1)?.seq ?? from;

@@ -36,8 +36,10 @@ export function audienceSpec(index, { changed = false } = {}) {
     type: 'DISPLAY',
     ages: [BANDS[first], BANDS[first + 1]],
     genders: index % 3 === 0 ? ['F'] : index % 3 === 1 ? ['M'] : undefined,
-    locations: index % 5 === 0 ? undefined : [PROVINCES[index % PROVINCES.length], PROVINCES[(index + 7) % PROVINCES.length]],
-    ufoInterests: index % 4 === 0 ? [INTERESTS[index % INTERESTS.length], INTERESTS[(index + 1) % INTERESTS.length]] : undefined,
+    locations:
+      index % 5 === 0 ? undefined : [PROVINCES[index % PROVINCES.length], PROVINCES[(index + 7) % PROVINCES.length]],
+    ufoInterests:
+      index % 4 === 0 ? [INTERESTS[index % INTERESTS.length], INTERESTS[(index + 1) % INTERESTS.length]] : undefined,
     cohortTargetings: index % 6 === 0 ? [{ cohortId: 7001, inclusionType: 'INCLUDE' }] : undefined,
   };
   return spec;
@@ -58,7 +60,8 @@ export function audiencesYaml(count, { changed = false, adGroups = false } = {})
     if (spec.ufoInterests) lines.push(`    ufoInterests: [${spec.ufoInterests.join(', ')}]`);
     if (spec.cohortTargetings) {
       lines.push('    cohortTargetings:');
-      for (const member of spec.cohortTargetings) lines.push(`      - { cohortId: ${member.cohortId}, inclusionType: ${member.inclusionType} }`);
+      for (const member of spec.cohortTargetings)
+        lines.push(`      - { cohortId: ${member.cohortId}, inclusionType: ${member.inclusionType} }`);
     }
     if (adGroups && isLinked(index)) lines.push(`    adGroups: [${BENCH_AD_GROUP_ID}]`);
   }
@@ -89,7 +92,10 @@ export function createBody(index) {
  */
 export async function liveAnswers(count) {
   const dist = new URL('../../dist/emulator/', import.meta.url);
-  const [operations, { seedState }] = await Promise.all([import(new URL('audiences.js', dist).href), import(new URL('seed.js', dist).href)]);
+  const [operations, { seedState }] = await Promise.all([
+    import(new URL('audiences.js', dist).href),
+    import(new URL('seed.js', dist).href),
+  ]);
   const state = seedState();
   const account = state.accounts.find((candidate) => candidate.id === BENCH_ACCOUNT_ID);
   const context = { state, account, now: new Date(), quirks: false };

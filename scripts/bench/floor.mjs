@@ -31,7 +31,11 @@ const pool = new Pool(process.env.ADS_API_URL, { connections: concurrency });
 const authorization = `Bearer ${process.env.ADS_ACCESS_TOKEN}`;
 
 function call({ method, path, adAccountId, body }) {
-  const headers = { authorization, ...(adAccountId === null ? {} : { adaccountid: adAccountId }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+  const headers = {
+    authorization,
+    ...(adAccountId === null ? {} : { adaccountid: adAccountId }),
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+  };
   return new Promise((resolve, reject) => {
     let status = 0;
     const chunks = [];

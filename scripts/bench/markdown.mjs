@@ -28,7 +28,11 @@ function medians(entries, key, ratio) {
 }
 
 export function renderMarkdown(results) {
-  const floorOf = (entry) => results.find((candidate) => candidate.floorOf === entry.name && candidate.n === entry.n && candidate.repetition === entry.repetition);
+  const floorOf = (entry) =>
+    results.find(
+      (candidate) =>
+        candidate.floorOf === entry.name && candidate.n === entry.n && candidate.repetition === entry.repetition,
+    );
   const floored = medians(
     results.filter((entry) => FLOORED_RUNS.includes(entry.name) && !entry.floorOf),
     (entry) => `${entry.name} ${entry.n}`,
@@ -39,10 +43,31 @@ export function renderMarkdown(results) {
     ['run', 'N', 'requests', 'wall ms', 'floor ms', 'over floor', 'bound ms', 'CPU ms', 'peak MB'],
     floored.flatMap((entry) => {
       const rows = [
-        [RUN_TITLES[entry.name] ?? entry.name, entry.n, entry.requests, entry.wallMs, floorOf(entry)?.wallMs, entry.ok ? entry.overFloor : 'failed', entry.lowerBoundMs, entry.cpuMs, entry.peakRssMb],
+        [
+          RUN_TITLES[entry.name] ?? entry.name,
+          entry.n,
+          entry.requests,
+          entry.wallMs,
+          floorOf(entry)?.wallMs,
+          entry.ok ? entry.overFloor : 'failed',
+          entry.lowerBoundMs,
+          entry.cpuMs,
+          entry.peakRssMb,
+        ],
       ];
       const baseline = entry.name === 'plan-no-change' ? naive(entry.n) : undefined;
-      if (baseline) rows.push(['naive sequential reads', baseline.n, baseline.requests, baseline.wallMs, '', '', baseline.lowerBoundMs, baseline.cpuMs, baseline.peakRssMb]);
+      if (baseline)
+        rows.push([
+          'naive sequential reads',
+          baseline.n,
+          baseline.requests,
+          baseline.wallMs,
+          '',
+          '',
+          baseline.lowerBoundMs,
+          baseline.cpuMs,
+          baseline.peakRssMb,
+        ]);
       return rows;
     }),
   );
@@ -69,7 +94,12 @@ export function renderMarkdown(results) {
     results
       .filter((entry) => entry.name.startsWith('cold-start-') || entry.name === 'plan-offline')
       .map((entry) => [
-        { 'cold-start-node': 'empty `node -e ""`', 'cold-start-help': '`--help`', 'cold-start-validate': '`validate`', 'plan-offline': 'plan offline (CPU of planning)' }[entry.name],
+        {
+          'cold-start-node': 'empty `node -e ""`',
+          'cold-start-help': '`--help`',
+          'cold-start-validate': '`validate`',
+          'plan-offline': 'plan offline (CPU of planning)',
+        }[entry.name],
         entry.n || '',
         entry.name === 'plan-offline' ? '' : entry.wallMs,
         entry.overNodeMs,
@@ -78,7 +108,10 @@ export function renderMarkdown(results) {
       ]),
   );
   const loads = results.map((entry) => entry.loadAvg1m).filter((load) => typeof load === 'number');
-  const load = loads.length > 0 ? `load average (1 min) at the end of each run: ${Math.min(...loads)} to ${Math.max(...loads)}` : '';
+  const load =
+    loads.length > 0
+      ? `load average (1 min) at the end of each run: ${Math.min(...loads)} to ${Math.max(...loads)}`
+      : '';
   return [runs, quota, starts, load].join('\n\n');
 }
 

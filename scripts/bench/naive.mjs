@@ -5,7 +5,10 @@
  * and BENCH_AD_ACCOUNT_ID in the environment. Prints how many audiences it read.
  */
 const base = process.env.ADS_API_URL;
-const headers = { authorization: `Bearer ${process.env.ADS_ACCESS_TOKEN}`, adAccountId: process.env.BENCH_AD_ACCOUNT_ID };
+const headers = {
+  authorization: `Bearer ${process.env.ADS_ACCESS_TOKEN}`,
+  adAccountId: process.env.BENCH_AD_ACCOUNT_ID,
+};
 
 async function get(path) {
   const response = await fetch(`${base}${path}`, { headers });

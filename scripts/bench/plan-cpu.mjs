@@ -15,11 +15,8 @@ import { BENCH_ACCOUNT_ID } from './fixtures.mjs';
 
 const dist = new URL('../../dist/', import.meta.url);
 const load = (path) => import(new URL(path, dist).href);
-const [{ validateConfig }, { audienceFromWire, audienceSummaryFromWire }, { planAccount, neededReads }] = await Promise.all([
-  load('config/index.js'),
-  load('api/audience-wire.js'),
-  load('plan/index.js'),
-]);
+const [{ validateConfig }, { audienceFromWire, audienceSummaryFromWire }, { planAccount, neededReads }] =
+  await Promise.all([load('config/index.js'), load('api/audience-wire.js'), load('plan/index.js')]);
 
 const dir = process.argv[2] ?? '.';
 const text = await readFile(join(dir, 'audiences.yaml'), 'utf8');
@@ -49,7 +46,11 @@ const desired = config.value;
 const needed = neededReads(desired, audiences);
 const linked = [...needed.linkIds, ...needed.detailIds.filter((id) => needed.needsLinks(id, details[String(id)]))];
 const links = Object.fromEntries(linked.map((id) => [String(id), []]));
-const plan = planAccount(desired, { adAccountId: BENCH_ACCOUNT_ID, audiences, details, links }, { allowMassDelete: false });
+const plan = planAccount(
+  desired,
+  { adAccountId: BENCH_ACCOUNT_ID, audiences, details, links },
+  { allowMassDelete: false },
+);
 const planCpuMs = cpu() - mark;
 
 process.stdout.write(

@@ -9,6 +9,9 @@ const target = process.env.BENCH_RUSAGE_FILE;
 if (target) {
   process.on('exit', () => {
     const usage = process.resourceUsage();
-    writeFileSync(target, JSON.stringify({ userUs: usage.userCPUTime, systemUs: usage.systemCPUTime, maxRssKb: usage.maxRSS }));
+    writeFileSync(
+      target,
+      JSON.stringify({ userUs: usage.userCPUTime, systemUs: usage.systemCPUTime, maxRssKb: usage.maxRSS }),
+    );
   });
 }

@@ -16,7 +16,13 @@ const COLUMNS = [
 ];
 
 /** The runs measured against a transport floor, and the target for each (the issue's). */
-export const FLOORED_RUNS = ['plan-no-change', 'plan-10pct-changed', 'plan-10pct-ad-groups', 'apply-10pct-updates', 'apply-creates'];
+export const FLOORED_RUNS = [
+  'plan-no-change',
+  'plan-10pct-changed',
+  'plan-10pct-ad-groups',
+  'apply-10pct-updates',
+  'apply-creates',
+];
 const OVER_FLOOR_TARGET = 1.1;
 const OVER_FLOOR_SIZES = [1000, 5000];
 /** A quota run's wall time over its writes / R: finding the rate alone, and told it. */
@@ -28,7 +34,8 @@ const VALIDATE_OVER_NODE_MS = 150;
 /** A run's name in the table and the progress lines: a floor by its run, a quota run by its settings. */
 export function label(entry) {
   if (entry.floorOf) return `floor of ${entry.floorOf}`;
-  if (entry.rateLimit !== undefined) return `${entry.name} R=${entry.rateLimit} (${entry.quotaStatus})${entry.requestsPerSecond === null ? '' : ' paced'}`;
+  if (entry.rateLimit !== undefined)
+    return `${entry.name} R=${entry.rateLimit} (${entry.quotaStatus})${entry.requestsPerSecond === null ? '' : ' paced'}`;
   return entry.name;
 }
 
@@ -56,7 +63,9 @@ export function renderTable(results) {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const line = (cells) =>
     cells
-      .map((cell, column) => (column === 0 || column === cells.length - 1 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
+      .map((cell, column) =>
+        column === 0 || column === cells.length - 1 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]),
+      )
       .join('  ')
       .trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
@@ -69,21 +78,41 @@ function text(value) {
 /** Each target of the issue against the figures of this run; a target with no figure is "not measured". */
 export function renderTargets(results) {
   const lines = ['targets:'];
-  const check = (label, met, detail) => lines.push(`  [${met === undefined ? 'not measured' : met ? 'met' : 'MISSED'}] ${label}${detail ? `: ${detail}` : ''}`);
+  const check = (label, met, detail) =>
+    lines.push(
+      `  [${met === undefined ? 'not measured' : met ? 'met' : 'MISSED'}] ${label}${detail ? `: ${detail}` : ''}`,
+    );
   const find = (name, n) => results.find((entry) => entry.name === name && entry.n === n && !entry.floorOf);
 
   for (const n of OVER_FLOOR_SIZES) {
     if (!results.some((entry) => entry.n === n && FLOORED_RUNS.includes(entry.name))) {
-      check(`plan and apply within ${OVER_FLOOR_TARGET}x their transport floor, N = ${n}`, undefined, 'not in this run');
+      check(
+        `plan and apply within ${OVER_FLOOR_TARGET}x their transport floor, N = ${n}`,
+        undefined,
+        'not in this run',
+      );
       continue;
     }
     for (const name of FLOORED_RUNS) {
       const runs = results.filter((entry) => entry.name === name && entry.n === n && !entry.floorOf);
-      const pairs = runs.map((entry) => ({ entry, base: results.find((candidate) => candidate.floorOf === name && candidate.n === n && candidate.repetition === entry.repetition) }));
-      const failed = pairs.find(({ entry, base }) => !(entry.ok && typeof entry.overFloor === 'number' && base?.ok === true));
+      const pairs = runs.map((entry) => ({
+        entry,
+        base: results.find(
+          (candidate) => candidate.floorOf === name && candidate.n === n && candidate.repetition === entry.repetition,
+        ),
+      }));
+      const failed = pairs.find(
+        ({ entry, base }) => !(entry.ok && typeof entry.overFloor === 'number' && base?.ok === true),
+      );
       const label = `${name}, N = ${n}: wall <= ${OVER_FLOOR_TARGET}x its transport floor`;
       if (failed) check(label, false, failed.entry.problem ?? '');
-      else if (pairs.length > 0) heldToMedian(label, pairs, OVER_FLOOR_TARGET, (entry, base) => `${entry.wallMs} ms, the floor ${base.wallMs} ms`);
+      else if (pairs.length > 0)
+        heldToMedian(
+          label,
+          pairs,
+          OVER_FLOOR_TARGET,
+          (entry, base) => `${entry.wallMs} ms, the floor ${base.wallMs} ms`,
+        );
       else check(label, undefined);
     }
   }
@@ -110,11 +139,23 @@ export function renderTargets(results) {
   }
 
   for (const entry of results.filter((candidate) => candidate.name === 'plan-no-change' && candidate.ok)) {
-    check(`no-change plan makes 1 list + N reads, N = ${entry.n}`, entry.requests === 1 + entry.n, `${entry.requests} requests`);
+    check(
+      `no-change plan makes 1 list + N reads, N = ${entry.n}`,
+      entry.requests === 1 + entry.n,
+      `${entry.requests} requests`,
+    );
   }
   const offline = results.find((entry) => entry.name === 'plan-offline' && entry.ok);
-  check(`planning ${offline?.n ?? 10_000} audiences offline < 1 s CPU`, offline ? offline.cpuMs < 1000 : undefined, offline ? `${offline.cpuMs} ms` : '');
-  check(`planning ${offline?.n ?? 10_000} audiences offline < 250 MB peak`, offline ? offline.peakRssMb < 250 : undefined, offline ? `${offline.peakRssMb} MB` : '');
+  check(
+    `planning ${offline?.n ?? 10_000} audiences offline < 1 s CPU`,
+    offline ? offline.cpuMs < 1000 : undefined,
+    offline ? `${offline.cpuMs} ms` : '',
+  );
+  check(
+    `planning ${offline?.n ?? 10_000} audiences offline < 250 MB peak`,
+    offline ? offline.peakRssMb < 250 : undefined,
+    offline ? `${offline.peakRssMb} MB` : '',
+  );
 
   /**
    * Met when the median of the runs' wall times over their bases is within `target` (one run:
@@ -137,7 +178,9 @@ export function renderTargets(results) {
     check(
       `${label} cold start <= an empty node + ${limitMs} ms (medians)`,
       entry === undefined || !emptyNode?.ok ? undefined : measured ? entry.wallMs <= emptyNode.wallMs + limitMs : false,
-      measured ? `${entry.wallMs} ms, empty node ${emptyNode.wallMs} ms: +${round(entry.wallMs - emptyNode.wallMs)} ms` : (entry?.problem ?? ''),
+      measured
+        ? `${entry.wallMs} ms, empty node ${emptyNode.wallMs} ms: +${round(entry.wallMs - emptyNode.wallMs)} ms`
+        : (entry?.problem ?? ''),
     );
   };
   coldStart(find('cold-start-help', 0), '`audiences --help`', HELP_OVER_NODE_MS);

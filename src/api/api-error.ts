@@ -62,9 +62,13 @@ const CREDENTIAL_VARIABLE: Record<ServiceName, string> = {
   imagegen: 'IMAGEGEN_API_KEY',
 };
 
-/** The setting that shapes a service's paths beyond its URL, with its default and the real service's value (README, Where the services are). */
+/**
+ * The setting that shapes a service's paths beyond its URL, with its default and the real service's value (README,
+ * Where the services are).
+ */
 const PATH_VARIABLE: Partial<Record<ServiceName, string>> = {
-  business: 'ADS_COMPANY_PATH (unset: /openapi/v1/companies, as the spec writes it; the real service documents /openapi/v4/companies)',
+  business:
+    'ADS_COMPANY_PATH (unset: /openapi/v1/companies, as the spec writes it; the real service documents /openapi/v4/companies)',
   imagegen: 'IMAGEGEN_MODEL_FAMILY (unset: imagegen, as the spec writes the paths; the real service has karlo)',
 };
 
@@ -77,7 +81,8 @@ const PATH_VARIABLE: Partial<Record<ServiceName, string>> = {
 const ACCOUNT_DETAIL_HINTS: Readonly<Record<number, string>> = {
   21006: 'The service says this ad account does not exist: check adAccountId in the file (or --ad-account).',
   6003: 'The service says this ad account does not exist: check adAccountId in the file (or --ad-account).',
-  20023: "The service says the ad account's state does not allow this (it may be turned off, suspended or deleted): check the account in the ad platform.",
+  20023:
+    "The service says the ad account's state does not allow this (it may be turned off, suspended or deleted): check the account in the ad platform.",
   9004: "The service says there is no permission: the user of ADS_ACCESS_TOKEN may not be a member of this ad account (or not in a role that may do this), or the app may lack this API's permission; check the account's members and the app's permissions.",
 };
 
@@ -125,10 +130,12 @@ function hintFor(init: ApiErrorInit): string | undefined {
   if (isQuotaAnswer(init.status ?? 0, init.serviceCode)) {
     return "The service's request quota is used up: run again later, or pace the requests with --requests-per-second N (below the rate the service allows) and a lower --concurrency.";
   }
-  const account = init.service === 'imagegen' || init.detailCode === undefined ? undefined : ACCOUNT_DETAIL_HINTS[init.detailCode];
+  const account =
+    init.service === 'imagegen' || init.detailCode === undefined ? undefined : ACCOUNT_DETAIL_HINTS[init.detailCode];
   if (account !== undefined) return account;
-  // The service's own 404 (an audience or a business it does not know) has its error body; any other is an address it does not serve.
-  // A generated image's file (the one GET of image generation) lives at the URL the service gave, which no setting shapes.
+  // The service's own 404 (an audience or a business it does not know) has its error body; any other is an address it
+  // does not serve. A generated image's file (the one GET of image generation) lives at the URL the service gave, which
+  // no setting shapes.
   const download = init.service === 'imagegen' && init.method === 'GET';
   if (init.status === 404 && !hasServiceErrorBody(init) && !download) {
     return `Nothing of the ${label} is at this address (the answer is not the service's error): check ${address}.`;
@@ -172,13 +179,16 @@ function detailOf(init: ApiErrorInit): string | undefined {
       init.detailCode === undefined ? undefined : `detail code ${String(init.detailCode)}`,
     ].filter((part) => part !== undefined);
     // The detail is a few lines of the tool's own: a line break of the service's message would make one more.
-    const message = init.detailMsg !== undefined && init.serviceMsg !== undefined ? ` (${visible(init.serviceMsg)})` : '';
+    const message =
+      init.detailMsg !== undefined && init.serviceMsg !== undefined ? ` (${visible(init.serviceMsg)})` : '';
     lines.push(`${codes.join(', ')}${message}`);
   }
   if (init.attempts > 1) lines.push(`tried ${String(init.attempts)} times`);
   if (init.gaveUp !== undefined) lines.push(init.gaveUp);
   if (init.ambiguous) {
-    lines.push('The request may have been carried out although no usable answer came back: check the live state before sending it again.');
+    lines.push(
+      'The request may have been carried out although no usable answer came back: check the live state before sending it again.',
+    );
   }
   return lines.length === 0 ? undefined : lines.join('\n');
 }
@@ -225,7 +235,10 @@ export function isApiError(value: unknown): value is ApiError {
   return value instanceof ApiError;
 }
 
-/** Whether an answer's body was the service's error (it carries the service's codes), not a page from whatever else answered. */
+/**
+ * Whether an answer's body was the service's error (it carries the service's codes), not a page from whatever else
+ * answered.
+ */
 export function hasServiceErrorBody(error: Pick<ApiErrorInit, 'serviceCode' | 'detailCode'>): boolean {
   return error.serviceCode !== undefined || error.detailCode !== undefined;
 }
@@ -267,7 +280,9 @@ const MESSAGE_LENGTH = 1000;
  */
 function cut(message: string): string {
   const masked = redact(message);
-  return masked.length > MESSAGE_LENGTH ? `${masked.slice(0, MESSAGE_LENGTH)}… (${masked.length - MESSAGE_LENGTH} more characters)` : masked;
+  return masked.length > MESSAGE_LENGTH
+    ? `${masked.slice(0, MESSAGE_LENGTH)}… (${masked.length - MESSAGE_LENGTH} more characters)`
+    : masked;
 }
 
 /** True for a JSON object (not an array): each of its fields is then read for what it is. */

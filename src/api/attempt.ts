@@ -21,7 +21,9 @@ export type AttemptError = Omit<ApiErrorInit, 'service' | 'method' | 'path' | 'a
  * What an attempt came to, with what the log shows of it (the status, or why no answer
  * came): a 2xx answer, or a failure as the retry policy sees it and as an error words it.
  */
-type Outcome = { shown: string } & ({ ok: true; answer: Answer } | ({ ok: false; error: AttemptError } & FailedAttempt));
+type Outcome = { shown: string } & (
+  { ok: true; answer: Answer } | ({ ok: false; error: AttemptError } & FailedAttempt)
+);
 
 /** The outcome of one attempt and how long it took. */
 export type AttemptResult = Outcome & { tookMs: number };
@@ -56,7 +58,13 @@ function send(agent: TransportAgent, exchange: Exchange, limits: AttemptLimits):
     const chunks: Buffer[] = [];
     let size = 0;
     let abort: ((reason: Error) => void) | undefined;
-    const deadline = setTimeout(() => abort?.(new AttemptLimit('ATTEMPT_TOO_LONG', `the answer took over ${seconds(limits.timeouts.totalMs)} in all`)), limits.timeouts.totalMs);
+    const deadline = setTimeout(
+      () =>
+        abort?.(
+          new AttemptLimit('ATTEMPT_TOO_LONG', `the answer took over ${seconds(limits.timeouts.totalMs)} in all`),
+        ),
+      limits.timeouts.totalMs,
+    );
     agent.dispatch(
       {
         origin: exchange.url.origin,
@@ -75,7 +83,13 @@ function send(agent: TransportAgent, exchange: Exchange, limits: AttemptLimits):
         },
         onResponseData: (controller, chunk) => {
           size += chunk.length;
-          if (size > limits.maxAnswerBytes) controller.abort(new AttemptLimit('ANSWER_TOO_LARGE', `the answer was larger than ${limits.maxAnswerBytes} bytes, and was cut off`));
+          if (size > limits.maxAnswerBytes)
+            controller.abort(
+              new AttemptLimit(
+                'ANSWER_TOO_LARGE',
+                `the answer was larger than ${limits.maxAnswerBytes} bytes, and was cut off`,
+              ),
+            );
           else chunks.push(chunk);
         },
         onResponseEnd: () => {
@@ -98,7 +112,12 @@ export interface AttemptLimits {
 }
 
 /** Sends the exchange once and sorts the outcome; `now` times it and reads Retry-After dates. */
-export async function attemptExchange(agent: TransportAgent, exchange: Exchange, limits: AttemptLimits, now: () => number): Promise<AttemptResult> {
+export async function attemptExchange(
+  agent: TransportAgent,
+  exchange: Exchange,
+  limits: AttemptLimits,
+  now: () => number,
+): Promise<AttemptResult> {
   const { timeouts } = limits;
   const startedAt = now();
   const sent = await send(agent, exchange, limits).then(
@@ -106,7 +125,10 @@ export async function attemptExchange(agent: TransportAgent, exchange: Exchange,
     (thrown: unknown) => ({ thrown }),
   );
   const tookMs = now() - startedAt;
-  const result: AttemptResult = { tookMs, ...('answer' in sent ? sortAnswer(sent.answer, now()) : failed(sent.thrown, timeouts)) };
+  const result: AttemptResult = {
+    tookMs,
+    ...('answer' in sent ? sortAnswer(sent.answer, now()) : failed(sent.thrown, timeouts)),
+  };
   exchange.onAttempt?.(attemptEnd(result));
   return result;
 }
@@ -121,7 +143,8 @@ function failed(thrown: unknown, timeouts: Timeouts): Outcome {
 function attemptEnd(result: AttemptResult): AttemptEnd {
   if (result.ok) return { kind: 'answered' };
   const { failure, error } = result;
-  if (failure.kind === 'status' && failure.status >= 500) return { kind: 'lost', reason: `the service answered ${String(failure.status)}` };
+  if (failure.kind === 'status' && failure.status >= 500)
+    return { kind: 'lost', reason: `the service answered ${String(failure.status)}` };
   const tooLarge = error.cause instanceof AttemptLimit && error.cause.code === 'ANSWER_TOO_LARGE';
   if (failure.kind === 'lost' || tooLarge) return { kind: 'lost', reason: error.reason ?? result.shown };
   return { kind: 'not-acted' };
@@ -170,8 +193,14 @@ function classify(error: unknown, timeouts: Timeouts): { failure: Failure; error
   }
   const code = errorCodeOf(error);
   const message = error instanceof Error ? error.message : String(error);
-  const timeout = (failure: Failure, reason: string) => ({ failure, error: { kind: 'timeout' as const, reason, cause: error } });
-  const network = (failure: Failure, reason: string) => ({ failure, error: { kind: 'network' as const, reason, cause: error } });
+  const timeout = (failure: Failure, reason: string) => ({
+    failure,
+    error: { kind: 'timeout' as const, reason, cause: error },
+  });
+  const network = (failure: Failure, reason: string) => ({
+    failure,
+    error: { kind: 'network' as const, reason, cause: error },
+  });
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
       return timeout({ kind: 'unsent' }, `no connection within ${String(timeouts.connectMs)} ms`);

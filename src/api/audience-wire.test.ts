@@ -21,10 +21,16 @@ describe('audienceFromWire', () => {
     const live = audienceFromWire({
       ...base,
       depth2locations: [{ value: 'B01', descripton: 'Gyeonggi Suwon-si', depth1Name: 'Gyeonggi' }],
-      depth3Locations: [{ value: 'I0401', description: null, descripton: 'Seoul Gangnam-gu Yeoksam-dong', depth3Name: 'Yeoksam-dong' }],
+      depth3Locations: [
+        { value: 'I0401', description: null, descripton: 'Seoul Gangnam-gu Yeoksam-dong', depth3Name: 'Yeoksam-dong' },
+      ],
     });
-    expect(live.definition.depth2Locations).toEqual([{ value: 'B01', description: 'Gyeonggi Suwon-si', depth1Name: 'Gyeonggi' }]);
-    expect(live.definition.depth3Locations).toEqual([{ value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth3Name: 'Yeoksam-dong' }]);
+    expect(live.definition.depth2Locations).toEqual([
+      { value: 'B01', description: 'Gyeonggi Suwon-si', depth1Name: 'Gyeonggi' },
+    ]);
+    expect(live.definition.depth3Locations).toEqual([
+      { value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth3Name: 'Yeoksam-dong' },
+    ]);
     expect(live.definition.locationType).toBe('AREA');
   });
 
@@ -47,7 +53,9 @@ describe('audienceFromWire', () => {
         { cohortId: 7, inclusionType: 'INCLUDE' },
       ],
     });
-    expect(audienceToWire(1234, desired, { id: '7', before: live.definition, unmodelled: {} })['cohortTargetings']).toEqual([
+    expect(
+      audienceToWire(1234, desired, { id: '7', before: live.definition, unmodelled: {} })['cohortTargetings'],
+    ).toEqual([
       { cohortId: '5', cohortName: 'Viewers', inclusionType: 'INCLUDE' },
       { cohortId: 6, inclusionType: 'EXCLUDE' },
       { cohortId: 7, inclusionType: 'INCLUDE' },
@@ -60,24 +68,39 @@ describe('audienceFromWire', () => {
       '{"id":7,"name":"a","type":"DISPLAY","trackerTargetings":[{"id":9007199254740993,"trackId":"px","eventCode":"buy","trackerTargetingTerms":["ONE_MONTH"],"retentionDays":null,"trackRuleId":12345678901234567,"trackRuleName":"px buy","inclusionType":"INCLUDE"}],"ratio":0.12345678901234567890123}';
     const live = audienceFromWire(parseAnswer(text) as AudienceDetail);
     expect(live.unmodelled).toEqual({ ratio: '0.12345678901234567890123' });
-    const kept = definition({ name: 'a', trackerTargetings: [{ trackId: 'px', eventCode: 'buy', trackerTargetingTerms: ['ONE_MONTH'], inclusionType: 'INCLUDE' }] });
-    const body = writeBody(audienceToWire(1234, kept, { id: live.id, before: live.definition, unmodelled: live.unmodelled }));
+    const kept = definition({
+      name: 'a',
+      trackerTargetings: [
+        { trackId: 'px', eventCode: 'buy', trackerTargetingTerms: ['ONE_MONTH'], inclusionType: 'INCLUDE' },
+      ],
+    });
+    const body = writeBody(
+      audienceToWire(1234, kept, { id: live.id, before: live.definition, unmodelled: live.unmodelled }),
+    );
     expect(body).toContain(
       '"trackerTargetings":[{"id":9007199254740993,"trackRuleId":12345678901234567,"trackRuleName":"px buy","eventCode":"buy","inclusionType":"INCLUDE","trackId":"px","trackerTargetingTerms":["ONE_MONTH"]}]',
     );
     expect(body).toContain('"ratio":0.12345678901234567890123');
     // The file's retention in the other form is another member: sent as the file writes it, nothing of the old one.
-    const days = definition({ name: 'a', trackerTargetings: [{ trackId: 'px', eventCode: 'buy', retentionDays: 30, inclusionType: 'INCLUDE' }] });
+    const days = definition({
+      name: 'a',
+      trackerTargetings: [{ trackId: 'px', eventCode: 'buy', retentionDays: 30, inclusionType: 'INCLUDE' }],
+    });
     expect(diffDefinition(days, live.definition).map((change) => change.field)).toEqual(['trackerTargetings']);
-    expect(audienceToWire(1234, days, { id: live.id, before: live.definition, unmodelled: {} })['trackerTargetings']).toEqual(days.trackerTargetings);
+    expect(
+      audienceToWire(1234, days, { id: live.id, before: live.definition, unmodelled: {} })['trackerTargetings'],
+    ).toEqual(days.trackerTargetings);
   });
 
   it('keeps the fields it does not model as their JSON text, every digit of their numbers too, and an update sends them back as read', () => {
-    const text = '{"id":7,"name":"a","type":"DISPLAY","lookalikeTargetings":[{"lookalikeId":8001,"inclusionType":"INCLUDE"}],"zzzTargetings":[{"zzzId":9007199254740993,"weight":1.50}],"note":null}';
+    const text =
+      '{"id":7,"name":"a","type":"DISPLAY","lookalikeTargetings":[{"lookalikeId":8001,"inclusionType":"INCLUDE"}],"zzzTargetings":[{"zzzId":9007199254740993,"weight":1.50}],"note":null}';
     const live = audienceFromWire(parseAnswer(text) as AudienceDetail);
     expect(live.definition.lookalikeTargetings).toEqual([{ lookalikeId: 8001, inclusionType: 'INCLUDE' }]);
     expect(live.unmodelled).toEqual({ zzzTargetings: '[{"zzzId":9007199254740993,"weight":1.5}]', note: 'null' });
-    const body = writeBody(audienceToWire(1234, live.definition, { id: live.id, before: live.definition, unmodelled: live.unmodelled }));
+    const body = writeBody(
+      audienceToWire(1234, live.definition, { id: live.id, before: live.definition, unmodelled: live.unmodelled }),
+    );
     expect(body).toContain('"zzzTargetings":[{"zzzId":9007199254740993,"weight":1.5}]');
     expect(body).toContain('"note":null');
     expect(body).not.toContain('"zzzTargetings":[{"zzzId":"');
@@ -95,8 +118,17 @@ describe('audienceFromWire', () => {
       talkChannelTargetings: [{ profileId: 501, inclusionType: 'INCLUDE' }],
       cohortTargetings: [{ cohortId: '7001', inclusionType: 'EXCLUDE' }],
     });
-    expect(live).toMatchObject({ audienceStatus: '3', createdDate: '', lastModifiedDate: '20260102', populationScore: 1200 });
-    expect(live.definition).toMatchObject({ ageType: 'NOT_ALL', talkChannelTargetings: [{ profileId: 501 }], cohortTargetings: [{ cohortId: '7001' }] });
+    expect(live).toMatchObject({
+      audienceStatus: '3',
+      createdDate: '',
+      lastModifiedDate: '20260102',
+      populationScore: 1200,
+    });
+    expect(live.definition).toMatchObject({
+      ageType: 'NOT_ALL',
+      talkChannelTargetings: [{ profileId: 501 }],
+      cohortTargetings: [{ cohortId: '7001' }],
+    });
     expect(audienceFromWire({ ...base, populationScore: 'about 10k' }).populationScore).toBeNull();
   });
 });
@@ -110,8 +142,13 @@ describe('fields the schemas leave open, narrowed by their values', () => {
   });
 
   it('keeps every field of a member as the JSON it is, display names of any type included', () => {
-    const live = audienceFromWire({ ...base, cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: { ko: '시청자' } }] });
-    expect(live.definition.cohortTargetings).toEqual([{ cohortId: 5, cohortName: { ko: '시청자' }, inclusionType: 'INCLUDE' }]);
+    const live = audienceFromWire({
+      ...base,
+      cohortTargetings: [{ cohortId: 5, inclusionType: 'INCLUDE', cohortName: { ko: '시청자' } }],
+    });
+    expect(live.definition.cohortTargetings).toEqual([
+      { cohortId: 5, cohortName: { ko: '시청자' }, inclusionType: 'INCLUDE' },
+    ]);
   });
 
   it('a list item with a type the tool does not know (kept as text: only shown), and an ad group without its campaign id', () => {

@@ -19,7 +19,14 @@ import {
   type TargetingMember,
   type UnmodelledFields,
 } from '../model/index.js';
-import type { AudienceAdGroup, AudienceDetail, AudienceListItem, AudienceWriteResponse, Depth3Location, Long as WireLong } from './generated/wire.js';
+import type {
+  AudienceAdGroup,
+  AudienceDetail,
+  AudienceListItem,
+  AudienceWriteResponse,
+  Depth3Location,
+  Long as WireLong,
+} from './generated/wire.js';
 import { exactOf, fromJsonText, jsonText, longToWire } from './long-json.js';
 
 /**
@@ -103,12 +110,19 @@ export function audienceFromWire(wire: WireAudience): LiveAudience {
  * write answers' (with the spec examples' misspellings), every definition field, and
  * `locationType`, which the definition holds though the service does not answer it.
  */
-const READ_FIELDS: ReadonlySet<string> = new Set([...SERVICE_ONLY_FIELDS, 'depth2locations', 'depth3locations', ...DEFINITION_FIELDS]);
+const READ_FIELDS: ReadonlySet<string> = new Set([
+  ...SERVICE_ONLY_FIELDS,
+  'depth2locations',
+  'depth3locations',
+  ...DEFINITION_FIELDS,
+]);
 
 /** The answer's other fields, each as its JSON text as answered (every digit kept): what an update sends back. */
 function unmodelledOf(wire: WireAudience): Record<string, string> {
   const fields: [string, unknown][] = Object.entries(exactOf(wire) as object);
-  return Object.fromEntries(fields.filter(([key]) => !READ_FIELDS.has(key)).map(([key, value]) => [key, jsonText(value)]));
+  return Object.fromEntries(
+    fields.filter(([key]) => !READ_FIELDS.has(key)).map(([key, value]) => [key, jsonText(value)]),
+  );
 }
 
 export function adGroupLinkFromWire(wire: AudienceAdGroup): AdGroupLink {
@@ -126,7 +140,10 @@ export function adGroupLinkFromWire(wire: AudienceAdGroup): AdGroupLink {
   };
 }
 
-/** What an update keeps of the audience as read: its members' fields the service added, and the fields the tool does not model. */
+/**
+ * What an update keeps of the audience as read: its members' fields the service added, and the fields the tool does not
+ * model.
+ */
 export interface Keep {
   /** The definition as read (its members with the fields the service added). */
   before: AudienceDefinition;
@@ -138,7 +155,11 @@ export interface Keep {
  * writes it, each member it keeps with the fields the service added, and the fields the tool
  * does not model as read (the service replaces the whole definition: one left out is lost).
  */
-export function audienceToWire(adAccountId: number, definition: AudienceDefinition, update?: { id: Long } & Partial<Keep>): RequestBody {
+export function audienceToWire(
+  adAccountId: number,
+  definition: AudienceDefinition,
+  update?: { id: Long } & Partial<Keep>,
+): RequestBody {
   const unmodelled = Object.entries(update?.unmodelled ?? {}).map(([key, text]) => [key, fromJsonText(text)]);
   const body: RequestBody = {
     ...(update === undefined ? {} : { ...Object.fromEntries(unmodelled), id: longToWire(update.id) }),
@@ -159,7 +180,8 @@ export function audienceToWire(adAccountId: number, definition: AudienceDefiniti
   if (definition.ufoInterests.length > 0) body.ufoInterests = definition.ufoInterests;
   if (definition.ufoBusinessTypes.length > 0) body.ufoBusinessTypes = definition.ufoBusinessTypes;
   for (const field of TARGETING_FIELDS) {
-    if (definition[field].length > 0) body[field] = membersToWire(field, definition[field], update?.before?.[field] ?? []);
+    if (definition[field].length > 0)
+      body[field] = membersToWire(field, definition[field], update?.before?.[field] ?? []);
   }
   return body;
 }
@@ -181,7 +203,11 @@ function membersToWire(field: TargetingField, members: TargetingMember[], before
     const read = [...unused].find((candidate) => memberMatches(field, member, candidate));
     if (read === undefined) return { ...member };
     unused.delete(read);
-    const added: RequestBody = Object.fromEntries(Object.entries(read).filter(([name]) => !(name in member) && !(RETENTION_FIELDS as readonly string[]).includes(name)));
+    const added: RequestBody = Object.fromEntries(
+      Object.entries(read).filter(
+        ([name]) => !(name in member) && !(RETENTION_FIELDS as readonly string[]).includes(name),
+      ),
+    );
     for (const name of ADDED_LONGS[field] ?? []) {
       const value = added[name];
       if (typeof value === 'string' && isLong(value)) added[name] = longToWire(value);
@@ -257,7 +283,8 @@ function setOfMembers(members: readonly object[] | null | undefined): TargetingM
 
 /** True for what JSON.parse gives, which every answer is: it narrows a field the schema leaves open. */
 function isJsonValue(value: unknown): value is JsonValue {
-  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return true;
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    return true;
   if (Array.isArray(value)) return value.every(isJsonValue);
   return typeof value === 'object' && Object.values(value).every(isJsonValue);
 }

@@ -1,7 +1,21 @@
-import { compareLongs, type AdGroupLink, type AudienceDefinition, type LiveAudience, type LiveAudienceSummary, type Long } from '../model/index.js';
+import {
+  compareLongs,
+  type AdGroupLink,
+  type AudienceDefinition,
+  type LiveAudience,
+  type LiveAudienceSummary,
+  type Long,
+} from '../model/index.js';
 import { AppError, isAppError, isNotStarted, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
 import { hasServiceErrorBody, isApiError } from './api-error.js';
-import { adGroupLinkFromWire, audienceFromWire, audienceSummaryFromWire, audienceToWire, longFromWire, type Keep } from './audience-wire.js';
+import {
+  adGroupLinkFromWire,
+  audienceFromWire,
+  audienceSummaryFromWire,
+  audienceToWire,
+  longFromWire,
+  type Keep,
+} from './audience-wire.js';
 import type { AttemptEnd } from './exchange.js';
 import type { AudienceAdGroup, AudienceListItem, WireTypes } from './generated/wire.js';
 import type { HttpClient } from './http.js';
@@ -157,7 +171,12 @@ function watchAnswers() {
 
 /** The error of a change whose outcome stays unknown: what was lost and, when looking failed too, why. */
 function outcomeUnknown(what: string, lost: unknown, looked?: { failed: unknown } | { found: string }): AppError {
-  const because = looked === undefined ? '' : 'failed' in looked ? `; listing the account to find out failed too: ${summaryOf(looked.failed)}` : `; ${looked.found}`;
+  const because =
+    looked === undefined
+      ? ''
+      : 'failed' in looked
+        ? `; listing the account to find out failed too: ${summaryOf(looked.failed)}`
+        : `; ${looked.found}`;
   return new AppError({
     code: OUTCOME_UNKNOWN,
     source: 'remote',
@@ -167,9 +186,16 @@ function outcomeUnknown(what: string, lost: unknown, looked?: { failed: unknown 
   });
 }
 
-/** A request that an interrupt kept from being sent again, after looking showed that the lost attempt had done nothing. */
+/**
+ * A request that an interrupt kept from being sent again, after looking showed that the lost attempt had done nothing.
+ */
 function notSentAgain(lost: string, found: string): AppError {
-  return new AppError({ code: NOT_STARTED, source: 'user', summary: 'not sent again: the command was interrupted', detail: `the answer was lost (${lost}); ${found}` });
+  return new AppError({
+    code: NOT_STARTED,
+    source: 'user',
+    summary: 'not sent again: the command was interrupted',
+    detail: `the answer was lost (${lost}); ${found}`,
+  });
 }
 
 function summaryOf(error: unknown): string {
@@ -188,12 +214,26 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
         what: 'audiences',
         idOf: (item) => longFromWire(item.id),
         nameOf: (listed) => `audience ${listed}`,
-        ask: (query) => http.request({ method: 'GET', path, query: { ...query }, headers, response: 'AudienceListResponse', ...options }),
+        ask: (query) =>
+          http.request({
+            method: 'GET',
+            path,
+            query: { ...query },
+            headers,
+            response: 'AudienceListResponse',
+            ...options,
+          }),
       });
       return items.map(audienceSummaryFromWire);
     },
     read: async (id, options = {}) => {
-      const body = await http.request({ method: 'GET', path: `${BASE}/${id}`, headers, response: 'AudienceDetail', ...options });
+      const body = await http.request({
+        method: 'GET',
+        path: `${BASE}/${id}`,
+        headers,
+        response: 'AudienceDetail',
+        ...options,
+      });
       return audienceFromWire(body);
     },
     create: async (definition, existing = new Set()) => {
@@ -208,12 +248,21 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       for (let attempt = 1; ; attempt += 1) {
         let body: WireTypes['AudienceWriteResponse'];
         try {
-          body = await http.request({ method: 'POST', path: BASE, headers, body: audienceToWire(adAccountId, definition), response: 'AudienceWriteResponse', onAttempt: watch.onAttempt });
+          body = await http.request({
+            method: 'POST',
+            path: BASE,
+            headers,
+            body: audienceToWire(adAccountId, definition),
+            response: 'AudienceWriteResponse',
+            onAttempt: watch.onAttempt,
+          });
         } catch (error) {
-          if (lost !== undefined && isNotStarted(error)) throw notSentAgain(lost, 'the account was listed and the audience was not there');
+          if (lost !== undefined && isNotStarted(error))
+            throw notSentAgain(lost, 'the account was listed and the audience was not there');
           // Refused: after a lost answer too, the list showed that the lost attempt made nothing.
           if (!isApiError(error) || !error.ambiguous) throw error;
-          if (attempt >= RECONCILE_ATTEMPTS) throw outcomeUnknown(audience, error, { found: `it was sent ${attempt} times and no answer came back` });
+          if (attempt >= RECONCILE_ATTEMPTS)
+            throw outcomeUnknown(audience, error, { found: `it was sent ${attempt} times and no answer came back` });
           // In the attempt's words ("the service answered 503"); a 2xx that could not be read is named by the error.
           lost ??= watch.lost ?? summaryOf(error);
           let listed: LiveAudienceSummary[];
@@ -229,7 +278,10 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
           if (made.length > 0) return readFound(made, lost);
           continue;
         }
-        const verified = lost === undefined ? null : `the answer was lost (${lost}); the account was listed and the audience was not there, so it was sent again and made`;
+        const verified =
+          lost === undefined
+            ? null
+            : `the answer was lost (${lost}); the account was listed and the audience was not there, so it was sent again and made`;
         const made = audienceFromWire(body);
         return { id: made.id, audience: made, verified, candidates: [] };
       }
@@ -247,7 +299,10 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
         });
         return {
           audience: audienceFromWire(body),
-          verified: watch.lost === undefined ? null : `the answer was lost (${watch.lost}); the update was sent again, as an update safely can be, and answered`,
+          verified:
+            watch.lost === undefined
+              ? null
+              : `the answer was lost (${watch.lost}); the update was sent again, as an update safely can be, and answered`,
         };
       } catch (error) {
         throw watch.unsettled ? outcomeUnknown(`the update of audience ${id}`, error) : error;
@@ -256,10 +311,22 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
     delete: async (id, options = {}) => {
       const watch = watchAnswers();
       try {
-        await http.request({ method: 'DELETE', path: `${BASE}/${id}`, headers, ...options, onAttempt: watch.onAttempt });
-        return { verified: watch.lost === undefined ? null : `the answer was lost (${watch.lost}); the delete was sent again and answered` };
+        await http.request({
+          method: 'DELETE',
+          path: `${BASE}/${id}`,
+          headers,
+          ...options,
+          onAttempt: watch.onAttempt,
+        });
+        return {
+          verified:
+            watch.lost === undefined
+              ? null
+              : `the answer was lost (${watch.lost}); the delete was sent again and answered`,
+        };
       } catch (error) {
-        if (isRetriedNotFound(error)) return { verified: `${lostWords(watch.lost)}; sent again, the audience was already gone (404)` };
+        if (isRetriedNotFound(error))
+          return { verified: `${lostWords(watch.lost)}; sent again, the audience was already gone (404)` };
         throw watch.unsettled ? outcomeUnknown(`the delete of audience ${id}`, error) : error;
       }
     },
@@ -271,7 +338,12 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
       const deletedUnanswered: Long[] = [];
       let lostAnswer: string | null = null;
       const watch = watchAnswers();
-      const ended = (answer: DeleteManyResult['answer']): DeleteManyResult => ({ deletedUnanswered, lostAnswer, sent: pending, answer });
+      const ended = (answer: DeleteManyResult['answer']): DeleteManyResult => ({
+        deletedUnanswered,
+        lostAnswer,
+        sent: pending,
+        answer,
+      });
       for (let attempt = 1; pending.length > 0; attempt += 1) {
         const batch = `the batch delete of ${pending.length === 1 ? `audience ${String(pending[0])}` : `${pending.length} audiences`}`;
         try {
@@ -284,11 +356,21 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
             response: 'BatchDeleteResult',
             onAttempt: watch.onAttempt,
           });
-          return ended({ successCount: body.successCount, failCount: body.failCount, errorMessages: body.errorMessages ?? [] });
+          return ended({
+            successCount: body.successCount,
+            failCount: body.failCount,
+            errorMessages: body.errorMessages ?? [],
+          });
         } catch (error) {
-          if (lostAnswer !== null && isNotStarted(error)) return ended({ error: notSentAgain(lostAnswer, 'the account was listed and the audience was still there') });
+          if (lostAnswer !== null && isNotStarted(error))
+            return ended({
+              error: notSentAgain(lostAnswer, 'the account was listed and the audience was still there'),
+            });
           if (!isApiError(error) || !error.ambiguous) return ended({ error });
-          if (attempt >= RECONCILE_ATTEMPTS) return ended({ error: outcomeUnknown(batch, error, { found: `it was sent ${attempt} times and no answer came back` }) });
+          if (attempt >= RECONCILE_ATTEMPTS)
+            return ended({
+              error: outcomeUnknown(batch, error, { found: `it was sent ${attempt} times and no answer came back` }),
+            });
           lostAnswer ??= watch.lost ?? summaryOf(error);
           let present: Set<Long>;
           try {
@@ -309,22 +391,47 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
         what: `ad groups of audience ${id}`,
         idOf: (item) => longFromWire(item.adGroupId),
         nameOf: (listed) => `ad group ${listed}`,
-        ask: (query) => http.request({ method: 'GET', path, query: { ...query }, headers, response: 'AudienceAdGroupListResponse', ...options }),
+        ask: (query) =>
+          http.request({
+            method: 'GET',
+            path,
+            query: { ...query },
+            headers,
+            response: 'AudienceAdGroupListResponse',
+            ...options,
+          }),
       });
       return items.map(adGroupLinkFromWire);
     },
     unlink: async (id, adGroupId) => {
       const watch = watchAnswers();
       try {
-        await http.request({ method: 'PUT', path: `${BASE}/${id}/unlink`, query: { adGroupId }, headers, onAttempt: watch.onAttempt });
-        return { verified: watch.lost === undefined ? null : `the answer was lost (${watch.lost}); the unlink was sent again and answered` };
+        await http.request({
+          method: 'PUT',
+          path: `${BASE}/${id}/unlink`,
+          query: { adGroupId },
+          headers,
+          onAttempt: watch.onAttempt,
+        });
+        return {
+          verified:
+            watch.lost === undefined
+              ? null
+              : `the answer was lost (${watch.lost}); the unlink was sent again and answered`,
+        };
       } catch (error) {
-        if (isRetriedNotFound(error)) return { verified: `${lostWords(watch.lost)}; sent again, the ad group no longer used the audience (404)` };
+        if (isRetriedNotFound(error))
+          return { verified: `${lostWords(watch.lost)}; sent again, the ad group no longer used the audience (404)` };
         if (!watch.unsettled && isNotFound(error) && (await linkGone(id, adGroupId))) {
           const said = isApiError(error) && error.detailMsg !== undefined ? error.detailMsg : summaryOf(error);
-          return { verified: null, note: `the link was already gone: the unlink answered 404 (${said}), and the audience's ad groups, listed then, do not hold ad group ${adGroupId}` };
+          return {
+            verified: null,
+            note: `the link was already gone: the unlink answered 404 (${said}), and the audience's ad groups, listed then, do not hold ad group ${adGroupId}`,
+          };
         }
-        throw watch.unsettled ? outcomeUnknown(`the unlink of ad group ${adGroupId} from audience ${id}`, error) : error;
+        throw watch.unsettled
+          ? outcomeUnknown(`the unlink of ad group ${adGroupId} from audience ${id}`, error)
+          : error;
       }
     },
   };
@@ -345,7 +452,12 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
     try {
       return { id, audience: await client.read(id, { continuation: true }), verified: found, candidates };
     } catch (error) {
-      return { id, audience: null, verified: `${found}, though reading it back failed (${summaryOf(error)})`, candidates };
+      return {
+        id,
+        audience: null,
+        verified: `${found}, though reading it back failed (${summaryOf(error)})`,
+        candidates,
+      };
     }
   }
 
@@ -367,7 +479,10 @@ export function createAudienceClient(http: HttpClient, adAccountId: number): Aud
   return client;
 }
 
-/** The answer lost before a retry that found the work done (or, when none was lost, that an attempt failed first: a quota answer). */
+/**
+ * The answer lost before a retry that found the work done (or, when none was lost, that an attempt failed first: a
+ * quota answer).
+ */
 function lostWords(lost: string | undefined): string {
   return lost === undefined ? 'an earlier attempt failed' : `the answer was lost (${lost})`;
 }

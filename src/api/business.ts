@@ -56,17 +56,26 @@ export function companyFromWire(wire: CompanyWire): Company {
 }
 
 /** `path` is the lookup's path under the service's URL (ADS_COMPANY_PATH; the spec's by default). */
-export function createBusinessClient(http: HttpClient, adAccountId: number, path: string = PATH_SETTINGS.ADS_COMPANY_PATH): BusinessClient {
+export function createBusinessClient(
+  http: HttpClient,
+  adAccountId: number,
+  path: string = PATH_SETTINGS.ADS_COMPANY_PATH,
+): BusinessClient {
   const headers = { adAccountId: String(adAccountId) };
   return {
     adAccountId,
     lookup: async (bizNum) => {
       const asked = formatBizNum(bizNum);
-      // An answer about another business is no answer to this lookup: taking it would check the file against the wrong company.
+      // An answer about another business is no answer to this lookup: taking it would check the file against the wrong
+      // company.
       const check = (answer: CompanyWire): string | undefined =>
-        digitsOf(answer.businessRegistrationNumber) === digitsOf(asked) ? undefined : `it describes the business registered under ${JSON.stringify(answer.businessRegistrationNumber)}, not ${asked}`;
+        digitsOf(answer.businessRegistrationNumber) === digitsOf(asked)
+          ? undefined
+          : `it describes the business registered under ${JSON.stringify(answer.businessRegistrationNumber)}, not ${asked}`;
       try {
-        return companyFromWire(await http.request({ method: 'GET', path, query: { bizNum: asked }, headers, response: 'Company', check }));
+        return companyFromWire(
+          await http.request({ method: 'GET', path, query: { bizNum: asked }, headers, response: 'Company', check }),
+        );
       } catch (error) {
         // "No such business" is an answer, not a failure; every other error stays one.
         if (isApiError(error) && isNoSuchBusiness(error)) return null;

@@ -154,14 +154,21 @@ const SHOWN_LIST_ITEMS = 3;
  */
 function shortList(value: string): string {
   const items = value.split(',');
-  return items.length <= SHOWN_LIST_ITEMS + 1 ? value : `${items.slice(0, SHOWN_LIST_ITEMS).join(',')},…(${items.length} in all)`;
+  return items.length <= SHOWN_LIST_ITEMS + 1
+    ? value
+    : `${items.slice(0, SHOWN_LIST_ITEMS).join(',')},…(${items.length} in all)`;
 }
 
 /**
  * The target of a client: the base URL (checked, `urlSetting` naming where it came from) and
  * the headers of every request, whose credentials are registered as secrets.
  */
-export function serviceTarget(baseUrl: string, urlSetting: string, headers: Readonly<Record<string, string>> | undefined, userAgent: string): ServiceTarget {
+export function serviceTarget(
+  baseUrl: string,
+  urlSetting: string,
+  headers: Readonly<Record<string, string>> | undefined,
+  userAgent: string,
+): ServiceTarget {
   const base = parseServiceUrl(baseUrl, urlSetting);
   const target = { base, basePath: base.pathname.replace(/\/+$/, ''), headers: { ...headers }, userAgent, urlSetting };
   registerHeaderSecrets(target.headers);

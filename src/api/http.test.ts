@@ -52,7 +52,15 @@ const later =
   };
 
 async function startServer(): Promise<TestServer> {
-  const state: TestServer = { server: createServer(), url: '', seen: [], answers: [], inFlight: 0, maxInFlight: 0, connections: 0 };
+  const state: TestServer = {
+    server: createServer(),
+    url: '',
+    seen: [],
+    answers: [],
+    inFlight: 0,
+    maxInFlight: 0,
+    connections: 0,
+  };
   state.server.on('connection', () => (state.connections += 1));
   state.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -121,7 +129,15 @@ async function failure(promise: Promise<unknown>): Promise<ApiError> {
   expect(error).toBeInstanceOf(ApiError);
   const apiError = error as ApiError;
   expect(apiError.source).toBe('remote');
-  const shown = [apiError.message, apiError.summary, apiError.detail, apiError.hint, apiError.detailMsg, apiError.path, String(apiError)];
+  const shown = [
+    apiError.message,
+    apiError.summary,
+    apiError.detail,
+    apiError.hint,
+    apiError.detailMsg,
+    apiError.path,
+    String(apiError),
+  ];
   expect(shown.join('\n')).not.toContain(CANARY);
   return apiError;
 }
@@ -130,7 +146,14 @@ afterEach(() => {
   expect(lines.join('\n')).not.toContain(CANARY);
 });
 
-const listItem = { id: 1, name: 'a', audienceStatus: 'AVAILABLE', type: 'DISPLAY', createdDate: 'd', lastModifiedDate: 'd' };
+const listItem = {
+  id: 1,
+  name: 'a',
+  audienceStatus: 'AVAILABLE',
+  type: 'DISPLAY',
+  createdDate: 'd',
+  lastModifiedDate: 'd',
+};
 
 describe('requests', () => {
   it('send the headers, keep the base path, keep commas in the query, and type the answer', async () => {
@@ -143,7 +166,11 @@ describe('requests', () => {
     });
     expect(deleted.successCount).toBe(3);
     server.answers = [json(200, { content: [listItem], unexpected: true })];
-    const list = await client().request({ method: 'GET', path: 'openapi/v4/targetings/audiences', response: 'AudienceListResponse' });
+    const list = await client().request({
+      method: 'GET',
+      path: 'openapi/v4/targetings/audiences',
+      response: 'AudienceListResponse',
+    });
     expect(list.content).toMatchObject([{ name: 'a' }]);
     const [first, second] = server.seen;
     expect(first?.url).toBe('/base/openapi/v4/targetings?audienceIds=1,2,3');
@@ -156,7 +183,12 @@ describe('requests', () => {
 
   it('send a JSON body with its content type', async () => {
     server.answers = [json(200, { successCount: 1, failCount: 0, errorMessages: [] })];
-    await client().request({ method: 'PUT', path: '/x', body: { name: 'n', ages: ['20'] }, response: 'BatchDeleteResult' });
+    await client().request({
+      method: 'PUT',
+      path: '/x',
+      body: { name: 'n', ages: ['20'] },
+      response: 'BatchDeleteResult',
+    });
     expect(server.seen[0]?.headers['content-type']).toBe('application/json');
     expect(JSON.parse(server.seen[0]?.body ?? '')).toEqual({ name: 'n', ages: ['20'] });
   });
@@ -169,7 +201,8 @@ describe('requests', () => {
   it('reuse one kept-alive connection for sequential requests', async () => {
     server.answers = [json(200, { content: [] })];
     const http = client();
-    for (let i = 0; i < 10; i += 1) await http.request({ method: 'GET', path: '/list', response: 'AudienceListResponse' });
+    for (let i = 0; i < 10; i += 1)
+      await http.request({ method: 'GET', path: '/list', response: 'AudienceListResponse' });
     expect(server.seen).toHaveLength(10);
     // undici's pool may alternate between two sockets; without keep-alive there would be ten.
     expect(server.connections).toBeLessThanOrEqual(2);
@@ -200,7 +233,9 @@ describe('answers that are not the documented shape', () => {
 
   it('after a POST, an unusable answer is ambiguous: the create may have happened', async () => {
     server.answers = [json(200, 'not json')];
-    const error = await failure(client().request({ method: 'POST', path: '/openapi/v4/targetings', body: {}, response: 'AudienceWriteResponse' }));
+    const error = await failure(
+      client().request({ method: 'POST', path: '/openapi/v4/targetings', body: {}, response: 'AudienceWriteResponse' }),
+    );
     expect(error.ambiguous).toBe(true);
   });
 });
@@ -208,7 +243,11 @@ describe('answers that are not the documented shape', () => {
 describe('retries of idempotent requests', () => {
   it('retry 5xx with full-jitter exponential backoff', async () => {
     server.answers = [json(503, { code: -500, msg: 'busy' }), json(502, 'Bad gateway'), json(200, { content: [] })];
-    const list = await client({ retry: { baseDelayMs: 100 } }).request({ method: 'GET', path: '/list', response: 'AudienceListResponse' });
+    const list = await client({ retry: { baseDelayMs: 100 } }).request({
+      method: 'GET',
+      path: '/list',
+      response: 'AudienceListResponse',
+    });
     expect(list.content).toEqual([]);
     expect(server.seen).toHaveLength(3);
     // random() = 0.5: half of 100, then half of 200.
@@ -228,7 +267,11 @@ describe('retries of idempotent requests', () => {
       clock += ms;
       return Promise.resolve();
     };
-    await client({ now: () => clock, sleep }).request({ method: 'GET', path: '/list', response: 'AudienceListResponse' });
+    await client({ now: () => clock, sleep }).request({
+      method: 'GET',
+      path: '/list',
+      response: 'AudienceListResponse',
+    });
     expect(delays).toEqual([3000]);
   });
 
@@ -256,7 +299,13 @@ describe('retries of idempotent requests', () => {
       delays.push(ms);
       return Promise.resolve();
     };
-    const error = await failure(client({ now: () => clock, sleep, retry: { maxAttempts: 2, budgetMs: 2000 } }).request({ method: 'GET', path: '/list', response: 'AudienceListResponse' }));
+    const error = await failure(
+      client({ now: () => clock, sleep, retry: { maxAttempts: 2, budgetMs: 2000 } }).request({
+        method: 'GET',
+        path: '/list',
+        response: 'AudienceListResponse',
+      }),
+    );
     // random() = 0.5: half of 250, 500, 1000 and 2000; the last wait would end past 2 s.
     expect(delays).toEqual([125, 250, 500, 1000]);
     expect(server.seen).toHaveLength(5);
@@ -269,7 +318,13 @@ describe('retries of idempotent requests', () => {
 
   it('stop when waiting would pass the time budget', async () => {
     server.answers = [json(429, { code: -429, msg: 'quota' }, { 'retry-after': '120' })];
-    const error = await failure(client({ retry: { budgetMs: 60_000 } }).request({ method: 'GET', path: '/list', response: 'AudienceListResponse' }));
+    const error = await failure(
+      client({ retry: { budgetMs: 60_000 } }).request({
+        method: 'GET',
+        path: '/list',
+        response: 'AudienceListResponse',
+      }),
+    );
     expect(server.seen).toHaveLength(1);
     expect(delays).toEqual([]);
     expect(error.code).toBe('API_RATE_LIMITED');
@@ -303,14 +358,25 @@ describe('retries of idempotent requests', () => {
   });
 
   it('never retry a 4xx other than 429', async () => {
-    server.answers = [json(400, { code: -813, msg: 'invalid request', extras: { detailCode: 31001, detailMsg: 'ages is required' } })];
-    const error = await failure(client().request({ method: 'PUT', path: '/x', body: {}, response: 'AudienceWriteResponse' }));
+    server.answers = [
+      json(400, { code: -813, msg: 'invalid request', extras: { detailCode: 31001, detailMsg: 'ages is required' } }),
+    ];
+    const error = await failure(
+      client().request({ method: 'PUT', path: '/x', body: {}, response: 'AudienceWriteResponse' }),
+    );
     expect(server.seen).toHaveLength(1);
     expect(error.status).toBe(400);
   });
 
   it('never retry a request that cannot be made (a header with a line break)', async () => {
-    const error = await failure(client().request({ method: 'GET', path: '/list', headers: { 'x-note': 'a\nb' }, response: 'AudienceListResponse' }));
+    const error = await failure(
+      client().request({
+        method: 'GET',
+        path: '/list',
+        headers: { 'x-note': 'a\nb' },
+        response: 'AudienceListResponse',
+      }),
+    );
     expect(error.attempts).toBe(1);
     expect(delays).toEqual([]);
     expect(server.seen).toHaveLength(0);
@@ -319,7 +385,13 @@ describe('retries of idempotent requests', () => {
 });
 
 describe('creates (POST) are never retried blindly', () => {
-  const create = (http: HttpClient) => http.request({ method: 'POST', path: '/openapi/v4/targetings', body: { name: 'x' }, response: 'AudienceWriteResponse' });
+  const create = (http: HttpClient) =>
+    http.request({
+      method: 'POST',
+      path: '/openapi/v4/targetings',
+      body: { name: 'x' },
+      response: 'AudienceWriteResponse',
+    });
 
   it('a 5xx is ambiguous and not retried', async () => {
     server.answers = [json(503, { code: -500, msg: 'unavailable' })];
@@ -353,7 +425,10 @@ describe('creates (POST) are never retried blindly', () => {
   });
 
   it('a 429 is retried: the service refused before acting', async () => {
-    server.answers = [json(429, { code: -429, msg: 'slow down' }, { 'retry-after': '1' }), json(200, { id: 9, name: 'x', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL' })];
+    server.answers = [
+      json(429, { code: -429, msg: 'slow down' }, { 'retry-after': '1' }),
+      json(200, { id: 9, name: 'x', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL' }),
+    ];
     const created = await create(client());
     expect(created.id).toBe(9);
     expect(server.seen).toHaveLength(2);
@@ -392,7 +467,13 @@ describe('timeouts', () => {
       clock += ms;
       return Promise.resolve();
     };
-    const error = await failure(client({ now: () => clock, sleep, retry: { budgetMs: 200 } }).request({ method: 'GET', path: '/slow', response: 'AudienceDetail' }));
+    const error = await failure(
+      client({ now: () => clock, sleep, retry: { budgetMs: 200 } }).request({
+        method: 'GET',
+        path: '/slow',
+        response: 'AudienceDetail',
+      }),
+    );
     expect(server.seen).toHaveLength(2);
     expect(error.kind).toBe('timeout');
     expect(error.hint).toMatch(/slow or unreachable/);
@@ -407,13 +488,22 @@ describe('timeouts', () => {
 });
 
 describe('errors', () => {
-  const read = (http: HttpClient) => http.request({ method: 'GET', path: '/openapi/v4/targetings/7', response: 'AudienceDetail' });
+  const read = (http: HttpClient) =>
+    http.request({ method: 'GET', path: '/openapi/v4/targetings/7', response: 'AudienceDetail' });
 
   it('carry the service code, detail code and message', async () => {
-    server.answers = [json(404, { code: -404, msg: 'not found', extras: { detailCode: 2001, detailMsg: 'audience 7 not found' } })];
+    server.answers = [
+      json(404, { code: -404, msg: 'not found', extras: { detailCode: 2001, detailMsg: 'audience 7 not found' } }),
+    ];
     const error = await failure(read(client()));
     expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ code: 'API_NOT_FOUND', service: 'audience', method: 'GET', path: '/openapi/v4/targetings/7', status: 404 });
+    expect(error).toMatchObject({
+      code: 'API_NOT_FOUND',
+      service: 'audience',
+      method: 'GET',
+      path: '/openapi/v4/targetings/7',
+      status: 404,
+    });
     expect(error).toMatchObject({ serviceCode: -404, detailCode: 2001, detailMsg: 'audience 7 not found' });
     expect(error.summary).toBe('the audience API answered 404 to GET /openapi/v4/targetings/7: audience 7 not found');
     expect(error.detail).toContain('service code -404, detail code 2001 (not found)');
@@ -422,8 +512,18 @@ describe('errors', () => {
   it('name a batch delete by its first ids and their count, so each line stays short; the request itself carries them all', async () => {
     const ids = Array.from({ length: 42 }, (_, index) => index + 1).join(',');
     server.answers = [json(400, { code: -1, msg: 'bad ids' })];
-    const error = await failure(client().request({ method: 'DELETE', path: '/openapi/v4/targetings', query: { audienceIds: ids }, idempotent: false, response: 'BatchDeleteResult' }));
-    expect(error.summary).toBe('the audience API answered 400 to DELETE /openapi/v4/targetings?audienceIds=1,2,3,…(42 in all): bad ids');
+    const error = await failure(
+      client().request({
+        method: 'DELETE',
+        path: '/openapi/v4/targetings',
+        query: { audienceIds: ids },
+        idempotent: false,
+        response: 'BatchDeleteResult',
+      }),
+    );
+    expect(error.summary).toBe(
+      'the audience API answered 400 to DELETE /openapi/v4/targetings?audienceIds=1,2,3,…(42 in all): bad ids',
+    );
     expect(server.seen[0]?.url).toBe(`/base/openapi/v4/targetings?audienceIds=${ids}`);
   });
 
@@ -462,7 +562,9 @@ describe('errors', () => {
   });
 
   it('mask the token even when the service echoes it', async () => {
-    server.answers = [(req, res) => json(400, { code: -1, msg: `bad header ${req.headers['authorization'] ?? ''}` })(req, res, '')];
+    server.answers = [
+      (req, res) => json(400, { code: -1, msg: `bad header ${req.headers['authorization'] ?? ''}` })(req, res, ''),
+    ];
     const error = await failure(read(client()));
     expect(error.summary).toContain('[REDACTED]');
   });
@@ -472,7 +574,11 @@ describe('concurrency', () => {
   it('holds the bound', async () => {
     server.answers = [later(30, json(200, { content: [] }))];
     const http = client({ concurrency: 3 });
-    await Promise.all(Array.from({ length: 10 }, () => http.request({ method: 'GET', path: '/list', response: 'AudienceListResponse' })));
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        http.request({ method: 'GET', path: '/list', response: 'AudienceListResponse' }),
+      ),
+    );
     expect(server.seen).toHaveLength(10);
     expect(server.maxInFlight).toBe(3);
   });
@@ -492,7 +598,9 @@ describe('concurrency', () => {
         clock += ms;
       },
     });
-    await Promise.all(['/list/a', '/list/b'].map((path) => http.request({ method: 'GET', path, response: 'AudienceListResponse' })));
+    await Promise.all(
+      ['/list/a', '/list/b'].map((path) => http.request({ method: 'GET', path, response: 'AudienceListResponse' })),
+    );
     expect(server.seen.map((seen) => seen.url)).toEqual(['/base/list/a', '/base/list/b', '/base/list/a']);
     expect(waits).toEqual([2000, 2000]);
   });
@@ -507,11 +615,19 @@ describe('concurrency', () => {
         (req, res, body) => {
           const throttled = !firstTry.has(req.url ?? '');
           firstTry.add(req.url ?? '');
-          (throttled ? json(429, { code: -429, msg: 'rate' }, { 'retry-after': '1' }) : json(200, { content: [] }))(req, res, body);
+          (throttled ? json(429, { code: -429, msg: 'rate' }, { 'retry-after': '1' }) : json(200, { content: [] }))(
+            req,
+            res,
+            body,
+          );
         },
       ];
       const http = client({ concurrency: 16, sleep: undefined });
-      await Promise.all(Array.from({ length: 16 }, (_, i) => http.request({ method: 'GET', path: `/list/${String(i)}`, response: 'AudienceListResponse' })));
+      await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          http.request({ method: 'GET', path: `/list/${String(i)}`, response: 'AudienceListResponse' }),
+        ),
+      );
       await new Promise((resolve) => setImmediate(resolve));
     } finally {
       process.off('warning', onWarning);
@@ -534,7 +650,13 @@ describe('concurrency', () => {
       clock += ms;
       return Promise.resolve();
     };
-    const error = await failure(client({ now: () => clock, sleep, retry: { budgetMs: 5_000 } }).request({ method: 'GET', path: '/list', response: 'AudienceListResponse' }));
+    const error = await failure(
+      client({ now: () => clock, sleep, retry: { budgetMs: 5_000 } }).request({
+        method: 'GET',
+        path: '/list',
+        response: 'AudienceListResponse',
+      }),
+    );
     expect(error.status).toBe(429);
     expect(error.detail).toContain('gave up');
     expect(server.seen.length).toBeGreaterThan(5);
@@ -543,7 +665,9 @@ describe('concurrency', () => {
   it('a Retry-After the request will not wait out (past the budget) holds nobody else', async () => {
     server.answers = [json(429, { code: -429, msg: 'rate' }, { 'retry-after': '120' }), json(200, { content: [] })];
     const http = client({ concurrency: 1 });
-    const settled = await Promise.allSettled(['/list/a', '/list/b'].map((path) => http.request({ method: 'GET', path, response: 'AudienceListResponse' })));
+    const settled = await Promise.allSettled(
+      ['/list/a', '/list/b'].map((path) => http.request({ method: 'GET', path, response: 'AudienceListResponse' })),
+    );
     expect(settled.map((result) => result.status)).toEqual(['rejected', 'fulfilled']);
     expect(delays).toEqual([]);
   });
@@ -551,7 +675,9 @@ describe('concurrency', () => {
   it('closing the client ends a Retry-After pause at once: nothing holds the exit', async () => {
     server.answers = [json(429, { code: -429, msg: 'rate' }, { 'retry-after': '5' }), json(200, { content: [] })];
     const http = client({ concurrency: 1, sleep: undefined });
-    const requests = ['/list/a', '/list/b'].map((path) => http.request({ method: 'GET', path, response: 'AudienceListResponse' }));
+    const requests = ['/list/a', '/list/b'].map((path) =>
+      http.request({ method: 'GET', path, response: 'AudienceListResponse' }),
+    );
     while (server.seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     await new Promise((resolve) => setTimeout(resolve, 50));
     const settling = Promise.allSettled(requests);
@@ -568,17 +694,28 @@ describe('concurrency', () => {
       (req, res, body) => {
         const throttled = !firstTry.has(req.url ?? '');
         firstTry.add(req.url ?? '');
-        later(20, throttled ? json(429, { code: -429, msg: 'rate' }, { 'retry-after': '0' }) : json(200, { content: [] }))(req, res, body);
+        later(
+          20,
+          throttled ? json(429, { code: -429, msg: 'rate' }, { 'retry-after': '0' }) : json(200, { content: [] }),
+        )(req, res, body);
       },
     ];
     const http = client({ concurrency: 8 });
-    await Promise.all(Array.from({ length: 8 }, (_, i) => http.request({ method: 'GET', path: `/list/${String(i)}`, response: 'AudienceListResponse' })));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        http.request({ method: 'GET', path: `/list/${String(i)}`, response: 'AudienceListResponse' }),
+      ),
+    );
     const lowered = http.concurrency;
     expect(lowered).toBeLessThan(8);
     expect(lowered).toBeGreaterThanOrEqual(4);
 
     server.maxInFlight = 0;
-    await Promise.all(Array.from({ length: 8 }, (_, i) => http.request({ method: 'GET', path: `/list/${String(i)}`, response: 'AudienceListResponse' })));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        http.request({ method: 'GET', path: `/list/${String(i)}`, response: 'AudienceListResponse' }),
+      ),
+    );
     expect(server.maxInFlight).toBeLessThanOrEqual(lowered + 1);
 
     for (let i = 0; i < 40 && http.concurrency < 8; i += 1) {
@@ -589,9 +726,16 @@ describe('concurrency', () => {
 });
 
 describe('quota answers: 429 with any body, or 400 with service code -10', () => {
-  const quota400 = (headers: Record<string, string> = {}) => json(400, { code: -10, msg: 'allowed request count exceeded', extras: { detailCode: 8001, detailMsg: 'quota' } }, headers);
-  const quota429 = (headers: Record<string, string> = {}) => json(429, { code: -813, msg: 'too many requests' }, headers);
-  const list = (http: HttpClient, path = '/list') => http.request({ method: 'GET', path, response: 'AudienceListResponse' });
+  const quota400 = (headers: Record<string, string> = {}) =>
+    json(
+      400,
+      { code: -10, msg: 'allowed request count exceeded', extras: { detailCode: 8001, detailMsg: 'quota' } },
+      headers,
+    );
+  const quota429 = (headers: Record<string, string> = {}) =>
+    json(429, { code: -813, msg: 'too many requests' }, headers);
+  const list = (http: HttpClient, path = '/list') =>
+    http.request({ method: 'GET', path, response: 'AudienceListResponse' });
   const created = json(200, { id: 9, name: 'x', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL' });
 
   it.each([
@@ -607,7 +751,12 @@ describe('quota answers: 429 with any body, or 400 with service code -10', () =>
 
   it('400 with code -10 is retried for a POST too: the service refused it before any work', async () => {
     server.answers = [quota400(), created];
-    const answer = await client().request({ method: 'POST', path: '/openapi/v4/targetings', body: { name: 'x' }, response: 'AudienceWriteResponse' });
+    const answer = await client().request({
+      method: 'POST',
+      path: '/openapi/v4/targetings',
+      body: { name: 'x' },
+      response: 'AudienceWriteResponse',
+    });
     expect(answer.id).toBe(9);
     expect(server.seen).toHaveLength(2);
   });
@@ -645,8 +794,12 @@ describe('quota answers: 429 with any body, or 400 with service code -10', () =>
   });
 
   it('any other 400 is a rejection: not retried, not rate limited', async () => {
-    server.answers = [json(400, { code: -400, msg: 'invalid request', extras: { detailCode: 4007, detailMsg: 'bad name' } })];
-    const error = await failure(client().request({ method: 'PUT', path: '/x', body: {}, response: 'AudienceWriteResponse' }));
+    server.answers = [
+      json(400, { code: -400, msg: 'invalid request', extras: { detailCode: 4007, detailMsg: 'bad name' } }),
+    ];
+    const error = await failure(
+      client().request({ method: 'PUT', path: '/x', body: {}, response: 'AudienceWriteResponse' }),
+    );
     expect(server.seen).toHaveLength(1);
     expect(delays).toEqual([]);
     expect(error.code).toBe('API_REJECTED');
@@ -677,11 +830,21 @@ describe('URLs and downloads', () => {
     const make = (baseUrl: string) => () => createHttpClient({ service: 'audience', baseUrl });
     expect(make('http://ads.example.com')).toThrow(expect.objectContaining({ code: 'INSECURE_URL', source: 'user' }));
     expect(make('ftp://ads.example.com')).toThrow(expect.objectContaining({ code: 'INVALID_URL' }));
-    expect(make('not a url')).toThrow(expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not a valid URL: not a url' }));
-    expect(make('https://user:pa55word@[bad')).toThrow(expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not a valid URL: https://…@[bad' }));
-    expect(make('localhost:8080')).toThrow(expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not an https:// URL: localhost:8080' }));
-    expect(make('admin:s3cret@api.example.com')).toThrow(expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not an https:// URL: …@api.example.com' }));
-    expect(() => createHttpClient({ service: 'audience', baseUrl: 'https://a.example.com', concurrency: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', source: 'user' }));
+    expect(make('not a url')).toThrow(
+      expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not a valid URL: not a url' }),
+    );
+    expect(make('https://user:pa55word@[bad')).toThrow(
+      expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not a valid URL: https://…@[bad' }),
+    );
+    expect(make('localhost:8080')).toThrow(
+      expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not an https:// URL: localhost:8080' }),
+    );
+    expect(make('admin:s3cret@api.example.com')).toThrow(
+      expect.objectContaining({ code: 'INVALID_URL', summary: 'ADS_API_URL: not an https:// URL: …@api.example.com' }),
+    );
+    expect(() => createHttpClient({ service: 'audience', baseUrl: 'https://a.example.com', concurrency: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', source: 'user' }),
+    );
     for (const ok of ['https://ads.example.com', 'http://localhost:1', 'http://127.9.8.7', 'http://[::1]:8080']) {
       const created = make(ok)();
       clients.push(created);
@@ -726,24 +889,41 @@ describe('logging', () => {
 
 describe('parseErrorBody', () => {
   it('reads what is there and nothing else', () => {
-    expect(parseErrorBody('{"code":-1,"msg":"m","extras":{"detailCode":3,"detailMsg":"d"}}')).toEqual({ serviceCode: -1, serviceMsg: 'm', detailCode: 3, detailMsg: 'd' });
-    expect(parseErrorBody('{"code":"x","msg":7,"extras":"y"}')).toEqual({ reason: 'body: {"code":"x","msg":7,"extras":"y"}' });
+    expect(parseErrorBody('{"code":-1,"msg":"m","extras":{"detailCode":3,"detailMsg":"d"}}')).toEqual({
+      serviceCode: -1,
+      serviceMsg: 'm',
+      detailCode: 3,
+      detailMsg: 'd',
+    });
+    expect(parseErrorBody('{"code":"x","msg":7,"extras":"y"}')).toEqual({
+      reason: 'body: {"code":"x","msg":7,"extras":"y"}',
+    });
     expect(parseErrorBody('[1]')).toEqual({ reason: 'body: [1]' });
     expect(parseErrorBody('   ')).toEqual({ reason: 'empty body' });
     expect(parseErrorBody('x'.repeat(500)).reason).toHaveLength('body: '.length + 201);
   });
 
   it("drops a message that is only the service's exception class name, and keeps any other", () => {
-    const message = (msg: string) => parseErrorBody(JSON.stringify({ code: -813, msg, extras: { detailCode: 31001, detailMsg: 'd' } })).serviceMsg;
-    for (const className of ['KakaoMomentException', 'com.kakao.moment.KakaoMomentException', ' KakaoMomentException ']) expect(message(className), className).toBeUndefined();
-    for (const meaningful of ['ValidationError', 'InternalError', 'kakaoMomentException', 'Bad Request Exception', 'com..Exception']) {
+    const message = (msg: string) =>
+      parseErrorBody(JSON.stringify({ code: -813, msg, extras: { detailCode: 31001, detailMsg: 'd' } })).serviceMsg;
+    for (const className of ['KakaoMomentException', 'com.kakao.moment.KakaoMomentException', ' KakaoMomentException '])
+      expect(message(className), className).toBeUndefined();
+    for (const meaningful of [
+      'ValidationError',
+      'InternalError',
+      'kakaoMomentException',
+      'Bad Request Exception',
+      'com..Exception',
+    ]) {
       expect(message(meaningful), meaningful).toBe(meaningful);
     }
   });
 
   it('keeps the codes of a 5 MB message whole, and the start of its text', () => {
     const huge = 'y'.repeat(5 * 1024 * 1024);
-    const fields = parseErrorBody(JSON.stringify({ code: -813, msg: huge, extras: { detailCode: 31001, detailMsg: huge } }));
+    const fields = parseErrorBody(
+      JSON.stringify({ code: -813, msg: huge, extras: { detailCode: 31001, detailMsg: huge } }),
+    );
     expect(fields).toMatchObject({ serviceCode: -813, detailCode: 31001 });
     expect(fields.serviceMsg).toBe(`${'y'.repeat(1000)}… (${huge.length - 1000} more characters)`);
     expect(fields.detailMsg).toBe(fields.serviceMsg);

@@ -1,9 +1,8 @@
 /**
  * The one HTTP transport of the three service clients: an undici agent with keep-alive
- * connections, a bounded number of requests in flight and a start rate, both adapted to the quota the service enforces (limiter.ts), timeouts for
- * connecting, the response headers and the body, retries with backoff that honour
- * Retry-After, response validation against the wire schemas, and errors that name the
- * request but never a secret.
+ * connections, a bounded number of requests in flight and a start rate, both adapted to the quota the service enforces
+ * (limiter.ts), timeouts for connecting, the response headers and the body, retries with backoff that honour
+ * Retry-After, response validation against the wire schemas, and errors that name the request but never a secret.
  *
  * Creates are never retried blindly: a non-idempotent request is tried again only when the
  * service provably did not act on it (a quota answer, 429 or 400 with code -10, or no
@@ -34,13 +33,22 @@ export type { HttpRequest } from './exchange.js';
 export type { RetryPolicy } from './retry.js';
 export type { Timeouts } from './transport-agent.js';
 
-export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = { connectMs: 10_000, headersMs: 60_000, bodyMs: 60_000, totalMs: 180_000 };
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = {
+  connectMs: 10_000,
+  headersMs: 60_000,
+  bodyMs: 60_000,
+  totalMs: 180_000,
+};
 /**
  * The largest answer read, by service; anything larger is cut off. The audience and business
  * answers are a few KB; a generation answered in Base64 may hold 8 samples of 2048 pixels a
  * side as PNG (spec: imagegen), some 100 MB once encoded.
  */
-export const MAX_ANSWER_BYTES: Readonly<Record<ServiceName, number>> = { audience: 8 * 1024 * 1024, business: 8 * 1024 * 1024, imagegen: 256 * 1024 * 1024 };
+export const MAX_ANSWER_BYTES: Readonly<Record<ServiceName, number>> = {
+  audience: 8 * 1024 * 1024,
+  business: 8 * 1024 * 1024,
+  imagegen: 256 * 1024 * 1024,
+};
 export const DEFAULT_CONCURRENCY = 8;
 
 export interface HttpClientOptions {
@@ -86,7 +94,9 @@ export interface Download {
 export type AnswerCheck<K extends WireTypeName> = (answer: WireTypes[K]) => string | undefined;
 
 export interface HttpClient {
-  request<K extends WireTypeName>(request: HttpRequest & { response: K; check?: AnswerCheck<K> }): Promise<WireTypes[K]>;
+  request<K extends WireTypeName>(
+    request: HttpRequest & { response: K; check?: AnswerCheck<K> },
+  ): Promise<WireTypes[K]>;
   request(request: HttpRequest & { response?: undefined }): Promise<void>;
   /**
    * GET a file (a generated image's URL). Resolved like a link against the base URL, so an
@@ -96,7 +106,10 @@ export interface HttpClient {
   download(url: string): Promise<Download>;
   /** The current bound on requests in flight. */
   readonly concurrency: number;
-  /** From now on no request sends its first attempt: each fails with NOT_STARTED (an interrupt). Those already sent go on. */
+  /**
+   * From now on no request sends its first attempt: each fails with NOT_STARTED (an interrupt). Those already sent go
+   * on.
+   */
   stopStarting(): void;
   /**
    * Closes the kept-alive connections (once: a second call answers with the first). Requests
@@ -127,11 +140,22 @@ type Accept<T> = (answer: Answer, attempts: number) => T;
 function checkLimits(options: HttpClientOptions): void {
   const { concurrency, requestsPerSecond } = options;
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
-    throw new AppError({ code: 'INVALID_OPTION', summary: `concurrency must be a whole number of at least 1, not ${String(concurrency)}`, source: 'user' });
+    throw new AppError({
+      code: 'INVALID_OPTION',
+      summary: `concurrency must be a whole number of at least 1, not ${String(concurrency)}`,
+      source: 'user',
+    });
   }
-  if (requestsPerSecond !== undefined && !(requestsPerSecond >= REQUESTS_PER_SECOND.min && requestsPerSecond <= REQUESTS_PER_SECOND.max)) {
+  if (
+    requestsPerSecond !== undefined &&
+    !(requestsPerSecond >= REQUESTS_PER_SECOND.min && requestsPerSecond <= REQUESTS_PER_SECOND.max)
+  ) {
     const { min, max } = REQUESTS_PER_SECOND;
-    throw new AppError({ code: 'INVALID_OPTION', summary: `requests per second must be from ${min} to ${max}, not ${String(requestsPerSecond)}`, source: 'user' });
+    throw new AppError({
+      code: 'INVALID_OPTION',
+      summary: `requests per second must be from ${min} to ${max}, not ${String(requestsPerSecond)}`,
+      source: 'user',
+    });
   }
 }
 
@@ -139,7 +163,8 @@ function checkLimits(options: HttpClientOptions): void {
 function createTransport(options: HttpClientOptions): Transport {
   const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => wait(ms, undefined, { signal }).catch(() => undefined));
+  const sleep =
+    options.sleep ?? ((ms: number, signal?: AbortSignal) => wait(ms, undefined, { signal }).catch(() => undefined));
   const closed = new AbortController();
   // Every request waiting to try again listens for the close: there may be hundreds at once.
   setMaxListeners(0, closed.signal);
@@ -147,8 +172,10 @@ function createTransport(options: HttpClientOptions): Transport {
     maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     requestsPerSecond: options.requestsPerSecond,
     now,
-    // Pauses and pacing end when the client closes (the command is ending, nothing may hold its exit), and for a first attempt at an interrupt.
-    sleep: (ms, stopping) => sleep(ms, stopping === undefined ? closed.signal : AbortSignal.any([closed.signal, stopping])),
+    // Pauses and pacing end when the client closes (the command is ending, nothing may hold its exit), and for a first
+    // attempt at an interrupt.
+    sleep: (ms, stopping) =>
+      sleep(ms, stopping === undefined ? closed.signal : AbortSignal.any([closed.signal, stopping])),
   });
   return {
     service: options.service,
@@ -168,12 +195,26 @@ function createTransport(options: HttpClientOptions): Transport {
 /** Logs an attempt's outcome, when verbose: the request, the status or failure, its duration and number. */
 function logAttempt(transport: Transport, exchange: Exchange, result: AttemptResult, attempt: number, more = ''): void {
   const took = `${String(Math.round(result.tookMs))} ms`;
-  transport.log?.(redact(`${transport.service} ${exchange.method} ${exchange.shown} -> ${result.shown} (${took}, attempt ${String(attempt)})${more}`));
+  transport.log?.(
+    redact(
+      `${transport.service} ${exchange.method} ${exchange.shown} -> ${result.shown} (${took}, attempt ${String(attempt)})${more}`,
+    ),
+  );
 }
 
 /** The error of an exchange, naming its request. */
-function exchangeError(service: ServiceName, exchange: Exchange, init: Omit<ApiErrorInit, 'service' | 'method' | 'path'>): ApiError {
-  return new ApiError({ service, urlSetting: exchange.urlSetting, method: exchange.method, path: exchange.shown, ...init });
+function exchangeError(
+  service: ServiceName,
+  exchange: Exchange,
+  init: Omit<ApiErrorInit, 'service' | 'method' | 'path'>,
+): ApiError {
+  return new ApiError({
+    service,
+    urlSetting: exchange.urlSetting,
+    method: exchange.method,
+    path: exchange.shown,
+    ...init,
+  });
 }
 
 /**
@@ -184,7 +225,8 @@ function exchangeError(service: ServiceName, exchange: Exchange, init: Omit<ApiE
 async function runExchange<T>(transport: Transport, exchange: Exchange, accept: Accept<T>): Promise<T> {
   let state: RetryState | undefined;
   for (;;) {
-    // After an interrupt, a request that has not left never does, even one already waiting for its turn; a retry goes on.
+    // After an interrupt, a request that has not left never does, even one already waiting for its turn; a retry goes
+    // on.
     const stoppable = state === undefined && !exchange.continuation;
     let permit: Permit;
     try {
@@ -218,7 +260,11 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
     // Closed while waiting: the command is ending (often because another request failed),
     // and nobody waits for this answer any more.
     if (transport.closed.signal.aborted) throw fail('gave up: the client was closed while it waited to try again');
-    state = { ...state, attempt: state.attempt + 1, quotaAnswersBefore: state.quotaAnswersBefore + (result.failure.kind === 'throttled' ? 1 : 0) };
+    state = {
+      ...state,
+      attempt: state.attempt + 1,
+      quotaAnswersBefore: state.quotaAnswersBefore + (result.failure.kind === 'throttled' ? 1 : 0),
+    };
   }
 }
 
@@ -227,23 +273,53 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
  * happened, and nothing is unknown (a request already sent goes on, retries included).
  */
 function notStartedError(exchange: Exchange): AppError {
-  return new AppError({ code: NOT_STARTED, source: 'user', summary: `${exchange.method} ${exchange.shown} was not sent: the command was interrupted` });
+  return new AppError({
+    code: NOT_STARTED,
+    source: 'user',
+    summary: `${exchange.method} ${exchange.shown} was not sent: the command was interrupted`,
+  });
 }
 
 /** A 2xx answer that cannot be used; after a request that may have acted, an ambiguous one. */
-function invalidAnswer(service: ServiceName, exchange: Exchange, answer: Answer, attempts: number, reason: string): ApiError {
-  return exchangeError(service, exchange, { kind: 'invalid-response', status: answer.status, reason, ambiguous: !exchange.idempotent, attempts });
+function invalidAnswer(
+  service: ServiceName,
+  exchange: Exchange,
+  answer: Answer,
+  attempts: number,
+  reason: string,
+): ApiError {
+  return exchangeError(service, exchange, {
+    kind: 'invalid-response',
+    status: answer.status,
+    reason,
+    ambiguous: !exchange.idempotent,
+    attempts,
+  });
 }
 
-/** Accepts a 2xx whose body is JSON of the schema titled `name`, and passes `check`: the answer as that schema's type. */
-function acceptWire<K extends WireTypeName>(service: ServiceName, exchange: Exchange, name: K, check: AnswerCheck<K> | undefined): Accept<WireTypes[K]> {
+/**
+ * Accepts a 2xx whose body is JSON of the schema titled `name`, and passes `check`: the answer as that schema's type.
+ */
+function acceptWire<K extends WireTypeName>(
+  service: ServiceName,
+  exchange: Exchange,
+  name: K,
+  check: AnswerCheck<K> | undefined,
+): Accept<WireTypes[K]> {
   return (answer, attempts) => {
     const text = decoder.decode(answer.bytes);
     if (text.trim() === '') throw invalidAnswer(service, exchange, answer, attempts, 'empty body');
     const parsed = parseJson(text);
     if (!parsed.ok) throw invalidAnswer(service, exchange, answer, attempts, `not JSON: ${snippet(text)}`);
     const result = validateWire(name, parsed.value);
-    if (!result.ok) throw invalidAnswer(service, exchange, answer, attempts, `not ${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}: ${result.issues.join('; ')}`);
+    if (!result.ok)
+      throw invalidAnswer(
+        service,
+        exchange,
+        answer,
+        attempts,
+        `not ${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}: ${result.issues.join('; ')}`,
+      );
     const problem = check?.(result.value);
     if (problem !== undefined) throw invalidAnswer(service, exchange, answer, attempts, problem);
     return result.value;
@@ -271,16 +347,24 @@ function acceptFile(service: ServiceName, exchange: Exchange): Accept<Download> 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const { service } = options;
   checkLimits(options);
-  const target = serviceTarget(options.baseUrl, options.urlSetting ?? URL_VARIABLE[service], options.headers, `audiences/${packageVersion()}`);
+  const target = serviceTarget(
+    options.baseUrl,
+    options.urlSetting ?? URL_VARIABLE[service],
+    options.headers,
+    `audiences/${packageVersion()}`,
+  );
   const transport = createTransport(options);
   let closing: Promise<void> | undefined;
 
-  function request<K extends WireTypeName>(request: HttpRequest & { response: K; check?: AnswerCheck<K> }): Promise<WireTypes[K]>;
+  function request<K extends WireTypeName>(
+    request: HttpRequest & { response: K; check?: AnswerCheck<K> },
+  ): Promise<WireTypes[K]>;
   function request(request: HttpRequest & { response?: undefined }): Promise<void>;
   async function request(request: HttpRequest & { check?: AnswerCheck<WireTypeName> }): Promise<unknown> {
     const exchange = requestExchange(target, request);
     // Without a schema the answer is expected to be empty, and any body is ignored.
-    const accept: Accept<unknown> = request.response === undefined ? () => undefined : acceptWire(service, exchange, request.response, request.check);
+    const accept: Accept<unknown> =
+      request.response === undefined ? () => undefined : acceptWire(service, exchange, request.response, request.check);
     return runExchange(transport, exchange, accept);
   }
 

@@ -32,10 +32,14 @@ describe('ConcurrencyLimiter', () => {
 
   it('once stopped (an interrupt), a first attempt waiting for a slot or for its turn at the rate never gets it: it is refused at once, a retry still gets its slot, and the slots stay counted', async () => {
     // The wait for a first attempt's turn at the rate ends only at the interrupt; a retry's at once.
-    const sleep = (_ms: number, signal?: AbortSignal) => (signal === undefined ? Promise.resolve() : new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())));
+    const sleep = (_ms: number, signal?: AbortSignal) =>
+      signal === undefined
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
     const limiter = new ConcurrencyLimiter({ maxConcurrency: 1, requestsPerSecond: 1, now: () => 0, sleep });
     (await limiter.acquire({ stoppable: true })).release('failed');
-    // The first has the slot and waits for its turn at the rate; the second waits for the slot, and so does a retry, ahead of it.
+    // The first has the slot and waits for its turn at the rate; the second waits for the slot, and so does a retry,
+    // ahead of it.
     const outcome = (permit: Promise<Permit>) =>
       permit.then(
         () => 'started',
@@ -45,7 +49,10 @@ describe('ConcurrencyLimiter', () => {
     await settle();
     const retry = limiter.acquire({ retry: true });
     limiter.stop();
-    expect(await Promise.all(waiting)).toEqual(['not started: the limiter was stopped', 'not started: the limiter was stopped']);
+    expect(await Promise.all(waiting)).toEqual([
+      'not started: the limiter was stopped',
+      'not started: the limiter was stopped',
+    ]);
     expect(limiter.inFlight).toBe(1);
     (await retry).release('ok');
     expect(limiter.inFlight).toBe(0);
@@ -111,14 +118,19 @@ describe('ConcurrencyLimiter', () => {
     }
     expect(starts[0]).toBe(1000);
     expect(starts[1]).toBe(1000 + 253 + 7);
-    for (let i = 4; i < starts.length; i += 1) expect((starts[i] ?? 0) - (starts[i - 4] ?? 0)).toBeGreaterThanOrEqual(1010);
+    for (let i = 4; i < starts.length; i += 1)
+      expect((starts[i] ?? 0) - (starts[i - 4] ?? 0)).toBeGreaterThanOrEqual(1010);
     // A late start is caught up by 2 ms, no more: the whole run is no slower than the timers made it.
     expect((starts.at(-1) ?? 0) - 1000).toBeLessThanOrEqual(11 * 253 + 6 * 7);
   });
 
   it('finds the rate the service allows: a quota answer while others succeed keeps the starts a little under it, then the rate grows linearly', async () => {
     let clock = 0;
-    const limiter = new ConcurrencyLimiter({ maxConcurrency: 8, now: () => clock, sleep: (ms) => ((clock += ms), Promise.resolve()) });
+    const limiter = new ConcurrencyLimiter({
+      maxConcurrency: 8,
+      now: () => clock,
+      sleep: (ms) => ((clock += ms), Promise.resolve()),
+    });
     expect(limiter.rate).toBe(Number.POSITIVE_INFINITY);
     // Ten answers accepted within the last second, then a refusal: the service allows about 10 per second.
     for (let i = 0; i < 10; i += 1) {
@@ -137,7 +149,8 @@ describe('ConcurrencyLimiter', () => {
       starts.push(clock);
       permit.release('ok');
     }
-    for (let i = 1; i < starts.length; i += 1) expect((starts[i] ?? 0) - (starts[i - 1] ?? 0)).toBeGreaterThanOrEqual(1012 / limiter.rate - 2);
+    for (let i = 1; i < starts.length; i += 1)
+      expect((starts[i] ?? 0) - (starts[i - 1] ?? 0)).toBeGreaterThanOrEqual(1012 / limiter.rate - 2);
     // Grown since the decrease by a tenth of 9.5 per second.
     expect(limiter.rate).toBeCloseTo(9.5 + 0.95 * ((clock - 600) / 1000));
   });
@@ -152,7 +165,12 @@ describe('ConcurrencyLimiter', () => {
 
   it('starts at a configured rate, lowers it on a refusal and grows back to it, never above', async () => {
     let clock = 0;
-    const limiter = new ConcurrencyLimiter({ maxConcurrency: 4, requestsPerSecond: 20, now: () => clock, sleep: (ms) => ((clock += ms), Promise.resolve()) });
+    const limiter = new ConcurrencyLimiter({
+      maxConcurrency: 4,
+      requestsPerSecond: 20,
+      now: () => clock,
+      sleep: (ms) => ((clock += ms), Promise.resolve()),
+    });
     for (let i = 0; i < 19; i += 1) (await limiter.acquire()).release('ok');
     (await limiter.acquire()).release('throttled');
     expect(limiter.rate).toBeCloseTo(19 * 0.95);
@@ -174,7 +192,10 @@ describe('ConcurrencyLimiter', () => {
     const limiter = new ConcurrencyLimiter({ maxConcurrency: 1, ...instant });
     const held = await limiter.acquire();
     const order: string[] = [];
-    const waiting = [limiter.acquire().then((permit) => (order.push('first'), permit.release('ok'))), limiter.acquire({ retry: true }).then((permit) => (order.push('retry'), permit.release('ok')))];
+    const waiting = [
+      limiter.acquire().then((permit) => (order.push('first'), permit.release('ok'))),
+      limiter.acquire({ retry: true }).then((permit) => (order.push('retry'), permit.release('ok'))),
+    ];
     held.release('ok');
     await Promise.all(waiting);
     expect(order).toEqual(['retry', 'first']);
@@ -188,7 +209,9 @@ describe('ConcurrencyLimiter', () => {
 
   it('rejects a rate that would pace nothing: so slow the timer overflows, or faster than timers keep', () => {
     for (const requestsPerSecond of [1e-9, 0.05, 1001, Number.POSITIVE_INFINITY, Number.NaN]) {
-      expect(() => new ConcurrencyLimiter({ maxConcurrency: 2, requestsPerSecond, ...instant })).toThrow('requests per second must be from 0.1 to 1000');
+      expect(() => new ConcurrencyLimiter({ maxConcurrency: 2, requestsPerSecond, ...instant })).toThrow(
+        'requests per second must be from 0.1 to 1000',
+      );
     }
     expect(new ConcurrencyLimiter({ maxConcurrency: 2, requestsPerSecond: 0.1, ...instant }).rate).toBe(0.1);
     expect(new ConcurrencyLimiter({ maxConcurrency: 2, requestsPerSecond: 1000, ...instant }).rate).toBe(1000);

@@ -97,7 +97,9 @@ export class ConcurrencyLimiter {
     }
     const rps = options.requestsPerSecond;
     if (rps !== undefined && !(rps >= REQUESTS_PER_SECOND.min && rps <= REQUESTS_PER_SECOND.max)) {
-      throw new RangeError(`requests per second must be from ${REQUESTS_PER_SECOND.min} to ${REQUESTS_PER_SECOND.max}, not ${String(rps)}`);
+      throw new RangeError(
+        `requests per second must be from ${REQUESTS_PER_SECOND.min} to ${REQUESTS_PER_SECOND.max}, not ${String(rps)}`,
+      );
     }
     this.maxConcurrency = options.maxConcurrency;
     this.#limit = options.maxConcurrency;
@@ -172,7 +174,10 @@ export class ConcurrencyLimiter {
     };
   }
 
-  /** Waits for this start's turn at the rate (see the top), one start after another; false when `stopping` is aborted before it comes. */
+  /**
+   * Waits for this start's turn at the rate (see the top), one start after another; false when `stopping` is aborted
+   * before it comes.
+   */
   async #inRate(stopping: AbortSignal | undefined): Promise<boolean> {
     if (!Number.isFinite(this.#rate)) return true;
     const previous = this.#pacing;

@@ -9,7 +9,9 @@
  */
 import { isLosslessNumber, isSafeNumber, LosslessNumber, parse, stringify } from 'lossless-json';
 
-/** Answers as parsed exactly, by the answer as the schemas and the model read it (only those that held such an integer). */
+/**
+ * Answers as parsed exactly, by the answer as the schemas and the model read it (only those that held such an integer).
+ */
 const exact = new WeakMap<object, unknown>();
 
 /**
@@ -35,7 +37,8 @@ export function parseAnswer(text: string): unknown {
 function withIntegersAsText(value: unknown): unknown {
   if (isLosslessNumber(value)) return /^-?\d+$/.test(value.value) ? value.value : Number(value.value);
   if (Array.isArray(value)) return value.map(withIntegersAsText);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withIntegersAsText(item)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withIntegersAsText(item)]));
   return value;
 }
 

@@ -19,8 +19,15 @@ export const PATH_SETTINGS = {
   ADS_COMPANY_PATH: '/openapi/v1/companies',
 } as const;
 
-/** The three path settings of an environment, each checked (see PATH_SETTINGS): for an emulator, which serves them all at once. */
-export function pathSettings(env: Readonly<Record<string, string | undefined>>): { modelFamily: string; imageAuthScheme: string; companyPath: string } {
+/**
+ * The three path settings of an environment, each checked (see PATH_SETTINGS): for an emulator, which serves them all
+ * at once.
+ */
+export function pathSettings(env: Readonly<Record<string, string | undefined>>): {
+  modelFamily: string;
+  imageAuthScheme: string;
+  companyPath: string;
+} {
   return {
     modelFamily: modelFamilySetting(env.IMAGEGEN_MODEL_FAMILY),
     imageAuthScheme: authSchemeSetting(env.IMAGEGEN_AUTH_SCHEME),

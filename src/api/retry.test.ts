@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { answerFailure, backoffDelay, DEFAULT_RETRY_POLICY, isAmbiguous, isQuotaAnswer, isRetryable, nextStep, parseRetryAfter, type Failure, type RetryState } from './retry.js';
+import {
+  answerFailure,
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  isAmbiguous,
+  isQuotaAnswer,
+  isRetryable,
+  nextStep,
+  parseRetryAfter,
+  type Failure,
+  type RetryState,
+} from './retry.js';
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2025-01-01T00:00:00Z');
@@ -27,7 +38,9 @@ describe('backoffDelay', () => {
 
   it('doubles the ceiling per attempt up to the cap, with full jitter below it', () => {
     const almostOne = () => 0.999999;
-    expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffDelay(attempt, policy, almostOne))).toEqual([99, 199, 399, 799, 999, 999]);
+    expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffDelay(attempt, policy, almostOne))).toEqual([
+      99, 199, 399, 799, 999, 999,
+    ]);
     expect(backoffDelay(4, policy, () => 0)).toBe(0);
     expect(backoffDelay(3, policy, () => 0.5)).toBe(200);
   });
@@ -76,31 +89,70 @@ describe('isQuotaAnswer and answerFailure', () => {
 describe('nextStep', () => {
   const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 3, budgetMs: 10_000, baseDelayMs: 100 };
   const half = () => 0.5;
-  const at = (attempt: number, idempotent = true, quotaAnswersBefore = attempt - 1): RetryState => ({ idempotent, startedAt: 0, attempt, quotaAnswersBefore });
+  const at = (attempt: number, idempotent = true, quotaAnswersBefore = attempt - 1): RetryState => ({
+    idempotent,
+    startedAt: 0,
+    attempt,
+    quotaAnswersBefore,
+  });
   const status503: Failure = { kind: 'status', status: 503 };
 
   it('stops at once when the failure is not retryable', () => {
-    expect(nextStep(at(1, false), { failure: status503, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
-    expect(nextStep(at(1), { failure: { kind: 'permanent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
+    expect(nextStep(at(1, false), { failure: status503, retryAfterMs: undefined }, 0, policy, half)).toEqual({
+      kind: 'stop',
+    });
+    expect(nextStep(at(1), { failure: { kind: 'permanent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({
+      kind: 'stop',
+    });
   });
 
   it('waits the backoff, or Retry-After when the service gives one, past the attempt count while the budget lasts', () => {
-    expect(nextStep(at(1), { failure: status503, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'retry', delayMs: 50, pauseUntil: undefined });
-    expect(nextStep(at(2), { failure: status503, retryAfterMs: 4000 }, 0, policy, half)).toEqual({ kind: 'retry', delayMs: 4000, pauseUntil: undefined });
-    expect(nextStep(at(9), { failure: { kind: 'lost' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'retry', delayMs: 2000, pauseUntil: undefined });
+    expect(nextStep(at(1), { failure: status503, retryAfterMs: undefined }, 0, policy, half)).toEqual({
+      kind: 'retry',
+      delayMs: 50,
+      pauseUntil: undefined,
+    });
+    expect(nextStep(at(2), { failure: status503, retryAfterMs: 4000 }, 0, policy, half)).toEqual({
+      kind: 'retry',
+      delayMs: 4000,
+      pauseUntil: undefined,
+    });
+    expect(nextStep(at(9), { failure: { kind: 'lost' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({
+      kind: 'retry',
+      delayMs: 2000,
+      pauseUntil: undefined,
+    });
   });
 
   it('tries a service that cannot be reached at all only the attempt count', () => {
-    expect(nextStep(at(2), { failure: { kind: 'unsent' }, retryAfterMs: undefined }, 0, policy, half)).toMatchObject({ kind: 'retry' });
-    expect(nextStep(at(3), { failure: { kind: 'unsent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
-    expect(nextStep(at(3, false), { failure: { kind: 'unsent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({ kind: 'stop' });
+    expect(nextStep(at(2), { failure: { kind: 'unsent' }, retryAfterMs: undefined }, 0, policy, half)).toMatchObject({
+      kind: 'retry',
+    });
+    expect(nextStep(at(3), { failure: { kind: 'unsent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({
+      kind: 'stop',
+    });
+    expect(nextStep(at(3, false), { failure: { kind: 'unsent' }, retryAfterMs: undefined }, 0, policy, half)).toEqual({
+      kind: 'stop',
+    });
   });
 
   it('tries a quota answer again past the attempt count after a backoff that doubles, and pauses every start for its Retry-After', () => {
-    expect(nextStep(at(1, false), { failure: { kind: 'throttled' }, retryAfterMs: undefined }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 50, pauseUntil: undefined });
-    expect(nextStep(at(3, false), { failure: { kind: 'throttled' }, retryAfterMs: undefined }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 200, pauseUntil: undefined });
-    expect(nextStep(at(7, false), { failure: { kind: 'throttled' }, retryAfterMs: 0 }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 2000, pauseUntil: 1000 });
-    expect(nextStep(at(1), { failure: { kind: 'throttled' }, retryAfterMs: 2000 }, 1000, policy, half)).toEqual({ kind: 'retry', delayMs: 2000, pauseUntil: 3000 });
+    expect(
+      nextStep(at(1, false), { failure: { kind: 'throttled' }, retryAfterMs: undefined }, 1000, policy, half),
+    ).toEqual({ kind: 'retry', delayMs: 50, pauseUntil: undefined });
+    expect(
+      nextStep(at(3, false), { failure: { kind: 'throttled' }, retryAfterMs: undefined }, 1000, policy, half),
+    ).toEqual({ kind: 'retry', delayMs: 200, pauseUntil: undefined });
+    expect(nextStep(at(7, false), { failure: { kind: 'throttled' }, retryAfterMs: 0 }, 1000, policy, half)).toEqual({
+      kind: 'retry',
+      delayMs: 2000,
+      pauseUntil: 1000,
+    });
+    expect(nextStep(at(1), { failure: { kind: 'throttled' }, retryAfterMs: 2000 }, 1000, policy, half)).toEqual({
+      kind: 'retry',
+      delayMs: 2000,
+      pauseUntil: 3000,
+    });
   });
 
   it('stops, saying why, when the wait would pass the time budget', () => {
@@ -110,13 +162,18 @@ describe('nextStep', () => {
     });
     expect(nextStep(at(6), { failure: { kind: 'throttled' }, retryAfterMs: 2000 }, 9000, policy, half)).toEqual({
       kind: 'stop',
-      gaveUp: 'gave up: the quota answers were retried until the retry budget of 10 s ran out (waiting 2 s more would pass the retry budget of 10 s)',
+      gaveUp:
+        'gave up: the quota answers were retried until the retry budget of 10 s ran out (waiting 2 s more would pass the retry budget of 10 s)',
     });
-    expect(nextStep(at(2), { failure: status503, retryAfterMs: 1500 }, 9000, policy, half)).toMatchObject({ gaveUp: expect.stringContaining('waiting 1.5 s more') });
+    expect(nextStep(at(2), { failure: status503, retryAfterMs: 1500 }, 9000, policy, half)).toMatchObject({
+      gaveUp: expect.stringContaining('waiting 1.5 s more'),
+    });
   });
 
   it('says how many attempts were quota answers when others failed otherwise (a 5xx), never that all were', () => {
-    expect(nextStep(at(6, true, 3), { failure: { kind: 'throttled' }, retryAfterMs: 2000 }, 9000, policy, half)).toEqual({
+    expect(
+      nextStep(at(6, true, 3), { failure: { kind: 'throttled' }, retryAfterMs: 2000 }, 9000, policy, half),
+    ).toEqual({
       kind: 'stop',
       gaveUp:
         'gave up: the request was retried until the retry budget of 10 s ran out; 4 of its 6 attempts were quota answers, the last one too (waiting 2 s more would pass the retry budget of 10 s)',

@@ -33,7 +33,12 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
  * - `lost`: the connection broke or went silent after the request may have been sent;
  * - `permanent`: retrying cannot help (unknown host, certificate problems).
  */
-export type Failure = { kind: 'throttled' } | { kind: 'status'; status: number } | { kind: 'unsent' } | { kind: 'lost' } | { kind: 'permanent' };
+export type Failure =
+  | { kind: 'throttled' }
+  | { kind: 'status'; status: number }
+  | { kind: 'unsent' }
+  | { kind: 'lost' }
+  | { kind: 'permanent' };
 
 /** The service code of a quota excess answered as 400 ("allowed request count exceeded"). */
 const QUOTA_SERVICE_CODE = -10;
@@ -84,7 +89,10 @@ export interface FailedAttempt {
   retryAfterMs: number | undefined;
 }
 
-/** Where one request's retries stand: the attempt that just ended, when the first one began, and how many before it were quota answers. */
+/**
+ * Where one request's retries stand: the attempt that just ended, when the first one began, and how many before it were
+ * quota answers.
+ */
 export interface RetryState {
   readonly idempotent: boolean;
   readonly startedAt: number;
@@ -97,7 +105,8 @@ export interface RetryState {
  * wait `delayMs` and try again, holding every other request start until `pauseUntil` too
  * when the service asked everyone to wait.
  */
-export type RetryStep = { kind: 'stop'; gaveUp?: string } | { kind: 'retry'; delayMs: number; pauseUntil: number | undefined };
+export type RetryStep =
+  { kind: 'stop'; gaveUp?: string } | { kind: 'retry'; delayMs: number; pauseUntil: number | undefined };
 
 /**
  * The retry policy as one decision: given the state and a failed attempt at `nowMs`, what comes next.
@@ -108,7 +117,13 @@ export type RetryStep = { kind: 'stop'; gaveUp?: string } | { kind: 'retry'; del
  *   the limiter also spaces the starts to the rate it found, and holds them for a Retry-After.
  * - A service that cannot be reached at all is tried `maxAttempts` times.
  */
-export function nextStep(state: RetryState, failed: FailedAttempt, nowMs: number, policy: RetryPolicy, random: () => number): RetryStep {
+export function nextStep(
+  state: RetryState,
+  failed: FailedAttempt,
+  nowMs: number,
+  policy: RetryPolicy,
+  random: () => number,
+): RetryStep {
   if (!isRetryable(failed.failure, state.idempotent)) return { kind: 'stop' };
   const throttled = failed.failure.kind === 'throttled';
   if (failed.failure.kind === 'unsent' && state.attempt >= policy.maxAttempts) return { kind: 'stop' };
@@ -132,7 +147,8 @@ function gaveUpText(throttled: boolean, state: RetryState, delayMs: number, budg
   const waiting = `waiting ${seconds(delayMs)} more would pass the retry budget of ${seconds(budgetMs)}`;
   if (!throttled) return `gave up: ${waiting}`;
   if (state.attempt === 1) return `gave up on the quota answer: ${waiting}`;
-  if (state.quotaAnswersBefore === state.attempt - 1) return `gave up: the quota answers were retried until the retry budget of ${seconds(budgetMs)} ran out (${waiting})`;
+  if (state.quotaAnswersBefore === state.attempt - 1)
+    return `gave up: the quota answers were retried until the retry budget of ${seconds(budgetMs)} ran out (${waiting})`;
   const quota = state.quotaAnswersBefore + 1;
   return `gave up: the request was retried until the retry budget of ${seconds(budgetMs)} ran out; ${quota} of its ${state.attempt} attempts were quota answers, the last one too (${waiting})`;
 }

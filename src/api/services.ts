@@ -39,7 +39,9 @@ export interface Services {
 
 export function createServices(endpoints: Endpoints, options: TransportOptions): Services {
   const transports: HttpClient[] = [];
-  const transport = (settings: Pick<HttpClientOptions, 'service' | 'baseUrl' | 'urlSetting' | 'headers'>): HttpClient => {
+  const transport = (
+    settings: Pick<HttpClientOptions, 'service' | 'baseUrl' | 'urlSetting' | 'headers'>,
+  ): HttpClient => {
     const http = createHttpClient({
       ...settings,
       concurrency: options.concurrency,
@@ -51,7 +53,10 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
     return http;
   };
   /** A service's clients, one per ad account, over one transport made on first use. */
-  const perAccount = <C>(settings: () => Pick<HttpClientOptions, 'service' | 'baseUrl' | 'urlSetting' | 'headers'>, create: (http: HttpClient, adAccountId: number) => C) => {
+  const perAccount = <C>(
+    settings: () => Pick<HttpClientOptions, 'service' | 'baseUrl' | 'urlSetting' | 'headers'>,
+    create: (http: HttpClient, adAccountId: number) => C,
+  ) => {
     let http: HttpClient | undefined;
     const clients = new Map<number, C>();
     return (adAccountId: number): C => {
@@ -61,10 +66,20 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
       return client;
     };
   };
-  const bearer = () => ({ Authorization: `Bearer ${requireCredential(endpoints.accessToken, 'ADS_ACCESS_TOKEN', 'Bearer')}` });
-  const audiences = perAccount(() => ({ service: 'audience', baseUrl: endpoints.apiUrl, headers: bearer() }), createAudienceClient);
+  const bearer = () => ({
+    Authorization: `Bearer ${requireCredential(endpoints.accessToken, 'ADS_ACCESS_TOKEN', 'Bearer')}`,
+  });
+  const audiences = perAccount(
+    () => ({ service: 'audience', baseUrl: endpoints.apiUrl, headers: bearer() }),
+    createAudienceClient,
+  );
   const business = perAccount(
-    () => ({ service: 'business', baseUrl: endpoints.companyUrl ?? endpoints.apiUrl, urlSetting: endpoints.companyUrl === undefined ? 'ADS_API_URL' : 'ADS_COMPANY_URL', headers: bearer() }),
+    () => ({
+      service: 'business',
+      baseUrl: endpoints.companyUrl ?? endpoints.apiUrl,
+      urlSetting: endpoints.companyUrl === undefined ? 'ADS_API_URL' : 'ADS_COMPANY_URL',
+      headers: bearer(),
+    }),
     (http, adAccountId) => createBusinessClient(http, adAccountId, companyPathSetting(endpoints.companyPath)),
   );
   let images: ImageClient | undefined;
@@ -117,7 +132,9 @@ function requireCredential(value: string | undefined, variable: string, scheme: 
   throw new AppError({
     code: 'INVALID_CREDENTIAL',
     source: 'user',
-    summary: withScheme ? `${variable} starts with the word ${scheme}` : `${variable} has a space, a line break or another character a request header cannot carry`,
+    summary: withScheme
+      ? `${variable} starts with the word ${scheme}`
+      : `${variable} has a space, a line break or another character a request header cannot carry`,
     hint: withScheme
       ? `set ${variable} to the credential alone: audiences sends "Authorization: ${scheme} <${variable}>" itself`
       : `copy the credential into ${variable} again, without surrounding spaces or line breaks`,

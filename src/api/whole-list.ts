@@ -87,7 +87,8 @@ export async function readWholeList<T>(request: ListRequest<T>): Promise<T[]> {
   const read = (answer: ListAnswer<T>, query: PageQuery | undefined): { items: T[]; paging: Paging | undefined } => {
     const at = query === undefined ? 'its answer' : `the answer to ?page=${query.page}&size=${query.size}`;
     const items = answer.content;
-    if (!Array.isArray(items)) throw fail(`${at} has ${items === undefined ? 'no content' : `content ${describe(items)}, not a list`}`);
+    if (!Array.isArray(items))
+      throw fail(`${at} has ${items === undefined ? 'no content' : `content ${describe(items)}, not a list`}`);
     const paging = pagingOf(answer, (problem) => fail(`${at} ${problem}`));
     seen.push(
       `${query === undefined ? 'the first answer' : `?page=${query.page}&size=${query.size}`}: ${items.length} item${items.length === 1 ? '' : 's'}${paging === undefined ? '' : ` (${pagingText(paging)})`}`,
@@ -99,25 +100,35 @@ export async function readWholeList<T>(request: ListRequest<T>): Promise<T[]> {
   const first = read(await request.ask(), undefined);
   if (first.paging === undefined) return addPage(first.items, 0);
   const { number, size, totalPages } = first.paging;
-  if ((number ?? 0) === 0 && first.paging.first !== false && isLastPage(first.paging, 0, first.items.length, first.items.length) === true) {
+  if (
+    (number ?? 0) === 0 &&
+    first.paging.first !== false &&
+    isLastPage(first.paging, 0, first.items.length, first.items.length) === true
+  ) {
     return checkedTotal(addPage(first.items, 0), first.paging, request, fail);
   }
   if (number === undefined || size === undefined || size < 1) {
-    throw fail(`its answer is one page of several (${pagingText(first.paging)}) and does not say how to ask for the others: it gives no page number and size`);
+    throw fail(
+      `its answer is one page of several (${pagingText(first.paging)}) and does not say how to ask for the others: it gives no page number and size`,
+    );
   }
-  if (totalPages !== undefined && totalPages > MAX_LIST_PAGES) throw fail(`it has ${totalPages} pages, more than the ${MAX_LIST_PAGES} the tool follows`);
+  if (totalPages !== undefined && totalPages > MAX_LIST_PAGES)
+    throw fail(`it has ${totalPages} pages, more than the ${MAX_LIST_PAGES} the tool follows`);
 
   const askPage = async (page: number): Promise<{ items: T[]; paging: Paging }> => {
     const query = { page, size };
     const answer = read(await request.ask(query), query);
     const at = `the answer to ?page=${page}&size=${size}`;
     if (answer.paging === undefined) throw fail(`${at} does not say which page it is`);
-    if (answer.paging.number !== undefined && answer.paging.number !== page) throw fail(`${at} is page ${answer.paging.number}: the service does not follow the page asked for`);
-    if (answer.paging.size !== undefined && answer.paging.size !== size) throw fail(`${at} has pages of ${answer.paging.size}, not ${size}`);
+    if (answer.paging.number !== undefined && answer.paging.number !== page)
+      throw fail(`${at} is page ${answer.paging.number}: the service does not follow the page asked for`);
+    if (answer.paging.size !== undefined && answer.paging.size !== size)
+      throw fail(`${at} has pages of ${answer.paging.size}, not ${size}`);
     for (const field of ['totalElements', 'totalPages'] as const) {
       const before = first.paging?.[field];
       const now = answer.paging[field];
-      if (before !== undefined && now !== undefined && before !== now) throw fail(`the list changed while its pages were read (${field} ${before}, then ${now})`);
+      if (before !== undefined && now !== undefined && before !== now)
+        throw fail(`the list changed while its pages were read (${field} ${before}, then ${now})`);
     }
     return { items: answer.items, paging: answer.paging };
   };
@@ -138,10 +149,13 @@ export async function readWholeList<T>(request: ListRequest<T>): Promise<T[]> {
 
 /**
  * Collects the items of the pages: `addPage` takes each page as it comes (`index`: its number)
- * and answers every item so far, each id once: an id twice in one answer is LIST_DUPLICATE_IDS; one on an earlier page too is a list
- * that moved (or a service that answers a page again), found as soon as that page comes.
+ * and answers every item so far, each id once: an id twice in one answer is LIST_DUPLICATE_IDS; one on an earlier page
+ * too is a list that moved (or a service that answers a page again), found as soon as that page comes.
  */
-function pageCollector<T>(request: ListRequest<T>, fail: (reason: string) => AppError): (items: T[], index: number) => T[] {
+function pageCollector<T>(
+  request: ListRequest<T>,
+  fail: (reason: string) => AppError,
+): (items: T[], index: number) => T[] {
   const pageOf = new Map<string, number>();
   const all: T[] = [];
   return (items, index) => {
@@ -150,7 +164,10 @@ function pageCollector<T>(request: ListRequest<T>, fail: (reason: string) => App
       const id = request.idOf(item);
       const before = pageOf.get(id);
       if (before === index) repeated.add(id);
-      else if (before !== undefined) throw fail(`${request.nameOf(id)} is on page ${before} and on page ${index}: the list moved while its pages were read`);
+      else if (before !== undefined)
+        throw fail(
+          `${request.nameOf(id)} is on page ${before} and on page ${index}: the list moved while its pages were read`,
+        );
       pageOf.set(id, index);
     }
     if (repeated.size > 0) throw duplicated(request, repeated);
@@ -172,11 +189,15 @@ function duplicated<T>(request: ListRequest<T>, repeated: ReadonlySet<string>): 
 /** The items, when as many as the last page says the list holds. */
 function checkedTotal<T>(items: T[], paging: Paging, request: ListRequest<T>, fail: (reason: string) => AppError): T[] {
   const total = paging.totalElements;
-  if (total !== undefined && total !== items.length) throw fail(`it says it holds ${total} ${request.what} and listed ${items.length}`);
+  if (total !== undefined && total !== items.length)
+    throw fail(`it says it holds ${total} ${request.what} and listed ${items.length}`);
   return items;
 }
 
-/** Whether a page is the last one (`index`: its number; `collected`: the items of it and those before), or undefined when it does not say. */
+/**
+ * Whether a page is the last one (`index`: its number; `collected`: the items of it and those before), or undefined
+ * when it does not say.
+ */
 function isLastPage(paging: Paging, index: number, length: number, collected: number): boolean | undefined {
   if (paging.last !== undefined) return paging.last;
   if (paging.totalPages !== undefined) return index + 1 >= paging.totalPages;
@@ -219,7 +240,10 @@ function pagingOf(answer: ListAnswer<unknown>, problem: (text: string) => AppErr
   return paging;
 }
 
-/** A page as people read it, counting pages from 0 as `?page=` does: "page 0, 3 pages, 2 per page, 5 in all, not the last". */
+/**
+ * A page as people read it, counting pages from 0 as `?page=` does: "page 0, 3 pages, 2 per page, 5 in all, not the
+ * last".
+ */
 function pagingText(paging: Paging): string {
   const parts: string[] = [];
   if (paging.number !== undefined) parts.push(`page ${paging.number}`);

@@ -28,7 +28,9 @@ function fieldName(instancePath: string): string {
   return instancePath
     .slice(1)
     .split('/')
-    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : `${index === 0 ? '' : '.'}${part.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+    .map((part, index) =>
+      /^\d+$/.test(part) ? `[${part}]` : `${index === 0 ? '' : '.'}${part.replace(/~1/g, '/').replace(/~0/g, '~')}`,
+    )
     .join('');
 }
 
@@ -59,7 +61,9 @@ export function validateWire<K extends WireTypeName>(name: K, value: unknown): W
   return checkWire(byTitle[name], value);
 }
 
-/** `value` checked by `validate`, its problems said as validateWire says them (the tests check request bodies with it). */
+/**
+ * `value` checked by `validate`, its problems said as validateWire says them (the tests check request bodies with it).
+ */
 export function checkWire<T>(validate: CompiledValidator<T>, value: unknown): WireValidation<T> {
   if (validate(value)) return { ok: true, value };
   const issues = formatIssues(validate.errors ?? []).slice(0, MAX_ISSUES);

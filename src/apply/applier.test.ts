@@ -3,7 +3,14 @@ import { ApiError } from '../api/api-error.js';
 import type { AudienceClient, BatchAnswer, DeleteManyResult } from '../api/audiences.js';
 import { AppError, NOT_STARTED, OUTCOME_UNKNOWN } from '../errors.js';
 import type { Long } from '../model/index.js';
-import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, ChangeResult } from '../plan/index.js';
+import type {
+  AdGroupUnlink,
+  AudienceCreate,
+  AudienceDelete,
+  AudienceUpdate,
+  Change,
+  ChangeResult,
+} from '../plan/index.js';
 import { definition, planOf } from '../../test/helpers/builders.js';
 import { applyPlan, verifyApplied } from './applier.js';
 import type { ListedAfterWrites } from './kind.js';
@@ -18,7 +25,11 @@ function answered(ids: Long[], answer: BatchAnswer): DeleteManyResult {
  * audience's id with ids the emulator never hands out (its audiences start at 100001), so
  * these cases use a small in-memory account; the end-to-end tests cover the emulator.
  */
-function account(options: { audiences: number[]; deleteMany?: (ids: Long[]) => DeleteManyResult; failUnlink?: boolean }): AudienceClient & { present: Set<Long>; calls: string[] } {
+function account(options: {
+  audiences: number[];
+  deleteMany?: (ids: Long[]) => DeleteManyResult;
+  failUnlink?: boolean;
+}): AudienceClient & { present: Set<Long>; calls: string[] } {
   const present = new Set(options.audiences.map(String));
   const calls: string[] = [];
   const refuse = (what: string) => () => Promise.reject(new Error(`${what} is not expected here`));
@@ -26,7 +37,15 @@ function account(options: { audiences: number[]; deleteMany?: (ids: Long[]) => D
     adAccountId: 1234,
     present,
     calls,
-    list: async () => [...present].map((id) => ({ id, name: `audience ${id}`, audienceStatus: 'AVAILABLE' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '' })),
+    list: async () =>
+      [...present].map((id) => ({
+        id,
+        name: `audience ${id}`,
+        audienceStatus: 'AVAILABLE' as const,
+        type: 'DISPLAY' as const,
+        createdDate: '',
+        lastModifiedDate: '',
+      })),
     read: refuse('read'),
     create: refuse('create'),
     update: refuse('update'),
@@ -49,7 +68,16 @@ function account(options: { audiences: number[]; deleteMany?: (ids: Long[]) => D
 }
 
 function deletion(id: number): AudienceDelete {
-  return { action: 'delete', kind: 'audience', name: `audience ${id}`, id: String(id), before: definition({ name: `audience ${id}` }), after: null, kept: {}, display: { impact: [] } };
+  return {
+    action: 'delete',
+    kind: 'audience',
+    name: `audience ${id}`,
+    id: String(id),
+    before: definition({ name: `audience ${id}` }),
+    after: null,
+    kept: {},
+    display: { impact: [] },
+  };
 }
 
 function unlinking(id: number, adGroupId: number): AdGroupUnlink {
@@ -59,7 +87,13 @@ function unlinking(id: number, adGroupId: number): AdGroupUnlink {
     name: `audience ${id}`,
     id: String(id),
     adGroupId: String(adGroupId),
-    before: { adGroupId: String(adGroupId), adGroupName: 'ad group', adGroupStatus: ['LIVE'], campaignId: '11', campaignName: 'campaign' },
+    before: {
+      adGroupId: String(adGroupId),
+      adGroupName: 'ad group',
+      adGroupStatus: ['LIVE'],
+      campaignId: '11',
+      campaignName: 'campaign',
+    },
     after: null,
     display: { reason: 'audience-deleted' },
   };
@@ -72,7 +106,11 @@ describe('applyPlan: batch deletes', () => {
       audiences: [5, 101, 7],
       deleteMany: (ids) => {
         for (const id of ids.filter((candidate) => candidate !== '5')) client.present.delete(id);
-        return answered(ids, { successCount: ids.length - 1, failCount: 1, errorMessages: ['audience 5: in use by ad groups 101, 7'] });
+        return answered(ids, {
+          successCount: ids.length - 1,
+          failCount: 1,
+          errorMessages: ['audience 5: in use by ad groups 101, 7'],
+        });
       },
     });
     const result = await applyPlan(planOf([deletion(5), deletion(101), deletion(7)]), { audiences: client });
@@ -91,7 +129,11 @@ describe('applyPlan: batch deletes', () => {
       deleteMany: (ids) => {
         client.present.delete('1');
         client.present.delete('3');
-        return answered(ids, { successCount: ids.length - 1, failCount: 1, errorMessages: ['one audience could not be deleted'] });
+        return answered(ids, {
+          successCount: ids.length - 1,
+          failCount: 1,
+          errorMessages: ['one audience could not be deleted'],
+        });
       },
     });
     const result = await applyPlan(planOf([deletion(1), deletion(2), deletion(3)]), { audiences: client });
@@ -103,10 +145,21 @@ describe('applyPlan: batch deletes', () => {
     const client = account({ audiences: [1, 2, 3], failUnlink: true });
     const reported: string[] = [];
     const plan = planOf([unlinking(1, 101), deletion(1), deletion(2), deletion(3)]);
-    const result = await applyPlan(plan, { audiences: client }, { finished: (_change, result) => reported.push(`${result.action} ${result.id} ${result.status}`) });
-    expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 failed', 'delete 1 skipped', 'delete 2 ok', 'delete 3 ok']);
+    const result = await applyPlan(
+      plan,
+      { audiences: client },
+      { finished: (_change, result) => reported.push(`${result.action} ${result.id} ${result.status}`) },
+    );
+    expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual([
+      'unlink 1 failed',
+      'delete 1 skipped',
+      'delete 2 ok',
+      'delete 3 ok',
+    ]);
     expect(result.results[1]?.cause).toContain('unlinking ad group 101 failed');
-    expect([...reported].sort()).toEqual([...result.results.map((change) => `${change.action} ${change.id} ${change.status}`)].sort());
+    expect([...reported].sort()).toEqual(
+      [...result.results.map((change) => `${change.action} ${change.id} ${change.status}`)].sort(),
+    );
     expect(client.calls).toEqual(['unlink 1 101', 'deleteMany 2,3']);
   });
 });
@@ -124,21 +177,47 @@ describe('applyPlan: interrupted', () => {
       },
     };
     const result = await applyPlan(plan, { audiences: client }, progress, interrupt.signal);
-    expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 ok', 'delete 1 skipped', 'delete 2 skipped', 'delete 3 skipped']);
+    expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual([
+      'unlink 1 ok',
+      'delete 1 skipped',
+      'delete 2 skipped',
+      'delete 3 skipped',
+    ]);
     // Each has its progress line, the deletes of the kind that never began too.
     expect(reported).toEqual(['unlink 1 ok', 'delete 1 skipped', 'delete 2 skipped', 'delete 3 skipped']);
-    expect(result.results.slice(1).map((change) => change.cause)).toEqual(Array(3).fill('not started: the apply was interrupted'));
+    expect(result.results.slice(1).map((change) => change.cause)).toEqual(
+      Array(3).fill('not started: the apply was interrupted'),
+    );
     expect(client.calls).toEqual(['unlink 1 101']);
   });
 });
 
 describe('applyPlan: a create another apply raced', () => {
-  const made = { id: '8', name: 'race', audienceStatus: 'STANDBY', type: 'DISPLAY', createdDate: '', lastModifiedDate: '' };
-  const create: AudienceCreate = { action: 'create', kind: 'audience', name: 'race', id: null, before: null, after: definition({ name: 'race' }) };
+  const made = {
+    id: '8',
+    name: 'race',
+    audienceStatus: 'STANDBY',
+    type: 'DISPLAY',
+    createdDate: '',
+    lastModifiedDate: '',
+  };
+  const create: AudienceCreate = {
+    action: 'create',
+    kind: 'audience',
+    name: 'race',
+    id: null,
+    before: null,
+    after: definition({ name: 'race' }),
+  };
 
   function racedAccount(rival: { definition: ReturnType<typeof definition> }, remove: (id: Long) => Promise<void>) {
     const client = account({ audiences: [] });
-    client.create = async () => ({ id: made.id, audience: { ...made, populationScore: null, unmodelled: {}, definition: definition({ name: 'race' }) }, verified: null, candidates: [] });
+    client.create = async () => ({
+      id: made.id,
+      audience: { ...made, populationScore: null, unmodelled: {}, definition: definition({ name: 'race' }) },
+      verified: null,
+      candidates: [],
+    });
     client.list = async () => [{ ...made, id: '7' }, made];
     client.read = async (id) => ({ ...made, id, populationScore: null, unmodelled: {}, definition: rival.definition });
     client.delete = async (id) => {
@@ -166,10 +245,17 @@ describe('applyPlan: a create another apply raced', () => {
       {
         started: (change) => events.push(`started ${change.name}`),
         finished: (change, result) => events.push(`finished ${change.name} ${result.status} ${result.id}`),
-        followingUp: (changes, underway) => events.push(`${underway ? 'following up' : 'followed up'} ${changes.map((change) => change.name).join(',')}`),
+        followingUp: (changes, underway) =>
+          events.push(`${underway ? 'following up' : 'followed up'} ${changes.map((change) => change.name).join(',')}`),
       },
     );
-    expect(events).toEqual(['started race', 'finished race ok 8', 'following up race', 'finished race ok 7', 'followed up race']);
+    expect(events).toEqual([
+      'started race',
+      'finished race ok 8',
+      'following up race',
+      'finished race ok 7',
+      'followed up race',
+    ]);
   });
 
   it('keeps both, and says so, when the rival is another audience or its duplicate cannot be deleted: the create was made', async () => {
@@ -179,7 +265,9 @@ describe('applyPlan: a create another apply raced', () => {
     expect(kept?.cause).toContain('appeared meanwhile (id 7) with another definition: both are kept');
     expect(foreign.calls).toEqual([]);
 
-    const stuck = racedAccount({ definition: definition({ name: 'race' }) }, () => Promise.reject(new Error('the service went away')));
+    const stuck = racedAccount({ definition: definition({ name: 'race' }) }, () =>
+      Promise.reject(new Error('the service went away')),
+    );
     const [left] = (await applyPlan(planOf([create]), { audiences: stuck })).results;
     expect(left).toMatchObject({ status: 'ok', id: '8' });
     expect(left?.cause).toContain('deleting the duplicate this apply made (id 8) failed (the service went away)');
@@ -187,7 +275,16 @@ describe('applyPlan: a create another apply raced', () => {
 
   it('adopts the lowest alike and deletes its other candidates when a lost answer left it unsure which one it made, whoever made them', async () => {
     const client = racedAccount({ definition: definition({ name: 'race' }) }, async (id) => {
-      if (id === '9') throw new ApiError({ service: 'audience', kind: 'http', status: 404, attempts: 1, method: 'DELETE', path: '/openapi/v4/targetings/9', ambiguous: false });
+      if (id === '9')
+        throw new ApiError({
+          service: 'audience',
+          kind: 'http',
+          status: 404,
+          attempts: 1,
+          method: 'DELETE',
+          path: '/openapi/v4/targetings/9',
+          ambiguous: false,
+        });
     });
     client.create = async () => ({
       id: '7',
@@ -207,11 +304,22 @@ describe('applyPlan: a create another apply raced', () => {
 
   it('unsure which one it made, leaves and names a candidate it cannot read or that holds another definition: the next plan will stop at the name', async () => {
     const client = racedAccount({ definition: definition({ name: 'race' }) }, async () => undefined);
-    client.create = async () => ({ id: '7', audience: null, verified: 'the answer was lost (503); …', candidates: ['7', '8', '9', '10'] });
+    client.create = async () => ({
+      id: '7',
+      audience: null,
+      verified: 'the answer was lost (503); …',
+      candidates: ['7', '8', '9', '10'],
+    });
     client.list = async () => ['7', '8', '9', '10'].map((id) => ({ ...made, id }));
     client.read = async (id) => {
       if (id === '9') throw new Error('the service answered 500');
-      return { ...made, id, populationScore: null, unmodelled: {}, definition: definition({ name: 'race', type: id === '7' ? 'MESSAGE' : 'DISPLAY' }) };
+      return {
+        ...made,
+        id,
+        populationScore: null,
+        unmodelled: {},
+        definition: definition({ name: 'race', type: id === '7' ? 'MESSAGE' : 'DISPLAY' }),
+      };
     };
     const [result] = (await applyPlan(planOf([create]), { audiences: client })).results;
     expect(result).toMatchObject({ status: 'ok', id: '8' });
@@ -223,8 +331,20 @@ describe('applyPlan: a create another apply raced', () => {
 });
 
 describe('applyPlan: answers lost on the way', () => {
-  const creating = (name: string): AudienceCreate => ({ action: 'create', kind: 'audience', name, id: null, before: null, after: definition({ name }) });
-  const unknown = (what: string) => new AppError({ code: OUTCOME_UNKNOWN, source: 'remote', summary: `the outcome is unknown: ${what} may have been carried out, but its answer was lost (503)` });
+  const creating = (name: string): AudienceCreate => ({
+    action: 'create',
+    kind: 'audience',
+    name,
+    id: null,
+    before: null,
+    after: definition({ name }),
+  });
+  const unknown = (what: string) =>
+    new AppError({
+      code: OUTCOME_UNKNOWN,
+      source: 'remote',
+      summary: `the outcome is unknown: ${what} may have been carried out, but its answer was lost (503)`,
+    });
 
   it('a create found after a lost answer is done and says how it is known; one that could not be settled is unknown, neither done nor failed', async () => {
     const client = account({ audiences: [] });
@@ -242,13 +362,39 @@ describe('applyPlan: answers lost on the way', () => {
         unmodelled: {},
         definition: sent,
       };
-      return { id: audience.id, audience, verified: sent.name === 'found' ? 'the answer was lost (503); the account was listed and the audience was found (id 8)' : null, candidates: [] };
+      return {
+        id: audience.id,
+        audience,
+        verified:
+          sent.name === 'found'
+            ? 'the answer was lost (503); the account was listed and the audience was found (id 8)'
+            : null,
+        candidates: [],
+      };
     };
     const reported: ChangeResult[] = [];
-    const result = await applyPlan(planOf([creating('found'), creating('lost'), creating('plain')]), { audiences: client }, { finished: (_change, result) => reported.push(result) });
+    const result = await applyPlan(
+      planOf([creating('found'), creating('lost'), creating('plain')]),
+      { audiences: client },
+      { finished: (_change, result) => reported.push(result) },
+    );
     expect(result.results).toEqual([
-      { action: 'create', name: 'found', id: '8', status: 'ok', verified: 'the answer was lost (503); the account was listed and the audience was found (id 8)', differing: [] },
-      { action: 'create', name: 'lost', id: null, status: 'unknown', cause: 'the outcome is unknown: the create of audience "lost" may have been carried out, but its answer was lost (503)' },
+      {
+        action: 'create',
+        name: 'found',
+        id: '8',
+        status: 'ok',
+        verified: 'the answer was lost (503); the account was listed and the audience was found (id 8)',
+        differing: [],
+      },
+      {
+        action: 'create',
+        name: 'lost',
+        id: null,
+        status: 'unknown',
+        cause:
+          'the outcome is unknown: the create of audience "lost" may have been carried out, but its answer was lost (503)',
+      },
       { action: 'create', name: 'plain', id: '9', status: 'ok', differing: [] },
     ]);
     expect(result.summary).toEqual({ ok: 1, verified: 1, failed: 0, unknown: 1, skipped: 0 });
@@ -258,13 +404,33 @@ describe('applyPlan: answers lost on the way', () => {
   it('a batch delete says, per audience, whether the list after a lost answer found it gone, or it was sent again and deleted', async () => {
     const client = account({
       audiences: [1, 2, 3],
-      deleteMany: () => ({ deletedUnanswered: ['1', '3'], lostAnswer: 'the service answered 503', sent: ['2'], answer: { successCount: 1, failCount: 0, errorMessages: [] } }),
+      deleteMany: () => ({
+        deletedUnanswered: ['1', '3'],
+        lostAnswer: 'the service answered 503',
+        sent: ['2'],
+        answer: { successCount: 1, failCount: 0, errorMessages: [] },
+      }),
     });
     const result = await applyPlan(planOf([deletion(1), deletion(2), deletion(3)]), { audiences: client });
     expect(result.results.map(({ id, status, verified }) => ({ id, status, verified }))).toEqual([
-      { id: '1', status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was gone" },
-      { id: '2', status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was still there, so it was sent again and deleted" },
-      { id: '3', status: 'ok', verified: "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was gone" },
+      {
+        id: '1',
+        status: 'ok',
+        verified:
+          "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was gone",
+      },
+      {
+        id: '2',
+        status: 'ok',
+        verified:
+          "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was still there, so it was sent again and deleted",
+      },
+      {
+        id: '3',
+        status: 'ok',
+        verified:
+          "the batch delete's answer was lost (the service answered 503); the account was listed and the audience was gone",
+      },
     ]);
     expect(result.summary).toEqual({ ok: 0, verified: 3, failed: 0, unknown: 0, skipped: 0 });
   });
@@ -272,7 +438,12 @@ describe('applyPlan: answers lost on the way', () => {
   it('a batch delete whose lost answer could not be settled is unknown for what was left, and done for what was found gone', async () => {
     const client = account({
       audiences: [1, 2],
-      deleteMany: () => ({ deletedUnanswered: ['1'], lostAnswer: 'reset', sent: ['2'], answer: { error: unknown('the batch delete of audience 2') } }),
+      deleteMany: () => ({
+        deletedUnanswered: ['1'],
+        lostAnswer: 'reset',
+        sent: ['2'],
+        answer: { error: unknown('the batch delete of audience 2') },
+      }),
     });
     const result = await applyPlan(planOf([deletion(1), deletion(2)]), { audiences: client });
     expect(result.results.map(({ id, status }) => ({ id, status }))).toEqual([
@@ -283,7 +454,11 @@ describe('applyPlan: answers lost on the way', () => {
   });
 
   it('a batch whose failures are not all named, and whose account cannot be listed again, is failed where named and unknown elsewhere', async () => {
-    const client = account({ audiences: [1, 2, 3], deleteMany: (ids) => answered(ids, { successCount: 1, failCount: 2, errorMessages: ['audience 1: in use', 'one more failed'] }) });
+    const client = account({
+      audiences: [1, 2, 3],
+      deleteMany: (ids) =>
+        answered(ids, { successCount: 1, failCount: 2, errorMessages: ['audience 1: in use', 'one more failed'] }),
+    });
     client.list = () => Promise.reject(new Error('the service went away'));
     const result = await applyPlan(planOf([deletion(1), deletion(2), deletion(3)]), { audiences: client });
     expect(result.results.map((change) => change.status)).toEqual(['failed', 'unknown', 'unknown']);
@@ -307,7 +482,8 @@ describe('applyPlan: answers lost on the way', () => {
       name: 'later',
       id: null,
       status: 'skipped',
-      cause: 'not started: the apply was interrupted before it was sent again (the answer was lost (the service answered 500); the account was listed and the audience was not there)',
+      cause:
+        'not started: the apply was interrupted before it was sent again (the answer was lost (the service answered 500); the account was listed and the audience was not there)',
     });
   });
 
@@ -317,14 +493,27 @@ describe('applyPlan: answers lost on the way', () => {
       throw unknown('the unlink of ad group 101 from audience 1');
     };
     const result = await applyPlan(planOf([unlinking(1, 101), deletion(1), deletion(2)]), { audiences: client });
-    expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual(['unlink 1 unknown', 'delete 1 skipped', 'delete 2 ok']);
-    expect(result.results[1]?.cause).toBe('whether ad group 101 was unlinked is unknown, so the audience may still be in use');
+    expect(result.results.map((change) => `${change.action} ${change.id} ${change.status}`)).toEqual([
+      'unlink 1 unknown',
+      'delete 1 skipped',
+      'delete 2 ok',
+    ]);
+    expect(result.results[1]?.cause).toBe(
+      'whether ad group 101 was unlinked is unknown, so the audience may still be in use',
+    );
     expect(client.calls).toEqual(['delete 2']);
   });
 });
 
 describe('verifyApplied after the creates: the list that settles races also checks them', () => {
-  const creating = (name: string): AudienceCreate => ({ action: 'create', kind: 'audience', name, id: null, before: null, after: definition({ name }) });
+  const creating = (name: string): AudienceCreate => ({
+    action: 'create',
+    kind: 'audience',
+    name,
+    id: null,
+    before: null,
+    after: definition({ name }),
+  });
 
   /** An account that makes each create (but `lose`, whose audience never shows), and counts its lists. */
   function creatingAccount(lose?: string) {
@@ -333,7 +522,14 @@ describe('verifyApplied after the creates: the list that settles races also chec
     let lists = 0;
     client.list = async () => {
       lists += 1;
-      return [...client.present].map((id) => ({ id, name: names.get(id) ?? '', audienceStatus: 'AVAILABLE' as const, type: 'DISPLAY' as const, createdDate: '', lastModifiedDate: '' }));
+      return [...client.present].map((id) => ({
+        id,
+        name: names.get(id) ?? '',
+        audienceStatus: 'AVAILABLE' as const,
+        type: 'DISPLAY' as const,
+        createdDate: '',
+        lastModifiedDate: '',
+      }));
     };
     client.create = async (sent) => {
       const id = String(30 + names.size);
@@ -383,7 +579,17 @@ describe('applyPlan: what an update keeps as read', () => {
     client.update = async (id, sent, keep) => {
       sentKeep = keep;
       return {
-        audience: { id, name: sent.name, audienceStatus: 'STANDBY', type: 'DISPLAY', createdDate: '', lastModifiedDate: '', populationScore: null, definition: sent, unmodelled: { note: '"kept"' } },
+        audience: {
+          id,
+          name: sent.name,
+          audienceStatus: 'STANDBY',
+          type: 'DISPLAY',
+          createdDate: '',
+          lastModifiedDate: '',
+          populationScore: null,
+          definition: sent,
+          unmodelled: { note: '"kept"' },
+        },
         verified: null,
       };
     };

@@ -14,9 +14,19 @@ import { identify, notStarted } from './results.js';
  * `signal` is aborted (an interrupt), no change starts: those in flight finish, the others end
  * as not started.
  */
-export async function applyPlan(plan: Plan, services: ApplyServices, progress: Partial<ApplyProgress> = {}, signal: AbortSignal = new AbortController().signal): Promise<ApplyResult> {
+export async function applyPlan(
+  plan: Plan,
+  services: ApplyServices,
+  progress: Partial<ApplyProgress> = {},
+  signal: AbortSignal = new AbortController().signal,
+): Promise<ApplyResult> {
   const results = new Map<Change, ChangeResult>();
-  const told: ApplyProgress = { started: () => undefined, finished: () => undefined, followingUp: () => undefined, ...progress };
+  const told: ApplyProgress = {
+    started: () => undefined,
+    finished: () => undefined,
+    followingUp: () => undefined,
+    ...progress,
+  };
   for (const kind of APPLY_KINDS_IN_ORDER) {
     const changes = plan.changes.filter((change) => change.kind === kind.kind);
     if (changes.length === 0) continue;
@@ -28,14 +38,28 @@ export async function applyPlan(plan: Plan, services: ApplyServices, progress: P
       }
       continue;
     }
-    const kindResults = await kind.apply(changes, { ...services, ...told, plan, signal, earlier: [...results.values()] });
-    for (const change of changes) results.set(change, kindResults.get(change) ?? { ...identify(change), status: 'skipped', cause: 'its kind gave no result for it' });
+    const kindResults = await kind.apply(changes, {
+      ...services,
+      ...told,
+      plan,
+      signal,
+      earlier: [...results.values()],
+    });
+    for (const change of changes)
+      results.set(
+        change,
+        kindResults.get(change) ?? { ...identify(change), status: 'skipped', cause: 'its kind gave no result for it' },
+      );
   }
-  const ordered = plan.changes.map((change) => results.get(change) ?? { ...identify(change), status: 'skipped' as const, cause: 'no kind applies it' });
+  const ordered = plan.changes.map(
+    (change) => results.get(change) ?? { ...identify(change), status: 'skipped' as const, cause: 'no kind applies it' },
+  );
   return { adAccountId: plan.adAccountId, results: ordered, summary: countOutcomes(ordered) };
 }
 
-/** How many changes ended each way: done as answered, done and verified after a lost answer, failed, unknown, skipped. */
+/**
+ * How many changes ended each way: done as answered, done and verified after a lost answer, failed, unknown, skipped.
+ */
 export function countOutcomes(results: readonly ChangeResult[]): ApplyResult['summary'] {
   const count = (outcome: (result: ChangeResult) => boolean): number => results.filter(outcome).length;
   return {
@@ -53,14 +77,20 @@ export function countOutcomes(results: readonly ChangeResult[]): ApplyResult['su
  * account is listed once, and only when something was done; not at all when the apply's own
  * last list was made after its last write (`listedAfterWrites`).
  */
-export async function verifyApplied(plan: Plan, result: ApplyResult, audiences: AudienceClient, listedAfterWrites?: ListedAfterWrites): Promise<string[]> {
+export async function verifyApplied(
+  plan: Plan,
+  result: ApplyResult,
+  audiences: AudienceClient,
+  listedAfterWrites?: ListedAfterWrites,
+): Promise<string[]> {
   const done: DoneChange[] = plan.changes.flatMap((change, index) => {
     const changeResult = result.results[index];
     return changeResult?.status === 'ok' ? [{ change, result: changeResult }] : [];
   });
   const kept = listedAfterWrites?.ids;
   let listed: Promise<ReadonlySet<Long>> | undefined = kept === undefined ? undefined : Promise.resolve(kept);
-  const present = () => (listed ??= audiences.list().then((summaries) => new Set(summaries.map((summary) => summary.id))));
+  const present = () =>
+    (listed ??= audiences.list().then((summaries) => new Set(summaries.map((summary) => summary.id))));
   const remaining: string[] = [];
   for (const kind of APPLY_KINDS_IN_ORDER) {
     const ofKind = done.filter((entry) => entry.change.kind === kind.kind);

@@ -16,7 +16,10 @@ export interface ListedAfterWrites {
 /** What applying talks to: the account's audience API, and each kind's own services (ServiceParts). */
 export type ApplyServices = { audiences: AudienceClient } & Merged<ServiceParts>;
 
-/** Each kind's own services, by kind: what applying its changes needs besides the audience API (given by its operations, src/operations/kinds/). */
+/**
+ * Each kind's own services, by kind: what applying its changes needs besides the audience API (given by its operations,
+ * src/operations/kinds/).
+ */
 export interface ServiceParts {
   business: Record<never, never>;
   adGroupLink: Record<never, never>;
@@ -25,7 +28,10 @@ export interface ServiceParts {
     listed?: ListedAfterWrites;
   };
   image: {
-    /** The image service (absent when the plan only removes images), the image folder, and how many generations may run at once. */
+    /**
+     * The image service (absent when the plan only removes images), the image folder, and how many generations may run
+     * at once.
+     */
     images?: { client?: ImageClient; store: ImageStore; concurrency: number };
   };
 }

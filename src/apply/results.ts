@@ -1,9 +1,17 @@
 import { isAppError, isNotStarted, isOutcomeUnknown } from '../errors.js';
 import type { Change, ChangeResult } from '../plan/index.js';
 
-/** A change's result without its outcome: what it is and which audience (and ad group, for a change that names one) it touches. */
+/**
+ * A change's result without its outcome: what it is and which audience (and ad group, for a change that names one) it
+ * touches.
+ */
 export function identify(change: Change): Omit<ChangeResult, 'status'> {
-  return { action: change.action, name: change.name, id: change.id, ...('adGroupId' in change ? { adGroupId: change.adGroupId } : {}) };
+  return {
+    action: change.action,
+    name: change.name,
+    id: change.id,
+    ...('adGroupId' in change ? { adGroupId: change.adGroupId } : {}),
+  };
 }
 
 /** Why a change was not made: the apply was interrupted before it started. */
@@ -15,12 +23,23 @@ export const NOT_STARTED = 'not started: the apply was interrupted';
  * the lost attempt had done nothing, but the interrupt came before it was sent again.
  */
 export function notStarted(change: Change, lostFirst?: string): ChangeResult {
-  return { ...identify(change), status: 'skipped', cause: lostFirst === undefined ? NOT_STARTED : `${NOT_STARTED} before it was sent again (${lostFirst})` };
+  return {
+    ...identify(change),
+    status: 'skipped',
+    cause: lostFirst === undefined ? NOT_STARTED : `${NOT_STARTED} before it was sent again (${lostFirst})`,
+  };
 }
 
-/** A change whose request had left when the apply was stopped at once (a second interrupt): it may or may not have been made. */
+/**
+ * A change whose request had left when the apply was stopped at once (a second interrupt): it may or may not have been
+ * made.
+ */
 export function stoppedInFlight(change: Change): ChangeResult {
-  return { ...identify(change), status: 'unknown', cause: 'in flight when the apply was stopped at once: it may or may not have been made' };
+  return {
+    ...identify(change),
+    status: 'unknown',
+    cause: 'in flight when the apply was stopped at once: it may or may not have been made',
+  };
 }
 
 /**
@@ -39,8 +58,14 @@ export function done(change: Change, verified: string | null): ChangeResult {
   return { ...identify(change), status: 'ok', ...(verified === null ? {} : { verified }) };
 }
 
-/** Runs one request of a change: `ok` when it answers (with `verified` and, as `cause`, the `note` it gives), otherwise as `unmade` says. */
-export async function attempt(change: Change, run: () => Promise<{ verified: string | null; note?: string }>): Promise<ChangeResult> {
+/**
+ * Runs one request of a change: `ok` when it answers (with `verified` and, as `cause`, the `note` it gives), otherwise
+ * as `unmade` says.
+ */
+export async function attempt(
+  change: Change,
+  run: () => Promise<{ verified: string | null; note?: string }>,
+): Promise<ChangeResult> {
   try {
     const { verified, note } = await run();
     return { ...done(change, verified), ...(note === undefined ? {} : { cause: note }) };
@@ -61,8 +86,12 @@ export function unmade(change: Change, error: unknown): ChangeResult {
   return { ...identify(change), status: 'failed', cause: hint ? `${causeOf(error)}; hint: ${hint}` : causeOf(error) };
 }
 
-/** The cause of a failure in one line: an error's summary (with its detail: the service's codes, the attempts, why retrying stopped), or its message. */
+/**
+ * The cause of a failure in one line: an error's summary (with its detail: the service's codes, the attempts, why
+ * retrying stopped), or its message.
+ */
 export function causeOf(error: unknown): string {
-  if (isAppError(error)) return error.detail ? `${error.summary} (${error.detail.split('\n').join('; ')})` : error.summary;
+  if (isAppError(error))
+    return error.detail ? `${error.summary} (${error.detail.split('\n').join('; ')})` : error.summary;
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,9 +1,20 @@
 import { AppError } from '../errors.js';
 import type { ApplyView } from '../operations/apply.js';
-import { APPROVAL_PROMPT, applySummary, CANCELLED_TEXT, noChangesText, progressLine, renderPlans, type Style } from '../render/index.js';
+import {
+  APPROVAL_PROMPT,
+  applySummary,
+  CANCELLED_TEXT,
+  noChangesText,
+  progressLine,
+  renderPlans,
+  type Style,
+} from '../render/index.js';
 import type { Io } from './io.js';
 
-/** The apply use case as text: plans and the summary on stdout, one progress line per change on stderr, the prompt on a terminal. */
+/**
+ * The apply use case as text: plans and the summary on stdout, one progress line per change on stderr, the prompt on a
+ * terminal.
+ */
 export function textApplyView(io: Pick<Io, 'stdout' | 'stderr' | 'stdinIsTTY' | 'readLine'>, style: Style): ApplyView {
   return {
     showPlans: (plans) => io.stdout(renderPlans(plans, 'text', style)),

@@ -8,9 +8,11 @@ export const ENVIRONMENT = {
   ADS_COMPANY_URL: 'the business-information API, for a file with `business:` (default: ADS_API_URL)',
   IMAGEGEN_API_URL: 'the image-generation API, for a file with `images:`',
   IMAGEGEN_API_KEY: 'the credential of the image-generation API',
-  IMAGEGEN_MODEL_FAMILY: "the image paths' model family (default: imagegen, as the spec writes it; the real service's: karlo)",
+  IMAGEGEN_MODEL_FAMILY:
+    "the image paths' model family (default: imagegen, as the spec writes it; the real service's: karlo)",
   IMAGEGEN_AUTH_SCHEME: "the scheme word sent before IMAGEGEN_API_KEY (default: AppKey; the real service's: KakaoAK)",
-  ADS_COMPANY_PATH: "the business lookup's path (default: /openapi/v1/companies; the real service's: /openapi/v4/companies)",
+  ADS_COMPANY_PATH:
+    "the business lookup's path (default: /openapi/v1/companies; the real service's: /openapi/v4/companies)",
   NO_COLOR: 'no colour (as --no-color)',
   FORCE_COLOR: 'colour even when not on a terminal (as --color); 0 turns it off',
 } as const;
@@ -70,18 +72,27 @@ export class UsageError extends Error {
   }
 }
 
-/** The desired-state files named with -f or, where a command takes them, as arguments (none: the default file); an empty name is a mistake. */
+/**
+ * The desired-state files named with -f or, where a command takes them, as arguments (none: the default file); an empty
+ * name is a mistake.
+ */
 export function fileArgs(args: Record<string, unknown>, example: string): string[] {
   const named = args['file'];
   const flagged = Array.isArray(named) ? named.map(String) : [];
-  if (Array.isArray(named) && (flagged.length === 0 || flagged.some((file) => file.trim() === ''))) throw new UsageError('-f needs a file name', example);
+  if (Array.isArray(named) && (flagged.length === 0 || flagged.some((file) => file.trim() === '')))
+    throw new UsageError('-f needs a file name', example);
   const positional = Array.isArray(args['files']) ? args['files'].map(String) : [];
   if (positional.some((file) => file.trim() === '')) throw new UsageError('a file name is empty', example);
   return [...positional, ...flagged];
 }
 
 /** A file named by an option (`--out`, `-o`), or undefined when not given; an empty name is a mistake. */
-export function fileOption(args: Record<string, unknown>, key: string, flag: string, example: string): string | undefined {
+export function fileOption(
+  args: Record<string, unknown>,
+  key: string,
+  flag: string,
+  example: string,
+): string | undefined {
   const value = args[key];
   if (typeof value !== 'string') return undefined;
   if (value.trim() === '') throw new UsageError(`${flag} needs a file name`, example);

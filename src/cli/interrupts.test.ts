@@ -10,7 +10,8 @@ describe('interruptible', () => {
   /** Once a signal came, released handlers stay for the rest of the process: a test takes them off itself. */
   const removeSignalHandlers = (): void => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      for (const listener of process.listeners(signal)) if (!listening[signal].includes(listener)) process.off(signal, listener);
+      for (const listener of process.listeners(signal))
+        if (!listening[signal].includes(listener)) process.off(signal, listener);
     }
   };
   afterEach(() => {
@@ -19,7 +20,9 @@ describe('interruptible', () => {
     exits.length = 0;
   });
   const handled = () => {
-    vi.spyOn(process, 'exit').mockImplementation(((code?: number) => void exits.push(code ?? 0)) as typeof process.exit);
+    vi.spyOn(process, 'exit').mockImplementation(
+      ((code?: number) => void exits.push(code ?? 0)) as typeof process.exit,
+    );
     let stderr = '';
     let stops = 0;
     const interrupts = interruptible({ stderr: (text) => void (stderr += text) }, () => void (stops += 1));
@@ -50,7 +53,11 @@ describe('interruptible', () => {
     interrupts.applying(() => said.push('what is known'));
     try {
       process.emit('SIGINT');
-      expect({ aborted: interrupts.signal.aborted, stops: stops(), exits: [...exits] }).toEqual({ aborted: true, stops: 1, exits: [] });
+      expect({ aborted: interrupts.signal.aborted, stops: stops(), exits: [...exits] }).toEqual({
+        aborted: true,
+        stops: 1,
+        exits: [],
+      });
       expect(stderr()).toContain('Interrupted: the changes in flight are finishing and no other starts.');
       process.emit('SIGTERM');
       expect(said).toEqual(['what is known']);

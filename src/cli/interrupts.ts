@@ -44,7 +44,9 @@ export function interruptible(io: Pick<Io, 'stderr'>, stopStarting: () => void):
     controller.abort();
     // The requests queued in the transport never leave; those on the wire finish.
     stopStarting();
-    io.stderr('\nInterrupted: the changes in flight are finishing and no other starts. Interrupt again to stop at once (what is in flight is then unknown).\n');
+    io.stderr(
+      '\nInterrupted: the changes in flight are finishing and no other starts. Interrupt again to stop at once (what is in flight is then unknown).\n',
+    );
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -7,7 +7,11 @@ function parserCountingHelp() {
   const parser = yargs([])
     .command('go', 'a command', (argv) => argv.option('speed', { type: 'number', describe: 'how fast' }))
     .exitProcess(false);
-  const usage = (parser as unknown as { getInternalMethods(): { getUsageInstance(): { help(...args: unknown[]): string } } }).getInternalMethods().getUsageInstance();
+  const usage = (
+    parser as unknown as { getInternalMethods(): { getUsageInstance(): { help(...args: unknown[]): string } } }
+  )
+    .getInternalMethods()
+    .getUsageInstance();
   const counted = { renders: 0 };
   const help = usage.help.bind(usage);
   usage.help = (...args) => {

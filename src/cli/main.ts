@@ -15,18 +15,40 @@ import { showCommand } from './commands/show.js';
 import { validateCommand } from './commands/validate.js';
 
 /** Every command, each a small file; their handlers load the heavy modules lazily. */
-const commands: CommandDefinition[] = [validateCommand, planCommand, showCommand, applyCommand, importCommand, companyCommand, emulatorCommand];
+const commands: CommandDefinition[] = [
+  validateCommand,
+  planCommand,
+  showCommand,
+  applyCommand,
+  importCommand,
+  companyCommand,
+  emulatorCommand,
+];
 
 export async function main(argv: string[], outside: Io = processIo()): Promise<number> {
   const io = maskingSecrets(outside);
   let debug = argv.includes('--debug');
   const parser: Argv<GlobalOptions> = yargs(argv)
     .scriptName('audiences')
-    .usage('$0 <command> [options]\n\nAudiences as code: declare the audiences of an ad account in YAML, then plan and apply.')
-    .option('emulator', { type: 'boolean', default: false, describe: 'Run against the built-in emulator (state under .audiences/)' })
+    .usage(
+      '$0 <command> [options]\n\nAudiences as code: declare the audiences of an ad account in YAML, then plan and apply.',
+    )
+    .option('emulator', {
+      type: 'boolean',
+      default: false,
+      describe: 'Run against the built-in emulator (state under .audiences/)',
+    })
     .option('concurrency', { type: 'number', default: 8, requiresArg: true, describe: 'Requests in flight at once' })
-    .option('requests-per-second', { type: 'number', requiresArg: true, describe: 'Most requests started per second, per service (to stay under a quota)' })
-    .option('color', { type: 'boolean', describe: 'Colour even when not on a terminal (--no-color: never; default: on a terminal, unless NO_COLOR or TERM=dumb)' })
+    .option('requests-per-second', {
+      type: 'number',
+      requiresArg: true,
+      describe: 'Most requests started per second, per service (to stay under a quota)',
+    })
+    .option('color', {
+      type: 'boolean',
+      describe:
+        'Colour even when not on a terminal (--no-color: never; default: on a terminal, unless NO_COLOR or TERM=dumb)',
+    })
     .option('verbose', { type: 'boolean', default: false, describe: 'Log each request to stderr' })
     .option('debug', { type: 'boolean', default: false, describe: 'Show stack traces' })
     .strict()
@@ -120,7 +142,9 @@ function knownOptions(parser: Argv<unknown>): string[] {
  * saved, and exit 0). Refused instead, naming both.
  */
 function checkRepeatedOptions(args: Record<string, unknown>, options: ParserOptions): void {
-  const repeated = Object.keys(options.key).find((key) => key.length > 1 && !/[A-Z]/.test(key) && !options.array.includes(key) && Array.isArray(args[key]));
+  const repeated = Object.keys(options.key).find(
+    (key) => key.length > 1 && !/[A-Z]/.test(key) && !options.array.includes(key) && Array.isArray(args[key]),
+  );
   if (repeated === undefined) return;
   const values = (args[repeated] as unknown[]).map(String).join(', ');
   throw new UsageError(`--${repeated} is given more than once (${values})`, `give --${repeated} once`);
@@ -141,23 +165,39 @@ function checkRepeatedFlags(argv: string[], options: ParserOptions): void {
   }
 }
 
-const GLOBAL_OPTIONS = ['emulator', 'concurrency', 'requests-per-second', 'color', 'verbose', 'debug', 'help', 'version'];
+const GLOBAL_OPTIONS = [
+  'emulator',
+  'concurrency',
+  'requests-per-second',
+  'color',
+  'verbose',
+  'debug',
+  'help',
+  'version',
+];
 
 /** A command's --help: its own options first, then the global ones, examples, and the environment it reads. */
 function withHelp(command: CommandDefinition, argv: Argv): Argv {
   const known = knownOptions(argv);
   const positionals = [...command.name.matchAll(/[<[](\w+)/g)].map((match) => match[1]);
-  const own = known.filter((key) => ![...GLOBAL_OPTIONS, ...positionals].includes(key) && !/[A-Z]/.test(key) && key.length > 1 && key !== '$0');
+  const own = known.filter(
+    (key) => ![...GLOBAL_OPTIONS, ...positionals].includes(key) && !/[A-Z]/.test(key) && key.length > 1 && key !== '$0',
+  );
   const grouped = argv.group(own, 'Options:').group(GLOBAL_OPTIONS, 'Global options:');
   const helped = command.examples.reduce((parser, [line, description]) => parser.example(line, description), grouped);
   if (command.environment.length === 0) return helped;
   const width = Math.max(...command.environment.map((name) => name.length));
-  return helped.epilogue(['Environment:', ...command.environment.map((name) => `  ${name.padEnd(width)}  ${ENVIRONMENT[name]}`)].join('\n'));
+  return helped.epilogue(
+    ['Environment:', ...command.environment.map((name) => `  ${name.padEnd(width)}  ${ENVIRONMENT[name]}`)].join('\n'),
+  );
 }
 
 function checkGlobalOptions(args: GlobalOptions): void {
   if (!Number.isInteger(args.concurrency) || args.concurrency < 1) {
-    throw new UsageError('--concurrency takes a whole number of at least 1', 'e.g. --concurrency 8 (the default); fewer when the service often answers 429');
+    throw new UsageError(
+      '--concurrency takes a whole number of at least 1',
+      'e.g. --concurrency 8 (the default); fewer when the service often answers 429',
+    );
   }
   const rate = args.requestsPerSecond;
   if (rate !== undefined && !(rate >= REQUESTS_PER_SECOND.min && rate <= REQUESTS_PER_SECOND.max)) {
@@ -188,7 +228,10 @@ async function unknownOptions(error: UsageError, argv: string[], known: string[]
   const names = error.message.replace(UNKNOWN_ARGUMENTS, '').split(', ');
   const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
   const typed = names.filter((name) => !(/[A-Z]/.test(name) && names.includes(kebab(name))));
-  const asTyped = (name: string) => argv.map((arg) => arg.split('=')[0] ?? arg).find((arg) => [`--${name}`, `--no-${name}`, `-${name}`].includes(arg)) ?? name;
+  const asTyped = (name: string) =>
+    argv
+      .map((arg) => arg.split('=')[0] ?? arg)
+      .find((arg) => [`--${name}`, `--no-${name}`, `-${name}`].includes(arg)) ?? name;
   const shown = typed.map(asTyped);
   const { suggest } = await import('../config/suggest.js');
   const options = known.filter((name) => name.length > 1 && !/[A-Z]/.test(name));
@@ -214,7 +257,9 @@ async function unknownCommand(error: UsageError): Promise<UsageError> {
   );
   return new UsageError(
     `unknown command ${typed}`,
-    nearest === undefined ? 'run `audiences --help` for the commands' : `did you mean \`audiences ${nearest}\`? (run \`audiences --help\` for the commands)`,
+    nearest === undefined
+      ? 'run `audiences --help` for the commands'
+      : `did you mean \`audiences ${nearest}\`? (run \`audiences --help\` for the commands)`,
   );
 }
 
@@ -236,7 +281,10 @@ async function invalidChoices(error: UsageError): Promise<UsageError | undefined
     const list = choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}` : choices[0];
     // A number option given a word is NaN to yargs (null here): said without it.
     const not = values.every((value) => typeof value === 'string' || typeof value === 'number') ? `, not ${given}` : '';
-    said.push({ message: `--${option} takes ${list}${not}`, hint: nearest === undefined ? `e.g. --${option} ${choices[0]}` : `did you mean --${option} ${nearest}?` });
+    said.push({
+      message: `--${option} takes ${list}${not}`,
+      hint: nearest === undefined ? `e.g. --${option} ${choices[0]}` : `did you mean --${option} ${nearest}?`,
+    });
   }
   if (said.length === 0) return undefined;
   return new UsageError(said.map((line) => line.message).join('; '), said.map((line) => line.hint).join('; '));

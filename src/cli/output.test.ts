@@ -4,7 +4,13 @@ import type { GlobalOptions } from './command.js';
 import type { Io } from './io.js';
 import { outputStyle, wantsColour } from './output.js';
 
-const args = (color: boolean | undefined): GlobalOptions => ({ emulator: false, concurrency: 8, color, verbose: false, debug: false });
+const args = (color: boolean | undefined): GlobalOptions => ({
+  emulator: false,
+  concurrency: 8,
+  color,
+  verbose: false,
+  debug: false,
+});
 const io = (isTTY: boolean, env: Record<string, string> = {}): Io => ({
   stdout: () => undefined,
   stderr: () => undefined,

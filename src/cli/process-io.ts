@@ -6,10 +6,14 @@ import type { Io } from './io.js';
 /**
  * Text for a stream, written once per turn of the event loop rather than once per call: an
  * apply writes a progress line per change, and each write to a pipe is a system call that the
- * answers arriving meanwhile wait for, so a large apply's writes leave sooner (bench/NOTES.md). `flush` writes what is pending at once; `atExit` registers it for the process's
- * exit, so a second Ctrl-C (process.exit) loses no line either.
+ * answers arriving meanwhile wait for, so a large apply's writes leave sooner (bench/NOTES.md). `flush` writes what is
+ * pending at once; `atExit` registers it for the process's exit, so a second Ctrl-C (process.exit) loses no line
+ * either.
  */
-export function turnBuffered(write: (text: string) => void, atExit: (flush: () => void) => void): { write(text: string): void; flush(): void } {
+export function turnBuffered(
+  write: (text: string) => void,
+  atExit: (flush: () => void) => void,
+): { write(text: string): void; flush(): void } {
   let pending = '';
   let registered = false;
   const flush = (): void => {

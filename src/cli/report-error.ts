@@ -20,7 +20,8 @@ export function renderError(thrown: unknown, debug: boolean): string {
     lines.push(`error[${error.code}]: ${visible(error.summary)}`);
     if (error.detail) lines.push(...error.detail.split('\n').map((line) => `  ${visible(line)}`));
     if (error.hint) lines.push(`  hint: ${visible(error.hint)}`);
-    if (error.source === 'internal') lines.push('  this is a bug in audiences; please report it with the output of --debug');
+    if (error.source === 'internal')
+      lines.push('  this is a bug in audiences; please report it with the output of --debug');
   } else {
     const message = error instanceof Error ? error.message : String(error);
     lines.push(`error[INTERNAL]: ${visible(message)}`);
@@ -37,7 +38,11 @@ export function renderError(thrown: unknown, debug: boolean): string {
 export function errorReport(thrown: unknown): ErrorReport {
   const error = isAppError(thrown) ? thrown : (fileSystemError(thrown) ?? thrown);
   if (!isAppError(error)) {
-    return { code: 'INTERNAL', summary: redact(error instanceof Error ? error.message : String(error)), hint: 'this is a bug in audiences; please report it with the output of --debug' };
+    return {
+      code: 'INTERNAL',
+      summary: redact(error instanceof Error ? error.message : String(error)),
+      hint: 'this is a bug in audiences; please report it with the output of --debug',
+    };
   }
   const issues = (error as { issues?: ConfigIssue[] }).issues;
   return {
@@ -46,7 +51,15 @@ export function errorReport(thrown: unknown): ErrorReport {
     ...(error.detail ? { detail: redact(error.detail) } : {}),
     ...(error.hint ? { hint: redact(error.hint) } : {}),
     ...(Array.isArray(issues)
-      ? { problems: issues.map((issue) => ({ file: issue.file, line: issue.line, column: issue.column, message: redact(issue.message), ...(issue.hint ? { hint: redact(issue.hint) } : {}) })) }
+      ? {
+          problems: issues.map((issue) => ({
+            file: issue.file,
+            line: issue.line,
+            column: issue.column,
+            message: redact(issue.message),
+            ...(issue.hint ? { hint: redact(issue.hint) } : {}),
+          })),
+        }
       : {}),
   };
 }
@@ -56,7 +69,12 @@ export function errorReport(thrown: unknown): ErrorReport {
  * in the requested format (a JSON object `{"error": …}`, or the pull-request comment saying
  * why), so the pipeline has something to post; then it fails as usual (stderr, exit 1).
  */
-export async function withErrorOutput(format: 'text' | 'json' | 'markdown', context: CommentContext, io: Io, run: () => Promise<number>): Promise<number> {
+export async function withErrorOutput(
+  format: 'text' | 'json' | 'markdown',
+  context: CommentContext,
+  io: Io,
+  run: () => Promise<number>,
+): Promise<number> {
   try {
     return await run();
   } catch (error) {

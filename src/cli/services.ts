@@ -15,9 +15,18 @@ export function loadServices() {
  * Opens the services a command talks to (the in-process emulator with --emulator, else the
  * environment), runs the command's work, and always closes connections and the emulator.
  */
-export async function withServices<T>(args: GlobalOptions, io: Io, work: (services: Services, connection: Connection) => Promise<T>): Promise<T> {
+export async function withServices<T>(
+  args: GlobalOptions,
+  io: Io,
+  work: (services: Services, connection: Connection) => Promise<T>,
+): Promise<T> {
   const [{ openConnection }, { createServices }] = await loadServices();
-  const connection = await openConnection({ emulator: args.emulator, env: io.env, cwd: io.cwd, notice: (line) => io.stderr(`${line}\n`) });
+  const connection = await openConnection({
+    emulator: args.emulator,
+    env: io.env,
+    cwd: io.cwd,
+    notice: (line) => io.stderr(`${line}\n`),
+  });
   const services = createServices(connection.endpoints, {
     concurrency: args.concurrency,
     requestsPerSecond: args.requestsPerSecond,

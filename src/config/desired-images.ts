@@ -44,7 +44,13 @@ export function toDesiredImage(image: Image): DesiredImage {
     const input = image[field];
     if (input !== undefined) inputs[field] = toInput(input);
   }
-  return { key: image.name, operation, params: params as unknown as ImageParams, inputs, outputs: numberedOutputs(projectPath(image.output), image.samples ?? 1) };
+  return {
+    key: image.name,
+    operation,
+    params: params as unknown as ImageParams,
+    inputs,
+    outputs: numberedOutputs(projectPath(image.output), image.samples ?? 1),
+  };
 }
 
 /** Paths in one spelling (see projectPath): the plan, the lock and the files read compare them as text. */

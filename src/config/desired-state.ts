@@ -41,7 +41,10 @@ export function toDesiredState(file: AudiencesFile, source: DesiredState['source
 
 /** The mass-delete guard as far as the file sets it. */
 function massDeleteOf(guard: NonNullable<AudiencesFile['massDelete']>): NonNullable<DesiredState['massDelete']> {
-  return { ...(guard.percent === undefined ? {} : { ratio: guard.percent / 100 }), ...(guard.minimum === undefined ? {} : { minManaged: guard.minimum }) };
+  return {
+    ...(guard.percent === undefined ? {} : { ratio: guard.percent / 100 }),
+    ...(guard.minimum === undefined ? {} : { minManaged: guard.minimum }),
+  };
 }
 
 /** The criteria each audience type may use, its regions aside. */
@@ -64,7 +67,8 @@ function isRegionField(field: DefinitionField): field is RegionField {
  */
 function omittedSets(audience: Audience): DefinitionField[] {
   const criteria = CRITERIA_BESIDE_REGIONS[audience.type];
-  const regionsNamed = audience.locationType !== undefined || REGION_FIELDS.some((field) => audience[field] !== undefined);
+  const regionsNamed =
+    audience.locationType !== undefined || REGION_FIELDS.some((field) => audience[field] !== undefined);
   return DEFINITION_FIELDS.filter((field) => {
     if (audience[field as keyof Audience] !== undefined) return false;
     if (field === 'ages') return audience.ageType === undefined;
@@ -83,8 +87,10 @@ function omittedSets(audience: Audience): DefinitionField[] {
 function toDesiredAudience(audience: Audience): DesiredAudience {
   const ageType = audience.ageType ?? (audience.ages ? 'NOT_ALL' : 'ALL');
   const genderType = audience.genderType ?? (audience.genders ? 'NOT_ALL' : 'ALL');
-  const locationType = audience.locationType ?? (REGION_FIELDS.some((field) => (audience[field]?.length ?? 0) > 0) ? 'AREA' : 'ALL');
-  const regions = (field: RegionField): Region[] => (locationType === 'AREA' ? (audience[field] ?? []).map(toRegion) : []);
+  const locationType =
+    audience.locationType ?? (REGION_FIELDS.some((field) => (audience[field]?.length ?? 0) > 0) ? 'AREA' : 'ALL');
+  const regions = (field: RegionField): Region[] =>
+    locationType === 'AREA' ? (audience[field] ?? []).map(toRegion) : [];
   // JSON objects, of the generated types that name their keys.
   const members = (field: TargetingField): TargetingMember[] => (audience[field] ?? []) as unknown as TargetingMember[];
   const definition = canonicalizeDefinition<AudienceDefinition>({
@@ -108,8 +114,19 @@ function toDesiredAudience(audience: Audience): DesiredAudience {
     talkChannelGroupTargetings: members('talkChannelGroupTargetings'),
     lookalikeTargetings: members('lookalikeTargetings'),
   });
-  const renamedFrom = audience.renamedFrom === undefined ? [] : typeof audience.renamedFrom === 'string' ? [audience.renamedFrom] : audience.renamedFrom;
-  const desired: DesiredAudience = { key: audience.name, definition, omitted: omittedSets(audience), renamedFrom, protect: audience.protect ?? false };
+  const renamedFrom =
+    audience.renamedFrom === undefined
+      ? []
+      : typeof audience.renamedFrom === 'string'
+        ? [audience.renamedFrom]
+        : audience.renamedFrom;
+  const desired: DesiredAudience = {
+    key: audience.name,
+    definition,
+    omitted: omittedSets(audience),
+    renamedFrom,
+    protect: audience.protect ?? false,
+  };
   if (audience.id !== undefined) desired.id = String(audience.id);
   if (audience.adGroups) desired.adGroups = sortLongs(audience.adGroups.map(String));
   return desired;

@@ -8,7 +8,11 @@ const HASH = 'a'.repeat(64);
 
 function entry(): LockedImage {
   return {
-    request: { operation: 'variations', params: { version: 'v2.0', width: 384, height: 384, image_format: 'png', samples: 1 }, inputs: { image: { file: 'photo.png', sha256: HASH } } },
+    request: {
+      operation: 'variations',
+      params: { version: 'v2.0', width: 384, height: 384, image_format: 'png', samples: 1 },
+      inputs: { image: { file: 'photo.png', sha256: HASH } },
+    },
     requestHash: 'h',
     seeds: [7],
     modelVersion: 'v2.0',
@@ -35,28 +39,66 @@ describe('parseImageLock', () => {
 
   it.each([
     [(image: Record<string, unknown>) => delete image['request'], 'request must be an object'],
-    [(image: Record<string, unknown>) => (image['request'] = { operation: 'paint', params: {}, inputs: {} }), 'request.operation must be one of t2i, variations, inpainting'],
-    [(image: Record<string, unknown>) => (image['request'] = { operation: 't2i', params: [], inputs: {} }), 'request.params must be an object'],
-    [(image: Record<string, unknown>) => (image['request'] = { operation: 't2i', params: {} }), 'request.inputs must be an object'],
-    [(image: Record<string, unknown>) => (image['request'] = { operation: 't2i', params: {}, inputs: { image: 5 } }), 'request.inputs.image must be an object'],
-    [(image: Record<string, unknown>) => (image['request'] = { operation: 't2i', params: {}, inputs: { photo: {} } }), 'request.inputs.photo is not an input (image, mask, reference_image)'],
     [
-      (image: Record<string, unknown>) => (image['request'] = { operation: 't2i', params: {}, inputs: { image: { file: '../x.png', sha256: HASH } } }),
+      (image: Record<string, unknown>) => (image['request'] = { operation: 'paint', params: {}, inputs: {} }),
+      'request.operation must be one of t2i, variations, inpainting',
+    ],
+    [
+      (image: Record<string, unknown>) => (image['request'] = { operation: 't2i', params: [], inputs: {} }),
+      'request.params must be an object',
+    ],
+    [
+      (image: Record<string, unknown>) => (image['request'] = { operation: 't2i', params: {} }),
+      'request.inputs must be an object',
+    ],
+    [
+      (image: Record<string, unknown>) => (image['request'] = { operation: 't2i', params: {}, inputs: { image: 5 } }),
+      'request.inputs.image must be an object',
+    ],
+    [
+      (image: Record<string, unknown>) => (image['request'] = { operation: 't2i', params: {}, inputs: { photo: {} } }),
+      'request.inputs.photo is not an input (image, mask, reference_image)',
+    ],
+    [
+      (image: Record<string, unknown>) =>
+        (image['request'] = { operation: 't2i', params: {}, inputs: { image: { file: '../x.png', sha256: HASH } } }),
       'request.inputs.image.file "../x.png" leads out',
     ],
-    [(image: Record<string, unknown>) => (image['request'] = { operation: 't2i', params: {}, inputs: { image: { file: 'x.png', sha256: null } } }), 'request.inputs.image.sha256 must be a string'],
+    [
+      (image: Record<string, unknown>) =>
+        (image['request'] = { operation: 't2i', params: {}, inputs: { image: { file: 'x.png', sha256: null } } }),
+      'request.inputs.image.sha256 must be a string',
+    ],
     [(image: Record<string, unknown>) => delete image['requestHash'], 'requestHash must be a string'],
     [(image: Record<string, unknown>) => (image['modelVersion'] = 2), 'modelVersion must be a string'],
     [(image: Record<string, unknown>) => (image['seeds'] = '7'), 'seeds must be an array'],
-    [(image: Record<string, unknown>) => (image['seeds'] = [2 ** 32]), 'seeds[0] must be an integer from 0 to 4294967295'],
+    [
+      (image: Record<string, unknown>) => (image['seeds'] = [2 ** 32]),
+      'seeds[0] must be an integer from 0 to 4294967295',
+    ],
     [(image: Record<string, unknown>) => (image['seeds'] = [1, 2]), 'it has 2 seeds for 1 outputs (one each)'],
     [(image: Record<string, unknown>) => (image['outputs'] = {}), 'outputs must be an array'],
-    [(image: Record<string, unknown>) => (image['outputs'] = [null]), 'outputs[0] must be an object with path and sha256'],
+    [
+      (image: Record<string, unknown>) => (image['outputs'] = [null]),
+      'outputs[0] must be an object with path and sha256',
+    ],
     [(image: Record<string, unknown>) => (image['outputs'] = [{ sha256: HASH }]), 'outputs[0].path must be a path'],
-    [(image: Record<string, unknown>) => (image['outputs'] = [{ path: '/etc/passwd', sha256: HASH }]), 'outputs[0].path "/etc/passwd" is an absolute path'],
-    [(image: Record<string, unknown>) => (image['outputs'] = [{ path: 'a/../../x.png', sha256: HASH }]), 'outputs[0].path "a/../../x.png" leads out of the project folder (..)'],
-    [(image: Record<string, unknown>) => (image['outputs'] = [{ path: 'x\n.png', sha256: HASH }]), 'outputs[0].path "x\\n.png" has control characters'],
-    [(image: Record<string, unknown>) => (image['outputs'] = [{ path: 'x.png', sha256: 'ABC' }]), 'outputs[0].sha256 must be a SHA-256 (64 lowercase hexadecimal digits)'],
+    [
+      (image: Record<string, unknown>) => (image['outputs'] = [{ path: '/etc/passwd', sha256: HASH }]),
+      'outputs[0].path "/etc/passwd" is an absolute path',
+    ],
+    [
+      (image: Record<string, unknown>) => (image['outputs'] = [{ path: 'a/../../x.png', sha256: HASH }]),
+      'outputs[0].path "a/../../x.png" leads out of the project folder (..)',
+    ],
+    [
+      (image: Record<string, unknown>) => (image['outputs'] = [{ path: 'x\n.png', sha256: HASH }]),
+      'outputs[0].path "x\\n.png" has control characters',
+    ],
+    [
+      (image: Record<string, unknown>) => (image['outputs'] = [{ path: 'x.png', sha256: 'ABC' }]),
+      'outputs[0].sha256 must be a SHA-256 (64 lowercase hexadecimal digits)',
+    ],
   ])('names the entry and the field of a wrong shape (%#)', (spoil, message) => {
     const image = entry() as unknown as Record<string, unknown>;
     spoil(image);
@@ -65,28 +107,60 @@ describe('parseImageLock', () => {
   });
 
   it('refuses what is not a lock of version 1, and never quotes a text that is not JSON', () => {
-    const wrong = { problem: 'it is not an image lock of version 1 (an object with "lockVersion": 1 and "images" by name)' };
-    for (const text of ['[]', 'null', '{"lockVersion":2,"images":{}}', '{"lockVersion":1,"images":[]}']) expect(parseImageLock(text)).toEqual(wrong);
-    expect(parseImageLock('{"lockVersion":1,"images":{"x":5}}')).toEqual({ problem: 'its entry "x": it is not an object' });
+    const wrong = {
+      problem: 'it is not an image lock of version 1 (an object with "lockVersion": 1 and "images" by name)',
+    };
+    for (const text of ['[]', 'null', '{"lockVersion":2,"images":{}}', '{"lockVersion":1,"images":[]}'])
+      expect(parseImageLock(text)).toEqual(wrong);
+    expect(parseImageLock('{"lockVersion":1,"images":{"x":5}}')).toEqual({
+      problem: 'its entry "x": it is not an object',
+    });
     expect(parseImageLock('ADS_ACCESS_TOKEN=s3cr3t\n')).toEqual({ problem: 'it is not JSON' });
-    expect(parseImageLock('{\n  "lockVersion": 1,\n  "images": {,}\n}')).toEqual({ problem: 'it is not JSON (line 3, column 14)' });
+    expect(parseImageLock('{\n  "lockVersion": 1,\n  "images": {,}\n}')).toEqual({
+      problem: 'it is not JSON (line 3, column 14)',
+    });
   });
 
   it('never throws, and what it accepts plans without throwing, whatever a field holds', () => {
-    const declared: DesiredImage = { key: 'banner', operation: 'variations', params: entry().request.params, inputs: { image: { file: 'photo.png' } }, outputs: ['assets/banner.png'] };
-    const fields = ['request', 'requestHash', 'seeds', 'modelVersion', 'outputs', 'request.operation', 'request.params', 'request.inputs', 'request.inputs.image', 'outputs.0', 'outputs.0.path'];
+    const declared: DesiredImage = {
+      key: 'banner',
+      operation: 'variations',
+      params: entry().request.params,
+      inputs: { image: { file: 'photo.png' } },
+      outputs: ['assets/banner.png'],
+    };
+    const fields = [
+      'request',
+      'requestHash',
+      'seeds',
+      'modelVersion',
+      'outputs',
+      'request.operation',
+      'request.params',
+      'request.inputs',
+      'request.inputs.image',
+      'outputs.0',
+      'outputs.0.path',
+    ];
     fc.assert(
-      fc.property(fc.constantFrom(...fields), fc.oneof(fc.constantFrom(null, [], {}, 0, ''), fc.jsonValue()), fc.boolean(), (field, value, keep) => {
-        const image = entry() as unknown as Record<string, unknown>;
-        const keys = field.split('.');
-        let at = image;
-        for (const key of keys.slice(0, -1)) at = at[key] as Record<string, unknown>;
-        at[keys.at(-1) as string] = value;
-        const parsed = parseImageLock(lockText({ [keep ? 'banner' : 'gone']: image }));
-        if ('problem' in parsed) return;
-        const files = { 'photo.png': { status: 'present', sha256: HASH, format: 'png', width: 10, height: 10 } as const };
-        planImages([declared], { dir: '.', lock: parsed, lockHash: 'h', files }, true);
-      }),
+      fc.property(
+        fc.constantFrom(...fields),
+        fc.oneof(fc.constantFrom(null, [], {}, 0, ''), fc.jsonValue()),
+        fc.boolean(),
+        (field, value, keep) => {
+          const image = entry() as unknown as Record<string, unknown>;
+          const keys = field.split('.');
+          let at = image;
+          for (const key of keys.slice(0, -1)) at = at[key] as Record<string, unknown>;
+          at[keys.at(-1) as string] = value;
+          const parsed = parseImageLock(lockText({ [keep ? 'banner' : 'gone']: image }));
+          if ('problem' in parsed) return;
+          const files = {
+            'photo.png': { status: 'present', sha256: HASH, format: 'png', width: 10, height: 10 } as const,
+          };
+          planImages([declared], { dir: '.', lock: parsed, lockHash: 'h', files }, true);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -1,9 +1,24 @@
-import { formatOfPath, hasNonLatinLetters, IMAGE_INPUT_FIELDS, IMAGE_PARAM_TABLE, inferOperation, numberedOutputs, projectPath, SCHEDULERS, SIZE_BOUNDS, type ImageOperation } from '../model/index.js';
+import {
+  formatOfPath,
+  hasNonLatinLetters,
+  IMAGE_INPUT_FIELDS,
+  IMAGE_PARAM_TABLE,
+  inferOperation,
+  numberedOutputs,
+  projectPath,
+  SCHEDULERS,
+  SIZE_BOUNDS,
+  type ImageOperation,
+} from '../model/index.js';
 import type { Finding } from './issues.js';
 import { toLabel, type Path } from './positions.js';
 import { isRecord, type LineOf } from './rules.js';
 
-const OPERATION_NAMES: Readonly<Record<ImageOperation, string>> = { t2i: 'text to image (t2i)', variations: 'variations', inpainting: 'inpainting' };
+const OPERATION_NAMES: Readonly<Record<ImageOperation, string>> = {
+  t2i: 'text to image (t2i)',
+  variations: 'variations',
+  inpainting: 'inpainting',
+};
 
 /** What an image's name is for, said in the hints of the rules on it. */
 const NAME_ROLE = 'the name is the identity of an image, shown in plans and kept in images.lock.json';
@@ -25,18 +40,32 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
     .filter((entry): entry is { image: Record<string, unknown>; at: Path } => isRecord(entry.image));
 
   const names = new Map<string, { at: Path; samples: number }>();
-  // Each file written, in one spelling (and lowercased, for the disks that ignore case), with the image that writes it and as it spells it.
+  // Each file written, in one spelling (and lowercased, for the disks that ignore case), with the image that writes it
+  // and as it spells it.
   const outputs = new Map<string, { at: Path; spelled: string }>();
   const caseless = new Map<string, { at: Path; spelled: string }>();
   for (const { image, at } of images) {
     const operation = inferOperation(image);
-    errors.push(...tableRules(image, at, operation), ...versionRules(image, at, operation), ...seedRules(image, at), ...promptRules(image, at));
+    errors.push(
+      ...tableRules(image, at, operation),
+      ...versionRules(image, at, operation),
+      ...seedRules(image, at),
+      ...promptRules(image, at),
+    );
     warnings.push(...advice(image, at, operation));
 
     const name = image['name'];
     if (typeof name === 'string' && name !== '') {
-      if (name.trim() === '') errors.push({ path: [...at, 'name'], target: 'value', message: 'is only spaces', hint: `${NAME_ROLE}: give it a word` });
-      errors.push(...controlRules(name, [...at, 'name'], `${NAME_ROLE}: write it on one line, without tabs or escapes`));
+      if (name.trim() === '')
+        errors.push({
+          path: [...at, 'name'],
+          target: 'value',
+          message: 'is only spaces',
+          hint: `${NAME_ROLE}: give it a word`,
+        });
+      errors.push(
+        ...controlRules(name, [...at, 'name'], `${NAME_ROLE}: write it on one line, without tabs or escapes`),
+      );
       const first = names.get(name);
       if (first) {
         errors.push({
@@ -65,7 +94,10 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
           errors.push({
             path: [...at, 'output'],
             target: 'value',
-            message: spelled === first.spelled ? `${path} is also written by ${where}` : `${spelled} names the same file as ${first.spelled}, which ${where} writes`,
+            message:
+              spelled === first.spelled
+                ? `${path} is also written by ${where}`
+                : `${spelled} names the same file as ${first.spelled}, which ${where} writes`,
             hint: 'give each image its own output file: two images writing one file would each overwrite the other, and every plan would generate them again',
           });
         } else {
@@ -85,7 +117,12 @@ export function checkImageRules(file: unknown, lineOf: LineOf): { errors: Findin
 
     for (const field of IMAGE_INPUT_FIELDS) {
       const input = image[field];
-      const path = typeof input === 'string' ? input : isRecord(input) && typeof input['file'] === 'string' ? input['file'] : undefined;
+      const path =
+        typeof input === 'string'
+          ? input
+          : isRecord(input) && typeof input['file'] === 'string'
+            ? input['file']
+            : undefined;
       if (path === undefined || path === '') continue;
       const where: Path = [...at, field, ...(typeof input === 'string' ? [] : ['file'])];
       const pathProblem = projectPathProblem(path);
@@ -105,7 +142,9 @@ function tableRules(image: Record<string, unknown>, at: Path, operation: ImageOp
   for (const [field, byOperation] of Object.entries(IMAGE_PARAM_TABLE)) {
     const rule = byOperation[operation];
     if (rule === '-' && field in image) {
-      const takers = (Object.keys(byOperation) as ImageOperation[]).filter((candidate) => byOperation[candidate] !== '-').map((candidate) => OPERATION_NAMES[candidate]);
+      const takers = (Object.keys(byOperation) as ImageOperation[])
+        .filter((candidate) => byOperation[candidate] !== '-')
+        .map((candidate) => OPERATION_NAMES[candidate]);
       findings.push({
         path: [...at, field],
         target: 'key',
@@ -114,7 +153,12 @@ function tableRules(image: Record<string, unknown>, at: Path, operation: ImageOp
       });
     }
     if (rule === 'R' && !(field in image)) {
-      findings.push({ path: [...at, explicit ? 'operation' : 'name'], target: 'value', message: `${OPERATION_NAMES[operation]} needs ${field}`, hint: REQUIRED_HINTS[field] });
+      findings.push({
+        path: [...at, explicit ? 'operation' : 'name'],
+        target: 'value',
+        message: `${OPERATION_NAMES[operation]} needs ${field}`,
+        hint: REQUIRED_HINTS[field],
+      });
     }
   }
   return findings;
@@ -135,7 +179,12 @@ function versionRules(image: Record<string, unknown>, at: Path, operation: Image
   const version = image['version'] ?? (operation === 'inpainting' ? 'v2.0' : undefined);
   if (version !== 'v2.1' && version !== 'v2.0') return findings;
   if (operation === 'inpainting' && version !== 'v2.0') {
-    findings.push({ path: [...at, 'version'], target: 'value', message: 'inpainting takes only version v2.0', hint: 'write version: v2.0, or leave version out (v2.0 is the default for inpainting)' });
+    findings.push({
+      path: [...at, 'version'],
+      target: 'value',
+      message: 'inpainting takes only version v2.0',
+      hint: 'write version: v2.0, or leave version out (v2.0 is the default for inpainting)',
+    });
   }
   const bounds = SIZE_BOUNDS[version];
   for (const field of ['width', 'height'] as const) {
@@ -146,14 +195,22 @@ function versionRules(image: Record<string, unknown>, at: Path, operation: Image
         path: [...at, field],
         target: 'value',
         message: `${size} is outside ${bounds.min} to ${bounds.max}, the ${field}s of version ${version}`,
-        hint: version === 'v2.1' ? 'v2.1 draws 768 to 1280 pixels (1024 recommended); v2.0 draws 384 to 640' : 'v2.0 draws 384 to 640 pixels (512 recommended); v2.1 draws 768 to 1280',
+        hint:
+          version === 'v2.1'
+            ? 'v2.1 draws 768 to 1280 pixels (1024 recommended); v2.0 draws 384 to 640'
+            : 'v2.0 draws 384 to 640 pixels (512 recommended); v2.1 draws 768 to 1280',
       });
     }
   }
   const scheduler = image['scheduler'];
   const allowed = SCHEDULERS[version];
   if (typeof scheduler === 'string' && IMAGE_PARAM_TABLE.scheduler[operation] !== '-' && !allowed.includes(scheduler)) {
-    findings.push({ path: [...at, 'scheduler'], target: 'value', message: `${scheduler} is not a scheduler of version ${version}`, hint: `version ${version} takes ${allowed.join(' or ')}` });
+    findings.push({
+      path: [...at, 'scheduler'],
+      target: 'value',
+      message: `${scheduler} is not a scheduler of version ${version}`,
+      hint: `version ${version} takes ${allowed.join(' or ')}`,
+    });
   }
   return findings;
 }
@@ -179,7 +236,13 @@ function promptRules(image: Record<string, unknown>, at: Path): Finding[] {
   for (const field of ['prompt', 'negative_prompt'] as const) {
     const text = image[field];
     if (typeof text !== 'string') continue;
-    if (field === 'prompt' && text !== '' && text.trim() === '') findings.push({ path: [...at, field], target: 'value', message: 'is only spaces', hint: 'describe the image in English' });
+    if (field === 'prompt' && text !== '' && text.trim() === '')
+      findings.push({
+        path: [...at, field],
+        target: 'value',
+        message: 'is only spaces',
+        hint: 'describe the image in English',
+      });
     if (hasNonLatinLetters(text)) {
       findings.push({
         path: [...at, field],
@@ -201,11 +264,19 @@ function promptRules(image: Record<string, unknown>, at: Path): Finding[] {
 // eslint-disable-next-line no-control-regex -- matching the control characters is the point
 export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
-const FILE_NAME_HINT = 'a file name with a line break, a tab or an escape cannot be typed or listed plainly: write the path on one line, without them';
+const FILE_NAME_HINT =
+  'a file name with a line break, a tab or an escape cannot be typed or listed plainly: write the path on one line, without them';
 
 function controlRules(text: string, path: Path, hint: string): Finding[] {
   if (!CONTROL_CHARACTER.test(text)) return [];
-  return [{ path, target: 'value', message: `${JSON.stringify(text)} must have no control characters (tabs, line breaks, escapes)`, hint }];
+  return [
+    {
+      path,
+      target: 'value',
+      message: `${JSON.stringify(text)} must have no control characters (tabs, line breaks, escapes)`,
+      hint,
+    },
+  ];
 }
 
 /** The output's extension and image_format name one format; one of them must be given. */
@@ -223,7 +294,14 @@ function formatRules(image: Record<string, unknown>, at: Path, output: string): 
     ];
   }
   if (declared === undefined && fromPath === undefined) {
-    return [{ path: [...at, 'output'], target: 'value', message: 'has no image extension, so its format is unknown', hint: 'end the name in .webp, .png or .jpg, or give image_format' }];
+    return [
+      {
+        path: [...at, 'output'],
+        target: 'value',
+        message: 'has no image extension, so its format is unknown',
+        hint: 'end the name in .webp, .png or .jpg, or give image_format',
+      },
+    ];
   }
   return [];
 }
@@ -231,7 +309,12 @@ function formatRules(image: Record<string, unknown>, at: Path, output: string): 
 function advice(image: Record<string, unknown>, at: Path, operation: ImageOperation): Finding[] {
   const findings: Finding[] = [];
   if ('scale' in image && image['upscale'] !== true) {
-    findings.push({ path: [...at, 'scale'], target: 'key', message: 'does nothing without upscale: true', hint: 'add upscale: true to enlarge the image, or remove scale' });
+    findings.push({
+      path: [...at, 'scale'],
+      target: 'key',
+      message: 'does nothing without upscale: true',
+      hint: 'add upscale: true to enlarge the image, or remove scale',
+    });
   }
   if ('face_refiner' in image && image['version'] === 'v2.1' && operation !== 'inpainting') {
     findings.push({
@@ -245,11 +328,15 @@ function advice(image: Record<string, unknown>, at: Path, operation: ImageOperat
 }
 
 /** `from:` names a declared image with one file, not itself, and the references form no cycle. */
-function referenceRules(images: Array<{ image: Record<string, unknown>; at: Path }>, names: Map<string, { at: Path; samples: number }>): Finding[] {
+function referenceRules(
+  images: Array<{ image: Record<string, unknown>; at: Path }>,
+  names: Map<string, { at: Path; samples: number }>,
+): Finding[] {
   const findings: Finding[] = [];
   const edges = new Map<string, Array<{ to: string; path: Path }>>();
   // Made once: each of 20,000 unknown names listing every image took minutes and gigabytes.
-  const known = names.size > 0 ? `the images are ${listed([...names.keys()])}` : 'declare the source image under images:';
+  const known =
+    names.size > 0 ? `the images are ${listed([...names.keys()])}` : 'declare the source image under images:';
   for (const { image, at } of images) {
     const name = typeof image['name'] === 'string' ? image['name'] : undefined;
     for (const field of IMAGE_INPUT_FIELDS) {
@@ -266,7 +353,12 @@ function referenceRules(images: Array<{ image: Record<string, unknown>; at: Path
           hint: known,
         });
       } else if (source === name) {
-        findings.push({ path, target: 'value', message: 'an image cannot be its own input', hint: 'name another image, or a file' });
+        findings.push({
+          path,
+          target: 'value',
+          message: 'an image cannot be its own input',
+          hint: 'name another image, or a file',
+        });
       } else if (target.samples > 1) {
         findings.push({
           path,
@@ -308,7 +400,12 @@ function referenceRules(images: Array<{ image: Record<string, unknown>; at: Path
       const seen = state.get(edge.to);
       if (seen === 'visiting') {
         const cycle = [...trail.slice(position.get(edge.to)), edge.to];
-        findings.push({ path: edge.path, target: 'value', message: `the inputs form a cycle: ${shownCycle(cycle)}`, hint: 'an image cannot depend, even indirectly, on itself' });
+        findings.push({
+          path: edge.path,
+          target: 'value',
+          message: `the inputs form a cycle: ${shownCycle(cycle)}`,
+          hint: 'an image cannot depend, even indirectly, on itself',
+        });
       } else if (seen === undefined) {
         enter(edge.to);
       }
@@ -319,7 +416,9 @@ function referenceRules(images: Array<{ image: Record<string, unknown>; at: Path
 
 /** Names in a hint: the first few and how many more, so that a hint stays a line. */
 function listed(names: string[], shown = 10): string {
-  return names.length <= shown ? names.join(', ') : `${names.slice(0, shown).join(', ')} and ${names.length - shown} more`;
+  return names.length <= shown
+    ? names.join(', ')
+    : `${names.slice(0, shown).join(', ')} and ${names.length - shown} more`;
 }
 
 /** A long cycle by its ends: each closing reference of a long chain naming it whole made the messages quadratic. */
@@ -333,8 +432,16 @@ function shownCycle(cycle: string[]): string {
  * that lead out are found when planning, where the file system is read.)
  */
 export function projectPathProblem(path: string): { message: string; hint: string } | undefined {
-  if (/^([/\\]|[A-Za-z]:)/.test(path)) return { message: `${JSON.stringify(path)} is an absolute path`, hint: 'write the path relative to this file, inside its folder' };
-  if (path.split(/[/\\]/).includes('..')) return { message: `${JSON.stringify(path)} leads out of the project folder (..)`, hint: 'keep image files in the folder of this file or below it' };
+  if (/^([/\\]|[A-Za-z]:)/.test(path))
+    return {
+      message: `${JSON.stringify(path)} is an absolute path`,
+      hint: 'write the path relative to this file, inside its folder',
+    };
+  if (path.split(/[/\\]/).includes('..'))
+    return {
+      message: `${JSON.stringify(path)} leads out of the project folder (..)`,
+      hint: 'keep image files in the folder of this file or below it',
+    };
   return undefined;
 }
 

@@ -16,7 +16,8 @@ export interface ConfigIssue {
   hint?: string;
 }
 
-export type ConfigResult = { ok: true; value: DesiredState; warnings: ConfigIssue[] } | { ok: false; issues: ConfigIssue[] };
+export type ConfigResult =
+  { ok: true; value: DesiredState; warnings: ConfigIssue[] } | { ok: false; issues: ConfigIssue[] };
 
 /** A problem before it is given a position: where it is, and whether the key or the value is at fault. */
 export interface Finding {
@@ -41,14 +42,17 @@ export const SHOWN_ISSUES = 200;
 export function formatIssues(issues: ConfigIssue[], severity: 'error' | 'warning' = 'error'): string[] {
   const lines = issues.slice(0, SHOWN_ISSUES).map((issue) => formatIssue(issue, severity));
   const more = issues.length - SHOWN_ISSUES;
-  if (more > 0) lines.push(`… and ${more} more ${severity === 'error' ? 'problem' : 'warning'}${more === 1 ? '' : 's'}`);
+  if (more > 0)
+    lines.push(`… and ${more} more ${severity === 'error' ? 'problem' : 'warning'}${more === 1 ? '' : 's'}`);
   return lines;
 }
 
 /** Issues in reading order: by file as given, then line, then column. */
 export function sortIssues(issues: ConfigIssue[]): ConfigIssue[] {
   const files = [...new Set(issues.map((issue) => issue.file))];
-  return [...issues].sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.column - b.column);
+  return [...issues].sort(
+    (a, b) => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.column - b.column,
+  );
 }
 
 /** What the plan and apply commands throw for an invalid file: it carries every problem at once. */

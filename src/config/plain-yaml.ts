@@ -37,7 +37,9 @@ const KEY = String.raw`(?!(?:null|Null|NULL)\s*:)[A-Za-z_][\w-]*`;
 const FLOW_LIST = String.raw`\[ *(?:${FLOW_SCALAR} *(?:, *${FLOW_SCALAR} *)*(?:, *)?)?\]`;
 const FLOW_MAP = String.raw`\{ *(?:${KEY}: +${FLOW_SCALAR} *(?:, *${KEY}: +${FLOW_SCALAR} *)*(?:, *)?)?\}`;
 const VALUE = `(?:${DOUBLE}|${SINGLE}|${FLOW_LIST}|${FLOW_MAP}|${BLOCK_PLAIN})`;
-/** Groups: the indent, the dash of a list item, the key and the value of that key if any, or the value of a bare item. */
+/**
+ * Groups: the indent, the dash of a list item, the key and the value of that key if any, or the value of a bare item.
+ */
 const LINE = new RegExp(String.raw`^( *)(- +)?(?:(${KEY}):(?: +(${VALUE}))?|(${VALUE}))(?: +(?:#.*)?)?$`);
 const COMMENT_OR_BLANK = /^ *(?:#.*)?$/;
 const LINE_BREAK = /\r?\n/;
@@ -52,7 +54,9 @@ const FLOW_ENTRY = new RegExp(`(${KEY}): +(${FLOW_SCALAR})`, 'g');
 const MAX_LINE = 64 * 1024;
 
 /** The scalar tags of yaml's core schema, in the order yaml tries them. */
-const CORE_TAGS = new Schema({ schema: 'core' }).tags.filter((tag): tag is ScalarTag => !tag.collection && tag.default === true && tag.test !== undefined);
+const CORE_TAGS = new Schema({ schema: 'core' }).tags.filter(
+  (tag): tag is ScalarTag => !tag.collection && tag.default === true && tag.test !== undefined,
+);
 
 type YamlMap = Record<string, unknown>;
 type Frame = { column: number; kind: 'map'; map: YamlMap } | { column: number; kind: 'list'; list: unknown[] };

@@ -10,7 +10,16 @@ function locate(text: string, path: Path, target: 'key' | 'value' = 'value'): st
 }
 
 describe('createLocator', () => {
-  const text = ['adAccountId: 1', 'audiences:', '  - name: a', '    ages: [20, 25]', '    genders:', '      - F', '    empty:', ''].join('\n');
+  const text = [
+    'adAccountId: 1',
+    'audiences:',
+    '  - name: a',
+    '    ages: [20, 25]',
+    '    genders:',
+    '      - F',
+    '    empty:',
+    '',
+  ].join('\n');
 
   it('finds a value in block and flow collections', () => {
     expect(locate(text, ['adAccountId'])).toBe('1:14');

@@ -38,7 +38,10 @@ export function toLabel(path: Path): string {
  * that holds the value, and stops at the deepest node it can find, so a position is always
  * returned even for a path the text does not spell out.
  */
-export function createLocator(doc: Document, lineCounter: LineCounter): (path: Path, target?: 'key' | 'value') => Position {
+export function createLocator(
+  doc: Document,
+  lineCounter: LineCounter,
+): (path: Path, target?: 'key' | 'value') => Position {
   const indexes = new WeakMap<Node, Map<string, Pair>>();
 
   const resolve = (node: unknown): Node | undefined => {

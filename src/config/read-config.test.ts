@@ -21,7 +21,11 @@ describe('readDesiredStates', () => {
     const [valid] = results;
     if (!valid?.result.ok) throw new Error('valid.yaml should be valid');
     expect(valid.result.value.adAccountId).toBe(1234);
-    expect(valid.result.value.audiences.map((audience) => audience.key)).toEqual(['seoul-women-20s', 'gyeonggi-shoppers', 'channel-friends']);
+    expect(valid.result.value.audiences.map((audience) => audience.key)).toEqual([
+      'seoul-women-20s',
+      'gyeonggi-shoppers',
+      'channel-friends',
+    ]);
     expect(valid.result.value.source).toEqual({
       files: ['valid.yaml'],
       hash: createHash('sha256')
@@ -34,14 +38,26 @@ describe('readDesiredStates', () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('adAccountId: 1\naudiences: []\n')]);
     writeFileSync(join(dir, 'bom.yaml'), bytes);
     const [read] = await readDesiredStates(['bom.yaml'], dir);
-    expect(read?.result).toMatchObject({ ok: true, value: { source: { hash: createHash('sha256').update(bytes).digest('hex') } } });
+    expect(read?.result).toMatchObject({
+      ok: true,
+      value: { source: { hash: createHash('sha256').update(bytes).digest('hex') } },
+    });
   });
 
   it('a missing file is a problem of that file, with a hint', async () => {
     const [read] = await readDesiredStates(['nope.yaml'], dir);
     expect(read?.result).toEqual({
       ok: false,
-      issues: [{ file: 'nope.yaml', line: 0, column: 0, pointer: '', message: 'file not found', hint: expect.stringContaining('audiences import') }],
+      issues: [
+        {
+          file: 'nope.yaml',
+          line: 0,
+          column: 0,
+          pointer: '',
+          message: 'file not found',
+          hint: expect.stringContaining('audiences import'),
+        },
+      ],
     });
   });
 
@@ -55,17 +71,53 @@ describe('readDesiredStates', () => {
     const [read] = await readDesiredStates(['latin1.yaml'], fixtures);
     expect(read?.result).toEqual({
       ok: false,
-      issues: [{ file: 'latin1.yaml', line: 3, column: 14, pointer: '', message: 'the file is not UTF-8 (byte 0xe9)', hint: 'save the file as UTF-8' }],
+      issues: [
+        {
+          file: 'latin1.yaml',
+          line: 3,
+          column: 14,
+          pointer: '',
+          message: 'the file is not UTF-8 (byte 0xe9)',
+          hint: 'save the file as UTF-8',
+        },
+      ],
     });
   });
 
   it('a byte that is not UTF-8 at the start of the file is at 1:1, not at the end of the file', async () => {
-    writeFileSync(join(dir, 'first-byte.yaml'), Buffer.concat([Buffer.from([0xff]), Buffer.from('adAccountId: 1234\naudiences: []\n')]));
+    writeFileSync(
+      join(dir, 'first-byte.yaml'),
+      Buffer.concat([Buffer.from([0xff]), Buffer.from('adAccountId: 1234\naudiences: []\n')]),
+    );
     writeFileSync(join(dir, 'utf16.yaml'), Buffer.from('\ufeffadAccountId: 1234\naudiences: []\n', 'utf16le'));
     const read = await readDesiredStates(['first-byte.yaml', 'utf16.yaml'], dir);
     expect(read.map(({ result }) => result)).toEqual([
-      { ok: false, issues: [{ file: 'first-byte.yaml', line: 1, column: 1, pointer: '', message: 'the file is not UTF-8 (byte 0xff)', hint: 'save the file as UTF-8' }] },
-      { ok: false, issues: [{ file: 'utf16.yaml', line: 1, column: 1, pointer: '', message: 'the file is not UTF-8 (byte 0xff)', hint: 'save the file as UTF-8' }] },
+      {
+        ok: false,
+        issues: [
+          {
+            file: 'first-byte.yaml',
+            line: 1,
+            column: 1,
+            pointer: '',
+            message: 'the file is not UTF-8 (byte 0xff)',
+            hint: 'save the file as UTF-8',
+          },
+        ],
+      },
+      {
+        ok: false,
+        issues: [
+          {
+            file: 'utf16.yaml',
+            line: 1,
+            column: 1,
+            pointer: '',
+            message: 'the file is not UTF-8 (byte 0xff)',
+            hint: 'save the file as UTF-8',
+          },
+        ],
+      },
     ]);
   });
 
@@ -91,6 +143,9 @@ describe('readDesiredStates', () => {
   });
 
   it('a file whose size its stat does not tell is read no further than the limit', async () => {
-    await expect(readDesiredStates(['/dev/zero'], dir)).rejects.toMatchObject({ code: 'FILE_TOO_LARGE', summary: '/dev/zero is larger than 8 MB, the limit of an audiences file' });
+    await expect(readDesiredStates(['/dev/zero'], dir)).rejects.toMatchObject({
+      code: 'FILE_TOO_LARGE',
+      summary: '/dev/zero is larger than 8 MB, the limit of an audiences file',
+    });
   });
 });

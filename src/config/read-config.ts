@@ -19,7 +19,10 @@ export const DEFAULT_CONFIG_FILE = 'audiences.yaml';
  * (or a hostile one): it throws FILE_TOO_LARGE, found by the sizes of all the files before
  * any of them is read.
  */
-export async function readDesiredStates(files: string[], cwd: string): Promise<Array<{ file: string; result: ConfigResult }>> {
+export async function readDesiredStates(
+  files: string[],
+  cwd: string,
+): Promise<Array<{ file: string; result: ConfigResult }>> {
   await Promise.all(files.map((file) => checkSize(file, cwd)));
   return Promise.all(files.map(async (file) => ({ file, result: await readDesiredState(file, cwd) })));
 }
@@ -37,7 +40,13 @@ async function checkSize(file: string, cwd: string): Promise<void> {
 
 /** The error for a desired-state file past LIMITS.bytes. */
 function tooLarge(file: string, size?: number): AppError {
-  return fileTooLarge(file, LIMITS.bytes, 'an audiences file', 'is this the right file? 10,000 audiences take about 1 MB (2 MB as import writes them, with a comment each)', size);
+  return fileTooLarge(
+    file,
+    LIMITS.bytes,
+    'an audiences file',
+    'is this the right file? 10,000 audiences take about 1 MB (2 MB as import writes them, with a comment each)',
+    size,
+  );
 }
 
 async function readDesiredState(file: string, cwd: string): Promise<ConfigResult> {
@@ -77,7 +86,10 @@ export function desiredStateOfBytes(bytes: Uint8Array, file: string): ConfigResu
 type Problem = Pick<ConfigIssue, 'message' | 'hint'>;
 
 /** Reads the file, refused past the limit (see readUpTo). */
-async function readBytes(path: string, file: string): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; problem: Problem }> {
+async function readBytes(
+  path: string,
+  file: string,
+): Promise<{ ok: true; bytes: Uint8Array } | { ok: false; problem: Problem }> {
   let handle;
   try {
     handle = await open(path, 'r');
@@ -86,7 +98,8 @@ async function readBytes(path: string, file: string): Promise<{ ok: true; bytes:
   }
   try {
     const info = await handle.stat();
-    if (info.isDirectory()) return { ok: false, problem: { message: 'is a directory, not a file', hint: 'name the YAML file with -f' } };
+    if (info.isDirectory())
+      return { ok: false, problem: { message: 'is a directory, not a file', hint: 'name the YAML file with -f' } };
     const bytes = await readUpTo(handle, LIMITS.bytes);
     if (bytes !== undefined) return { ok: true, bytes };
   } catch (error) {
@@ -99,8 +112,13 @@ async function readBytes(path: string, file: string): Promise<{ ok: true; bytes:
 
 function openProblem(error: unknown): Problem {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return { message: 'file not found', hint: 'create it, pass another with -f FILE, or start from the live account with `audiences import`' };
-  if (code === 'EACCES' || code === 'EPERM') return { message: 'permission denied', hint: 'check the permissions of the file' };
+  if (code === 'ENOENT')
+    return {
+      message: 'file not found',
+      hint: 'create it, pass another with -f FILE, or start from the live account with `audiences import`',
+    };
+  if (code === 'EACCES' || code === 'EPERM')
+    return { message: 'permission denied', hint: 'check the permissions of the file' };
   if (code === 'EISDIR') return { message: 'is a directory, not a file', hint: 'name the YAML file with -f' };
   return { message: `cannot read the file: ${error instanceof Error ? error.message : String(error)}` };
 }

@@ -1,4 +1,13 @@
-import { ignoreMatcher, longOf, parseNameGlob, REGION_FIELDS, stableStringify, TARGETING_FIELDS, type JsonValue, type Long } from '../model/index.js';
+import {
+  ignoreMatcher,
+  longOf,
+  parseNameGlob,
+  REGION_FIELDS,
+  stableStringify,
+  TARGETING_FIELDS,
+  type JsonValue,
+  type Long,
+} from '../model/index.js';
 import type { Finding } from './issues.js';
 import { toLabel, type Path } from './positions.js';
 
@@ -34,7 +43,12 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
     const audience = audiences[index];
     if (!isRecord(audience)) continue;
     const at: Path = ['audiences', index];
-    errors.push(...selectionRules(audience, at), ...locationRules(audience, at), ...typeRules(audience, at), ...trackerRetention(audience, at));
+    errors.push(
+      ...selectionRules(audience, at),
+      ...locationRules(audience, at),
+      ...typeRules(audience, at),
+      ...trackerRetention(audience, at),
+    );
     warnings.push(...repeatedMembers(audience, at));
 
     const name = audience['name'];
@@ -91,7 +105,11 @@ export function checkRules(file: unknown, lineOf: LineOf): { errors: Finding[]; 
 }
 
 /** The globs of `ignore` or `protect` that are globs, each with its matcher; each one that is not is an error. */
-function nameGlobs(file: Record<string, unknown>, field: 'ignore' | 'protect', errors: Finding[]): Array<{ pattern: string; matches: (name: string) => boolean }> {
+function nameGlobs(
+  file: Record<string, unknown>,
+  field: 'ignore' | 'protect',
+  errors: Finding[],
+): Array<{ pattern: string; matches: (name: string) => boolean }> {
   const list = file[field];
   if (!Array.isArray(list)) return [];
   const globs: Array<{ pattern: string; matches: (name: string) => boolean }> = [];
@@ -103,7 +121,12 @@ function nameGlobs(file: Record<string, unknown>, field: 'ignore' | 'protect', e
       globs.push({ pattern, matches: ignoreMatcher([pattern]) });
     } else {
       const suggestion = parsed.suggestion === pattern ? '' : ` (${JSON.stringify(parsed.suggestion)})`;
-      errors.push({ path: [field, index], target: 'value', message: `${JSON.stringify(pattern)} is not a name glob: ${parsed.problem}`, hint: `${parsed.hint}${suggestion}` });
+      errors.push({
+        path: [field, index],
+        target: 'value',
+        message: `${JSON.stringify(pattern)} is not a name glob: ${parsed.problem}`,
+        hint: `${parsed.hint}${suggestion}`,
+      });
     }
   }
   return globs;
@@ -114,7 +137,12 @@ function nameGlobs(file: Record<string, unknown>, field: 'ignore' | 'protect', e
  * the entry's own name, not a name another entry declares or gives as its old name, not an
  * ignored name. Names are compared as they print (after NFC), as the plan matches them.
  */
-function renameRules(audiences: unknown[], renamed: number[], ignored: Array<{ pattern: string; matches: (name: string) => boolean }>, lineOf: LineOf): Finding[] {
+function renameRules(
+  audiences: unknown[],
+  renamed: number[],
+  ignored: Array<{ pattern: string; matches: (name: string) => boolean }>,
+  lineOf: LineOf,
+): Finding[] {
   const findings: Finding[] = [];
   const declared = new Map<string, number>();
   for (let index = 0; index < audiences.length; index += 1) {
@@ -126,7 +154,9 @@ function renameRules(audiences: unknown[], renamed: number[], ignored: Array<{ p
     const audience = audiences[index] as Record<string, unknown>;
     const value = audience['renamedFrom'];
     const at: Path = ['audiences', index, 'renamedFrom'];
-    const olds: Array<[unknown, Path]> = Array.isArray(value) ? value.map((old, position) => [old, [...at, position]]) : [[value, at]];
+    const olds: Array<[unknown, Path]> = Array.isArray(value)
+      ? value.map((old, position) => [old, [...at, position]])
+      : [[value, at]];
     for (const [old, path] of olds) {
       if (typeof old !== 'string' || old === '') continue;
       const look = old.normalize('NFC');
@@ -137,14 +167,20 @@ function renameRules(audiences: unknown[], renamed: number[], ignored: Array<{ p
       const hidden = ignored.find(({ matches }) => matches(old));
       const problem =
         owner === index
-          ? { message: `${JSON.stringify(old)} is the audience's own name`, hint: '`renamedFrom` gives the names the audience had before: remove this one' }
+          ? {
+              message: `${JSON.stringify(old)} is the audience's own name`,
+              hint: '`renamedFrom` gives the names the audience had before: remove this one',
+            }
           : owner !== undefined
             ? {
                 message: `${JSON.stringify(old)} is the name of ${toLabel(['audiences', owner])} (line ${lineOf(['audiences', owner, 'name'])}): an entry cannot be renamed from a name the file declares`,
                 hint: 'if the rename is applied, remove `renamedFrom`; for a new audience that takes the old name, apply the rename first, then declare it',
               }
             : elsewhere !== undefined
-              ? { message: `${JSON.stringify(old)} is also given by ${toLabel(elsewhere)} (line ${lineOf(elsewhere)})`, hint: 'one audience is renamed to one name: keep the old name in one entry' }
+              ? {
+                  message: `${JSON.stringify(old)} is also given by ${toLabel(elsewhere)} (line ${lineOf(elsewhere)})`,
+                  hint: 'one audience is renamed to one name: keep the old name in one entry',
+                }
               : hidden !== undefined
                 ? {
                     message: `${JSON.stringify(old)} matches the ignore pattern ${JSON.stringify(hidden.pattern)}: an ignored audience is never touched, so it cannot be renamed`,
@@ -215,7 +251,10 @@ function selectionRules(audience: Record<string, unknown>, at: Path): Finding[] 
         path: [...at, typeField],
         target: 'value',
         message: `NOT_ALL needs ${listField}`,
-        hint: listField === 'ages' ? 'list the age bands, e.g. ages: [20, 25], or write ageType: ALL' : 'list the genders, e.g. genders: [F], or write genderType: ALL',
+        hint:
+          listField === 'ages'
+            ? 'list the age bands, e.g. ages: [20, 25], or write ageType: ALL'
+            : 'list the genders, e.g. genders: [F], or write genderType: ALL',
       });
     }
   }
@@ -226,7 +265,9 @@ function selectionRules(audience: Record<string, unknown>, at: Path): Finding[] 
 function locationRules(audience: Record<string, unknown>, at: Path): Finding[] {
   const locationType = audience['locationType'];
   const present = REGION_FIELDS.filter((field) => field in audience);
-  const listed = REGION_FIELDS.filter((field) => Array.isArray(audience[field]) && (audience[field] as unknown[]).length > 0);
+  const listed = REGION_FIELDS.filter(
+    (field) => Array.isArray(audience[field]) && (audience[field] as unknown[]).length > 0,
+  );
   if (locationType === 'ALL') {
     return present.map((field) => ({
       path: [...at, field],
@@ -274,8 +315,13 @@ const SETS: ReadonlyArray<readonly [string, (value: unknown) => string | undefin
   ['ufoBusinessTypes', text],
   ['adGroups', (value) => (typeof value === 'number' || typeof value === 'string' ? String(value) : undefined)],
   ['renamedFrom', text],
-  ...REGION_FIELDS.map((field) => [field, (value: unknown) => (isRecord(value) ? text(value['value']) : text(value))] as const),
-  ...TARGETING_FIELDS.map((field) => [field, (value: unknown) => (isRecord(value) ? stableStringify(value as JsonValue) : undefined)] as const),
+  ...REGION_FIELDS.map(
+    (field) => [field, (value: unknown) => (isRecord(value) ? text(value['value']) : text(value))] as const,
+  ),
+  ...TARGETING_FIELDS.map(
+    (field) =>
+      [field, (value: unknown) => (isRecord(value) ? stableStringify(value as JsonValue) : undefined)] as const,
+  ),
 ];
 
 /** A set lists each value once; a repeat is harmless (the service keeps one) but likely a slip. */

@@ -41,7 +41,9 @@ function describedHint(error: ErrorObject, path: Path): string | undefined {
   if (typeof description !== 'string') return undefined;
   const text = description.replace(/\.$/, '');
   const field = path.findLast((part) => typeof part === 'string');
-  return field === undefined ? text : `${field}: ${/^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text}`;
+  return field === undefined
+    ? text
+    : `${field}: ${/^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text}`;
 }
 
 /**
@@ -73,14 +75,24 @@ function alternativesIndex(errors: readonly ErrorObject[]): (instancePath: strin
 function fromAlternative(error: ErrorObject, anyOf: ErrorObject): Finding | undefined {
   const value = anyOf.data;
   const custom = anyOf.parentSchema?.['errorMessage'];
-  if (typeof custom === 'string') return error === anyOf ? { path: pathOf(error), target: 'value', ...(inexactId(value) ?? { message: `${describe(value)} ${custom}` }) } : undefined;
+  if (typeof custom === 'string')
+    return error === anyOf
+      ? { path: pathOf(error), target: 'value', ...(inexactId(value) ?? { message: `${describe(value)} ${custom}` }) }
+      : undefined;
   const atChoice = error.instancePath === anyOf.instancePath;
   if (isPlainObject(value)) {
-    return atChoice && ['enum', 'pattern', 'type', 'const', 'anyOf'].includes(error.keyword) ? undefined : fromError(error);
+    return atChoice && ['enum', 'pattern', 'type', 'const', 'anyOf'].includes(error.keyword)
+      ? undefined
+      : fromError(error);
   }
-  if (typeof value === 'string') return error.keyword === 'type' || error.keyword === 'anyOf' ? undefined : fromError(error);
+  if (typeof value === 'string')
+    return error.keyword === 'type' || error.keyword === 'anyOf' ? undefined : fromError(error);
   if (error !== anyOf) return undefined;
-  return { path: pathOf(error), target: 'value', message: `expected a region code or a map with value:, got ${describe(value)}` };
+  return {
+    path: pathOf(error),
+    target: 'value',
+    message: `expected a region code or a map with value:, got ${describe(value)}`,
+  };
 }
 
 function fromError(error: ErrorObject): Finding | undefined {
@@ -127,11 +139,20 @@ function fromError(error: ErrorObject): Finding | undefined {
     case 'minLength':
       return { path, target: 'value', message: 'must not be empty' };
     case 'maxLength':
-      return { path, target: 'value', message: `is ${typeof value === 'string' ? [...value].length : '?'} characters long, more than the ${String(params['limit'])} allowed` };
+      return {
+        path,
+        target: 'value',
+        message: `is ${typeof value === 'string' ? [...value].length : '?'} characters long, more than the ${String(params['limit'])} allowed`,
+      };
     case 'maxItems':
       return { path, target: 'value', message: `lists more than ${String(params['limit'])} values` };
     case 'multipleOf':
-      return { path, target: 'value', message: `must be a multiple of ${String(params['multipleOf'])}, got ${describe(value)}`, ...multipleHint(value, Number(params['multipleOf'])) };
+      return {
+        path,
+        target: 'value',
+        message: `must be a multiple of ${String(params['multipleOf'])}, got ${describe(value)}`,
+        ...multipleHint(value, Number(params['multipleOf'])),
+      };
     case 'minimum':
       return { path, target: 'value', message: `must be at least ${String(params['limit'])}, got ${describe(value)}` };
     case 'maximum':
@@ -147,7 +168,11 @@ function fromError(error: ErrorObject): Finding | undefined {
       }
       return { path, target: 'value', message: `must be at most ${String(params['limit'])}, got ${describe(value)}` };
     default:
-      return { path, target: 'value', message: typeof custom === 'string' ? custom : (error.message ?? `fails ${error.keyword}`) };
+      return {
+        path,
+        target: 'value',
+        message: typeof custom === 'string' ? custom : (error.message ?? `fails ${error.keyword}`),
+      };
   }
 }
 
@@ -210,10 +235,18 @@ function typeFinding(path: Path, expected: string, value: unknown): Finding {
     .map((type) => TYPE_NOUNS[type] ?? type)
     .join(' or ');
   if (path.length === 0) {
-    return { path, target: 'value', message: `the file must be a map (adAccountId:, audiences: …), not ${describe(value)}` };
+    return {
+      path,
+      target: 'value',
+      message: `the file must be a map (adAccountId:, audiences: …), not ${describe(value)}`,
+    };
   }
   const finding: Finding = { path, target: 'value', message: `expected ${noun}, got ${describe(value)}` };
-  if ((expected === 'integer' || expected === 'number') && typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) {
+  if (
+    (expected === 'integer' || expected === 'number') &&
+    typeof value === 'string' &&
+    /^\s*-?\d+(\.\d+)?\s*$/.test(value)
+  ) {
     finding.hint = 'write the number without quotes';
   } else if (expected === 'string' && path.at(-1) === 'registrationNumber') {
     finding.hint = registrationNumberHint(value);
@@ -231,13 +264,18 @@ function typeFinding(path: Path, expected: string, value: unknown): Finding {
 
 /** A registration number of another form: ten bare digits (a number to YAML unless quoted) get their dashed form. */
 function registrationNumberHint(value: unknown): string {
-  const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : typeof value === 'string' ? value : '';
-  return dashedBizNum(text) === undefined ? 'write it with its hyphens, as on the certificate: NNN-NN-NNNNN, e.g. 120-81-47521' : bizNumFormHint(text);
+  const text =
+    typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : typeof value === 'string' ? value : '';
+  return dashedBizNum(text) === undefined
+    ? 'write it with its hyphens, as on the certificate: NNN-NN-NNNNN, e.g. 120-81-47521'
+    : bizNumFormHint(text);
 }
 
 function enumFinding(path: Path, error: ErrorObject, value: unknown): Finding {
   const params = error.params as Record<string, unknown>;
-  const allowed = (Array.isArray(params['allowedValues']) ? params['allowedValues'] : [params['allowedValue']]).map(String);
+  const allowed = (Array.isArray(params['allowedValues']) ? params['allowedValues'] : [params['allowedValue']]).map(
+    String,
+  );
   const distinct = [...new Set(allowed)];
   const finding: Finding = { path, target: 'value', message: `unknown value ${describe(value)}` };
   if (error.schemaPath.includes('/AgeBand/')) {
@@ -312,7 +350,8 @@ function codeFinding(path: Path, error: ErrorObject, value: unknown): Finding | 
   const wantsTown = error.schemaPath.includes('/TownCode/');
   let hint: string | undefined;
   if (code in PROVINCES) hint = `${value} is a province code: list it under locations`;
-  else if (DISTRICT.test(code)) hint = wantsTown ? deeperCode(value, 'district', 'depth2Locations') : `did you mean ${code}?`;
+  else if (DISTRICT.test(code))
+    hint = wantsTown ? deeperCode(value, 'district', 'depth2Locations') : `did you mean ${code}?`;
   else if (TOWN.test(code)) hint = wantsTown ? `did you mean ${code}?` : deeperCode(value, 'town', 'depth3Locations');
   return { path, target: 'value', message, ...hintFor(hint) };
 }

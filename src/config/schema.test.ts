@@ -6,7 +6,10 @@ import { AUDIENCES_SCHEMA_URL, validateConfig } from './index.js';
 
 const schema = JSON.parse(readFileSync(AUDIENCES_SCHEMA_URL, 'utf8')) as {
   $schema: string;
-  definitions: Record<string, { description?: string; properties?: Record<string, { description?: string; $ref?: string }> }>;
+  definitions: Record<
+    string,
+    { description?: string; properties?: Record<string, { description?: string; $ref?: string }> }
+  >;
 };
 
 /** The schema as an editor applies it: on its own, without the tool's rules in code. */
@@ -25,17 +28,27 @@ const ruleBreakers: Record<string, string> = {
   'rule 2, NOT_ALL without genders': audience('type: DISPLAY, genderType: NOT_ALL'),
   'rule 4, ALL with regions': audience('type: DISPLAY, locationType: ALL, depth2Locations: [I01]'),
   'rule 5, AREA without regions': audience('type: DISPLAY, locationType: AREA'),
-  'rule 8, MESSAGE with customer files': audience('type: MESSAGE, customerFileTargetings: [{customerFileId: 1, inclusionType: INCLUDE}]'),
-  'rule 8, MESSAGE with trackers': audience('type: MESSAGE, trackerTargetings: [{trackId: t, eventCode: e, retentionDays: 7, inclusionType: INCLUDE}]'),
-  'rule 8, DISPLAY with friend groups': audience('type: DISPLAY, talkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}]'),
+  'rule 8, MESSAGE with customer files': audience(
+    'type: MESSAGE, customerFileTargetings: [{customerFileId: 1, inclusionType: INCLUDE}]',
+  ),
+  'rule 8, MESSAGE with trackers': audience(
+    'type: MESSAGE, trackerTargetings: [{trackId: t, eventCode: e, retentionDays: 7, inclusionType: INCLUDE}]',
+  ),
+  'rule 8, DISPLAY with friend groups': audience(
+    'type: DISPLAY, talkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}]',
+  ),
 };
 
 /** Each uses a shorthand or an explicit form the spec allows. */
 const valid: Record<string, string> = {
   'inferred types': audience('type: DISPLAY, ages: [20, "25"], genders: [M], locations: [I]'),
-  'explicit types': audience('type: MESSAGE, ageType: NOT_ALL, ages: [65], genderType: ALL, locationType: AREA, depth3Locations: [{value: I0101}]'),
+  'explicit types': audience(
+    'type: MESSAGE, ageType: NOT_ALL, ages: [65], genderType: ALL, locationType: AREA, depth3Locations: [{value: I0101}]',
+  ),
   'all three region lists': audience('type: DISPLAY, locations: [I], depth2Locations: [B01], depth3Locations: [C0101]'),
-  'per-type criteria': audience('type: MESSAGE, talkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}], cohortTargetings: [{cohortId: 2, inclusionType: EXCLUDE}]'),
+  'per-type criteria': audience(
+    'type: MESSAGE, talkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}], cohortTargetings: [{cohortId: 2, inclusionType: EXCLUDE}]',
+  ),
   'a province list emptied beside a district': audience('type: DISPLAY, locations: [], depth2Locations: [H01]'),
   'member ids as numbers and as text': audience(
     'type: DISPLAY, talkChannelTargetings: [{profileId: 501, inclusionType: INCLUDE}], customerFileTargetings: [{customerFileId: "5001", inclusionType: EXCLUDE}]',
@@ -61,7 +74,11 @@ describe('schemas/audiences.schema.json', () => {
   it('describes every field of an audience, for editors', () => {
     const properties = schema.definitions['Audience']?.properties ?? {};
     const undescribed = Object.entries(properties)
-      .filter(([, property]) => property.description === undefined && schema.definitions[property.$ref?.split('/').pop() ?? '']?.description === undefined)
+      .filter(
+        ([, property]) =>
+          property.description === undefined &&
+          schema.definitions[property.$ref?.split('/').pop() ?? '']?.description === undefined,
+      )
       .map(([name]) => name);
     expect(Object.keys(properties).length).toBeGreaterThan(15);
     expect(undescribed).toEqual([]);

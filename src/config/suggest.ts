@@ -28,7 +28,9 @@ export function suggest(word: string, candidates: readonly string[]): string | u
 function swapsTwoLetters(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   const first = [...a].findIndex((letter, index) => letter !== b[index]);
-  return first >= 0 && a[first] === b[first + 1] && a[first + 1] === b[first] && a.slice(first + 2) === b.slice(first + 2);
+  return (
+    first >= 0 && a[first] === b[first + 1] && a[first + 1] === b[first] && a.slice(first + 2) === b.slice(first + 2)
+  );
 }
 
 /** `did you mean DISPLAY?`, or undefined when nothing is close. */

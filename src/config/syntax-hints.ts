@@ -5,7 +5,9 @@ export interface SyntaxProblem {
   offset: number;
   message: string;
   hint: string;
-  /** An unclosed bracket or quote, or a key indented into the value above: what yaml reports after it follows from it. */
+  /**
+   * An unclosed bracket or quote, or a key indented into the value above: what yaml reports after it follows from it.
+   */
   unclosed?: true;
 }
 
@@ -17,24 +19,45 @@ export interface SyntaxProblem {
  */
 export function syntaxProblem(error: YAMLError, text: string): SyntaxProblem {
   const offset = error.pos[0];
-  const unclosedFlow = /^Flow (sequence|map) (?:in block collection )?must (?:be sufficiently indented and )?end with an? ([\]}])/.exec(error.message);
+  const unclosedFlow =
+    /^Flow (sequence|map) (?:in block collection )?must (?:be sufficiently indented and )?end with an? ([\]}])/.exec(
+      error.message,
+    );
   if (unclosedFlow) return flowProblem(text, offset, unclosedFlow[1] === 'map' ? 'map' : 'list');
   if (/^Missing closing ["']quote/.test(error.message)) return quoteProblem(text, offset);
   if (/^Nested mappings are not allowed in compact mappings/.test(error.message)) return deeperKeyProblem(text, offset);
   const message = yamlMessage(error, text);
-  const hint = MESSAGE_HINTS.find(([pattern]) => pattern.test(error.message))?.[1] ?? CODE_HINTS[error.code] ?? 'check the indentation and the quotes here and on the lines before';
+  const hint =
+    MESSAGE_HINTS.find(([pattern]) => pattern.test(error.message))?.[1] ??
+    CODE_HINTS[error.code] ??
+    'check the indentation and the quotes here and on the lines before';
   return { offset, message, hint };
 }
 
 /** Hints by yaml's message, for codes that cover several mistakes. */
 const MESSAGE_HINTS: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^Sequence item without - indicator/, 'check the indentation: line this key up with the keys above it, or start a new item of the list with "- "'],
-  [/^Unexpected flow-(?:seq|map)-end/, 'this bracket closes none that is open: remove it, or add the one it should close'],
-  [/^Implicit map keys need to be followed by map values/, 'a key is followed by ": " and its value; if this line belongs to the one above, check its indentation'],
+  [
+    /^Sequence item without - indicator/,
+    'check the indentation: line this key up with the keys above it, or start a new item of the list with "- "',
+  ],
+  [
+    /^Unexpected flow-(?:seq|map)-end/,
+    'this bracket closes none that is open: remove it, or add the one it should close',
+  ],
+  [
+    /^Implicit map keys need to be followed by map values/,
+    'a key is followed by ": " and its value; if this line belongs to the one above, check its indentation',
+  ],
   [/^Missing , between flow/, 'separate the values inside [ ] or { } with commas'],
-  [/^Missing , or : between flow map items|^Missing space after : in flow map/, 'write each entry inside { } as key: value, the entries separated with commas'],
+  [
+    /^Missing , or : between flow map items|^Missing space after : in flow map/,
+    'write each entry inside { } as key: value, the entries separated with commas',
+  ],
   [/^Comments must be separated/, 'put a space before "#", or quote a value that holds one'],
-  [/^Flow end indicator should be more indented/, 'indent the closing bracket deeper than its key, or end the list on its last line'],
+  [
+    /^Flow end indicator should be more indented/,
+    'indent the closing bracket deeper than its key, or end the list on its last line',
+  ],
   [/^Tags and anchors must be separated/, 'put a space after the anchor (&name) or the tag (!tag)'],
 ];
 
@@ -45,8 +68,10 @@ const CODE_HINTS: Partial<Record<string, string>> = {
   MISSING_CHAR: 'check the punctuation (":", "- ", quotes, [ ], { }) here and on the line before',
   BAD_INDENT: 'indent each level by the same number of spaces, every item of a list or map alike',
   UNEXPECTED_TOKEN: 'check the indentation and the punctuation (":", "- ", [ ], { }) here and on the line before',
-  BLOCK_AS_IMPLICIT_KEY: 'check the indentation: the keys of one map start in the same column, and a key ends with ": " on its line',
-  MULTILINE_IMPLICIT_KEY: 'check the indentation: the keys of one map start in the same column, and a key ends with ": " on its line',
+  BLOCK_AS_IMPLICIT_KEY:
+    'check the indentation: the keys of one map start in the same column, and a key ends with ": " on its line',
+  MULTILINE_IMPLICIT_KEY:
+    'check the indentation: the keys of one map start in the same column, and a key ends with ": " on its line',
   BAD_SCALAR_START: 'quote a value that starts with a special character (@, `, %, |, >)',
   BAD_DQ_ESCAPE: 'in double quotes write a backslash as \\\\, or use single quotes',
 };
@@ -69,8 +94,16 @@ export function yamlMessage(error: YAMLError, text: string): string {
  */
 function flowProblem(text: string, offset: number, noun: 'list' | 'map'): SyntaxProblem {
   const [open, close] = noun === 'list' ? ['[', ']'] : ['{', '}'];
-  const start = unclosedStart(text, offset, (token) => token.type === 'flow-collection' && token.start.source === open && !token.end.some((end) => end.source === close));
-  const line = text.slice(text.lastIndexOf('\n', offset - 1) + 1, text.indexOf('\n', offset) === -1 ? undefined : text.indexOf('\n', offset));
+  const start = unclosedStart(
+    text,
+    offset,
+    (token) =>
+      token.type === 'flow-collection' && token.start.source === open && !token.end.some((end) => end.source === close),
+  );
+  const line = text.slice(
+    text.lastIndexOf('\n', offset - 1) + 1,
+    text.indexOf('\n', offset) === -1 ? undefined : text.indexOf('\n', offset),
+  );
   if (count(line, close) > count(line, open)) {
     return {
       offset,
@@ -96,7 +129,12 @@ function deeperKeyProblem(text: string, offset: number): SyntaxProblem {
   const lineEnd = text.indexOf('\n', offset);
   const rest = text.slice(offset, lineEnd === -1 ? undefined : lineEnd);
   if (/:(\s|$)/.test(rest)) {
-    return { offset, message: 'YAML: this value holds ": ", which starts a map inside it', hint: 'quote the value ("…") to keep ": " in it', unclosed: true };
+    return {
+      offset,
+      message: 'YAML: this value holds ": ", which starts a map inside it',
+      hint: 'quote the value ("…") to keep ": " in it',
+      unclosed: true,
+    };
   }
   const next = lineEnd === -1 ? -1 : text.slice(lineEnd + 1).search(/\S/);
   return {
@@ -109,7 +147,12 @@ function deeperKeyProblem(text: string, offset: number): SyntaxProblem {
 
 /** A quoted value that runs to where yaml stopped: said where its quote opens. */
 function quoteProblem(text: string, offset: number): SyntaxProblem {
-  const start = unclosedStart(text, offset, (token) => (token.type === 'double-quoted-scalar' || token.type === 'single-quoted-scalar') && !isClosedQuote(token.source));
+  const start = unclosedStart(
+    text,
+    offset,
+    (token) =>
+      (token.type === 'double-quoted-scalar' || token.type === 'single-quoted-scalar') && !isClosedQuote(token.source),
+  );
   return {
     offset: start ?? offset,
     message: `YAML: the quote opened ${start === undefined ? 'before here' : 'here'} is not closed`,

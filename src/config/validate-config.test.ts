@@ -77,7 +77,16 @@ describe('validateConfig: a valid file', () => {
           talkChannelGroupTargetings: [],
           lookalikeTargetings: [],
         },
-        omitted: ['ufoInterests', 'ufoBusinessTypes', 'customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings', 'lookalikeTargetings'],
+        omitted: [
+          'ufoInterests',
+          'ufoBusinessTypes',
+          'customerFileTargetings',
+          'trackerTargetings',
+          'cohortTargetings',
+          'talkChannelTargetings',
+          'syncAppTargetings',
+          'lookalikeTargetings',
+        ],
         adGroups: ['101', '102'],
         protect: true,
         renamedFrom: ['seoul-women'],
@@ -114,8 +123,19 @@ describe('validateConfig: a valid file', () => {
   });
 
   it('keeps an explicit ALL, and with AREA the region lists the file gives, the others empty', () => {
-    const [audience] = desired(oneAudience('type: DISPLAY\nageType: ALL\ngenderType: ALL\nlocationType: AREA\ndepth2Locations: [I01]\ndepth3Locations: [{value: B0101}]')).audiences;
-    expect(audience?.definition).toMatchObject({ ageType: 'ALL', ages: [], genderType: 'ALL', genders: [], locationType: 'AREA', locations: [] });
+    const [audience] = desired(
+      oneAudience(
+        'type: DISPLAY\nageType: ALL\ngenderType: ALL\nlocationType: AREA\ndepth2Locations: [I01]\ndepth3Locations: [{value: B0101}]',
+      ),
+    ).audiences;
+    expect(audience?.definition).toMatchObject({
+      ageType: 'ALL',
+      ages: [],
+      genderType: 'ALL',
+      genders: [],
+      locationType: 'AREA',
+      locations: [],
+    });
     expect(audience?.definition.depth2Locations).toEqual([{ value: 'I01' }]);
     expect(audience?.definition.depth3Locations).toEqual([{ value: 'B0101' }]);
   });
@@ -135,7 +155,9 @@ describe('validateConfig: a valid file', () => {
       'syncAppTargetings',
       'lookalikeTargetings',
     ]);
-    expect(desired(oneAudience('type: MESSAGE\ngenderType: ALL\nlocationType: ALL\nufoInterests: []')).audiences[0]?.omitted).toEqual([
+    expect(
+      desired(oneAudience('type: MESSAGE\ngenderType: ALL\nlocationType: ALL\nufoInterests: []')).audiences[0]?.omitted,
+    ).toEqual([
       'ages',
       'ufoBusinessTypes',
       'cohortTargetings',
@@ -144,7 +166,9 @@ describe('validateConfig: a valid file', () => {
       'talkChannelGroupTargetings',
       'lookalikeTargetings',
     ]);
-    expect(desired(oneAudience('type: DISPLAY\ndepth2Locations: [H01]\nufoInterests: [TRAVEL]')).audiences[0]?.omitted).toEqual([
+    expect(
+      desired(oneAudience('type: DISPLAY\ndepth2Locations: [H01]\nufoInterests: [TRAVEL]')).audiences[0]?.omitted,
+    ).toEqual([
       'ages',
       'genders',
       'ufoBusinessTypes',
@@ -159,11 +183,19 @@ describe('validateConfig: a valid file', () => {
 
   it('narrows with an empty region list: AREA follows from the list that is not empty', () => {
     const [audience] = desired(oneAudience('type: DISPLAY\nlocations: []\ndepth2Locations: [H01]')).audiences;
-    expect(audience?.definition).toMatchObject({ locationType: 'AREA', locations: [], depth2Locations: [{ value: 'H01' }], depth3Locations: [] });
-    expect(desired(oneAudience('type: DISPLAY\nlocations: []')).audiences[0]?.definition).toMatchObject({ locationType: 'ALL', locations: [] });
-    expect(issues(oneAudience('type: DISPLAY\nlocationType: AREA\nlocations: []')).map((issue) => issue.message)).toEqual([
-      'audiences[0].locationType: AREA needs locations, depth2Locations or depth3Locations',
-    ]);
+    expect(audience?.definition).toMatchObject({
+      locationType: 'AREA',
+      locations: [],
+      depth2Locations: [{ value: 'H01' }],
+      depth3Locations: [],
+    });
+    expect(desired(oneAudience('type: DISPLAY\nlocations: []')).audiences[0]?.definition).toMatchObject({
+      locationType: 'ALL',
+      locations: [],
+    });
+    expect(
+      issues(oneAudience('type: DISPLAY\nlocationType: AREA\nlocations: []')).map((issue) => issue.message),
+    ).toEqual(['audiences[0].locationType: AREA needs locations, depth2Locations or depth3Locations']);
   });
 
   it('passes sets through canonicalised, members as written (an id a number or a text), and names the sets left out', () => {
@@ -180,7 +212,9 @@ describe('validateConfig: a valid file', () => {
       { cohortId: '2', inclusionType: 'INCLUDE' },
       { cohortId: 9, inclusionType: 'EXCLUDE' },
     ]);
-    expect(audience?.definition.trackerTargetings).toEqual([{ eventCode: 'buy', inclusionType: 'INCLUDE', retentionDays: 30, trackId: 7 }]);
+    expect(audience?.definition.trackerTargetings).toEqual([
+      { eventCode: 'buy', inclusionType: 'INCLUDE', retentionDays: 30, trackId: 7 },
+    ]);
     expect(audience?.definition.ufoBusinessTypes).toEqual([]);
     expect(audience?.definition.customerFileTargetings).toEqual([]);
     // Friend groups are not for DISPLAY audiences: they are not left out, they cannot be given.
@@ -206,7 +240,9 @@ describe('validateConfig: a valid file', () => {
   });
 
   it('follows anchors and merge keys', () => {
-    const state = desired('adAccountId: 1\naudiences:\n  - &base {name: a, type: DISPLAY, genders: [M]}\n  - {<<: *base, name: b}\n');
+    const state = desired(
+      'adAccountId: 1\naudiences:\n  - &base {name: a, type: DISPLAY, genders: [M]}\n  - {<<: *base, name: b}\n',
+    );
     expect(state.audiences.map((audience) => [audience.key, audience.definition.genders])).toEqual([
       ['a', ['M']],
       ['b', ['M']],
@@ -226,80 +262,123 @@ describe('validateConfig: a valid file', () => {
     const result = validateConfig(oneAudience('type: DISPLAY\nages: [20, 25, "20"]'), 'audiences.yaml');
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.warnings.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`)).toEqual(['5:20: audiences[0].ages[2]: repeats ages[0]']);
+    expect(result.warnings.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`)).toEqual([
+      '5:20: audiences[0].ages[2]: repeats ages[0]',
+    ]);
   });
 });
 
 describe('validateConfig: the spec rules that need no server', () => {
   it('rule 1: ageType ALL with ages points at the ages key', () => {
-    expect(problems(oneAudience('type: DISPLAY\nageType: ALL\nages: [20]'))).toEqual(['6:5: audiences[0].ages: not allowed when ageType is ALL']);
-  });
-
-  it('rule 1: ageType NOT_ALL without ages points at the value NOT_ALL', () => {
-    expect(problems(oneAudience('type: DISPLAY\nageType: NOT_ALL'))).toEqual(['5:14: audiences[0].ageType: NOT_ALL needs ages']);
-  });
-
-  it('rule 2: genderType ALL with genders, and NOT_ALL without them', () => {
-    expect(problems(oneAudience('type: DISPLAY\ngenderType: ALL\ngenders: [F]'))).toEqual(['6:5: audiences[0].genders: not allowed when genderType is ALL']);
-    expect(problems(oneAudience('type: DISPLAY\ngenderType: NOT_ALL'))).toEqual(['5:17: audiences[0].genderType: NOT_ALL needs genders']);
-  });
-
-  it('rule 4: locationType ALL with any region list, one problem per list', () => {
-    expect(problems(oneAudience('type: DISPLAY\nlocationType: ALL\nlocations: [I]\ndepth3Locations: [I0101]'))).toEqual([
-      '6:5: audiences[0].locations: not allowed when locationType is ALL',
-      '7:5: audiences[0].depth3Locations: not allowed when locationType is ALL',
+    expect(problems(oneAudience('type: DISPLAY\nageType: ALL\nages: [20]'))).toEqual([
+      '6:5: audiences[0].ages: not allowed when ageType is ALL',
     ]);
   });
 
+  it('rule 1: ageType NOT_ALL without ages points at the value NOT_ALL', () => {
+    expect(problems(oneAudience('type: DISPLAY\nageType: NOT_ALL'))).toEqual([
+      '5:14: audiences[0].ageType: NOT_ALL needs ages',
+    ]);
+  });
+
+  it('rule 2: genderType ALL with genders, and NOT_ALL without them', () => {
+    expect(problems(oneAudience('type: DISPLAY\ngenderType: ALL\ngenders: [F]'))).toEqual([
+      '6:5: audiences[0].genders: not allowed when genderType is ALL',
+    ]);
+    expect(problems(oneAudience('type: DISPLAY\ngenderType: NOT_ALL'))).toEqual([
+      '5:17: audiences[0].genderType: NOT_ALL needs genders',
+    ]);
+  });
+
+  it('rule 4: locationType ALL with any region list, one problem per list', () => {
+    expect(problems(oneAudience('type: DISPLAY\nlocationType: ALL\nlocations: [I]\ndepth3Locations: [I0101]'))).toEqual(
+      [
+        '6:5: audiences[0].locations: not allowed when locationType is ALL',
+        '7:5: audiences[0].depth3Locations: not allowed when locationType is ALL',
+      ],
+    );
+  });
+
   it('rule 5: locationType AREA without a region list', () => {
-    expect(problems(oneAudience('type: DISPLAY\nlocationType: AREA'))).toEqual(['5:19: audiences[0].locationType: AREA needs locations, depth2Locations or depth3Locations']);
+    expect(problems(oneAudience('type: DISPLAY\nlocationType: AREA'))).toEqual([
+      '5:19: audiences[0].locationType: AREA needs locations, depth2Locations or depth3Locations',
+    ]);
   });
 
   it('rule 8: criteria outside the per-type table', () => {
     expect(
       problems(
-        oneAudience('type: MESSAGE\ncustomerFileTargetings: [{customerFileId: 1, inclusionType: INCLUDE}]\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 7, inclusionType: INCLUDE}]'),
+        oneAudience(
+          'type: MESSAGE\ncustomerFileTargetings: [{customerFileId: 1, inclusionType: INCLUDE}]\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 7, inclusionType: INCLUDE}]',
+        ),
       ),
-    ).toEqual(['5:5: audiences[0].customerFileTargetings: not allowed for a MESSAGE audience', '6:5: audiences[0].trackerTargetings: not allowed for a MESSAGE audience']);
-    expect(problems(oneAudience('type: DISPLAY\ntalkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}]'))).toEqual([
-      '5:5: audiences[0].talkChannelGroupTargetings: not allowed for a DISPLAY audience',
+    ).toEqual([
+      '5:5: audiences[0].customerFileTargetings: not allowed for a MESSAGE audience',
+      '6:5: audiences[0].trackerTargetings: not allowed for a MESSAGE audience',
     ]);
+    expect(
+      problems(oneAudience('type: DISPLAY\ntalkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}]')),
+    ).toEqual(['5:5: audiences[0].talkChannelGroupTargetings: not allowed for a DISPLAY audience']);
   });
 
   it('rule 8 allows what the table allows for each type', () => {
     const member = 'inclusionType: INCLUDE';
     expect(
-      problems(oneAudience(`type: MESSAGE\ntalkChannelGroupTargetings: [{groupId: 1, ${member}}]\ncohortTargetings: [{cohortId: 1, ${member}}]\nsyncAppTargetings: [{profileId: p, ${member}}]`)),
+      problems(
+        oneAudience(
+          `type: MESSAGE\ntalkChannelGroupTargetings: [{groupId: 1, ${member}}]\ncohortTargetings: [{cohortId: 1, ${member}}]\nsyncAppTargetings: [{profileId: p, ${member}}]`,
+        ),
+      ),
     ).toEqual([]);
-    expect(problems(oneAudience(`type: DISPLAY\ncustomerFileTargetings: [{customerFileId: 1, ${member}}]\ntalkChannelTargetings: [{profileId: p, ${member}}]`))).toEqual([]);
+    expect(
+      problems(
+        oneAudience(
+          `type: DISPLAY\ncustomerFileTargetings: [{customerFileId: 1, ${member}}]\ntalkChannelTargetings: [{profileId: p, ${member}}]`,
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('leaves rule 3 (adult targeting) and rules 6 and 7 (campaigns) to the plan', () => {
-    expect(problems(oneAudience('type: MESSAGE\nages: [15]\nlocations: [Z]\ntalkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}]'))).toEqual([]);
+    expect(
+      problems(
+        oneAudience(
+          'type: MESSAGE\nages: [15]\nlocations: [Z]\ntalkChannelGroupTargetings: [{groupId: 1, inclusionType: INCLUDE}]',
+        ),
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('validateConfig: rules of the file', () => {
   it('refuses a name used twice, at the second, naming the line of the first', () => {
-    expect(problems('adAccountId: 1\naudiences:\n  - name: a\n    type: DISPLAY\n  - name: a\n    type: MESSAGE\n')).toEqual([
-      '5:11: audiences[1].name: "a" is already the name of audiences[0] (line 3)',
-    ]);
+    expect(
+      problems('adAccountId: 1\naudiences:\n  - name: a\n    type: DISPLAY\n  - name: a\n    type: MESSAGE\n'),
+    ).toEqual(['5:11: audiences[1].name: "a" is already the name of audiences[0] (line 3)']);
   });
 
   it('refuses an id pinned twice', () => {
-    expect(problems('adAccountId: 1\naudiences:\n  - {name: a, type: DISPLAY, id: 7}\n  - {name: b, type: DISPLAY, id: 7}\n')).toEqual([
-      '4:34: audiences[1].id: 7 is already pinned by audiences[0] (line 3)',
-    ]);
+    expect(
+      problems(
+        'adAccountId: 1\naudiences:\n  - {name: a, type: DISPLAY, id: 7}\n  - {name: b, type: DISPLAY, id: 7}\n',
+      ),
+    ).toEqual(['4:34: audiences[1].id: 7 is already pinned by audiences[0] (line 3)']);
   });
 
   it('refuses a declared audience that an ignore pattern would hide', () => {
-    expect(problems('adAccountId: 1\nignore: ["legacy-*"]\naudiences:\n  - {name: legacy-x, type: DISPLAY}\n  - {name: new-x, type: DISPLAY}\n')).toEqual([
+    expect(
+      problems(
+        'adAccountId: 1\nignore: ["legacy-*"]\naudiences:\n  - {name: legacy-x, type: DISPLAY}\n  - {name: new-x, type: DISPLAY}\n',
+      ),
+    ).toEqual([
       '4:12: audiences[0].name: "legacy-x" matches the ignore pattern "legacy-*", so it would never be changed',
     ]);
   });
 
   it('refuses a declared audience that an ignore pattern hides in another Unicode spelling (NFC or NFD)', () => {
-    expect(problems('adAccountId: 1\nignore: ["caf\\u00e9-*"]\naudiences:\n  - {name: "cafe\\u0301-old", type: DISPLAY}\n')).toEqual([
+    expect(
+      problems('adAccountId: 1\nignore: ["caf\\u00e9-*"]\naudiences:\n  - {name: "cafe\\u0301-old", type: DISPLAY}\n'),
+    ).toEqual([
       '4:12: audiences[0].name: "cafe\u0301-old" matches the ignore pattern "caf\u00e9-*", so it would never be changed',
     ]);
   });
@@ -312,7 +391,9 @@ describe('validateConfig: rules of the file', () => {
       '2:45: ignore[3]: "[a" is not a name glob: a `[` is not closed by a `]`',
       '2:51: ignore[4]: "x\\\\" is not a name glob: it ends with a lone `\\`',
     ]);
-    expect(found[0]?.hint).toBe('write `\\` before a character to match it as it is; for alternatives, write one glob each ("\\\\{old,legacy\\\\}-*")');
+    expect(found[0]?.hint).toBe(
+      'write `\\` before a character to match it as it is; for alternatives, write one glob each ("\\\\{old,legacy\\\\}-*")',
+    );
   });
 
   it('checks the protect globs as it checks ignore', () => {
@@ -343,7 +424,9 @@ describe('validateConfig: rules of the file', () => {
       '8:43: audiences[4].renamedFrom: "legacy-e" matches the ignore pattern "legacy-*": an ignored audience is never touched, so it cannot be renamed',
       '9:53: audiences[5].renamedFrom: "cafe\u0301" is the audience\'s own name',
     ]);
-    expect(found[1]?.hint).toBe('if the rename is applied, remove `renamedFrom`; for a new audience that takes the old name, apply the rename first, then declare it');
+    expect(found[1]?.hint).toBe(
+      'if the rename is applied, remove `renamedFrom`; for a new audience that takes the old name, apply the rename first, then declare it',
+    );
   });
 
   it('takes renamedFrom as one name or a list, each a name the service takes', () => {
@@ -355,15 +438,23 @@ describe('validateConfig: rules of the file', () => {
   });
 
   it('requires adAccountId and audiences, at the start of the map', () => {
-    expect(problems('# comment\nprune: true\n')).toEqual(['2:1: missing required field adAccountId', '2:1: missing required field audiences']);
+    expect(problems('# comment\nprune: true\n')).toEqual([
+      '2:1: missing required field adAccountId',
+      '2:1: missing required field audiences',
+    ]);
   });
 
   it('requires name and type of each audience, at the start of the audience', () => {
-    expect(problems('adAccountId: 1\naudiences:\n  - ages: [20]\n')).toEqual(['3:5: audiences[0]: missing required field name', '3:5: audiences[0]: missing required field type']);
+    expect(problems('adAccountId: 1\naudiences:\n  - ages: [20]\n')).toEqual([
+      '3:5: audiences[0]: missing required field name',
+      '3:5: audiences[0]: missing required field type',
+    ]);
   });
 
   it('requires every field of a targeting member, since a member is sent whole, with a hint for each', () => {
-    const found = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t}]\ncohortTargetings: [{cohortId: 7}]'));
+    const found = issues(
+      oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t}]\ncohortTargetings: [{cohortId: 7}]'),
+    );
     expect(found.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`)).toEqual([
       '5:25: audiences[0].trackerTargetings[0]: missing required field eventCode',
       '5:25: audiences[0].trackerTargetings[0]: missing required field inclusionType',
@@ -379,9 +470,16 @@ describe('validateConfig: rules of the file', () => {
   });
 
   it('takes a member id as a number or a text, and refuses anything else', () => {
-    const ids = 'customerFileTargetings: [{customerFileId: 5001, inclusionType: INCLUDE}, {customerFileId: "5002", inclusionType: INCLUDE}]';
-    expect(problems(oneAudience(`type: DISPLAY\n${ids}\ntalkChannelTargetings: [{profileId: 501, inclusionType: EXCLUDE}]`))).toEqual([]);
-    const found = issues(oneAudience('type: DISPLAY\ncohortTargetings: [{cohortId: "", inclusionType: INCLUDE}, {cohortId: 0, inclusionType: INCLUDE}, {cohortId: [1], inclusionType: INCLUDE}]'));
+    const ids =
+      'customerFileTargetings: [{customerFileId: 5001, inclusionType: INCLUDE}, {customerFileId: "5002", inclusionType: INCLUDE}]';
+    expect(
+      problems(oneAudience(`type: DISPLAY\n${ids}\ntalkChannelTargetings: [{profileId: 501, inclusionType: EXCLUDE}]`)),
+    ).toEqual([]);
+    const found = issues(
+      oneAudience(
+        'type: DISPLAY\ncohortTargetings: [{cohortId: "", inclusionType: INCLUDE}, {cohortId: 0, inclusionType: INCLUDE}, {cohortId: [1], inclusionType: INCLUDE}]',
+      ),
+    );
     expect(found.map((issue) => issue.message)).toEqual([
       'audiences[0].cohortTargetings[0].cohortId: "" must be an id: a whole number from 1 or a text that is not empty',
       'audiences[0].cohortTargetings[1].cohortId: 0 must be an id: a whole number from 1 or a text that is not empty',
@@ -391,16 +489,21 @@ describe('validateConfig: rules of the file', () => {
   });
 
   it('refuses, as the service does, a name that is blank, too long or holds a control character', () => {
-    const named = (name: string) => issues(`adAccountId: 1\naudiences:\n  - name: ${JSON.stringify(name)}\n    type: DISPLAY\n`);
+    const named = (name: string) =>
+      issues(`adAccountId: 1\naudiences:\n  - name: ${JSON.stringify(name)}\n    type: DISPLAY\n`);
     for (const name of ['   ', 'a\u001b[31mb', 'a\u0000b', 'line\nbreak', 'a\u009bb']) {
       expect(named(name).map((issue) => `${issue.line}:${issue.column}: ${issue.message}`)).toEqual([
         `3:11: audiences[0].name: ${JSON.stringify(name)} must be 1 to 255 characters, not blank, without control characters (tabs, line breaks, escapes)`,
       ]);
     }
-    expect(named('x'.repeat(256)).map((issue) => issue.message)).toEqual(['audiences[0].name: is 256 characters long as the service counts them, more than the 255 allowed']);
+    expect(named('x'.repeat(256)).map((issue) => issue.message)).toEqual([
+      'audiences[0].name: is 256 characters long as the service counts them, more than the 255 allowed',
+    ]);
     expect(named('x'.repeat(255))).toEqual([]);
     // The service counts UTF-16 code units: 128 emoji are 256 of them.
-    expect(named('😀'.repeat(128)).map((issue) => issue.message)).toEqual(['audiences[0].name: is 256 characters long as the service counts them, more than the 255 allowed']);
+    expect(named('😀'.repeat(128)).map((issue) => issue.message)).toEqual([
+      'audiences[0].name: is 256 characters long as the service counts them, more than the 255 allowed',
+    ]);
     expect(named('😀'.repeat(127))).toEqual([]);
     expect(named('서울 여성 20대')).toEqual([]);
     expect(named('\u2028line separator')).toEqual([]);
@@ -413,38 +516,74 @@ describe('validateConfig: rules of the file', () => {
         'type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, trackerTargetingTerms: [ONE_MONTH, ONE_WEEK, ONE_MONTH], inclusionType: INCLUDE}]\nlookalikeTargetings: [{lookalikeId: 8001, inclusionType: EXCLUDE}]',
       ),
     );
-    expect(state.audiences[0]?.definition.trackerTargetings).toEqual([{ eventCode: 'e', inclusionType: 'INCLUDE', trackId: 't', trackerTargetingTerms: ['ONE_MONTH', 'ONE_WEEK'] }]);
-    expect(state.audiences[0]?.definition.lookalikeTargetings).toEqual([{ inclusionType: 'EXCLUDE', lookalikeId: 8001 }]);
-    const both = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 30, trackerTargetingTerms: [ONE_MONTH], inclusionType: INCLUDE}]'));
+    expect(state.audiences[0]?.definition.trackerTargetings).toEqual([
+      { eventCode: 'e', inclusionType: 'INCLUDE', trackId: 't', trackerTargetingTerms: ['ONE_MONTH', 'ONE_WEEK'] },
+    ]);
+    expect(state.audiences[0]?.definition.lookalikeTargetings).toEqual([
+      { inclusionType: 'EXCLUDE', lookalikeId: 8001 },
+    ]);
+    const both = issues(
+      oneAudience(
+        'type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 30, trackerTargetingTerms: [ONE_MONTH], inclusionType: INCLUDE}]',
+      ),
+    );
     expect(both.map((issue) => issue.message)).toEqual([
       'audiences[0].trackerTargetings[0].trackerTargetingTerms: a tracker member holds its retention one way, not both retentionDays and trackerTargetingTerms',
     ]);
-    const lower = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, trackerTargetingTerms: [one_month], inclusionType: INCLUDE}]'));
-    expect(lower.map((issue) => issue.message)).toEqual(['audiences[0].trackerTargetings[0].trackerTargetingTerms[0]: "one_month" must be a term in capitals, e.g. ONE_MONTH']);
+    const lower = issues(
+      oneAudience(
+        'type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, trackerTargetingTerms: [one_month], inclusionType: INCLUDE}]',
+      ),
+    );
+    expect(lower.map((issue) => issue.message)).toEqual([
+      'audiences[0].trackerTargetings[0].trackerTargetingTerms[0]: "one_month" must be a term in capitals, e.g. ONE_MONTH',
+    ]);
   });
 
   it('bounds retentionDays and refuses an unknown inclusionType with a suggestion', () => {
-    const found = issues(oneAudience('type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 181, inclusionType: INCLUD}]'));
+    const found = issues(
+      oneAudience(
+        'type: DISPLAY\ntrackerTargetings: [{trackId: t, eventCode: e, retentionDays: 181, inclusionType: INCLUD}]',
+      ),
+    );
     expect(found.map((issue) => [issue.message, issue.hint])).toEqual([
-      ['audiences[0].trackerTargetings[0].retentionDays: must be at most 180, got 181', 'retentionDays: days a visitor stays in the audience, 1 to 180 (or trackerTargetingTerms)'],
+      [
+        'audiences[0].trackerTargetings[0].retentionDays: must be at most 180, got 181',
+        'retentionDays: days a visitor stays in the audience, 1 to 180 (or trackerTargetingTerms)',
+      ],
       ['audiences[0].trackerTargetings[0].inclusionType: unknown value "INCLUD"', 'did you mean INCLUDE?'],
     ]);
   });
 
   it('gives every problem of the schema a hint, from the field it is about when nothing more specific fits', () => {
     const found = issues(
-      ['adAccountId: "x"', 'prune: 1', 'audiences:', '  - name: ""', '    type: DISPLAY', '    protect: "true"', '    adGroups: ["x", -1]', '  - just-a-string', 'business: 120-81-47521', ''].join(
-        '\n',
-      ),
+      [
+        'adAccountId: "x"',
+        'prune: 1',
+        'audiences:',
+        '  - name: ""',
+        '    type: DISPLAY',
+        '    protect: "true"',
+        '    adGroups: ["x", -1]',
+        '  - just-a-string',
+        'business: 120-81-47521',
+        '',
+      ].join('\n'),
     );
     expect(found).toHaveLength(8);
     expect(found.filter((issue) => issue.hint === undefined)).toEqual([]);
-    expect(found.map((issue) => issue.hint)).toContain('adAccountId: the ad account this file describes (one account per file)');
-    expect(found.map((issue) => issue.hint)).toContain('adGroups: an id of the service (a Long): a whole number, or its digits in quotes, which an id above 9007199254740991 needs to be read exactly');
+    expect(found.map((issue) => issue.hint)).toContain(
+      'adAccountId: the ad account this file describes (one account per file)',
+    );
+    expect(found.map((issue) => issue.hint)).toContain(
+      'adGroups: an id of the service (a Long): a whole number, or its digits in quotes, which an id above 9007199254740991 needs to be read exactly',
+    );
   });
 
   it('refuses ids too large to be read exactly, rather than send another one', () => {
-    const found = issues('adAccountId: 9007199254740993\naudiences:\n  - {name: a, type: DISPLAY, id: 123456789012345678901, adGroups: [9007199254740992]}\n');
+    const found = issues(
+      'adAccountId: 9007199254740993\naudiences:\n  - {name: a, type: DISPLAY, id: 123456789012345678901, adGroups: [9007199254740992]}\n',
+    );
     expect(found.map((issue) => issue.message)).toEqual([
       'adAccountId: is a number past 9007199254740991, which cannot be read exactly',
       'audiences[0].id: is a number past 9007199254740991, which cannot be read exactly',
@@ -458,9 +597,13 @@ describe('validateConfig: rules of the file', () => {
   });
 
   it('reads an id in quotes with every digit, past 2^53 too; 5001 and "5001" pin one audience', () => {
-    const state = desired('adAccountId: 1\naudiences:\n  - {name: a, type: DISPLAY, id: "9007199254740993", adGroups: ["9007199254740995", 101]}\n');
+    const state = desired(
+      'adAccountId: 1\naudiences:\n  - {name: a, type: DISPLAY, id: "9007199254740993", adGroups: ["9007199254740995", 101]}\n',
+    );
     expect(state.audiences[0]).toMatchObject({ id: '9007199254740993', adGroups: ['101', '9007199254740995'] });
-    const found = issues('adAccountId: 1\naudiences:\n  - {name: a, type: DISPLAY, id: 5001}\n  - {name: b, type: DISPLAY, id: "5001"}\n  - {name: c, type: DISPLAY, id: "05001"}\n');
+    const found = issues(
+      'adAccountId: 1\naudiences:\n  - {name: a, type: DISPLAY, id: 5001}\n  - {name: b, type: DISPLAY, id: "5001"}\n  - {name: c, type: DISPLAY, id: "05001"}\n',
+    );
     expect(found.map((issue) => issue.message)).toEqual([
       'audiences[1].id: 5001 is already pinned by audiences[0] (line 3)',
       'audiences[2].id: "05001" must be an id: a whole number from 1 (in quotes above 9007199254740991, to be read exactly)',
@@ -469,14 +612,22 @@ describe('validateConfig: rules of the file', () => {
 
   it('checks the business registration number form', () => {
     const [issue] = issues('adAccountId: 1\nbusiness:\n  registrationNumber: 1208147521\naudiences: []\n');
-    expect(issue).toMatchObject({ line: 3, column: 23, message: 'business.registrationNumber: expected text, got 1208147521' });
+    expect(issue).toMatchObject({
+      line: 3,
+      column: 23,
+      message: 'business.registrationNumber: expected text, got 1208147521',
+    });
     expect(issue?.hint).toBe('write it with its hyphens: 120-81-47521');
     const [malformed] = issues('adAccountId: 1\nbusiness:\n  registrationNumber: "12-345"\naudiences: []\n');
-    expect(malformed?.message).toBe('business.registrationNumber: "12-345" must be a business registration number NNN-NN-NNNNN, e.g. 120-81-47521');
+    expect(malformed?.message).toBe(
+      'business.registrationNumber: "12-345" must be a business registration number NNN-NN-NNNNN, e.g. 120-81-47521',
+    );
   });
 
   it('reports every problem of the file at once, in reading order, with JSON pointers', () => {
-    const found = issues('adAccountId: x\naudiences:\n  - {name: a, type: DISPLY}\n  - {name: a, type: DISPLAY, agess: [1]}\n');
+    const found = issues(
+      'adAccountId: x\naudiences:\n  - {name: a, type: DISPLY}\n  - {name: a, type: DISPLAY, agess: [1]}\n',
+    );
     expect(found.map((issue) => [issue.line, issue.column, issue.pointer])).toEqual([
       [1, 14, '/adAccountId'],
       [3, 21, '/audiences/0/type'],
@@ -488,7 +639,11 @@ describe('validateConfig: rules of the file', () => {
 
 describe('validateConfig: shorthands and the values they take', () => {
   it('takes ages as numbers or strings, and explains a value that is not a band', () => {
-    expect(desired(oneAudience('type: DISPLAY\nages: [20, "65", 15]')).audiences[0]?.definition.ages).toEqual(['15', '20', '65']);
+    expect(desired(oneAudience('type: DISPLAY\nages: [20, "65", 15]')).audiences[0]?.definition.ages).toEqual([
+      '15',
+      '20',
+      '65',
+    ]);
     const [issue] = issues(oneAudience('type: DISPLAY\nages: [18]'));
     expect(issue).toMatchObject({ line: 5, column: 12, message: 'audiences[0].ages[0]: 18 is not an age band' });
     expect(issue?.hint).toContain('18 is in the band 15 (15 to 19)');
@@ -496,7 +651,9 @@ describe('validateConfig: shorthands and the values they take', () => {
   });
 
   it('takes a province code for a location and suggests the code for a province name', () => {
-    expect(desired(oneAudience('type: DISPLAY\nlocations: [I]')).audiences[0]?.definition.locations).toEqual([{ value: 'I' }]);
+    expect(desired(oneAudience('type: DISPLAY\nlocations: [I]')).audiences[0]?.definition.locations).toEqual([
+      { value: 'I' },
+    ]);
     const found = issues(oneAudience('type: DISPLAY\nlocations: [Seoul, i, I01, I0101, X]'));
     expect(found.map((issue) => [issue.column, issue.message, issue.hint])).toEqual([
       [17, 'audiences[0].locations[0]: "Seoul" is not a province code', 'did you mean I (Seoul)?'],
@@ -518,8 +675,18 @@ describe('validateConfig: shorthands and the values they take', () => {
   it('takes district and town codes, and says where a code of another depth belongs', () => {
     const found = issues(oneAudience('type: DISPLAY\ndepth2Locations: [I, i01]\ndepth3Locations: [I01]'));
     expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
-      [5, 23, 'audiences[0].depth2Locations[0]: "I" must be a district code: a province letter and two digits, e.g. I01', 'I is a province code: list it under locations'],
-      [5, 26, 'audiences[0].depth2Locations[1]: "i01" must be a district code: a province letter and two digits, e.g. I01', 'did you mean I01?'],
+      [
+        5,
+        23,
+        'audiences[0].depth2Locations[0]: "I" must be a district code: a province letter and two digits, e.g. I01',
+        'I is a province code: list it under locations',
+      ],
+      [
+        5,
+        26,
+        'audiences[0].depth2Locations[1]: "i01" must be a district code: a province letter and two digits, e.g. I01',
+        'did you mean I01?',
+      ],
       [
         6,
         23,
@@ -540,12 +707,18 @@ describe('validateConfig: shorthands and the values they take', () => {
 
   it('names the genders when one is mistyped', () => {
     const found = issues(oneAudience('type: DISPLAY\ngenders: [female, m, X]'));
-    expect(found.map((issue) => issue.hint)).toEqual(['did you mean F?', 'did you mean M?', 'genders are F (female) and M (male)']);
+    expect(found.map((issue) => issue.hint)).toEqual([
+      'did you mean F?',
+      'did you mean M?',
+      'genders are F (female) and M (male)',
+    ]);
   });
 
   it('refuses empty lists where an empty list would mean everyone', () => {
     const found = issues(oneAudience('type: DISPLAY\nages: []'));
-    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([[5, 11, 'audiences[0].ages: must not be empty', 'to target every age, leave out ages (and ageType)']]);
+    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
+      [5, 11, 'audiences[0].ages: must not be empty', 'to target every age, leave out ages (and ageType)'],
+    ]);
   });
 });
 
@@ -561,17 +734,26 @@ describe('validateConfig: did you mean', () => {
 
   it('suggests the enum value for a mistyped one, at the value', () => {
     const [issue] = issues(oneAudience('type: DISPLY'));
-    expect(issue).toMatchObject({ line: 4, column: 11, message: 'audiences[0].type: unknown value "DISPLY"', hint: 'did you mean DISPLAY?' });
+    expect(issue).toMatchObject({
+      line: 4,
+      column: 11,
+      message: 'audiences[0].type: unknown value "DISPLY"',
+      hint: 'did you mean DISPLAY?',
+    });
     expect(issues(oneAudience('type: display'))[0]?.hint).toBe('did you mean DISPLAY?');
   });
 
   it('lists the choices when nothing is close', () => {
     expect(issues(oneAudience('type: BANNER'))[0]?.hint).toBe('one of DISPLAY, MESSAGE');
-    expect(issues('adAccountId: 1\naudiences: []\nzzz: 1\n')[0]?.hint).toBe('the fields here are adAccountId, prune, pruneImages, massDelete, ignore, protect, business, images, audiences');
+    expect(issues('adAccountId: 1\naudiences: []\nzzz: 1\n')[0]?.hint).toBe(
+      'the fields here are adAccountId, prune, pruneImages, massDelete, ignore, protect, business, images, audiences',
+    );
   });
 
   it('suggests a root field', () => {
-    expect(issues('adAccountId: 1\naudience: []\n').map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
+    expect(
+      issues('adAccountId: 1\naudience: []\n').map((issue) => [issue.line, issue.column, issue.message, issue.hint]),
+    ).toEqual([
       [1, 1, 'missing required field audiences', 'list the audiences of the account (audiences: [] for none)'],
       [2, 1, 'audience: unknown field', 'did you mean audiences?'],
     ]);
@@ -590,25 +772,39 @@ describe('validateConfig: wrong types', () => {
   });
 
   it('suggests quotes for a name YAML reads as a number', () => {
-    expect(issues('adAccountId: 1\naudiences:\n  - {name: 2024, type: DISPLAY}\n').map((issue) => [issue.column, issue.message, issue.hint])).toEqual([
-      [12, 'audiences[0].name: expected text, got 2024', 'YAML reads 2024 as a number: quote it, "2024"'],
-    ]);
+    expect(
+      issues('adAccountId: 1\naudiences:\n  - {name: 2024, type: DISPLAY}\n').map((issue) => [
+        issue.column,
+        issue.message,
+        issue.hint,
+      ]),
+    ).toEqual([[12, 'audiences[0].name: expected text, got 2024', 'YAML reads 2024 as a number: quote it, "2024"']]);
   });
 
   it('refuses a list where the file must be a map', () => {
-    expect(problems('- adAccountId: 1\n')).toEqual(['1:1: the file must be a map (adAccountId:, audiences: …), not a list']);
+    expect(problems('- adAccountId: 1\n')).toEqual([
+      '1:1: the file must be a map (adAccountId:, audiences: …), not a list',
+    ]);
   });
 
   it('says a file the tool writes is not a desired-state file, by keys a desired-state file cannot hold', () => {
-    expect(issues('{"lockVersion": 1, "images": {}}')).toMatchObject([{ line: 0, message: 'this is the image lock (written by the tool), not a desired-state file' }]);
-    expect(issues('[{"formatVersion": 2, "adAccountId": 1, "changes": []}]')).toMatchObject([{ line: 0, message: expect.stringMatching(/^this is a saved plan/) }]);
+    expect(issues('{"lockVersion": 1, "images": {}}')).toMatchObject([
+      { line: 0, message: 'this is the image lock (written by the tool), not a desired-state file' },
+    ]);
+    expect(issues('[{"formatVersion": 2, "adAccountId": 1, "changes": []}]')).toMatchObject([
+      { line: 0, message: expect.stringMatching(/^this is a saved plan/) },
+    ]);
     // A desired-state file with a stray key is still one, its key unknown; so is a list of other things.
     expect(problems('adAccountId: 1\nlockVersion: 1\naudiences: []\n')).toEqual(['2:1: lockVersion: unknown field']);
-    expect(problems('[{formatVersion: 2, changes: []}, {}]')).toEqual(['1:1: the file must be a map (adAccountId:, audiences: …), not a list']);
+    expect(problems('[{formatVersion: 2, changes: []}, {}]')).toEqual([
+      '1:1: the file must be a map (adAccountId:, audiences: …), not a list',
+    ]);
   });
 
   it('refuses a list where an audience must be a map', () => {
-    expect(problems('adAccountId: 1\naudiences:\n  - [a, b]\n')).toEqual(['3:5: audiences[0]: expected a map, got a list']);
+    expect(problems('adAccountId: 1\naudiences:\n  - [a, b]\n')).toEqual([
+      '3:5: audiences[0]: expected a map, got a list',
+    ]);
   });
 });
 
@@ -623,12 +819,16 @@ describe('validateConfig: hostile and broken input', () => {
   });
 
   it('a second document', () => {
-    expect(problems('adAccountId: 1\naudiences: []\n---\nadAccountId: 2\n')).toEqual(['3:1: a second YAML document starts here (---)']);
+    expect(problems('adAccountId: 1\naudiences: []\n---\nadAccountId: 2\n')).toEqual([
+      '3:1: a second YAML document starts here (---)',
+    ]);
   });
 
   it('YAML syntax errors, each with its position', () => {
     const found = issues('adAccountId: 1\naudiences:\n\t- name: a\n');
-    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([[3, 1, 'YAML: tabs are not allowed as indentation', 'indent with spaces']]);
+    expect(found.map((issue) => [issue.line, issue.column, issue.message, issue.hint])).toEqual([
+      [3, 1, 'YAML: tabs are not allowed as indentation', 'indent with spaces'],
+    ]);
   });
 
   it('a key that is a list is an unknown field, with no warning of its own on stderr', async () => {
@@ -655,16 +855,23 @@ describe('validateConfig: hostile and broken input', () => {
   });
 
   it('an unclosed bracket is said where it opens, not blamed on the indentation of the line where yaml stopped', () => {
-    const file = (ages: string) => `adAccountId: 1\naudiences:\n  - name: a\n    type: DISPLAY\n    ages: ${ages}\n    genders: [F]\n`;
+    const file = (ages: string) =>
+      `adAccountId: 1\naudiences:\n  - name: a\n    type: DISPLAY\n    ages: ${ages}\n    genders: [F]\n`;
     expect(problems(file('[20, 25'))).toEqual(['5:11: YAML: the list opened with "[" is not closed with "]"']);
     expect(issues(file('{a: [20]'))).toEqual([
-      expect.objectContaining({ line: 5, column: 11, message: 'YAML: the map opened with "{" is not closed with "}"', hint: expect.stringMatching(/^end the map with "}"/) }),
+      expect.objectContaining({
+        line: 5,
+        column: 11,
+        message: 'YAML: the map opened with "{" is not closed with "}"',
+        hint: expect.stringMatching(/^end the map with "}"/),
+      }),
     ]);
     // Closed, but on a line no deeper than its key: that is the indentation.
     expect(issues('adAccountId: 1\naudiences:\n  - name: a\n    type: DISPLAY\n    ages: [20,\n    25]\n')).toEqual([
       expect.objectContaining({
         line: 6,
-        message: 'YAML: this line goes on with the list opened with "[" on line 5, but is not indented deeper than its key',
+        message:
+          'YAML: this line goes on with the list opened with "[" on line 5, but is not indented deeper than its key',
         hint: 'indent each line of a list written across lines deeper than its key, or write it on one line',
       }),
     ]);
@@ -704,9 +911,11 @@ describe('validateConfig: hostile and broken input', () => {
 
   it('nesting below what the parser refuses but past the limit', () => {
     const depth = LIMITS.depth + 5;
-    expect(problems(`adAccountId: 1\naudiences: []\nimages: [{name: x, output: y, deep: ${'['.repeat(depth)}${']'.repeat(depth)}}]\n`)).toEqual([
-      `1:1: the file nests deeper than ${LIMITS.depth} levels`,
-    ]);
+    expect(
+      problems(
+        `adAccountId: 1\naudiences: []\nimages: [{name: x, output: y, deep: ${'['.repeat(depth)}${']'.repeat(depth)}}]\n`,
+      ),
+    ).toEqual([`1:1: the file nests deeper than ${LIMITS.depth} levels`]);
   });
 
   it('an alias bomb, at the first alias', () => {
@@ -729,7 +938,9 @@ describe('validateConfig: hostile and broken input', () => {
     const block = Array.from({ length: 1000 }, () => 'x').join(',');
     const uses = Array.from({ length: Math.ceil(LIMITS.values / 1000) + 1 }, () => '*a').join(',');
     const text = `adAccountId: 1\naudiences: []\nx: &a [${block}]\ny: [${uses}]\n`;
-    expect(problems(text)).toEqual([`1:1: the file holds too many values (more than ${LIMITS.values}, counting each alias expansion)`]);
+    expect(problems(text)).toEqual([
+      `1:1: the file holds too many values (more than ${LIMITS.values}, counting each alias expansion)`,
+    ]);
   });
 
   it('too many values in a plain file: at the first line of the map, as in any other layout', () => {
@@ -748,7 +959,9 @@ describe('validateConfig: hostile and broken input', () => {
     const block = Array.from({ length: 1000 }, () => 'x').join(',');
     const uses = Array.from({ length: Math.ceil(LIMITS.values / 1000) + 1 }, () => '*a').join(',');
     const aliased = `# a comment\n\nadAccountId: 1\naudiences: []\nx: &a [${block}]\ny: [${uses}]\n`;
-    expect(problems(aliased)).toEqual([`3:1: the file holds too many values (more than ${LIMITS.values}, counting each alias expansion)`]);
+    expect(problems(aliased)).toEqual([
+      `3:1: the file holds too many values (more than ${LIMITS.values}, counting each alias expansion)`,
+    ]);
   });
 
   it('certainly too many values, written in a way yaml reads slowly: refused before it reads them', () => {
@@ -794,7 +1007,11 @@ describe('formatting', () => {
 
   it('ConfigError carries every issue, for the plan command to throw', () => {
     const error = new ConfigError([issue, { ...issue, line: 1, hint: undefined }]);
-    expect(error).toMatchObject({ code: 'CONFIG_INVALID', source: 'user', summary: 'a.yaml is not valid (2 problems)' });
+    expect(error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      source: 'user',
+      summary: 'a.yaml is not valid (2 problems)',
+    });
     expect(error.issues).toHaveLength(2);
     expect(error.detail).toBe('a.yaml:1:7: x: bad\na.yaml:3:7: x: bad\n  hint: fix it');
   });

@@ -41,10 +41,15 @@ export function validateConfig(text: string, file: string): ConfigResult {
     issues: [{ file, line: 0, column: 0, pointer: '', message, ...(hint === undefined ? {} : { hint }) }],
   });
   const size = Buffer.byteLength(text, 'utf8');
-  if (size > LIMITS.bytes) return whole(`the file is too large (${megabytes(size)}; the limit is ${megabytes(LIMITS.bytes)})`);
+  if (size > LIMITS.bytes)
+    return whole(`the file is too large (${megabytes(size)}; the limit is ${megabytes(LIMITS.bytes)})`);
   const accepted = (value: unknown, warnings: ConfigIssue[]): ConfigResult => {
     const hash = createHash('sha256').update(text, 'utf8').digest('hex');
-    return { ok: true, value: toDesiredState(value as AudiencesFile, { files: [file], hash }), warnings: sortIssues(warnings) };
+    return {
+      ok: true,
+      value: toDesiredState(value as AudiencesFile, { files: [file], hash }),
+      warnings: sortIssues(warnings),
+    };
   };
 
   // A valid plain file needs no positions: read fast (see plain-yaml.ts). Any finding sends
@@ -54,7 +59,8 @@ export function validateConfig(text: string, file: string): ConfigResult {
     // The value parseDocument would load, so too many values are said now, at the first line
     // of the map as below, without reading the file again with positions (the slowest way).
     const tooBig = sizeProblem(plain.value);
-    if (tooBig !== undefined) return { ok: false, issues: [{ file, line: firstContentLine(text), column: 1, pointer: '', ...tooBig }] };
+    if (tooBig !== undefined)
+      return { ok: false, issues: [{ file, line: firstContentLine(text), column: 1, pointer: '', ...tooBig }] };
     const findings = check(plain.value, () => 0);
     if (findings.errors.length === 0 && findings.warnings.length === 0) return accepted(plain.value, []);
   } else if (writesMoreValuesThan(text, LIMITS.values)) {
@@ -78,11 +84,22 @@ export function validateConfig(text: string, file: string): ConfigResult {
 
   // logLevel 'error': yaml's warnings (a key that is a list, say) become issues here, never
   // lines of their own on stderr.
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: true, logLevel: 'error' });
+  const doc = parseDocument(text, {
+    lineCounter,
+    prettyErrors: false,
+    merge: true,
+    uniqueKeys: true,
+    logLevel: 'error',
+  });
   const warnings = doc.warnings.map((warning) => issueAt(warning.pos[0], yamlMessage(warning, text)));
   if (doc.errors.length > 0) return { ok: false, issues: sortIssues(syntaxIssues(doc.errors, text, issueAt)) };
   if (doc.contents === null) {
-    return { ok: false, issues: [issueAt(0, 'the file is empty', 'start with adAccountId: and audiences: (see schemas/audiences.schema.json)')] };
+    return {
+      ok: false,
+      issues: [
+        issueAt(0, 'the file is empty', 'start with adAccountId: and audiences: (see schemas/audiences.schema.json)'),
+      ],
+    };
   }
 
   const aliasIssues = unresolvedAliases(doc, issueAt);
@@ -93,9 +110,21 @@ export function validateConfig(text: string, file: string): ConfigResult {
   } catch (error) {
     const firstAlias = firstAliasOffset(doc);
     if (error instanceof ReferenceError && firstAlias !== undefined) {
-      return { ok: false, issues: [issueAt(firstAlias, `aliases expand to too much data (more than ${LIMITS.aliases} reuses)`, 'is this an alias bomb? write the values out')] };
+      return {
+        ok: false,
+        issues: [
+          issueAt(
+            firstAlias,
+            `aliases expand to too much data (more than ${LIMITS.aliases} reuses)`,
+            'is this an alias bomb? write the values out',
+          ),
+        ],
+      };
     }
-    return { ok: false, issues: [issueAt(0, `cannot load the YAML: ${error instanceof Error ? error.message : String(error)}`)] };
+    return {
+      ok: false,
+      issues: [issueAt(0, `cannot load the YAML: ${error instanceof Error ? error.message : String(error)}`)],
+    };
   }
   const tooBig = sizeProblem(value);
   if (tooBig) return { ok: false, issues: [issueAt(doc.contents.range?.[0] ?? 0, tooBig.message, tooBig.hint)] };
@@ -125,7 +154,9 @@ export function validateConfig(text: string, file: string): ConfigResult {
 
 /** What the schema and the rules find in a loaded file; `lineOf` names lines in messages. */
 function check(value: unknown, lineOf: (path: Path) => number): { errors: Finding[]; warnings: Finding[] } {
-  const schemaFindings = audiencesSchemaValidator(value) ? [] : findingsFromSchemaErrors(audiencesSchemaValidator.errors ?? []);
+  const schemaFindings = audiencesSchemaValidator(value)
+    ? []
+    : findingsFromSchemaErrors(audiencesSchemaValidator.errors ?? []);
   const rules = checkRules(value, lineOf);
   const imageRules = checkImageRules(value, lineOf);
   return {
@@ -134,7 +165,11 @@ function check(value: unknown, lineOf: (path: Path) => number): { errors: Findin
   };
 }
 
-function syntaxIssues(errors: readonly YAMLError[], text: string, issueAt: (offset: number, message: string, hint?: string) => ConfigIssue): ConfigIssue[] {
+function syntaxIssues(
+  errors: readonly YAMLError[],
+  text: string,
+  issueAt: (offset: number, message: string, hint?: string) => ConfigIssue,
+): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   // A deep nesting fails once per level; once is enough to say so.
   let exhausted = false;
@@ -143,7 +178,14 @@ function syntaxIssues(errors: readonly YAMLError[], text: string, issueAt: (offs
   for (const error of errors) {
     if (error.pos[0] >= readOn) continue;
     if (error.code === 'RESOURCE_EXHAUSTION') {
-      if (!exhausted) issues.push(issueAt(error.pos[0], 'the file nests too deeply to read', `keep maps and lists under ${LIMITS.depth} levels`));
+      if (!exhausted)
+        issues.push(
+          issueAt(
+            error.pos[0],
+            'the file nests too deeply to read',
+            `keep maps and lists under ${LIMITS.depth} levels`,
+          ),
+        );
       exhausted = true;
       continue;
     }
@@ -154,12 +196,21 @@ function syntaxIssues(errors: readonly YAMLError[], text: string, issueAt: (offs
   return issues;
 }
 
-function unresolvedAliases(doc: Document, issueAt: (offset: number, message: string, hint?: string) => ConfigIssue): ConfigIssue[] {
+function unresolvedAliases(
+  doc: Document,
+  issueAt: (offset: number, message: string, hint?: string) => ConfigIssue,
+): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   visit(doc, {
     Alias: (_key, alias) => {
       if (alias.resolve(doc) === undefined) {
-        issues.push(issueAt(alias.range?.[0] ?? 0, `unknown anchor *${alias.source}`, `define &${alias.source} before this alias`));
+        issues.push(
+          issueAt(
+            alias.range?.[0] ?? 0,
+            `unknown anchor *${alias.source}`,
+            `define &${alias.source} before this alias`,
+          ),
+        );
       }
     },
   });
@@ -203,7 +254,11 @@ function sizeProblem(root: unknown): Problem | undefined {
   const visit = (value: unknown, depth: number): Problem | undefined => {
     count += 1;
     if (count > LIMITS.values) return TOO_MANY_VALUES;
-    if (depth > LIMITS.depth) return { message: `the file nests deeper than ${LIMITS.depth} levels`, hint: `keep maps and lists under ${LIMITS.depth} levels` };
+    if (depth > LIMITS.depth)
+      return {
+        message: `the file nests deeper than ${LIMITS.depth} levels`,
+        hint: `keep maps and lists under ${LIMITS.depth} levels`,
+      };
     if (value === null || typeof value !== 'object') return undefined;
     for (const child of Array.isArray(value) ? (value as unknown[]) : Object.values(value)) {
       const problem = visit(child, depth + 1);

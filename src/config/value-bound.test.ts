@@ -14,7 +14,8 @@ function values(text: string): number {
   return count;
 }
 
-const repeat = (times: number, line: (index: number) => string): string => Array.from({ length: times }, (_, index) => line(index)).join('');
+const repeat = (times: number, line: (index: number) => string): string =>
+  Array.from({ length: times }, (_, index) => line(index)).join('');
 
 describe('writesMoreValuesThan', () => {
   it('refuses one value a token, past the limit: numbers in a flow list, items of a block list', () => {

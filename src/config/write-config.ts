@@ -1,5 +1,15 @@
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
-import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_DECLARED_FIELDS, visible, type AudienceDefinition, type JsonValue, type LiveAudience, type Long } from '../model/index.js';
+import {
+  DEFINITION_FIELDS,
+  REGION_FIELDS,
+  TARGETING_FIELDS,
+  TARGETING_DECLARED_FIELDS,
+  visible,
+  type AudienceDefinition,
+  type JsonValue,
+  type LiveAudience,
+  type Long,
+} from '../model/index.js';
 
 /**
  * The desired-state file for live audiences, as `audiences import` writes it: the service's
@@ -7,12 +17,21 @@ import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, TARGETING_DECLARED_
  * a *Type left out where its list says it), ids pinned, and a comment per audience with what
  * only the service knows (status, population). Planning the result shows no changes.
  */
-export function renderDesiredFile(options: { adAccountId: number; audiences: LiveAudience[]; schemaRef: string | undefined; notes?: string[] }): string {
+export function renderDesiredFile(options: {
+  adAccountId: number;
+  audiences: LiveAudience[];
+  schemaRef: string | undefined;
+  notes?: string[];
+}): string {
   const { adAccountId, audiences, schemaRef, notes = [] } = options;
   const doc = new Document({
     adAccountId,
     prune: false,
-    audiences: audiences.map((audience) => ({ name: audience.name, id: idInFile(audience.id), ...declaredFields(audience.definition) })),
+    audiences: audiences.map((audience) => ({
+      name: audience.name,
+      id: idInFile(audience.id),
+      ...declaredFields(audience.definition),
+    })),
   });
   doc.commentBefore = [
     ...(schemaRef === undefined ? [] : [` yaml-language-server: $schema=${schemaRef}`]),
@@ -25,7 +44,8 @@ export function renderDesiredFile(options: { adAccountId: number; audiences: Liv
     list.items.forEach((item, index) => {
       const audience = audiences[index];
       if (!isMap(item) || !audience) return;
-      const population = audience.populationScore === null ? 'unknown' : audience.populationScore.toLocaleString('en-US');
+      const population =
+        audience.populationScore === null ? 'unknown' : audience.populationScore.toLocaleString('en-US');
       // The status and the date are the service's text: a line break or an escape in them must stay in the comment.
       item.commentBefore = ` ${visible(`${audience.audienceStatus}, population ${population}, last modified ${audience.lastModifiedDate}${unwritten(audience)}`)}`;
       if (index > 0) item.spaceBefore = true;
@@ -41,7 +61,10 @@ function unwritten(audience: LiveAudience): string {
   return fields.length === 0 ? '' : `; not in this file, kept as the service has them: ${fields.join(', ')}`;
 }
 
-/** An id as a number where it reads back exactly, else its digits in quotes (past 2^53 a number would read as another id). */
+/**
+ * An id as a number where it reads back exactly, else its digits in quotes (past 2^53 a number would read as another
+ * id).
+ */
 function idInFile(id: Long): number | string {
   const value = Number(id);
   return Number.isSafeInteger(value) ? value : id;
@@ -60,7 +83,11 @@ function declaredFields(definition: AudienceDefinition): Record<string, JsonValu
     } else if ((TARGETING_FIELDS as readonly string[]).includes(field)) {
       const keep = TARGETING_DECLARED_FIELDS[field as (typeof TARGETING_FIELDS)[number]];
       out[field] = (value as Array<Record<string, JsonValue>>).map((member) =>
-        Object.fromEntries(keep.filter((key) => member[key] !== undefined && member[key] !== null).map((key) => [key, member[key] as JsonValue])),
+        Object.fromEntries(
+          keep
+            .filter((key) => member[key] !== undefined && member[key] !== null)
+            .map((key) => [key, member[key] as JsonValue]),
+        ),
       );
     } else {
       out[field] = value as JsonValue[];

@@ -10,7 +10,11 @@ export type WrittenFile = 'image lock' | 'saved plan';
 export function writtenFileKind(value: unknown): WrittenFile | undefined {
   if (isRecord(value) && 'lockVersion' in value && !('audiences' in value)) return 'image lock';
   const plans = Array.isArray(value) ? value : [value];
-  if (plans.length > 0 && plans.every((plan) => isRecord(plan) && 'formatVersion' in plan && 'changes' in plan && !('audiences' in plan))) return 'saved plan';
+  if (
+    plans.length > 0 &&
+    plans.every((plan) => isRecord(plan) && 'formatVersion' in plan && 'changes' in plan && !('audiences' in plan))
+  )
+    return 'saved plan';
   return undefined;
 }
 

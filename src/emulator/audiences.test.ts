@@ -72,7 +72,10 @@ function without(body: Record<string, unknown>, ...keys: string[]): Record<strin
 }
 
 async function create(overrides: Record<string, unknown> = {}, account = 1234): Promise<Answer> {
-  const answer = await call('POST', '/openapi/v4/targetings', { body: audience({ adAccountId: account, ...overrides }), account });
+  const answer = await call('POST', '/openapi/v4/targetings', {
+    body: audience({ adAccountId: account, ...overrides }),
+    account,
+  });
   return answer;
 }
 
@@ -130,12 +133,26 @@ describe('create (operation 3) and the response shapes', () => {
     expect(body.genders).toEqual(['F']);
     expect(body.locations).toEqual([{ value: 'I', description: 'Seoul', depth1Name: 'Seoul' }]);
     // Create/update: depth-2 objects are Depth2Location, depth-3 objects the Location shape.
-    expect(body.depth2Locations).toEqual([{ value: 'I04', description: 'Seoul Gangnam-gu', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu' }]);
-    expect(body.depth3Locations).toEqual([{ value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul' }]);
+    expect(body.depth2Locations).toEqual([
+      { value: 'I04', description: 'Seoul Gangnam-gu', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu' },
+    ]);
+    expect(body.depth3Locations).toEqual([
+      { value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul' },
+    ]);
     expect(body.ufoInterests).toEqual(['TRAVEL']);
     expect(body.ufoBusinessTypes).toEqual([]);
-    expect(body.customerFileTargetings).toEqual([{ customerFileId: 5001, inclusionType: 'INCLUDE', customerFileName: 'VIP customers' }]);
-    expect(body.trackerTargetings).toEqual([{ trackId: 'trk-web', eventCode: 'purchase', retentionDays: 30, inclusionType: 'EXCLUDE', trackName: 'Website pixel' }]);
+    expect(body.customerFileTargetings).toEqual([
+      { customerFileId: 5001, inclusionType: 'INCLUDE', customerFileName: 'VIP customers' },
+    ]);
+    expect(body.trackerTargetings).toEqual([
+      {
+        trackId: 'trk-web',
+        eventCode: 'purchase',
+        retentionDays: 30,
+        inclusionType: 'EXCLUDE',
+        trackName: 'Website pixel',
+      },
+    ]);
     expect(body.talkChannelGroupTargetings).toEqual([]);
     expect(body.populationScore).toEqual(expect.any(Number));
   });
@@ -147,7 +164,14 @@ describe('create (operation 3) and the response shapes', () => {
   });
 
   it('accepts ALL for ages, genders and locations with the sets left out', async () => {
-    const answer = await create({ ageType: 'ALL', genderType: 'ALL', locationType: 'ALL', ages: undefined, genders: undefined, locations: undefined });
+    const answer = await create({
+      ageType: 'ALL',
+      genderType: 'ALL',
+      locationType: 'ALL',
+      ages: undefined,
+      genders: undefined,
+      locations: undefined,
+    });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.json.ages).toEqual([]);
     expect(answer.json.genders).toEqual([]);
@@ -169,7 +193,9 @@ describe('create (operation 3) and the response shapes', () => {
       ufoBusinessTypes: ['RETAIL'],
     });
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.json.talkChannelGroupTargetings).toEqual([{ groupId: 9001, inclusionType: 'INCLUDE', groupName: 'Channel VIP friends' }]);
+    expect(answer.json.talkChannelGroupTargetings).toEqual([
+      { groupId: 9001, inclusionType: 'INCLUDE', groupName: 'Channel VIP friends' },
+    ]);
     expect(answer.json.talkChannelTargetings[0].profileName).toBe('Brand channel');
     expect(answer.json.syncAppTargetings[0].profileName).toBe('Shopping app');
     expect(answer.json.cohortTargetings[0].cohortName).toBe('Ad clickers 30d');
@@ -213,9 +239,18 @@ describe('the rules of the create body', () => {
     ['rule 2: no genders with NOT_ALL', { genders: undefined }, 4202],
     ['an unknown gender', { genders: ['X'] }, 4203],
     ['rule 3: NOT_ALL on an adult account without the ten bands', { ages: twoBands }, 4301, 4321],
-    ['rule 3: the ten bands plus 15 on an adult account', { ages: ['15', '20', '25', '30', '35', '40', '45', '50', '55', '60', '65'] }, 4301, 4321],
+    [
+      'rule 3: the ten bands plus 15 on an adult account',
+      { ages: ['15', '20', '25', '30', '35', '40', '45', '50', '55', '60', '65'] },
+      4301,
+      4321,
+    ],
     ['rule 4: locations with locationType ALL', { locationType: 'ALL' }, 4401],
-    ['rule 4: depth2Locations with locationType ALL', { locationType: 'ALL', locations: undefined, depth2Locations: [{ value: 'I01' }] }, 4401],
+    [
+      'rule 4: depth2Locations with locationType ALL',
+      { locationType: 'ALL', locations: undefined, depth2Locations: [{ value: 'I01' }] },
+      4401,
+    ],
     ['rule 5: AREA without any region', { locations: undefined }, 4501],
     ['rule 5: AREA with only empty region sets', { locations: [], depth3Locations: [] }, 4501],
     ['an unknown province code', { locations: [{ value: 'X' }] }, 4502],
@@ -225,47 +260,153 @@ describe('the rules of the create body', () => {
     ['an unknown field inside a region', { locations: [{ value: 'I', name: 'Seoul' }] }, 4003],
     ['an unknown interest code', { ufoInterests: ['KNITTING'] }, 4903],
     ['an unknown business type', { ufoBusinessTypes: [3] }, 4903],
-    ['an unknown field inside a member', { cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE', weight: 2 }] }, 4003],
-    ['a member field named like a property of every object', { cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE', toString: 'x' }] }, 4003],
+    [
+      'an unknown field inside a member',
+      { cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE', weight: 2 }] },
+      4003,
+    ],
+    [
+      'a member field named like a property of every object',
+      { cohortTargetings: [{ cohortId: 7001, inclusionType: 'INCLUDE', toString: 'x' }] },
+      4003,
+    ],
     ['a member without inclusionType', { cohortTargetings: [{ cohortId: 7001 }] }, 4001],
     ['a wrong inclusionType', { cohortTargetings: [{ cohortId: 7001, inclusionType: 'MAYBE' }] }, 4902],
     ['a member id of zero', { cohortTargetings: [{ cohortId: 0, inclusionType: 'INCLUDE' }] }, 4902],
     ['a negative member id', { customerFileTargetings: [{ customerFileId: -5001, inclusionType: 'INCLUDE' }] }, 4902],
-    ['a fractional member id', { customerFileTargetings: [{ customerFileId: 5001.5, inclusionType: 'INCLUDE' }] }, 4902],
-    ['rule 9: a member id past 2^53, read exactly, of no item', { customerFileTargetings: [{ customerFileId: 2 ** 53, inclusionType: 'INCLUDE' }] }, 4901],
+    [
+      'a fractional member id',
+      { customerFileTargetings: [{ customerFileId: 5001.5, inclusionType: 'INCLUDE' }] },
+      4902,
+    ],
+    [
+      'rule 9: a member id past 2^53, read exactly, of no item',
+      { customerFileTargetings: [{ customerFileId: 2 ** 53, inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
     ['an empty member id', { talkChannelTargetings: [{ profileId: '', inclusionType: 'INCLUDE' }] }, 4902],
     ['a member id that is a boolean', { syncAppTargetings: [{ profileId: true, inclusionType: 'INCLUDE' }] }, 4902],
-    ['a member id that is an object', { trackerTargetings: [{ trackId: { id: 1 }, eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4902],
-    ['an empty event code', { trackerTargetings: [{ trackId: 'trk-web', eventCode: '', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4902],
-    ['an event code that is a number', { trackerTargetings: [{ trackId: 'trk-web', eventCode: 1, retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4902],
-    ['retentionDays as a string', { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: '7', inclusionType: 'INCLUDE' }] }, 4902],
-    ['retentionDays out of 1..180', { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 181, inclusionType: 'INCLUDE' }] }, 4902],
+    [
+      'a member id that is an object',
+      { trackerTargetings: [{ trackId: { id: 1 }, eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] },
+      4902,
+    ],
+    [
+      'an empty event code',
+      { trackerTargetings: [{ trackId: 'trk-web', eventCode: '', retentionDays: 7, inclusionType: 'INCLUDE' }] },
+      4902,
+    ],
+    [
+      'an event code that is a number',
+      { trackerTargetings: [{ trackId: 'trk-web', eventCode: 1, retentionDays: 7, inclusionType: 'INCLUDE' }] },
+      4902,
+    ],
+    [
+      'retentionDays as a string',
+      { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: '7', inclusionType: 'INCLUDE' }] },
+      4902,
+    ],
+    [
+      'retentionDays out of 1..180',
+      { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 181, inclusionType: 'INCLUDE' }] },
+      4902,
+    ],
     ['a member that is not an object', { cohortTargetings: [7001] }, 4004],
-    ['rule 8: customer files on a MESSAGE audience', { type: 'MESSAGE', customerFileTargetings: [{ customerFileId: 5001, inclusionType: 'INCLUDE' }] }, 4801],
-    ['rule 8: trackers on a MESSAGE audience', { type: 'MESSAGE', trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4801],
-    ['rule 7: friend groups on a DISPLAY audience', { talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }] }, 4701],
-    ['rule 9: a customer file of another account', { customerFileTargetings: [{ customerFileId: 5101, inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: a customer file of another account, id as text', { customerFileTargetings: [{ customerFileId: '5101', inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: a customer file id with a leading zero (ids match as text)', { customerFileTargetings: [{ customerFileId: '05001', inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: an unknown cohort, id as text', { cohortTargetings: [{ cohortId: '7101', inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: an unknown tracker, id as a number', { trackerTargetings: [{ trackId: 123, eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: the numeric channel of another account', { talkChannelTargetings: [{ profileId: 601, inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: the numeric channel of another account, id as text', { talkChannelTargetings: [{ profileId: '601', inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: an unknown sync app, id as a number', { syncAppTargetings: [{ profileId: 999, inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: an unknown friend group, id as text', { type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: '9101', inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: an unknown tracker', { trackerTargetings: [{ trackId: 'trk-nope', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: an event code the tracker does not track', { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'refund', retentionDays: 7, inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: an unknown channel profile', { talkChannelTargetings: [{ profileId: '_other', inclusionType: 'INCLUDE' }] }, 4901],
-    ['rule 9: an unknown friend group', { type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: 9101, inclusionType: 'INCLUDE' }] }, 4901],
+    [
+      'rule 8: customer files on a MESSAGE audience',
+      { type: 'MESSAGE', customerFileTargetings: [{ customerFileId: 5001, inclusionType: 'INCLUDE' }] },
+      4801,
+    ],
+    [
+      'rule 8: trackers on a MESSAGE audience',
+      {
+        type: 'MESSAGE',
+        trackerTargetings: [{ trackId: 'trk-web', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }],
+      },
+      4801,
+    ],
+    [
+      'rule 7: friend groups on a DISPLAY audience',
+      { talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }] },
+      4701,
+    ],
+    [
+      'rule 9: a customer file of another account',
+      { customerFileTargetings: [{ customerFileId: 5101, inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: a customer file of another account, id as text',
+      { customerFileTargetings: [{ customerFileId: '5101', inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: a customer file id with a leading zero (ids match as text)',
+      { customerFileTargetings: [{ customerFileId: '05001', inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: an unknown cohort, id as text',
+      { cohortTargetings: [{ cohortId: '7101', inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: an unknown tracker, id as a number',
+      { trackerTargetings: [{ trackId: 123, eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: the numeric channel of another account',
+      { talkChannelTargetings: [{ profileId: 601, inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: the numeric channel of another account, id as text',
+      { talkChannelTargetings: [{ profileId: '601', inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: an unknown sync app, id as a number',
+      { syncAppTargetings: [{ profileId: 999, inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: an unknown friend group, id as text',
+      { type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: '9101', inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: an unknown tracker',
+      { trackerTargetings: [{ trackId: 'trk-nope', eventCode: 'visit', retentionDays: 7, inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: an event code the tracker does not track',
+      { trackerTargetings: [{ trackId: 'trk-web', eventCode: 'refund', retentionDays: 7, inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: an unknown channel profile',
+      { talkChannelTargetings: [{ profileId: '_other', inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
+    [
+      'rule 9: an unknown friend group',
+      { type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: 9101, inclusionType: 'INCLUDE' }] },
+      4901,
+    ],
   ];
   it.each(cases)('refuses %s', async (_title, overrides, detailCode, account = 1234) => {
     const body = '__array' in overrides ? [audience()] : audience({ adAccountId: account, ...overrides });
     expectRuleError(await call('POST', '/openapi/v4/targetings', { body, account }), detailCode);
   });
 
-  it.each(['adAccountId', 'name', 'type', 'ageType', 'genderType', 'locationType'])('refuses a body without %s', async (field) => {
-    expectRuleError(await call('POST', '/openapi/v4/targetings', { body: without(audience(), field) }), 4001);
-  });
+  it.each(['adAccountId', 'name', 'type', 'ageType', 'genderType', 'locationType'])(
+    'refuses a body without %s',
+    async (field) => {
+      expectRuleError(await call('POST', '/openapi/v4/targetings', { body: without(audience(), field) }), 4001);
+    },
+  );
 
   it('rule 3: accepts exactly the ten adult bands, and ALL, on an adult account', async () => {
     const bands = ['65', '60', '55', '50', '45', '40', '35', '30', '25', '20'];
@@ -290,8 +431,18 @@ describe('read and list (operations 1 and 2)', () => {
     expect(answer.status).toBe(200);
     expect(Object.keys(answer.json).sort()).toEqual([...readKeys].sort());
     // Single read: depth-2 objects are the Location shape, depth-3 objects Depth3Location.
-    expect(answer.json.depth2Locations).toEqual([{ value: 'I04', description: 'Seoul Gangnam-gu', depth1Name: 'Seoul' }]);
-    expect(answer.json.depth3Locations).toEqual([{ value: 'I0401', description: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu', depth3Name: 'Yeoksam-dong' }]);
+    expect(answer.json.depth2Locations).toEqual([
+      { value: 'I04', description: 'Seoul Gangnam-gu', depth1Name: 'Seoul' },
+    ]);
+    expect(answer.json.depth3Locations).toEqual([
+      {
+        value: 'I0401',
+        description: 'Seoul Gangnam-gu Yeoksam-dong',
+        depth1Name: 'Seoul',
+        depth2Name: 'Gangnam-gu',
+        depth3Name: 'Yeoksam-dong',
+      },
+    ]);
     expect(answer.json.populationScore).toBe(created.json.populationScore);
   });
 
@@ -329,7 +480,10 @@ describe('account isolation', () => {
     expect((await call('GET', `/openapi/v4/targetings/${id}`, { account: 5678 })).status).toBe(404);
     expect((await call('GET', `/openapi/v4/targetings/${id}/adGroups`, { account: 5678 })).status).toBe(404);
     expect((await call('DELETE', `/openapi/v4/targetings/${id}`, { account: 5678 })).status).toBe(404);
-    const update = await call('PUT', '/openapi/v4/targetings', { body: audience({ id, adAccountId: 5678 }), account: 5678 });
+    const update = await call('PUT', '/openapi/v4/targetings', {
+      body: audience({ id, adAccountId: 5678 }),
+      account: 5678,
+    });
     expect(update.status).toBe(404);
     const batch = await call('DELETE', `/openapi/v4/targetings?audienceIds=${id}`, { account: 5678 });
     expect(batch.json).toEqual({ successCount: 0, failCount: 1, errorMessages: [`audience ${id}: not found`] });
@@ -363,7 +517,10 @@ describe('update (operation 4)', () => {
 
   it('applies the body rules on update too', async () => {
     const created = await create();
-    expectRuleError(await call('PUT', '/openapi/v4/targetings', { body: audience({ id: created.json.id, ages: undefined }) }), 4102);
+    expectRuleError(
+      await call('PUT', '/openapi/v4/targetings', { body: audience({ id: created.json.id, ages: undefined }) }),
+      4102,
+    );
   });
 
   it('rule 3: on an adult account an update may only use NOT_ALL', async () => {
@@ -371,7 +528,10 @@ describe('update (operation 4)', () => {
     const body = audience({ id: created.json.id, adAccountId: 4321, ageType: 'ALL', ages: undefined });
     expectRuleError(await call('PUT', '/openapi/v4/targetings', { body, account: 4321 }), 4302);
     const bands = ['20', '25', '30', '35', '40', '45', '50', '55', '60', '65'];
-    const fixed = await call('PUT', '/openapi/v4/targetings', { body: { ...body, ageType: 'NOT_ALL', ages: bands }, account: 4321 });
+    const fixed = await call('PUT', '/openapi/v4/targetings', {
+      body: { ...body, ageType: 'NOT_ALL', ages: bands },
+      account: 4321,
+    });
     expect(fixed.status, fixed.text).toBe(200);
   });
 });
@@ -394,7 +554,10 @@ describe('rules 6 and 7: checked when linked and when a linked audience is updat
   });
 
   it('rule 7: friend groups only when every linked campaign is a messaging-channel reach campaign', async () => {
-    const friends = await create({ type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }] });
+    const friends = await create({
+      type: 'MESSAGE',
+      talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }],
+    });
     expect(friends.status, friends.text).toBe(200);
     expect((await link(friends.json.id, 104)).status).toBe(200);
     const refused = await link(friends.json.id, 101);
@@ -404,7 +567,11 @@ describe('rules 6 and 7: checked when linked and when a linked audience is updat
     const plain = await create({ type: 'MESSAGE', name: 'plain' });
     expect((await link(plain.json.id, 101)).status).toBe(200);
     const update = await call('PUT', '/openapi/v4/targetings', {
-      body: audience({ id: plain.json.id, type: 'MESSAGE', talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }] }),
+      body: audience({
+        id: plain.json.id,
+        type: 'MESSAGE',
+        talkChannelGroupTargetings: [{ groupId: 9001, inclusionType: 'INCLUDE' }],
+      }),
     });
     expectRuleError(update, 4702);
   });
@@ -507,7 +674,10 @@ describe('ad groups, unlink and delete (operations 5 to 8)', () => {
     expectRuleError(await call('DELETE', '/openapi/v4/targetings'), 1006);
     const a = await create({ name: 'a' });
     const b = await create({ name: 'b' });
-    expectRuleError(await call('DELETE', `/openapi/v4/targetings?audienceIds=${a.json.id}&audienceIds=${b.json.id}`), 1006);
+    expectRuleError(
+      await call('DELETE', `/openapi/v4/targetings?audienceIds=${a.json.id}&audienceIds=${b.json.id}`),
+      1006,
+    );
     const left = await call('GET', '/openapi/v4/targetings/audiences');
     expect(left.json.content.map((item: { id: number }) => item.id)).toEqual([a.json.id, b.json.id]);
   });
@@ -552,7 +722,14 @@ describe('status and population score', () => {
     const narrow = await create({ name: 'z', ages: ['20'] });
     expect(same.json.populationScore).toBe(wide.json.populationScore);
     expect(narrow.json.populationScore).toBeLessThan(wide.json.populationScore);
-    const all = await create({ ageType: 'ALL', ages: undefined, genderType: 'ALL', genders: undefined, locationType: 'ALL', locations: undefined });
+    const all = await create({
+      ageType: 'ALL',
+      ages: undefined,
+      genderType: 'ALL',
+      genders: undefined,
+      locationType: 'ALL',
+      locations: undefined,
+    });
     expect(all.json.populationScore).toBeGreaterThan(wide.json.populationScore);
   });
 });
@@ -596,7 +773,14 @@ describe('update replaces the whole definition (the body has the fields of creat
     });
     expect(created.status, created.text).toBe(200);
     const id = created.json.id as number;
-    const body = audience({ id, ageType: 'ALL', ages: undefined, genderType: 'ALL', genders: undefined, locations: [{ value: 'B' }] });
+    const body = audience({
+      id,
+      ageType: 'ALL',
+      ages: undefined,
+      genderType: 'ALL',
+      genders: undefined,
+      locations: [{ value: 'B' }],
+    });
     const cleared = {
       ageType: 'ALL',
       ages: [],
@@ -618,7 +802,9 @@ describe('update replaces the whole definition (the body has the fields of creat
     expect(updated.json).toMatchObject(cleared);
     expect((await call('GET', `/openapi/v4/targetings/${id}`)).json).toMatchObject(cleared);
 
-    const everywhere = await call('PUT', '/openapi/v4/targetings', { body: { ...body, locationType: 'ALL', locations: undefined } });
+    const everywhere = await call('PUT', '/openapi/v4/targetings', {
+      body: { ...body, locationType: 'ALL', locations: undefined },
+    });
     expect(everywhere.json).toMatchObject({ locations: [], depth2Locations: [], depth3Locations: [] });
     expect(everywhere.json.populationScore).toBeGreaterThan(updated.json.populationScore);
   });
@@ -626,7 +812,10 @@ describe('update replaces the whole definition (the body has the fields of creat
 
 describe('member ids are opaque scalars, matched as text (wire decision §2)', () => {
   const setMemberIds = async (memberIds: string) => {
-    const response = await fetch(`${emulator.url}/_emulator/faults`, { method: 'PUT', body: JSON.stringify({ memberIds }) });
+    const response = await fetch(`${emulator.url}/_emulator/faults`, {
+      method: 'PUT',
+      body: JSON.stringify({ memberIds }),
+    });
     expect(response.status).toBe(200);
   };
 
@@ -638,16 +827,19 @@ describe('member ids are opaque scalars, matched as text (wire decision §2)', (
     ['syncAppTargetings', 'MESSAGE', 'profileId', 'profileName', 502],
     ['talkChannelGroupTargetings', 'MESSAGE', 'groupId', 'groupName', 9001],
   ];
-  it.each(kinds)('%s: the id as a JSON number and as text is the same item', async (key, type, idField, nameKey, id) => {
-    const answers: unknown[] = [];
-    for (const spelled of [id, String(id)]) {
-      const answer = await create({ type, [key]: [{ [idField]: spelled, inclusionType: 'INCLUDE' }] });
-      expect(answer.status, answer.text).toBe(200);
-      answers.push(answer.json[key]);
-    }
-    expect(answers[1]).toEqual(answers[0]);
-    expect(answers[0]).toEqual([expect.objectContaining({ [nameKey]: expect.stringMatching(/\S/) })]);
-  });
+  it.each(kinds)(
+    '%s: the id as a JSON number and as text is the same item',
+    async (key, type, idField, nameKey, id) => {
+      const answers: unknown[] = [];
+      for (const spelled of [id, String(id)]) {
+        const answer = await create({ type, [key]: [{ [idField]: spelled, inclusionType: 'INCLUDE' }] });
+        expect(answer.status, answer.text).toBe(200);
+        answers.push(answer.json[key]);
+      }
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[0]).toEqual([expect.objectContaining({ [nameKey]: expect.stringMatching(/\S/) })]);
+    },
+  );
 
   it('merges members that are the same as text, whatever their spelling', async () => {
     const answer = await create({
@@ -666,7 +858,9 @@ describe('member ids are opaque scalars, matched as text (wire decision §2)', (
       { customerFileId: 5001, inclusionType: 'INCLUDE', customerFileName: 'VIP customers' },
       { customerFileId: 5001, inclusionType: 'EXCLUDE', customerFileName: 'VIP customers' },
     ]);
-    expect(answer.json.talkChannelTargetings).toEqual([{ profileId: '501', inclusionType: 'INCLUDE', profileName: 'Numeric channel' }]);
+    expect(answer.json.talkChannelTargetings).toEqual([
+      { profileId: '501', inclusionType: 'INCLUDE', profileName: 'Numeric channel' },
+    ]);
   });
 
   /** Every id that can be a number sent as one, or every id sent as text. */
@@ -701,32 +895,72 @@ describe('member ids are opaque scalars, matched as text (wire decision §2)', (
   });
   const none = { customerFiles: [], trackers: [], cohorts: [], channels: [], apps: [] };
   const expected: Record<string, { display: ReturnType<typeof idsOf>; groups: unknown[] }> = {
-    catalog: { display: { customerFiles: [5001], trackers: ['trk-web'], cohorts: [7001], channels: ['501', '_brand'], apps: ['502', 'app-main'], groups: [] }, groups: [9001] },
-    number: { display: { customerFiles: [5001], trackers: ['trk-web'], cohorts: [7001], channels: [501, '_brand'], apps: [502, 'app-main'], groups: [] }, groups: [9001] },
-    text: { display: { customerFiles: ['5001'], trackers: ['trk-web'], cohorts: ['7001'], channels: ['501', '_brand'], apps: ['502', 'app-main'], groups: [] }, groups: ['9001'] },
+    catalog: {
+      display: {
+        customerFiles: [5001],
+        trackers: ['trk-web'],
+        cohorts: [7001],
+        channels: ['501', '_brand'],
+        apps: ['502', 'app-main'],
+        groups: [],
+      },
+      groups: [9001],
+    },
+    number: {
+      display: {
+        customerFiles: [5001],
+        trackers: ['trk-web'],
+        cohorts: [7001],
+        channels: [501, '_brand'],
+        apps: [502, 'app-main'],
+        groups: [],
+      },
+      groups: [9001],
+    },
+    text: {
+      display: {
+        customerFiles: ['5001'],
+        trackers: ['trk-web'],
+        cohorts: ['7001'],
+        channels: ['501', '_brand'],
+        apps: ['502', 'app-main'],
+        groups: [],
+      },
+      groups: ['9001'],
+    },
   };
 
-  it.each(Object.keys(expected))('memberIds %s: create, update and read answers spell the ids so, however the request spelled them', async (mode) => {
-    await setMemberIds(mode);
-    const want = expected[mode]!;
-    for (const asNumbers of [true, false]) {
-      const created = await create(display(asNumbers));
-      expect(created.status, created.text).toBe(200);
-      expect(idsOf(created.json)).toEqual(want.display);
-      const updated = await call('PUT', '/openapi/v4/targetings', { body: audience({ id: created.json.id, ...display(!asNumbers) }) });
-      expect(idsOf(updated.json)).toEqual(want.display);
-      expect(idsOf((await call('GET', `/openapi/v4/targetings/${created.json.id}`)).json)).toEqual(want.display);
+  it.each(Object.keys(expected))(
+    'memberIds %s: create, update and read answers spell the ids so, however the request spelled them',
+    async (mode) => {
+      await setMemberIds(mode);
+      const want = expected[mode]!;
+      for (const asNumbers of [true, false]) {
+        const created = await create(display(asNumbers));
+        expect(created.status, created.text).toBe(200);
+        expect(idsOf(created.json)).toEqual(want.display);
+        const updated = await call('PUT', '/openapi/v4/targetings', {
+          body: audience({ id: created.json.id, ...display(!asNumbers) }),
+        });
+        expect(idsOf(updated.json)).toEqual(want.display);
+        expect(idsOf((await call('GET', `/openapi/v4/targetings/${created.json.id}`)).json)).toEqual(want.display);
 
-      const friends = await create(message(asNumbers));
-      expect(friends.status, friends.text).toBe(200);
-      expect(idsOf(friends.json)).toEqual({ ...none, groups: want.groups });
-      expect(idsOf((await call('GET', `/openapi/v4/targetings/${friends.json.id}`)).json)).toEqual({ ...none, groups: want.groups });
-    }
-  });
+        const friends = await create(message(asNumbers));
+        expect(friends.status, friends.text).toBe(200);
+        expect(idsOf(friends.json)).toEqual({ ...none, groups: want.groups });
+        expect(idsOf((await call('GET', `/openapi/v4/targetings/${friends.json.id}`)).json)).toEqual({
+          ...none,
+          groups: want.groups,
+        });
+      }
+    },
+  );
 
   it('stores the catalogue item’s own id, so a later memberIds setting changes only the answers', async () => {
     const created = await create(display(false));
-    const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { audiences: Array<{ id: string }> };
+    const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as {
+      audiences: Array<{ id: string }>;
+    };
     const stored = state.audiences.find((candidate) => candidate.id === String(created.json.id));
     expect(idsOf({ ...stored, talkChannelGroupTargetings: [] })).toEqual(expected['catalog']!.display);
     const read = async () => idsOf((await call('GET', `/openapi/v4/targetings/${created.json.id}`)).json);
@@ -761,7 +995,8 @@ describe('member ids are opaque scalars, matched as text (wire decision §2)', (
 describe('ids past 2^53 (reset with an idBase): stored, answered and taken with every digit', () => {
   const base = 2n ** 53n;
   /** `text` with each id token as written, not as JSON.parse rounds it. */
-  const tokens = (text: string, key: string) => [...text.matchAll(new RegExp(`"${key}":(\\d+)`, 'g'))].map((match) => match[1]);
+  const tokens = (text: string, key: string) =>
+    [...text.matchAll(new RegExp(`"${key}":(\\d+)`, 'g'))].map((match) => match[1]);
 
   beforeEach(async () => {
     await fetch(`${emulator.url}/_emulator/reset`, { method: 'POST', body: JSON.stringify({ idBase: String(base) }) });
@@ -789,14 +1024,23 @@ describe('ids past 2^53 (reset with an idBase): stored, answered and taken with 
     const body = JSON.stringify(audience({ name: 'b2' })).replace(/^\{/, `{"id":${id},`);
     const updated = await fetch(`${emulator.url}/openapi/v4/targetings`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${emulator.accessToken}`,
+        adAccountId: '1234',
+        'content-type': 'application/json',
+      },
       body,
     });
     expect(updated.status, await updated.clone().text()).toBe(200);
-    expect((await call('GET', '/openapi/v4/targetings/audiences')).json.content.map((item: { name: string }) => item.name)).toEqual(['a', 'b2']);
+    expect(
+      (await call('GET', '/openapi/v4/targetings/audiences')).json.content.map((item: { name: string }) => item.name),
+    ).toEqual(['a', 'b2']);
 
     const adGroup = String(base + 101n);
-    const linked = await fetch(`${emulator.url}/_emulator/links`, { method: 'POST', body: `{"adAccountId":1234,"audienceId":${id},"adGroupId":${adGroup}}` });
+    const linked = await fetch(`${emulator.url}/_emulator/links`, {
+      method: 'POST',
+      body: `{"adAccountId":1234,"audienceId":${id},"adGroupId":${adGroup}}`,
+    });
     expect(linked.status).toBe(200);
     const adGroups = await call('GET', `/openapi/v4/targetings/${id}/adGroups`);
     expect(tokens(adGroups.text, 'adGroupId')).toEqual([adGroup]);
@@ -804,57 +1048,99 @@ describe('ids past 2^53 (reset with an idBase): stored, answered and taken with 
     expect((await call('PUT', `/openapi/v4/targetings/${id}/unlink?adGroupId=${adGroup}`)).status).toBe(200);
     const deleted = await call('DELETE', `/openapi/v4/targetings?audienceIds=${id}`);
     expect(deleted.json).toEqual({ successCount: 1, failCount: 0, errorMessages: [] });
-    expect((await call('GET', '/openapi/v4/targetings/audiences')).json.content.map((item: { name: string }) => item.name)).toEqual(['a']);
+    expect(
+      (await call('GET', '/openapi/v4/targetings/audiences')).json.content.map((item: { name: string }) => item.name),
+    ).toEqual(['a']);
   });
 
   it('refuses an id sent as text in a body: a Long is a JSON number', async () => {
     await create({ name: 'a' });
-    const answer = await call('PUT', '/openapi/v4/targetings', { body: audience({ id: String(base + 100001n), name: 'a' }) });
+    const answer = await call('PUT', '/openapi/v4/targetings', {
+      body: audience({ id: String(base + 100001n), name: 'a' }),
+    });
     expect(answer.status).toBe(400);
     expect(answer.json.extras.detailMsg).toBe("field 'id' must be a positive integer (Long)");
   });
 });
 
 describe('lookalikes, the real tracker member and fields beyond the spec', () => {
-  const put = async (path: string, body: unknown) => fetch(`${emulator.url}${path}`, { method: 'PUT', body: JSON.stringify(body) });
+  const put = async (path: string, body: unknown) =>
+    fetch(`${emulator.url}${path}`, { method: 'PUT', body: JSON.stringify(body) });
 
   it('takes lookalikes as a set of either type, answered with their display names; one of no item is rule 9', async () => {
-    const made = await create({ type: 'MESSAGE', ageType: 'ALL', ages: undefined, lookalikeTargetings: [{ lookalikeId: '8001', inclusionType: 'INCLUDE' }] });
+    const made = await create({
+      type: 'MESSAGE',
+      ageType: 'ALL',
+      ages: undefined,
+      lookalikeTargetings: [{ lookalikeId: '8001', inclusionType: 'INCLUDE' }],
+    });
     expect(made.status, made.text).toBe(200);
-    expect(made.json.lookalikeTargetings).toEqual([{ lookalikeId: 8001, inclusionType: 'INCLUDE', lookalikeName: 'Like VIP customers' }]);
+    expect(made.json.lookalikeTargetings).toEqual([
+      { lookalikeId: 8001, inclusionType: 'INCLUDE', lookalikeName: 'Like VIP customers' },
+    ]);
     const unknown = await create({ lookalikeTargetings: [{ lookalikeId: 8101, inclusionType: 'INCLUDE' }] });
     expect([unknown.status, unknown.json.extras.detailCode]).toEqual([400, 4901]);
   });
 
   it("in the trackerShape 'terms', takes and answers the real tracker member: terms for retention, the member's id and its rule added, and what it added taken back", async () => {
     expect((await put('/_emulator/faults', { trackerShape: 'terms' })).status).toBe(200);
-    const member = { trackId: 'trk-web', eventCode: 'purchase', trackerTargetingTerms: ['ONE_MONTH'], inclusionType: 'INCLUDE' };
+    const member = {
+      trackId: 'trk-web',
+      eventCode: 'purchase',
+      trackerTargetingTerms: ['ONE_MONTH'],
+      inclusionType: 'INCLUDE',
+    };
     const made = await create({ trackerTargetings: [member] });
     expect(made.status, made.text).toBe(200);
     const [answered] = made.json.trackerTargetings as Array<Record<string, unknown>>;
-    expect(answered).toMatchObject({ ...member, trackName: 'Website pixel', trackRuleName: 'Website pixel: purchase, ONE_MONTH' });
+    expect(answered).toMatchObject({
+      ...member,
+      trackName: 'Website pixel',
+      trackRuleName: 'Website pixel: purchase, ONE_MONTH',
+    });
     expect(answered?.['id']).toEqual(expect.any(Number));
     expect(answered?.['trackRuleId']).toEqual(expect.any(Number));
     // What the service answered is taken back as it is, and the same member keeps its ids.
-    const again = await call('PUT', '/openapi/v4/targetings', { body: audience({ id: made.json.id, trackerTargetings: [answered] }) });
+    const again = await call('PUT', '/openapi/v4/targetings', {
+      body: audience({ id: made.json.id, trackerTargetings: [answered] }),
+    });
     expect(again.status, again.text).toBe(200);
     expect(again.json.trackerTargetings).toEqual([answered]);
-    const days = await create({ name: 'days', trackerTargetings: [{ trackId: 'trk-web', eventCode: 'purchase', retentionDays: 30, inclusionType: 'INCLUDE' }] });
-    expect([days.status, days.json.extras.detailMsg]).toEqual([400, "unknown field 'trackerTargetings[0].retentionDays'"]);
-    const badTerm = await create({ name: 'bad', trackerTargetings: [{ ...member, trackerTargetingTerms: ['FOREVER'] }] });
+    const days = await create({
+      name: 'days',
+      trackerTargetings: [{ trackId: 'trk-web', eventCode: 'purchase', retentionDays: 30, inclusionType: 'INCLUDE' }],
+    });
+    expect([days.status, days.json.extras.detailMsg]).toEqual([
+      400,
+      "unknown field 'trackerTargetings[0].retentionDays'",
+    ]);
+    const badTerm = await create({
+      name: 'bad',
+      trackerTargetings: [{ ...member, trackerTargetingTerms: ['FOREVER'] }],
+    });
     expect([badTerm.status, badTerm.json.extras.detailCode]).toEqual([400, 4902]);
   });
 
   it('answers the fields a test route gives an audience exactly, takes them in bodies, and an update that leaves one out loses it', async () => {
     const made = await create();
-    const given = await fetch(`${emulator.url}/_emulator/audiences/${made.json.id}/fields`, { method: 'PUT', body: '{"zzzTargetings":[{"zzzId":9007199254740993,"weight":0.5}],"note":"kept"}' });
+    const given = await fetch(`${emulator.url}/_emulator/audiences/${made.json.id}/fields`, {
+      method: 'PUT',
+      body: '{"zzzTargetings":[{"zzzId":9007199254740993,"weight":0.5}],"note":"kept"}',
+    });
     expect(given.status).toBe(200);
     const read = await call('GET', `/openapi/v4/targetings/${made.json.id}`);
     expect(read.text).toContain('"zzzTargetings":[{"zzzId":9007199254740993,"weight":0.5}],"note":"kept"');
     const sentBack = await fetch(`${emulator.url}/openapi/v4/targetings`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
-      body: JSON.stringify(audience({ id: made.json.id, note: 'kept' })).replace(/}$/, ',"zzzTargetings":[{"zzzId":9007199254740993,"weight":0.5}]}'),
+      headers: {
+        authorization: `Bearer ${emulator.accessToken}`,
+        adAccountId: '1234',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(audience({ id: made.json.id, note: 'kept' })).replace(
+        /}$/,
+        ',"zzzTargetings":[{"zzzId":9007199254740993,"weight":0.5}]}',
+      ),
     });
     expect(sentBack.status).toBe(200);
     const sentBackText = await sentBack.text();

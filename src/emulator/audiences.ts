@@ -8,7 +8,15 @@ import { detailCodes as codes, failure, invalid, shown } from './http-error.js';
 import { adultAgeBands, ageBands, regions, ufoBusinessTypes, ufoInterests } from './catalog.js';
 import type { Region } from './catalog.js';
 import { compareIds, idOf, nextId, parseId, wireId, type Long } from './ids.js';
-import type { Account, AudienceStatus, AudienceType, Campaign, EmulatorState, StoredAudience, Targetables } from './store.js';
+import type {
+  Account,
+  AudienceStatus,
+  AudienceType,
+  Campaign,
+  EmulatorState,
+  StoredAudience,
+  Targetables,
+} from './store.js';
 
 export interface AudienceContext {
   state: EmulatorState;
@@ -30,7 +38,15 @@ export const trackerShapes = ['retentionDays', 'terms'] as const;
 export type TrackerShape = (typeof trackerShapes)[number];
 
 /** The terms a tracker member may hold in the `terms` shape: the emulator's choice, as the spec shows none. */
-export const TRACKER_TERMS = ['ONE_DAY', 'ONE_WEEK', 'TWO_WEEKS', 'ONE_MONTH', 'TWO_MONTHS', 'THREE_MONTHS', 'SIX_MONTHS'] as const;
+export const TRACKER_TERMS = [
+  'ONE_DAY',
+  'ONE_WEEK',
+  'TWO_WEEKS',
+  'ONE_MONTH',
+  'TWO_MONTHS',
+  'THREE_MONTHS',
+  'SIX_MONTHS',
+] as const;
 
 /**
  * How answers spell the ids of targeting members (wire decision §2): `catalog` as the
@@ -43,7 +59,15 @@ export type MemberIdSpelling = (typeof memberIdSpellings)[number];
 /** A new or updated audience answers STANDBY this long, then its final status. */
 export const PROCESSING_MS = 5000;
 
-const targetingKeys = ['customerFileTargetings', 'trackerTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings', 'talkChannelGroupTargetings', 'lookalikeTargetings'] as const;
+const targetingKeys = [
+  'customerFileTargetings',
+  'trackerTargetings',
+  'cohortTargetings',
+  'talkChannelTargetings',
+  'syncAppTargetings',
+  'talkChannelGroupTargetings',
+  'lookalikeTargetings',
+] as const;
 type TargetingKey = (typeof targetingKeys)[number];
 
 const regionKeys = ['locations', 'depth2Locations', 'depth3Locations'] as const;
@@ -51,7 +75,20 @@ type RegionKey = (typeof regionKeys)[number];
 const regionDepth: Record<RegionKey, 1 | 2 | 3> = { locations: 1, depth2Locations: 2, depth3Locations: 3 };
 const regionFields = new Set(['value', 'description', 'depth1Name', 'depth2Name', 'depth3Name']);
 
-const bodyFields = new Set<string>(['adAccountId', 'name', 'type', 'ageType', 'ages', 'genderType', 'genders', 'ufoInterests', 'ufoBusinessTypes', 'locationType', ...regionKeys, ...targetingKeys]);
+const bodyFields = new Set<string>([
+  'adAccountId',
+  'name',
+  'type',
+  'ageType',
+  'ages',
+  'genderType',
+  'genders',
+  'ufoInterests',
+  'ufoBusinessTypes',
+  'locationType',
+  ...regionKeys,
+  ...targetingKeys,
+]);
 const requiredFields = ['adAccountId', 'name', 'type', 'ageType', 'genderType', 'locationType'] as const;
 export const MAX_NAME_LENGTH = 255;
 
@@ -70,7 +107,12 @@ type FieldKind = 'id' | 'string' | 'retentionDays' | 'terms' | 'inclusionType';
 /** Request shape of each targeting member (wire decision §2); every field is required. */
 const memberFields: Record<TargetingKey, Record<string, FieldKind>> = {
   customerFileTargetings: { customerFileId: 'id', inclusionType: 'inclusionType' },
-  trackerTargetings: { trackId: 'id', eventCode: 'string', retentionDays: 'retentionDays', inclusionType: 'inclusionType' },
+  trackerTargetings: {
+    trackId: 'id',
+    eventCode: 'string',
+    retentionDays: 'retentionDays',
+    inclusionType: 'inclusionType',
+  },
   cohortTargetings: { cohortId: 'id', inclusionType: 'inclusionType' },
   talkChannelTargetings: { profileId: 'id', inclusionType: 'inclusionType' },
   syncAppTargetings: { profileId: 'id', inclusionType: 'inclusionType' },
@@ -78,8 +120,16 @@ const memberFields: Record<TargetingKey, Record<string, FieldKind>> = {
   lookalikeTargetings: { lookalikeId: 'id', inclusionType: 'inclusionType' },
 };
 /** The tracker member's request shape in the real service's `terms` shape. */
-const termsTrackerFields: Record<string, FieldKind> = { trackId: 'id', eventCode: 'string', trackerTargetingTerms: 'terms', inclusionType: 'inclusionType' };
-/** What the service adds to a tracker member in the `terms` shape: taken back in a request (ignored), as the service's own answer. */
+const termsTrackerFields: Record<string, FieldKind> = {
+  trackId: 'id',
+  eventCode: 'string',
+  trackerTargetingTerms: 'terms',
+  inclusionType: 'inclusionType',
+};
+/**
+ * What the service adds to a tracker member in the `terms` shape: taken back in a request (ignored), as the service's
+ * own answer.
+ */
 const termsTrackerAdded = ['id', 'trackRuleId', 'trackRuleName'];
 
 interface Item {
@@ -100,12 +150,19 @@ interface TargetingKind {
   find: (t: Targetables, accountId: number, idText: string) => { item: Item; ownId: MemberId } | undefined;
 }
 
-function targetingKind<T extends Item>(idField: string, nameKey: string, items: (t: Targetables) => T[], ownId: (item: T) => MemberId): TargetingKind {
+function targetingKind<T extends Item>(
+  idField: string,
+  nameKey: string,
+  items: (t: Targetables) => T[],
+  ownId: (item: T) => MemberId,
+): TargetingKind {
   return {
     idField,
     nameKey,
     find: (t, accountId, idText) => {
-      const item = items(t).find((candidate) => candidate.adAccountId === accountId && String(ownId(candidate)) === idText);
+      const item = items(t).find(
+        (candidate) => candidate.adAccountId === accountId && String(ownId(candidate)) === idText,
+      );
       return item && { item, ownId: ownId(item) };
     },
   };
@@ -156,7 +213,8 @@ const targetingKinds: Record<TargetingKey, TargetingKind> = {
   ),
 };
 
-type Definition = Omit<StoredAudience, 'id' | 'adAccountId' | 'createdAt' | 'lastModifiedAt' | 'statusOverride'> & Required<Pick<StoredAudience, 'extra'>>;
+type Definition = Omit<StoredAudience, 'id' | 'adAccountId' | 'createdAt' | 'lastModifiedAt' | 'statusOverride'> &
+  Required<Pick<StoredAudience, 'extra'>>;
 type Body = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------------------------
@@ -210,7 +268,10 @@ export function deleteAudience(ctx: AudienceContext, id: Long): void {
 }
 
 /** Operation 6: 200 even when some fail; each failure names its id first. */
-export function deleteAudiences(ctx: AudienceContext, audienceIds: string | null): { successCount: number; failCount: number; errorMessages: string[] } {
+export function deleteAudiences(
+  ctx: AudienceContext,
+  audienceIds: string | null,
+): { successCount: number; failCount: number; errorMessages: string[] } {
   if (audienceIds === null) throw invalid(codes.badQuery, "query parameter 'audienceIds' is required");
   const parts = audienceIds.split(',').map((part) => part.trim());
   if (parts.some((part) => parseId(part) === undefined)) {
@@ -260,10 +321,13 @@ export function listAudienceAdGroups(ctx: AudienceContext, id: Long): { content:
 export function unlinkAdGroup(ctx: AudienceContext, id: Long, adGroupIdParam: string | null): void {
   if (adGroupIdParam === null) throw invalid(codes.badQuery, "query parameter 'adGroupId' is required");
   const adGroupId = parseId(adGroupIdParam);
-  if (adGroupId === undefined) throw invalid(codes.badQuery, `'adGroupId' must be an ad group id, got '${adGroupIdParam}'`);
+  if (adGroupId === undefined)
+    throw invalid(codes.badQuery, `'adGroupId' must be an ad group id, got '${adGroupIdParam}'`);
   const audience = findAudience(ctx, id);
   const before = ctx.state.links.length;
-  ctx.state.links = ctx.state.links.filter((link) => !(link.audienceId === audience.id && link.adGroupId === adGroupId));
+  ctx.state.links = ctx.state.links.filter(
+    (link) => !(link.audienceId === audience.id && link.adGroupId === adGroupId),
+  );
   if (ctx.state.links.length === before) {
     throw failure(404, codes.notLinked, `ad group ${adGroupId} does not use audience ${audience.id}`);
   }
@@ -288,7 +352,8 @@ export function vanishAudience(ctx: AudienceContext, id: Long): boolean {
 export function linkAdGroup(state: EmulatorState, body: unknown): { audienceId: Long; adGroupId: Long } {
   const record = expectObject(body);
   for (const key of Object.keys(record)) {
-    if (!['adAccountId', 'audienceId', 'adGroupId'].includes(key)) throw invalid(codes.unknownField, `unknown field '${key}'`);
+    if (!['adAccountId', 'audienceId', 'adGroupId'].includes(key))
+      throw invalid(codes.unknownField, `unknown field '${key}'`);
   }
   const [adAccount, audienceId, adGroupId] = (['adAccountId', 'audienceId', 'adGroupId'] as const).map((key) => {
     const value = record[key];
@@ -299,10 +364,16 @@ export function linkAdGroup(state: EmulatorState, body: unknown): { audienceId: 
     return id;
   }) as [Long, Long, Long];
   const adAccountId = Number(adAccount);
-  const audience = state.audiences.find((candidate) => candidate.id === audienceId && candidate.adAccountId === adAccountId);
-  if (!audience) throw failure(404, codes.audienceNotFound, `audience ${audienceId} not found in ad account ${adAccountId}`);
-  const adGroup = state.adGroups.find((candidate) => candidate.id === adGroupId && candidate.adAccountId === adAccountId);
-  if (!adGroup) throw failure(404, codes.adGroupNotFound, `ad group ${adGroupId} not found in ad account ${adAccountId}`);
+  const audience = state.audiences.find(
+    (candidate) => candidate.id === audienceId && candidate.adAccountId === adAccountId,
+  );
+  if (!audience)
+    throw failure(404, codes.audienceNotFound, `audience ${audienceId} not found in ad account ${adAccountId}`);
+  const adGroup = state.adGroups.find(
+    (candidate) => candidate.id === adGroupId && candidate.adAccountId === adAccountId,
+  );
+  if (!adGroup)
+    throw failure(404, codes.adGroupNotFound, `ad group ${adGroupId} not found in ad account ${adAccountId}`);
   const campaign = state.campaigns.find((candidate) => candidate.id === adGroup.campaignId);
   checkCampaignRules(audience, campaign ? [campaign] : []);
   if (!state.links.some((link) => link.audienceId === audienceId && link.adGroupId === adGroupId)) {
@@ -314,7 +385,11 @@ export function linkAdGroup(state: EmulatorState, body: unknown): { audienceId: 
 const statuses: readonly AudienceStatus[] = ['STANDBY', 'AVAILABLE', 'SEED_NOT_ENOUGH', 'ERROR'];
 
 /** PUT /_emulator/audiences/<id>/status: pins the status (null unpins) until the next update. */
-export function setAudienceStatus(state: EmulatorState, id: Long, body: unknown): { id: Long; audienceStatus: AudienceStatus | null } {
+export function setAudienceStatus(
+  state: EmulatorState,
+  id: Long,
+  body: unknown,
+): { id: Long; audienceStatus: AudienceStatus | null } {
   const record = expectObject(body);
   const value = record['audienceStatus'];
   if (value !== null && !statuses.includes(value as AudienceStatus)) {
@@ -334,12 +409,16 @@ export function setAudienceStatus(state: EmulatorState, id: Long, body: unknown)
 export function setServiceFields(state: EmulatorState, id: Long, body: unknown): { id: Long; fields: string[] } {
   const record = expectObject(body);
   for (const key of Object.keys(record)) {
-    if (key === 'id' || bodyFields.has(key)) throw invalid(codes.wrongType, `'${key}' is a field of the spec, not one beyond it`);
+    if (key === 'id' || bodyFields.has(key))
+      throw invalid(codes.wrongType, `'${key}' is a field of the spec, not one beyond it`);
   }
   const audience = state.audiences.find((candidate) => candidate.id === id);
   if (!audience) throw failure(404, codes.audienceNotFound, `audience ${id} not found`);
   state.serviceFields = [...new Set([...(state.serviceFields ?? []), ...Object.keys(record)])];
-  audience.extra = { ...audience.extra, ...Object.fromEntries(Object.entries(record).map(([key, value]) => [key, stringify(value) ?? 'null'])) };
+  audience.extra = {
+    ...audience.extra,
+    ...Object.fromEntries(Object.entries(record).map(([key, value]) => [key, stringify(value) ?? 'null'])),
+  };
   return { id, fields: Object.keys(audience.extra) };
 }
 
@@ -362,7 +441,8 @@ export function populationScore(state: EmulatorState, audience: StoredAudience):
   if (audience.ageType === 'NOT_ALL') score *= audience.ages.length / ageBands.length;
   if (audience.genderType === 'NOT_ALL') score *= audience.genders.length / 2;
   if (audience.locationType === 'AREA') {
-    const share = audience.locations.length / 17 + audience.depth2Locations.length / 170 + audience.depth3Locations.length / 1700;
+    const share =
+      audience.locations.length / 17 + audience.depth2Locations.length / 170 + audience.depth3Locations.length / 1700;
     score *= Math.min(1, share);
   }
   if (audience.ufoInterests.length > 0) score *= Math.min(1, audience.ufoInterests.length / 10);
@@ -378,15 +458,25 @@ export function populationScore(state: EmulatorState, audience: StoredAudience):
   return Math.round(score);
 }
 
-function members(state: EmulatorState, audience: StoredAudience): Array<{ member: Record<string, unknown>; item: Item | undefined }> {
-  return targetingKeys.flatMap((key) => storedMembers(audience, key).map((member) => ({ member, item: storedItem(state, audience, key, member) })));
+function members(
+  state: EmulatorState,
+  audience: StoredAudience,
+): Array<{ member: Record<string, unknown>; item: Item | undefined }> {
+  return targetingKeys.flatMap((key) =>
+    storedMembers(audience, key).map((member) => ({ member, item: storedItem(state, audience, key, member) })),
+  );
 }
 
 function storedMembers(audience: StoredAudience, key: TargetingKey): Array<Record<string, unknown>> {
   return (audience[key] ?? []) as unknown as Array<Record<string, unknown>>;
 }
 
-function storedItem(state: EmulatorState, audience: StoredAudience, key: TargetingKey, member: Record<string, unknown>): Item | undefined {
+function storedItem(
+  state: EmulatorState,
+  audience: StoredAudience,
+  key: TargetingKey,
+  member: Record<string, unknown>,
+): Item | undefined {
   const kind = targetingKinds[key];
   return kind.find(state.targetables, audience.adAccountId, String(member[kind.idField]))?.item;
 }
@@ -426,8 +516,16 @@ function listItem(ctx: AudienceContext, audience: StoredAudience): Record<string
 /** The single read ('read') or the create/update answer ('write'): they differ in region shapes and adAccountId. */
 function detailed(ctx: AudienceContext, audience: StoredAudience, variant: 'read' | 'write'): Record<string, unknown> {
   const descriptionKey = ctx.quirks ? 'descripton' : 'description';
-  const province = (region: Region) => ({ value: region.value, description: region.description, depth1Name: region.depth1Name });
-  const shallow = (region: Region) => ({ value: region.value, [descriptionKey]: region.description, depth1Name: region.depth1Name });
+  const province = (region: Region) => ({
+    value: region.value,
+    description: region.description,
+    depth1Name: region.depth1Name,
+  });
+  const shallow = (region: Region) => ({
+    value: region.value,
+    [descriptionKey]: region.description,
+    depth1Name: region.depth1Name,
+  });
   const depth2 = (region: Region) => ({ ...shallow(region), depth2Name: region.depth2Name });
   const depth3 = (region: Region) => ({ ...depth2(region), depth3Name: region.depth3Name });
   const regionsOf = (values: string[], shape: (region: Region) => Record<string, unknown>) =>
@@ -443,7 +541,10 @@ function detailed(ctx: AudienceContext, audience: StoredAudience, variant: 'read
     genderType: audience.genderType,
     genders: [...audience.genders],
     locations: regionsOf(audience.locations, province),
-    [ctx.quirks ? 'depth2locations' : 'depth2Locations']: regionsOf(audience.depth2Locations, variant === 'read' ? shallow : depth2),
+    [ctx.quirks ? 'depth2locations' : 'depth2Locations']: regionsOf(
+      audience.depth2Locations,
+      variant === 'read' ? shallow : depth2,
+    ),
     depth3Locations: regionsOf(audience.depth3Locations, variant === 'read' ? depth3 : shallow),
     ufoInterests: [...audience.ufoInterests],
     ufoBusinessTypes: [...audience.ufoBusinessTypes],
@@ -452,8 +553,14 @@ function detailed(ctx: AudienceContext, audience: StoredAudience, variant: 'read
     const { idField, nameKey } = targetingKinds[key];
     body[key] = storedMembers(audience, key).map((member) => {
       const name = storedItem(ctx.state, audience, key, member)?.name ?? '';
-      const rule = key === 'trackerTargetings' && 'trackerTargetingTerms' in member ? trackerRule(audience, member, name) : {};
-      return { ...rule, ...member, [idField]: spellMemberId(member[idField] as MemberId, ctx.memberIds ?? 'catalog'), [nameKey]: name };
+      const rule =
+        key === 'trackerTargetings' && 'trackerTargetingTerms' in member ? trackerRule(audience, member, name) : {};
+      return {
+        ...rule,
+        ...member,
+        [idField]: spellMemberId(member[idField] as MemberId, ctx.memberIds ?? 'catalog'),
+        [nameKey]: name,
+      };
     });
   }
   // The service's fields beyond the spec, as they were taken: every digit of their numbers kept.
@@ -467,16 +574,25 @@ function detailed(ctx: AudienceContext, audience: StoredAudience, variant: 'read
  * the pixel, event and terms. Derived from the member, so the same member answers the same
  * ids every time (the emulator's choice; the spec shows neither).
  */
-function trackerRule(audience: StoredAudience, member: Record<string, unknown>, trackName: string): Record<string, unknown> {
+function trackerRule(
+  audience: StoredAudience,
+  member: Record<string, unknown>,
+  trackName: string,
+): Record<string, unknown> {
   const terms = (member['trackerTargetingTerms'] as string[]).join('+');
   const rule = `${String(member['trackId'])}|${String(member['eventCode'])}|${terms}`;
-  return { id: checksum(`${audience.id}|${rule}`), trackRuleId: checksum(rule), trackRuleName: `${trackName}: ${String(member['eventCode'])}, ${terms}` };
+  return {
+    id: checksum(`${audience.id}|${rule}`),
+    trackRuleId: checksum(rule),
+    trackRuleName: `${trackName}: ${String(member['eventCode'])}, ${terms}`,
+  };
 }
 
 /** FNV-1a of `text`, a positive number below 2^32: a stable id made of what it names. */
 function checksum(text: string): number {
   let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193) >>> 0;
+  for (let index = 0; index < text.length; index += 1)
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193) >>> 0;
   return hash === 0 ? 1 : hash;
 }
 
@@ -494,7 +610,8 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
   const extra: Record<string, string> = {};
   for (const key of Object.keys(record)) {
     if (key === 'id') {
-      if (mode === 'create' && record[key] !== null) throw invalid(codes.forbiddenField, "field 'id' must not be sent on create");
+      if (mode === 'create' && record[key] !== null)
+        throw invalid(codes.forbiddenField, "field 'id' must not be sent on create");
     } else if (serviceFields.has(key)) {
       // Kept as sent, null included: the service answers such a field as it holds it.
       extra[key] = stringify(record[key]) ?? 'null';
@@ -505,10 +622,15 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
   for (const key of mode === 'update' ? ['id', ...requiredFields] : requiredFields) {
     if (!sent(record, key)) throw invalid(codes.required, `field '${key}' is required`);
   }
-  if (mode === 'update' && idOf(record['id']) === undefined) throw invalid(codes.wrongType, "field 'id' must be a positive integer (Long)");
-  if (!isAccountId(record['adAccountId'])) throw invalid(codes.wrongType, "field 'adAccountId' must be a positive integer (Long)");
+  if (mode === 'update' && idOf(record['id']) === undefined)
+    throw invalid(codes.wrongType, "field 'id' must be a positive integer (Long)");
+  if (!isAccountId(record['adAccountId']))
+    throw invalid(codes.wrongType, "field 'adAccountId' must be a positive integer (Long)");
   if (record['adAccountId'] !== ctx.account.id) {
-    throw invalid(codes.accountMismatch, `field 'adAccountId' (${String(record['adAccountId'])}) does not match the adAccountId header (${ctx.account.id})`);
+    throw invalid(
+      codes.accountMismatch,
+      `field 'adAccountId' (${String(record['adAccountId'])}) does not match the adAccountId header (${ctx.account.id})`,
+    );
   }
   const name = record['name'];
   if (typeof name !== 'string') throw invalid(codes.wrongType, "field 'name' must be a string");
@@ -517,7 +639,10 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
   }
   const control = firstControlCharacter(name);
   if (control) {
-    throw invalid(codes.badName, `field 'name' must not contain control characters (${control.codePoint} at position ${control.position})`);
+    throw invalid(
+      codes.badName,
+      `field 'name' must not contain control characters (${control.codePoint} at position ${control.position})`,
+    );
   }
   const type = expectEnum(record, 'type', ['DISPLAY', 'MESSAGE']);
   const ageType = expectEnum(record, 'ageType', ['ALL', 'NOT_ALL']);
@@ -527,10 +652,16 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
   const ages = parseChoices(record, 'ages', ageType, ageBands, 1);
   if (ctx.account.adultTargeting) {
     if (mode === 'update' && ageType !== 'NOT_ALL') {
-      throw invalid(codes.rule3AgeType, 'this ad account allows adult targeting: on update ageType may only be NOT_ALL (rule 3)');
+      throw invalid(
+        codes.rule3AgeType,
+        'this ad account allows adult targeting: on update ageType may only be NOT_ALL (rule 3)',
+      );
     }
     if (ageType === 'NOT_ALL' && !sameSet(ages, adultAgeBands)) {
-      throw invalid(codes.rule3Bands, `this ad account allows adult targeting: ages must be exactly ${adultAgeBands.join(', ')} (rule 3)`);
+      throw invalid(
+        codes.rule3Bands,
+        `this ad account allows adult targeting: ages must be exactly ${adultAgeBands.join(', ')} (rule 3)`,
+      );
     }
   }
   const genders = parseChoices(record, 'genders', genderType, ['F', 'M'], 2);
@@ -543,7 +674,10 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
     regionLists[key] = parseRegions(record, key);
   }
   if (locationType === 'AREA' && regionKeys.every((key) => regionLists[key].length === 0)) {
-    throw invalid(codes.rule5, 'locationType AREA needs at least one of locations, depth2Locations, depth3Locations (rule 5)');
+    throw invalid(
+      codes.rule5,
+      'locationType AREA needs at least one of locations, depth2Locations, depth3Locations (rule 5)',
+    );
   }
 
   const interests = parseCodes(record, 'ufoInterests', ufoInterests);
@@ -580,21 +714,33 @@ function parseDefinition(ctx: AudienceContext, body: unknown, mode: 'create' | '
 }
 
 /** Rules 1 and 2: the set is forbidden with ALL and required (non-empty) with NOT_ALL. */
-function parseChoices(record: Body, key: 'ages' | 'genders', choice: 'ALL' | 'NOT_ALL', allowed: readonly string[], rule: 1 | 2): string[] {
+function parseChoices(
+  record: Body,
+  key: 'ages' | 'genders',
+  choice: 'ALL' | 'NOT_ALL',
+  allowed: readonly string[],
+  rule: 1 | 2,
+): string[] {
   const forbidden = rule === 1 ? codes.rule1Forbidden : codes.rule2Forbidden;
   const required = rule === 1 ? codes.rule1Required : codes.rule2Required;
   const bad = rule === 1 ? codes.badAge : codes.badGender;
   const typeField = rule === 1 ? 'ageType' : 'genderType';
   if (choice === 'ALL') {
-    if (sent(record, key)) throw invalid(forbidden, `field '${key}' must not be sent when ${typeField} is ALL (rule ${rule})`);
+    if (sent(record, key))
+      throw invalid(forbidden, `field '${key}' must not be sent when ${typeField} is ALL (rule ${rule})`);
     return [];
   }
-  if (!sent(record, key)) throw invalid(required, `field '${key}' is required when ${typeField} is NOT_ALL (rule ${rule})`);
+  if (!sent(record, key))
+    throw invalid(required, `field '${key}' is required when ${typeField} is NOT_ALL (rule ${rule})`);
   const values = expectArray(record[key], key);
-  if (values.length === 0) throw invalid(required, `field '${key}' must not be empty when ${typeField} is NOT_ALL (rule ${rule})`);
+  if (values.length === 0)
+    throw invalid(required, `field '${key}' must not be empty when ${typeField} is NOT_ALL (rule ${rule})`);
   values.forEach((value, index) => {
     if (typeof value !== 'string' || !allowed.includes(value)) {
-      throw invalid(bad, `${key}[${index}] must be one of the strings ${allowed.map((v) => `"${v}"`).join(', ')}, got ${shown(value)}`);
+      throw invalid(
+        bad,
+        `${key}[${index}] must be one of the strings ${allowed.map((v) => `"${v}"`).join(', ')}, got ${shown(value)}`,
+      );
     }
   });
   const unique = new Set(values as string[]);
@@ -651,7 +797,8 @@ function parseMembers(record: Body, key: TargetingKey, trackerShape: TrackerShap
     const path = `${key}[${index}]`;
     const member = expectObject(element, path);
     for (const field of Object.keys(member)) {
-      if (!Object.hasOwn(fields, field) && !added.includes(field)) throw invalid(codes.unknownField, `unknown field '${path}.${field}'`);
+      if (!Object.hasOwn(fields, field) && !added.includes(field))
+        throw invalid(codes.unknownField, `unknown field '${path}.${field}'`);
     }
     const ordered: Record<string, unknown> = {};
     const asText: Record<string, unknown> = {};
@@ -677,7 +824,12 @@ function fieldOk(kind: FieldKind, value: unknown): boolean {
     case 'retentionDays':
       return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 180;
     case 'terms':
-      return Array.isArray(value) && value.length > 0 && new Set(value).size === value.length && value.every((term) => (TRACKER_TERMS as readonly unknown[]).includes(term));
+      return (
+        Array.isArray(value) &&
+        value.length > 0 &&
+        new Set(value).size === value.length &&
+        value.every((term) => (TRACKER_TERMS as readonly unknown[]).includes(term))
+      );
     case 'inclusionType':
       return value === 'INCLUDE' || value === 'EXCLUDE';
   }
@@ -702,31 +854,51 @@ function fieldRule(kind: FieldKind): string {
  * Rule 9, including the tracker's event code. Answers the member as stored: its id is the
  * item's own id, so what is stored (and answered) never depends on how the request spelled it.
  */
-function targetedMember(ctx: AudienceContext, key: TargetingKey, index: number, member: Record<string, unknown>): Record<string, unknown> {
+function targetedMember(
+  ctx: AudienceContext,
+  key: TargetingKey,
+  index: number,
+  member: Record<string, unknown>,
+): Record<string, unknown> {
   const { idField, find } = targetingKinds[key];
   const found = find(ctx.state.targetables, ctx.account.id, String(member[idField]));
   const reference = Object.entries(member)
     .filter(([field]) => field !== 'inclusionType')
     .map(([field, value]) => `${field} ${shown(value)}`)
     .join(', ');
-  if (!found) throw invalid(codes.rule9, `${key}[${index}]: ${reference} is not a targetable item of ad account ${ctx.account.id} (rule 9)`);
+  if (!found)
+    throw invalid(
+      codes.rule9,
+      `${key}[${index}]: ${reference} is not a targetable item of ad account ${ctx.account.id} (rule 9)`,
+    );
   if (key === 'trackerTargetings' && !found.item.eventCodes?.includes(member['eventCode'] as string)) {
-    throw invalid(codes.rule9, `${key}[${index}]: event code ${shown(member['eventCode'])} is not tracked by ${String(member['trackId'])} (rule 9)`);
+    throw invalid(
+      codes.rule9,
+      `${key}[${index}]: event code ${shown(member['eventCode'])} is not tracked by ${String(member['trackId'])} (rule 9)`,
+    );
   }
   return { ...member, [idField]: found.ownId };
 }
 
 /** Rules 6 and 7 against the campaigns whose ad groups use (or are about to use) the audience. */
-function checkCampaignRules(audience: Pick<StoredAudience, 'locations' | 'talkChannelGroupTargetings' | 'type'>, campaigns: Campaign[]): void {
+function checkCampaignRules(
+  audience: Pick<StoredAudience, 'locations' | 'talkChannelGroupTargetings' | 'type'>,
+  campaigns: Campaign[],
+): void {
   const bizBoard = campaigns.find((campaign) => campaign.campaignType === 'TALK_BIZ_BOARD');
   if (bizBoard && audience.locations.includes('Z')) {
-    throw invalid(codes.rule6, `locations must not contain Z (overseas): campaign ${bizBoard.id} is a TALK_BIZ_BOARD campaign (rule 6)`);
+    throw invalid(
+      codes.rule6,
+      `locations must not contain Z (overseas): campaign ${bizBoard.id} is a TALK_BIZ_BOARD campaign (rule 6)`,
+    );
   }
   if (audience.talkChannelGroupTargetings.length > 0) {
     if (audience.type !== 'MESSAGE') {
       throw invalid(codes.rule7Type, 'talkChannelGroupTargetings may only be used with MESSAGE audiences (rule 7)');
     }
-    const other = campaigns.find((campaign) => !(campaign.campaignType === 'TALK_CHANNEL' && campaign.goal === 'REACH'));
+    const other = campaigns.find(
+      (campaign) => !(campaign.campaignType === 'TALK_CHANNEL' && campaign.goal === 'REACH'),
+    );
     if (other) {
       throw invalid(
         codes.rule7Campaign,
@@ -745,7 +917,9 @@ function ownAudiences(ctx: AudienceContext): StoredAudience[] {
 
 /** Another account's audience is "not found" too: its existence does not leak. */
 function findAudience(ctx: AudienceContext, id: Long): StoredAudience {
-  const audience = ctx.state.audiences.find((candidate) => candidate.id === id && candidate.adAccountId === ctx.account.id);
+  const audience = ctx.state.audiences.find(
+    (candidate) => candidate.id === id && candidate.adAccountId === ctx.account.id,
+  );
   if (!audience) throw failure(404, codes.audienceNotFound, `audience ${id} not found`);
   return audience;
 }
@@ -758,7 +932,11 @@ function linkedAdGroupIds(state: EmulatorState, audienceId: Long): Long[] {
 }
 
 function linkedCampaigns(state: EmulatorState, audienceId: Long): Campaign[] {
-  const campaignIds = new Set(linkedAdGroupIds(state, audienceId).map((adGroupId) => state.adGroups.find((group) => group.id === adGroupId)?.campaignId));
+  const campaignIds = new Set(
+    linkedAdGroupIds(state, audienceId).map(
+      (adGroupId) => state.adGroups.find((group) => group.id === adGroupId)?.campaignId,
+    ),
+  );
   return state.campaigns.filter((campaign) => campaignIds.has(campaign.id));
 }
 
@@ -780,7 +958,9 @@ function sent(record: Body, key: string): boolean {
 
 function expectObject(value: unknown, path?: string): Body {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw path === undefined ? invalid(codes.bodyNotObject, 'the body must be a JSON object') : invalid(codes.wrongType, `'${path}' must be an object`);
+    throw path === undefined
+      ? invalid(codes.bodyNotObject, 'the body must be a JSON object')
+      : invalid(codes.wrongType, `'${path}' must be an object`);
   }
   return value as Body;
 }

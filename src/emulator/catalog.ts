@@ -113,7 +113,20 @@ export const ufoInterests: readonly string[] = [
   'TRAVEL',
 ];
 
-export const ufoBusinessTypes: readonly string[] = ['AUTOMOTIVE', 'BEAUTY', 'EDUCATION', 'ENTERTAINMENT', 'FASHION', 'FINANCE', 'HEALTHCARE', 'IT', 'REAL_ESTATE', 'RESTAURANT', 'RETAIL', 'TRAVEL'];
+export const ufoBusinessTypes: readonly string[] = [
+  'AUTOMOTIVE',
+  'BEAUTY',
+  'EDUCATION',
+  'ENTERTAINMENT',
+  'FASHION',
+  'FINANCE',
+  'HEALTHCARE',
+  'IT',
+  'REAL_ESTATE',
+  'RESTAURANT',
+  'RETAIL',
+  'TRAVEL',
+];
 
 export const ageBands: readonly string[] = ['15', '20', '25', '30', '35', '40', '45', '50', '55', '60', '65'];
 

@@ -46,7 +46,8 @@ export async function persisted(store: Store, reply: Reply): Promise<Reply> {
   try {
     await store.persist();
   } catch (error) {
-    if (error instanceof StateWriteError) throw failure(500, codes.stateNotStored, `${error.message}; the change was not made`);
+    if (error instanceof StateWriteError)
+      throw failure(500, codes.stateNotStored, `${error.message}; the change was not made`);
     throw error;
   }
   return reply;

@@ -85,15 +85,24 @@ describe('audiences emulator', () => {
   it('serves an account seeded from a file: its audiences listed, its links made (--seed)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'emulator-command-'));
     try {
-      await writeFile(join(dir, 'seed.yaml'), 'adAccountId: 5678\naudiences:\n  - name: seeded\n    type: DISPLAY\n    adGroups: [201]\n');
+      await writeFile(
+        join(dir, 'seed.yaml'),
+        'adAccountId: 5678\naudiences:\n  - name: seeded\n    type: DISPLAY\n    adGroups: [201]\n',
+      );
       const io = { ...captureIo(), cwd: dir };
       const running = emulatorCommand.run({ ...defaults, seed: ['seed.yaml'], seedOnly: false }, io);
       const url = await waitFor(() => /ADS_API_URL=(\S+)/.exec(io.out.join(''))?.[1]);
-      expect(io.err.join('')).toBe('Seeded ad account 5678 from seed.yaml: 1 audience, 1 link: seeded (id 100001, ad groups 201).\n');
+      expect(io.err.join('')).toBe(
+        'Seeded ad account 5678 from seed.yaml: 1 audience, 1 link: seeded (id 100001, ad groups 201).\n',
+      );
       const headers = { authorization: 'Bearer emulator-access-token', adAccountId: '5678' };
-      const listed = (await (await fetch(`${url}/openapi/v4/targetings/audiences`, { headers })).json()) as { content: Array<{ name: string }> };
+      const listed = (await (await fetch(`${url}/openapi/v4/targetings/audiences`, { headers })).json()) as {
+        content: Array<{ name: string }>;
+      };
       expect(listed.content.map((audience) => audience.name)).toEqual(['seeded']);
-      const adGroups = (await (await fetch(`${url}/openapi/v4/targetings/100001/adGroups`, { headers })).json()) as { content: Array<{ adGroupId: number }> };
+      const adGroups = (await (await fetch(`${url}/openapi/v4/targetings/100001/adGroups`, { headers })).json()) as {
+        content: Array<{ adGroupId: number }>;
+      };
       expect(adGroups.content.map((adGroup) => adGroup.adGroupId)).toEqual([201]);
       process.emit('SIGTERM', 'SIGTERM');
       expect(await running).toBe(0);
@@ -128,7 +137,18 @@ describe('audiences emulator', () => {
 describe('audiences emulator: quota spelling and member ids', () => {
   it('takes --quota-status, --no-quota-retry-after and --member-ids from the command line', async () => {
     const io = captureIo();
-    const args = ['emulator', '--fault-rate', '1', '--fault-kinds', '429', '--quota-status', '400', '--no-quota-retry-after', '--member-ids', 'number'];
+    const args = [
+      'emulator',
+      '--fault-rate',
+      '1',
+      '--fault-kinds',
+      '429',
+      '--quota-status',
+      '400',
+      '--no-quota-retry-after',
+      '--member-ids',
+      'number',
+    ];
     const running = main(args, io);
     const url = await waitFor(() => /ADS_API_URL=(\S+)/.exec(io.out.join(''))?.[1]);
     const settings = await (await fetch(`${url}/_emulator/faults`)).json();
@@ -147,8 +167,14 @@ describe('audiences emulator: quota spelling and member ids', () => {
     const io = captureIo();
     const running = main(['emulator', '--list-shape', 'paged', '--page-size', '3'], io);
     const url = await waitFor(() => /ADS_API_URL=(\S+)/.exec(io.out.join(''))?.[1]);
-    expect(await (await fetch(`${url}/_emulator/faults`)).json()).toMatchObject({ audienceListShape: 'paged', adGroupListShape: 'paged', pageSize: 3 });
-    const response = await fetch(`${url}/openapi/v4/targetings/audiences`, { headers: { authorization: 'Bearer emulator-access-token', adAccountId: '1234' } });
+    expect(await (await fetch(`${url}/_emulator/faults`)).json()).toMatchObject({
+      audienceListShape: 'paged',
+      adGroupListShape: 'paged',
+      pageSize: 3,
+    });
+    const response = await fetch(`${url}/openapi/v4/targetings/audiences`, {
+      headers: { authorization: 'Bearer emulator-access-token', adAccountId: '1234' },
+    });
     expect(await response.json()).toMatchObject({ content: [], size: 3, number: 0, last: true });
     process.emit('SIGINT', 'SIGINT');
     expect(await running).toBe(0);
@@ -176,7 +202,9 @@ describe('audiences emulator on a busy port', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      await expect(emulatorCommand.run({ ...defaults, port }, captureIo())).rejects.toMatchObject({ code: 'PORT_IN_USE' });
+      await expect(emulatorCommand.run({ ...defaults, port }, captureIo())).rejects.toMatchObject({
+        code: 'PORT_IN_USE',
+      });
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }

@@ -19,12 +19,23 @@ function headers(emulator: RunningEmulator, account = '1234'): Record<string, st
   return { authorization: `Bearer ${emulator.accessToken}`, adAccountId: account, 'content-type': 'application/json' };
 }
 
-const body = JSON.stringify({ adAccountId: 1234, name: 'f', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' });
+const body = JSON.stringify({
+  adAccountId: 1234,
+  name: 'f',
+  type: 'DISPLAY',
+  ageType: 'ALL',
+  genderType: 'ALL',
+  locationType: 'ALL',
+});
 
 /** The status of a create, or 'reset' when the connection was reset. */
 async function tryCreate(emulator: RunningEmulator): Promise<number | 'reset'> {
   try {
-    const response = await fetch(`${emulator.url}/openapi/v4/targetings`, { method: 'POST', headers: headers(emulator), body });
+    const response = await fetch(`${emulator.url}/openapi/v4/targetings`, {
+      method: 'POST',
+      headers: headers(emulator),
+      body,
+    });
     await response.arrayBuffer();
     return response.status;
   } catch {
@@ -34,7 +45,9 @@ async function tryCreate(emulator: RunningEmulator): Promise<number | 'reset'> {
 
 async function tryList(emulator: RunningEmulator, account = '1234'): Promise<number | 'reset'> {
   try {
-    const response = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: headers(emulator, account) });
+    const response = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, {
+      headers: headers(emulator, account),
+    });
     await response.arrayBuffer();
     return response.status;
   } catch {
@@ -48,7 +61,9 @@ async function audienceCount(emulator: RunningEmulator): Promise<number> {
 }
 
 async function faultLog(emulator: RunningEmulator): Promise<Array<string | null>> {
-  const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as { requests: Array<{ fault: string | null }> };
+  const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as {
+    requests: Array<{ fault: string | null }>;
+  };
   return log.requests.map((entry) => entry.fault);
 }
 
@@ -99,7 +114,9 @@ describe('the seeded fault draw', () => {
     used.reset();
     expect(used.settings).toEqual(start);
     expect(used.admit('account:1', 1)).toBeUndefined();
-    expect(Array.from({ length: 20 }, () => [used.decide(), used.delayMs()])).toEqual(Array.from({ length: 20 }, () => [fresh.decide(), fresh.delayMs()]));
+    expect(Array.from({ length: 20 }, () => [used.decide(), used.delayMs()])).toEqual(
+      Array.from({ length: 20 }, () => [fresh.decide(), fresh.delayMs()]),
+    );
   });
 });
 
@@ -131,10 +148,18 @@ describe('injected faults over HTTP', () => {
 
   it('429: answers with Retry-After and never performs the operation', async () => {
     const emulator = await start({ faultRate: 1, faultKinds: ['429'], retryAfterSeconds: 7 });
-    const response = await fetch(`${emulator.url}/openapi/v4/targetings`, { method: 'POST', headers: headers(emulator), body });
+    const response = await fetch(`${emulator.url}/openapi/v4/targetings`, {
+      method: 'POST',
+      headers: headers(emulator),
+      body,
+    });
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('7');
-    expect(await response.json()).toEqual({ code: -813, msg: 'too many requests', extras: { detailCode: 8001, detailMsg: 'injected fault: too many requests' } });
+    expect(await response.json()).toEqual({
+      code: -813,
+      msg: 'too many requests',
+      extras: { detailCode: 8001, detailMsg: 'injected fault: too many requests' },
+    });
     await sequential(5, () => tryCreate(emulator));
     expect(await audienceCount(emulator)).toBe(0);
   });
@@ -184,14 +209,18 @@ describe('latency and rate limits', () => {
       return status;
     });
     expect(Math.min(...took)).toBeGreaterThanOrEqual(30);
-    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as { requests: Array<{ durationMs: number }> };
+    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as {
+      requests: Array<{ durationMs: number }>;
+    };
     expect(Math.min(...log.requests.map((entry) => entry.durationMs))).toBeGreaterThanOrEqual(30);
   });
 
   it('adds jitter within its bound', async () => {
     const emulator = await start({ jitterMs: 15 });
     await sequential(8, () => tryList(emulator));
-    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as { requests: Array<{ durationMs: number }> };
+    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as {
+      requests: Array<{ durationMs: number }>;
+    };
     const durations = log.requests.map((entry) => entry.durationMs);
     expect(Math.max(...durations)).toBeLessThan(15 + 25);
     expect(new Set(durations).size).toBeGreaterThan(1);
@@ -218,15 +247,24 @@ describe('latency and rate limits', () => {
     expect((await create()).status).not.toBe(429);
     expect((await create()).status).toBe(429);
     expect(await tryList(emulator)).toBe(200);
-    const refused = await fetch(`${emulator.url}/_emulator/faults`, { method: 'PUT', body: JSON.stringify({ rateLimitScope: 'reads' }) });
+    const refused = await fetch(`${emulator.url}/_emulator/faults`, {
+      method: 'PUT',
+      body: JSON.stringify({ rateLimitScope: 'reads' }),
+    });
     expect(refused.status).toBe(400);
   });
 });
 
 describe('quota answers in both spellings of the service', () => {
-  const listing = (emulator: RunningEmulator) => fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: headers(emulator) });
-  const put = (emulator: RunningEmulator, settings: unknown) => fetch(`${emulator.url}/_emulator/faults`, { method: 'PUT', body: JSON.stringify(settings) });
-  const asQuota400 = { code: -10, msg: 'allowed request count exceeded', extras: { detailCode: 8001, detailMsg: expect.any(String) } };
+  const listing = (emulator: RunningEmulator) =>
+    fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: headers(emulator) });
+  const put = (emulator: RunningEmulator, settings: unknown) =>
+    fetch(`${emulator.url}/_emulator/faults`, { method: 'PUT', body: JSON.stringify(settings) });
+  const asQuota400 = {
+    code: -10,
+    msg: 'allowed request count exceeded',
+    extras: { detailCode: 8001, detailMsg: expect.any(String) },
+  };
 
   it('answers 400 with code -10 when quotaStatus is 400, for the rate limit and the injected 429 alike', async () => {
     const limited = await start({ rateLimitPerSecond: 1, quotaStatus: 400 });
@@ -265,15 +303,25 @@ describe('quota answers in both spellings of the service', () => {
     const emulator = await start({ faultRate: 1, faultKinds: ['429'] });
     const changed = await put(emulator, { quotaStatus: 400, quotaRetryAfter: false, memberIds: 'text' });
     expect(await changed.json()).toMatchObject({ quotaStatus: 400, quotaRetryAfter: false, memberIds: 'text' });
-    expect(await (await fetch(`${emulator.url}/_emulator/faults`)).json()).toMatchObject({ quotaStatus: 400, quotaRetryAfter: false, memberIds: 'text' });
+    expect(await (await fetch(`${emulator.url}/_emulator/faults`)).json()).toMatchObject({
+      quotaStatus: 400,
+      quotaRetryAfter: false,
+      memberIds: 'text',
+    });
     expect((await listing(emulator)).status).toBe(400);
     for (const bad of [{ quotaStatus: 401 }, { quotaStatus: '429' }, { quotaRetryAfter: 'no' }, { memberIds: 'hex' }]) {
       const refused = await put(emulator, bad);
       expect(refused.status, JSON.stringify(bad)).toBe(400);
-      expect(((await refused.json()) as { extras: { detailMsg: string } }).extras.detailMsg).toContain(Object.keys(bad)[0]);
+      expect(((await refused.json()) as { extras: { detailMsg: string } }).extras.detailMsg).toContain(
+        Object.keys(bad)[0],
+      );
     }
     await fetch(`${emulator.url}/_emulator/reset`, { method: 'POST' });
-    expect(await (await fetch(`${emulator.url}/_emulator/faults`)).json()).toMatchObject({ quotaStatus: 429, quotaRetryAfter: true, memberIds: 'catalog' });
+    expect(await (await fetch(`${emulator.url}/_emulator/faults`)).json()).toMatchObject({
+      quotaStatus: 429,
+      quotaRetryAfter: true,
+      memberIds: 'catalog',
+    });
     const after = await listing(emulator);
     expect(after.status).toBe(429);
     expect(after.headers.get('retry-after')).toBe('1');

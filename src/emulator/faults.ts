@@ -34,7 +34,10 @@ export interface FaultSettings {
   quotaRetryAfter: boolean;
   /** How answers spell the ids of targeting members (wire decision §2). */
   memberIds: MemberIdSpelling;
-  /** The shape of tracker members, taken and answered: `retentionDays`, or the real service's `terms` (wire decision §14). */
+  /**
+   * The shape of tracker members, taken and answered: `retentionDays`, or the real service's `terms` (wire decision
+   * §14).
+   */
   trackerShape: TrackerShape;
   /** How the list of audiences (operation 1) answers (list-shapes.ts). */
   audienceListShape: ListShape;
@@ -55,7 +58,11 @@ export interface FaultSettings {
  * performed (a create really happened) and then the answer is replaced by the fault — the case
  * a client must handle without creating twice.
  */
-export type FaultDecision = { kind: 'none' } | { kind: '429' } | { kind: '5xx'; status: 500 | 503; when: 'before' | 'after' } | { kind: 'reset'; when: 'before' | 'after' };
+export type FaultDecision =
+  | { kind: 'none' }
+  | { kind: '429' }
+  | { kind: '5xx'; status: 500 | 503; when: 'before' | 'after' }
+  | { kind: 'reset'; when: 'before' | 'after' };
 
 export const defaultFaultSettings: FaultSettings = {
   latencyMs: 0,
@@ -161,7 +168,8 @@ export function parseFaultPatch(body: unknown): Partial<FaultSettings> | string 
       case 'retryAfterSeconds':
       case 'rateLimitPerSecond':
       case 'seed':
-        if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) return `${key} must be a non-negative integer`;
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+          return `${key} must be a non-negative integer`;
         patch[key] = value;
         break;
       case 'faultRate':
@@ -175,11 +183,13 @@ export function parseFaultPatch(body: unknown): Partial<FaultSettings> | string 
         patch.faultKinds = value as FaultKind[];
         break;
       case 'quotaStatus':
-        if (!quotaStatuses.includes(value as QuotaStatus)) return `quotaStatus must be one of ${quotaStatuses.join(', ')}`;
+        if (!quotaStatuses.includes(value as QuotaStatus))
+          return `quotaStatus must be one of ${quotaStatuses.join(', ')}`;
         patch.quotaStatus = value as QuotaStatus;
         break;
       case 'rateLimitScope':
-        if (!rateLimitScopes.includes(value as RateLimitScope)) return `rateLimitScope must be one of ${rateLimitScopes.map((v) => `"${v}"`).join(', ')}`;
+        if (!rateLimitScopes.includes(value as RateLimitScope))
+          return `rateLimitScope must be one of ${rateLimitScopes.map((v) => `"${v}"`).join(', ')}`;
         patch.rateLimitScope = value as RateLimitScope;
         break;
       case 'quotaRetryAfter':
@@ -187,25 +197,36 @@ export function parseFaultPatch(body: unknown): Partial<FaultSettings> | string 
         patch.quotaRetryAfter = value;
         break;
       case 'memberIds':
-        if (!memberIdSpellings.includes(value as MemberIdSpelling)) return `memberIds must be one of ${memberIdSpellings.map((v) => `"${v}"`).join(', ')}`;
+        if (!memberIdSpellings.includes(value as MemberIdSpelling))
+          return `memberIds must be one of ${memberIdSpellings.map((v) => `"${v}"`).join(', ')}`;
         patch.memberIds = value as MemberIdSpelling;
         break;
       case 'trackerShape':
-        if (!trackerShapes.includes(value as TrackerShape)) return `trackerShape must be one of ${trackerShapes.map((v) => `"${v}"`).join(', ')}`;
+        if (!trackerShapes.includes(value as TrackerShape))
+          return `trackerShape must be one of ${trackerShapes.map((v) => `"${v}"`).join(', ')}`;
         patch.trackerShape = value as TrackerShape;
         break;
       case 'audienceListShape':
       case 'adGroupListShape':
-        if (!listShapes.includes(value as ListShape)) return `${key} must be one of ${listShapes.map((v) => `"${v}"`).join(', ')}`;
+        if (!listShapes.includes(value as ListShape))
+          return `${key} must be one of ${listShapes.map((v) => `"${v}"`).join(', ')}`;
         patch[key] = value as ListShape;
         break;
       case 'pageSize':
-        if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) return `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`;
+        if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE)
+          return `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`;
         patch.pageSize = value;
         break;
       case 'vanishOnRead': {
-        const ids = Array.isArray(value) ? value.map((id) => (typeof id === 'string' || typeof id === 'number' || typeof id === 'bigint' ? parseId(String(id)) : undefined)) : undefined;
-        if (ids === undefined || ids.some((id) => id === undefined)) return 'vanishOnRead must be an array of audience ids (positive integers, or their digits in strings)';
+        const ids = Array.isArray(value)
+          ? value.map((id) =>
+              typeof id === 'string' || typeof id === 'number' || typeof id === 'bigint'
+                ? parseId(String(id))
+                : undefined,
+            )
+          : undefined;
+        if (ids === undefined || ids.some((id) => id === undefined))
+          return 'vanishOnRead must be an array of audience ids (positive integers, or their digits in strings)';
         patch.vanishOnRead = ids as Long[];
         break;
       }

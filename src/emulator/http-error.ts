@@ -107,7 +107,11 @@ const statusMessages: Record<number, string> = {
 
 /** Any failure other than a 400 rule violation, with the same body shape. */
 export function failure(status: number, detailCode: number, detailMsg: string): EmulatorError {
-  return new EmulatorError(status, { code: -status, msg: statusMessages[status] ?? 'error', extras: { detailCode, detailMsg } });
+  return new EmulatorError(status, {
+    code: -status,
+    msg: statusMessages[status] ?? 'error',
+    extras: { detailCode, detailMsg },
+  });
 }
 
 /** The two statuses the real service answers a quota excess with. */
@@ -120,6 +124,7 @@ export type QuotaStatus = (typeof quotaStatuses)[number];
  * detail code 8001, so a test can tell them from any other 400.
  */
 export function quotaExceeded(status: QuotaStatus, detailMsg: string): EmulatorError {
-  const head = status === 429 ? { code: -813, msg: 'too many requests' } : { code: -10, msg: 'allowed request count exceeded' };
+  const head =
+    status === 429 ? { code: -813, msg: 'too many requests' } : { code: -10, msg: 'allowed request count exceeded' };
   return new EmulatorError(status, { ...head, extras: { detailCode: detailCodes.rateLimited, detailMsg } });
 }

@@ -21,13 +21,26 @@ export interface Answered {
  * Serves the call unless load or a fault stops it: over the rate limit or an injected 429, nothing
  * is served; a fault "before" replaces serving, one "after" replaces the answer of what was served.
  */
-export async function serveUnderFaults(faults: Faults, call: Call, serve: Handler, imageScheme: string): Promise<Answered> {
+export async function serveUnderFaults(
+  faults: Faults,
+  call: Call,
+  serve: Handler,
+  imageScheme: string,
+): Promise<Answered> {
   const counted = faults.settings.rateLimitScope === 'all' || call.method !== 'GET';
   const wait = counted ? faults.admit(rateKey(call.headers, imageScheme), performance.now()) : undefined;
-  if (wait !== undefined) return { reply: quotaReply(faults.settings, wait, 'the request rate limit of this ad account is exceeded'), fault: 'rate-limit' };
+  if (wait !== undefined)
+    return {
+      reply: quotaReply(faults.settings, wait, 'the request rate limit of this ad account is exceeded'),
+      fault: 'rate-limit',
+    };
   const fault = faults.decide();
   const name = describeFault(fault);
-  if (fault.kind === '429') return { reply: quotaReply(faults.settings, faults.settings.retryAfterSeconds, 'injected fault: too many requests'), fault: name };
+  if (fault.kind === '429')
+    return {
+      reply: quotaReply(faults.settings, faults.settings.retryAfterSeconds, 'injected fault: too many requests'),
+      fault: name,
+    };
   if (fault.kind !== 'none' && fault.when === 'before') return { reply: faultReply(fault), fault: name };
   const reply = await serve(call);
   return { reply: fault.kind === 'none' ? reply : faultReply(fault), fault: name };
@@ -41,7 +54,11 @@ function rateKey(headers: IncomingHttpHeaders, imageScheme: string): string {
 }
 
 /** A quota excess, spelled as the settings say; Retry-After only when they ask for it. */
-function quotaReply(settings: Pick<FaultSettings, 'quotaStatus' | 'quotaRetryAfter'>, seconds: number, message: string): Reply {
+function quotaReply(
+  settings: Pick<FaultSettings, 'quotaStatus' | 'quotaRetryAfter'>,
+  seconds: number,
+  message: string,
+): Reply {
   const reply = errorReply(quotaExceeded(settings.quotaStatus, message));
   return settings.quotaRetryAfter ? { ...reply, headers: { 'Retry-After': String(seconds) } } : reply;
 }

@@ -56,7 +56,11 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 export function jsonBody(call: Call): unknown {
   const type = call.headers['content-type'];
   if (type === undefined || !/^application\/json\s*(;|$)/i.test(type)) {
-    throw failure(415, codes.unsupportedMediaType, `the body must be application/json, got ${type === undefined ? 'no Content-Type' : `'${type}'`}`);
+    throw failure(
+      415,
+      codes.unsupportedMediaType,
+      `the body must be application/json, got ${type === undefined ? 'no Content-Type' : `'${type}'`}`,
+    );
   }
   if (call.body === 'too-large') throw failure(413, codes.bodyTooLarge, `the body exceeds ${MAX_BODY_BYTES} bytes`);
   const text = call.body.toString('utf8');
@@ -71,7 +75,8 @@ export function jsonBody(call: Call): unknown {
 function parseJson(text: string): unknown {
   try {
     return parse(text, null, {
-      parseNumber: (digits) => (/^-?\d+$/.test(digits) && !Number.isSafeInteger(Number(digits)) ? BigInt(digits) : Number(digits)),
+      parseNumber: (digits) =>
+        /^-?\d+$/.test(digits) && !Number.isSafeInteger(Number(digits)) ? BigInt(digits) : Number(digits),
       onDuplicateKey: ({ newValue }) => newValue,
     });
   } catch (error) {
@@ -88,7 +93,8 @@ export function lenientJson(call: Call): unknown {
 /** A query parameter sent at most once: a repeated one is refused, not read by its first value. */
 export function queryParam(call: Call, name: string): string | null {
   const values = call.url.searchParams.getAll(name);
-  if (values.length > 1) throw invalid(codes.badQuery, `query parameter '${name}' is sent ${String(values.length)} times; send it once`);
+  if (values.length > 1)
+    throw invalid(codes.badQuery, `query parameter '${name}' is sent ${String(values.length)} times; send it once`);
   return values[0] ?? null;
 }
 

@@ -17,7 +17,8 @@ export interface InspectedImage {
 }
 
 /** Why an input image was refused; the caller maps each reason to its own detail code. */
-export type ImageProblem = { kind: 'base64'; message: string } | { kind: 'undecodable'; message: string } | { kind: 'format'; format: string };
+export type ImageProblem =
+  { kind: 'base64'; message: string } | { kind: 'undecodable'; message: string } | { kind: 'format'; format: string };
 
 // Standard alphabet with padding (what every mainstream encoder emits). Whitespace, line breaks, the URL-safe
 // alphabet and `data:` URL prefixes are refused so that a client which sends them is caught here.
@@ -47,11 +48,17 @@ export async function inspectImage(bytes: Buffer): Promise<InspectedImage | Imag
   }
   // libvips reports AVIF (and any non-HEVC HEIF) as "heif": only true HEIC is accepted, and that was handled above.
   if (format === 'heif') format = iso?.brand === 'avif' || iso?.brand === 'avis' ? 'avif' : 'heif';
-  if (format !== 'webp' && format !== 'png' && format !== 'jpeg') return { kind: 'format', format: format ?? 'unknown' };
+  if (format !== 'webp' && format !== 'png' && format !== 'jpeg')
+    return { kind: 'format', format: format ?? 'unknown' };
   try {
-    const { data, info } = await sharp(bytes, { failOn: 'warning' }).removeAlpha().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(bytes, { failOn: 'warning' })
+      .removeAlpha()
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     // toColourspace('srgb') also widens greyscale to three channels and narrows 16-bit samples to 8 bits.
-    if (info.channels !== 3) return { kind: 'undecodable', message: `has ${info.channels} colour channels after conversion to sRGB` };
+    if (info.channels !== 3)
+      return { kind: 'undecodable', message: `has ${info.channels} colour channels after conversion to sRGB` };
     return { format, width: info.width, height: info.height, rgb: data };
   } catch {
     return { kind: 'undecodable', message: 'is truncated or corrupt' };
@@ -218,7 +225,13 @@ export function renderPattern(key: Buffer, width: number, height: number): Buffe
 }
 
 /** Encodes RGB pixels, enlarged with nearest-neighbour sampling (exact, hence reproducible) when the size grows. */
-export async function encodeImage(rgb: Buffer, size: { width: number; height: number }, target: { width: number; height: number }, format: OutputFormat, quality: number): Promise<Buffer> {
+export async function encodeImage(
+  rgb: Buffer,
+  size: { width: number; height: number },
+  target: { width: number; height: number },
+  format: OutputFormat,
+  quality: number,
+): Promise<Buffer> {
   let pipeline = sharp(rgb, { raw: { ...size, channels: 3 } });
   if (target.width !== size.width || target.height !== size.height) {
     pipeline = pipeline.resize(target.width, target.height, { kernel: 'nearest', fit: 'fill' });

@@ -105,7 +105,12 @@ const rejected: Case[] = [
   ['decoder steps 101', 't2i', { num_inference_steps: 101 }, DETAIL.NUM_INFERENCE_STEPS],
   ['decoder guidance 0.5', 'variations', { guidance_scale: 0.5 }, DETAIL.GUIDANCE_SCALE],
   ['decoder guidance 21', 't2i', { guidance_scale: 21 }, DETAIL.GUIDANCE_SCALE],
-  ['v2.1 with the ddim scheduler', 't2i', { version: 'v2.1', width: 1024, height: 1024, scheduler: 'decoder_ddim_v_prediction' }, DETAIL.SCHEDULER],
+  [
+    'v2.1 with the ddim scheduler',
+    't2i',
+    { version: 'v2.1', width: 1024, height: 1024, scheduler: 'decoder_ddim_v_prediction' },
+    DETAIL.SCHEDULER,
+  ],
   ['v2.0 with an unknown scheduler', 'variations', { scheduler: 'euler' }, DETAIL.SCHEDULER],
   ['fewer seeds than samples', 't2i', { samples: 2, seed: [1] }, DETAIL.SEED_COUNT],
   ['more seeds than samples', 'variations', { seed: [1, 2] }, DETAIL.SEED_COUNT],
@@ -114,8 +119,18 @@ const rejected: Case[] = [
   ['a seed above 2^32 - 1', 'inpainting', { samples: 2, seed: [0, 4_294_967_296] }, DETAIL.SEED_VALUE],
   ['unknown face_refiner field', 't2i', { face_refiner: { strength: 1 } }, DETAIL.UNKNOWN_FIELD],
   ['weight_sft above 1', 't2i', { face_refiner: { weight_sft: 1.5 } }, DETAIL.FACE_REFINER_VALUE],
-  ['bbox_size_threshold below 0', 'variations', { face_refiner: { bbox_size_threshold: -0.1 } }, DETAIL.FACE_REFINER_VALUE],
-  ['bbox_filter_threshold above 1', 'inpainting', { face_refiner: { bbox_filter_threshold: 2 } }, DETAIL.FACE_REFINER_VALUE],
+  [
+    'bbox_size_threshold below 0',
+    'variations',
+    { face_refiner: { bbox_size_threshold: -0.1 } },
+    DETAIL.FACE_REFINER_VALUE,
+  ],
+  [
+    'bbox_filter_threshold above 1',
+    'inpainting',
+    { face_refiner: { bbox_filter_threshold: 2 } },
+    DETAIL.FACE_REFINER_VALUE,
+  ],
   ['restoration_repeats below 1', 't2i', { face_refiner: { restoration_repeats: 0.5 } }, DETAIL.FACE_REFINER_VALUE],
   ['restoration_repeats above 10', 't2i', { face_refiner: { restoration_repeats: 11 } }, DETAIL.FACE_REFINER_VALUE],
 ];
@@ -176,14 +191,21 @@ describe('parseImagegenRequest accepts', () => {
 
   it('both v2.0 schedulers and the v2.0 bounds', () => {
     for (const scheduler of ['decoder_ddim_v_prediction', 'decoder_ddpm_v_prediction']) {
-      expect(parseImagegenRequest('variations', body('variations', { scheduler, width: 640, height: 384 })).scheduler).toBe(scheduler);
+      expect(
+        parseImagegenRequest('variations', body('variations', { scheduler, width: 640, height: 384 })).scheduler,
+      ).toBe(scheduler);
     }
   });
 
   it('inpainting: version v2.0 by default or explicit, prior defaults, no scheduler', () => {
     for (const patch of [{}, { version: 'v2.0' }]) {
       const request = parseImagegenRequest('inpainting', body('inpainting', patch));
-      expect(request).toMatchObject({ version: 'v2.0', scheduler: null, prior_num_inference_steps: 25, prior_guidance_scale: 5 });
+      expect(request).toMatchObject({
+        version: 'v2.0',
+        scheduler: null,
+        prior_num_inference_steps: 25,
+        prior_guidance_scale: 5,
+      });
       expect([request.width, request.height]).toEqual([null, null]);
     }
   });
@@ -216,13 +238,28 @@ describe('parseImagegenRequest accepts', () => {
         face_refiner: { bbox_size_threshold: 0, restoration_repeats: 10 },
       }),
     );
-    expect(request).toMatchObject({ upscale: true, scale: 4, image_format: 'png', image_quality: 1, samples: 8, guidance_scale: 20 });
+    expect(request).toMatchObject({
+      upscale: true,
+      scale: 4,
+      image_format: 'png',
+      image_quality: 1,
+      samples: 8,
+      guidance_scale: 20,
+    });
     expect(request.seed).toEqual([0, 1, 2, 3, 4, 5, 6, 4_294_967_295]);
-    expect(request.face_refiner).toEqual({ bbox_size_threshold: 0, bbox_filter_threshold: 1, restoration_repeats: 10, weight_sft: 0.5 });
+    expect(request.face_refiner).toEqual({
+      bbox_size_threshold: 0,
+      bbox_filter_threshold: 1,
+      restoration_repeats: 10,
+      weight_sft: 0.5,
+    });
   });
 
   it('null where the default is "nothing": seed, negative_prompt, reference_image, face_refiner', () => {
-    const request = parseImagegenRequest('inpainting', body('inpainting', { seed: null, negative_prompt: null, reference_image: null, face_refiner: null }));
+    const request = parseImagegenRequest(
+      'inpainting',
+      body('inpainting', { seed: null, negative_prompt: null, reference_image: null, face_refiner: null }),
+    );
     expect(request).toMatchObject({ seed: null, negative_prompt: null, reference_image: null, face_refiner: null });
   });
 
@@ -233,6 +270,8 @@ describe('parseImagegenRequest accepts', () => {
   });
 
   it('English with digits, punctuation and accented Latin letters', () => {
-    expect(() => parseImagegenRequest('t2i', body('t2i', { prompt: 'Crème brûlée, 4K — "naïve" style!' }))).not.toThrow();
+    expect(() =>
+      parseImagegenRequest('t2i', body('t2i', { prompt: 'Crème brûlée, 4K — "naïve" style!' })),
+    ).not.toThrow();
   });
 });

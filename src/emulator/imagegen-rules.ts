@@ -85,7 +85,10 @@ interface Param {
   type: WireType;
   /** T, V, I columns of the spec's table. */
   use: Readonly<Record<Operation, Availability>>;
-  /** null is read as "absent" only where the default is "nothing": seed (spec: "default null") and optional inputs without a default. */
+  /**
+   * null is read as "absent" only where the default is "nothing": seed (spec: "default null") and optional inputs
+   * without a default.
+   */
   nullable?: boolean;
 }
 
@@ -184,13 +187,33 @@ export function parseImagegenRequest(operation: Operation, body: unknown): Image
   if (height !== undefined) checkSize('height', height, version);
   const scale = num('scale') ?? 2;
   if (scale !== 2 && scale !== 4) throw invalid(DETAIL.SCALE, 'scale must be 2 or 4');
-  const imageFormat = oneOf(str('image_format') ?? 'webp', ['webp', 'jpeg', 'png'] as const, 'image_format', DETAIL.IMAGE_FORMAT);
+  const imageFormat = oneOf(
+    str('image_format') ?? 'webp',
+    ['webp', 'jpeg', 'png'] as const,
+    'image_format',
+    DETAIL.IMAGE_FORMAT,
+  );
   const imageQuality = inRange(num('image_quality') ?? 70, 1, 100, 'image_quality', DETAIL.IMAGE_QUALITY);
   const samples = inRange(num('samples') ?? 1, 1, 8, 'samples', DETAIL.SAMPLES);
-  const returnType = oneOf(str('return_type') ?? 'url', ['base64_string', 'url'] as const, 'return_type', DETAIL.RETURN_TYPE);
+  const returnType = oneOf(
+    str('return_type') ?? 'url',
+    ['base64_string', 'url'] as const,
+    'return_type',
+    DETAIL.RETURN_TYPE,
+  );
   const takesPrior = PARAMS.prior_num_inference_steps?.use[operation] !== '-';
-  const priorSteps = takesPrior ? inRange(num('prior_num_inference_steps') ?? 25, 10, 100, 'prior_num_inference_steps', DETAIL.PRIOR_NUM_INFERENCE_STEPS) : null;
-  const priorGuidance = takesPrior ? inRange(num('prior_guidance_scale') ?? 5.0, 1.0, 20.0, 'prior_guidance_scale', DETAIL.PRIOR_GUIDANCE_SCALE) : null;
+  const priorSteps = takesPrior
+    ? inRange(
+        num('prior_num_inference_steps') ?? 25,
+        10,
+        100,
+        'prior_num_inference_steps',
+        DETAIL.PRIOR_NUM_INFERENCE_STEPS,
+      )
+    : null;
+  const priorGuidance = takesPrior
+    ? inRange(num('prior_guidance_scale') ?? 5.0, 1.0, 20.0, 'prior_guidance_scale', DETAIL.PRIOR_GUIDANCE_SCALE)
+    : null;
   const steps = inRange(num('num_inference_steps') ?? 50, 10, 100, 'num_inference_steps', DETAIL.NUM_INFERENCE_STEPS);
   const guidance = inRange(num('guidance_scale') ?? 5.0, 1.0, 20.0, 'guidance_scale', DETAIL.GUIDANCE_SCALE);
   const scheduler = operation === 'inpainting' ? null : parseScheduler(version, str('scheduler'));
@@ -271,11 +294,17 @@ function checkPrompt(name: string, value: string, mayBeEmpty: boolean): void {
   // Characters are Unicode code points, as the service counts them (not UTF-16 units).
   const length = [...value].length;
   if (length > MAX_PROMPT_CHARACTERS) {
-    throw invalid(DETAIL.PROMPT_TOO_LONG, `${name} has ${length} characters; at most ${MAX_PROMPT_CHARACTERS} are allowed`);
+    throw invalid(
+      DETAIL.PROMPT_TOO_LONG,
+      `${name} has ${length} characters; at most ${MAX_PROMPT_CHARACTERS} are allowed`,
+    );
   }
   const foreign = NON_LATIN_LETTER.exec(value);
   if (foreign) {
-    throw invalid(DETAIL.PROMPT_NOT_ENGLISH, `${name} must be English; it contains the non-Latin letter ${shown(foreign[0])}`);
+    throw invalid(
+      DETAIL.PROMPT_NOT_ENGLISH,
+      `${name} must be English; it contains the non-Latin letter ${shown(foreign[0])}`,
+    );
   }
 }
 
@@ -321,7 +350,10 @@ function parseFaceRefiner(value: Record<string, unknown>): FaceRefiner {
   for (const name of Object.keys(value)) {
     if (!Object.hasOwn(FACE_REFINER, name)) throw invalid(DETAIL.UNKNOWN_FIELD, `unknown field: face_refiner.${name}`);
   }
-  for (const [name, bounds] of Object.entries(FACE_REFINER) as [keyof FaceRefiner, (typeof FACE_REFINER)[keyof FaceRefiner]][]) {
+  for (const [name, bounds] of Object.entries(FACE_REFINER) as [
+    keyof FaceRefiner,
+    (typeof FACE_REFINER)[keyof FaceRefiner],
+  ][]) {
     const field = value[name];
     if (field === undefined) {
       result[name] = bounds.default;
@@ -330,7 +362,10 @@ function parseFaceRefiner(value: Record<string, unknown>): FaceRefiner {
     checkType(`face_refiner.${name}`, 'number', field);
     const number = field as number;
     if (number < bounds.min || number > bounds.max) {
-      throw invalid(DETAIL.FACE_REFINER_VALUE, `face_refiner.${name} must be between ${bounds.min} and ${bounds.max}, not ${number}`);
+      throw invalid(
+        DETAIL.FACE_REFINER_VALUE,
+        `face_refiner.${name} must be between ${bounds.min} and ${bounds.max}, not ${number}`,
+      );
     }
     result[name] = number;
   }

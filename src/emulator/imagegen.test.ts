@@ -27,7 +27,11 @@ function setup(): { imagegen: Imagegen; clock: { now: number } } {
   return { imagegen: createImagegen({ baseUrl: () => BASE_URL, now: () => clock.now }), clock };
 }
 
-async function generate(imagegen: Imagegen, operation: 't2i' | 'variations' | 'inpainting', body: Record<string, unknown>): Promise<Response> {
+async function generate(
+  imagegen: Imagegen,
+  operation: 't2i' | 'variations' | 'inpainting',
+  body: Record<string, unknown>,
+): Promise<Response> {
   const result = await imagegen.handle(operation, body);
   expect(result.status).toBe(200);
   return result.body as Response;
@@ -44,7 +48,12 @@ async function formatAndSize(bytes: Buffer): Promise<[string | undefined, number
   return [meta.format, meta.width, meta.height];
 }
 
-async function solid(width: number, height: number, rgb: [number, number, number], format: 'png' | 'jpeg' | 'webp' | 'gif' | 'avif' = 'png'): Promise<Buffer> {
+async function solid(
+  width: number,
+  height: number,
+  rgb: [number, number, number],
+  format: 'png' | 'jpeg' | 'webp' | 'gif' | 'avif' = 'png',
+): Promise<Buffer> {
   const [r, g, b] = rgb;
   return sharp({ create: { width, height, channels: 3, background: { r, g, b } } })
     .toFormat(format)
@@ -78,7 +87,8 @@ function box(type: string, ...parts: Buffer[]): Buffer {
   header.write(type, 4, 'latin1');
   return Buffer.concat([header, payload]);
 }
-const fullBox = (type: string, version: number, flags: number, ...parts: Buffer[]): Buffer => box(type, Buffer.from([version, (flags >> 16) & 255, (flags >> 8) & 255, flags & 255]), ...parts);
+const fullBox = (type: string, version: number, flags: number, ...parts: Buffer[]): Buffer =>
+  box(type, Buffer.from([version, (flags >> 16) & 255, (flags >> 8) & 255, flags & 255]), ...parts);
 const u32 = (n: number): Buffer => Buffer.from([(n >>> 24) & 255, (n >> 16) & 255, (n >> 8) & 255, n & 255]);
 const u16 = (n: number): Buffer => Buffer.from([(n >> 8) & 255, n & 255]);
 
@@ -105,7 +115,9 @@ function heic(options: HeicOptions): Buffer {
       ...indices.map((index) => (options.wide ? u16(0x8000 | index) : Buffer.from([0x80 | index]))),
     ]),
   );
-  const ipma = options.items ? [fullBox('ipma', options.ipmaVersion ?? 0, options.wide ? 1 : 0, u32(entries.length), ...entries)] : [];
+  const ipma = options.items
+    ? [fullBox('ipma', options.ipmaVersion ?? 0, options.wide ? 1 : 0, u32(entries.length), ...entries)]
+    : [];
   const pitm = options.primary === undefined ? [] : [fullBox('pitm', 0, 0, u16(options.primary))];
   const hdlr = fullBox('hdlr', 0, 0, u32(0), Buffer.from('pict', 'latin1'), Buffer.alloc(13));
   const meta = fullBox('meta', 0, 0, hdlr, ...pitm, box('iprp', ipco, ...ipma));
@@ -127,9 +139,16 @@ describe('image bytes', () => {
       [100, 80],
     ];
     const items = { 2: [1], 1: [2] };
-    expect(readIsoBmff(heic({ sizes, items, primary: 1 }))).toEqual({ brand: 'heic', heic: true, size: { width: 100, height: 80 } });
+    expect(readIsoBmff(heic({ sizes, items, primary: 1 }))).toEqual({
+      brand: 'heic',
+      heic: true,
+      size: { width: 100, height: 80 },
+    });
     expect(readIsoBmff(heic({ sizes, items, primary: 2 }))?.size).toEqual({ width: 200, height: 160 });
-    expect(readIsoBmff(heic({ sizes, items, primary: 1, ipmaVersion: 1, wide: true }))?.size).toEqual({ width: 100, height: 80 });
+    expect(readIsoBmff(heic({ sizes, items, primary: 1, ipmaVersion: 1, wide: true }))?.size).toEqual({
+      width: 100,
+      height: 80,
+    });
   });
 
   it('falls back to the largest ispe without a primary item association', () => {
@@ -148,7 +167,10 @@ describe('image bytes', () => {
 
   it('recognises HEIC by any HEVC brand and tells AVIF apart', () => {
     expect(readIsoBmff(heic({ brands: ['mif1', 'miaf', 'heix'], sizes: [[8, 8]] }))?.heic).toBe(true);
-    expect(readIsoBmff(heic({ brands: ['avif', 'mif1', 'miaf'], sizes: [[8, 8]] }))).toMatchObject({ brand: 'avif', heic: false });
+    expect(readIsoBmff(heic({ brands: ['avif', 'mif1', 'miaf'], sizes: [[8, 8]] }))).toMatchObject({
+      brand: 'avif',
+      heic: false,
+    });
     expect(readIsoBmff(Buffer.from('not an iso file at all'))).toBeUndefined();
   });
 
@@ -162,7 +184,12 @@ describe('image bytes', () => {
       .toColourspace('rgb16')
       .png()
       .toBuffer();
-    expect(await inspectImage(deep)).toEqual({ format: 'png', width: 4, height: 2, rgb: Buffer.from(Array(8).fill([10, 20, 30]).flat()) });
+    expect(await inspectImage(deep)).toEqual({
+      format: 'png',
+      width: 4,
+      height: 2,
+      rgb: Buffer.from(Array(8).fill([10, 20, 30]).flat()),
+    });
     const grey = await sharp({ create: { width: 8, height: 4, channels: 3, background: '#808080' } })
       .toColourspace('b-w')
       .png()
@@ -206,14 +233,28 @@ describe('text to image', () => {
     expect(response).toEqual({
       id: expect.any(String),
       model_version: 'v2.0',
-      images: [1, 2, 3].map((seed) => ({ id: expect.any(String), seed, image: expect.any(String), nsfw_content_detected: null, nsfw_score: null })),
+      images: [1, 2, 3].map((seed) => ({
+        id: expect.any(String),
+        seed,
+        image: expect.any(String),
+        nsfw_content_detected: null,
+        nsfw_score: null,
+      })),
     });
     expect(new Set(response.images.map((image) => image.id)).size).toBe(3);
   });
 
   it('uses v2.1 and reports it', async () => {
     const { imagegen } = setup();
-    const response = await generate(imagegen, 't2i', { ...T2I, version: 'v2.1', width: 768, height: 776, image_format: 'jpeg', image_quality: 30, seed: [3] });
+    const response = await generate(imagegen, 't2i', {
+      ...T2I,
+      version: 'v2.1',
+      width: 768,
+      height: 776,
+      image_format: 'jpeg',
+      image_quality: 30,
+      seed: [3],
+    });
     expect(response.model_version).toBe('v2.1');
     expect(await formatAndSize(bytesOf(response.images[0]!))).toEqual(['jpeg', 768, 776]);
   });
@@ -240,7 +281,12 @@ describe('determinism and seeds', () => {
       return sharp(bytesOf(response.images[0]!)).raw().toBuffer();
     };
     const base = await pixels({});
-    for (const patch of [{ seed: [124] }, { prompt: 'a lighthouse at dusk' }, { guidance_scale: 6 }, { negative_prompt: 'fog' }]) {
+    for (const patch of [
+      { seed: [124] },
+      { prompt: 'a lighthouse at dusk' },
+      { guidance_scale: 6 },
+      { negative_prompt: 'fog' },
+    ]) {
       expect((await pixels(patch)).equals(base)).toBe(false);
     }
     // Explicit defaults are the same request.
@@ -299,9 +345,22 @@ describe('upscale', () => {
 describe('variations', () => {
   it('returns the requested size whatever the input size, and depends on the input image', async () => {
     const { imagegen } = setup();
-    const body = { version: 'v2.0', width: 400, height: 384, image_format: 'png', return_type: 'base64_string', seed: [1] };
-    const red = await generate(imagegen, 'variations', { ...body, image: (await solid(50, 30, [200, 0, 0], 'jpeg')).toString('base64') });
-    const blue = await generate(imagegen, 'variations', { ...body, image: (await solid(50, 30, [0, 0, 200], 'webp')).toString('base64') });
+    const body = {
+      version: 'v2.0',
+      width: 400,
+      height: 384,
+      image_format: 'png',
+      return_type: 'base64_string',
+      seed: [1],
+    };
+    const red = await generate(imagegen, 'variations', {
+      ...body,
+      image: (await solid(50, 30, [200, 0, 0], 'jpeg')).toString('base64'),
+    });
+    const blue = await generate(imagegen, 'variations', {
+      ...body,
+      image: (await solid(50, 30, [0, 0, 200], 'webp')).toString('base64'),
+    });
     expect(red.model_version).toBe('v2.0');
     expect(await formatAndSize(bytesOf(red.images[0]!))).toEqual(['png', 400, 384]);
     expect(red.images[0]!.image).not.toBe(blue.images[0]!.image);
@@ -311,9 +370,15 @@ describe('variations', () => {
     const { imagegen } = setup();
     const body = { version: 'v2.0', width: 384, height: 384 };
     const heicImage = heic({ sizes: [[64, 64]] }).toString('base64');
-    expect(await rejection(imagegen.handle('variations', { ...body, image: heicImage }))).toEqual({ status: 400, detailCode: DETAIL.IMAGE_FORMAT_UNSUPPORTED });
+    expect(await rejection(imagegen.handle('variations', { ...body, image: heicImage }))).toEqual({
+      status: 400,
+      detailCode: DETAIL.IMAGE_FORMAT_UNSUPPORTED,
+    });
     const gif = (await solid(8, 8, [1, 1, 1], 'gif')).toString('base64');
-    expect(await rejection(imagegen.handle('variations', { ...body, image: gif }))).toEqual({ status: 400, detailCode: DETAIL.IMAGE_FORMAT_UNSUPPORTED });
+    expect(await rejection(imagegen.handle('variations', { ...body, image: gif }))).toEqual({
+      status: 400,
+      detailCode: DETAIL.IMAGE_FORMAT_UNSUPPORTED,
+    });
   });
 
   it('refuses invalid Base64 and bytes that are not an image', async () => {
@@ -387,7 +452,10 @@ describe('inpainting', () => {
       seed: [1],
     };
     const without = await generate(imagegen, 'inpainting', body);
-    const withReference = await generate(imagegen, 'inpainting', { ...body, reference_image: (await solid(8, 8, [9, 9, 9])).toString('base64') });
+    const withReference = await generate(imagegen, 'inpainting', {
+      ...body,
+      reference_image: (await solid(8, 8, [9, 9, 9])).toString('base64'),
+    });
     expect(without.images[0]!.image).not.toBe(withReference.images[0]!.image);
   });
 
@@ -398,7 +466,13 @@ describe('inpainting', () => {
     const body = { prompt: 'a red hat', image, mask };
     const cases: [Record<string, unknown>, number][] = [
       [{ image: (await solid(1032, 8, [1, 2, 3])).toString('base64') }, DETAIL.IMAGE_TOO_LARGE],
-      [{ image: heic({ sizes: [[640, 1025]] }).toString('base64'), mask: heic({ sizes: [[640, 1025]] }).toString('base64') }, DETAIL.IMAGE_TOO_LARGE],
+      [
+        {
+          image: heic({ sizes: [[640, 1025]] }).toString('base64'),
+          mask: heic({ sizes: [[640, 1025]] }).toString('base64'),
+        },
+        DETAIL.IMAGE_TOO_LARGE,
+      ],
       [{ reference_image: (await solid(8, 1025, [1, 2, 3])).toString('base64') }, DETAIL.IMAGE_TOO_LARGE],
       [{ mask: (await halfMask(64, 56)).toString('base64') }, DETAIL.MASK_SIZE_MISMATCH],
       [{ mask: heic({ sizes: [[64, 65]] }).toString('base64') }, DETAIL.MASK_SIZE_MISMATCH],
@@ -408,7 +482,10 @@ describe('inpainting', () => {
       [{ image: heic({ sizes: [] }).toString('base64') }, DETAIL.IMAGE_UNDECODABLE],
     ];
     for (const [patch, detailCode] of cases) {
-      expect(await rejection(imagegen.handle('inpainting', { ...body, ...patch }))).toEqual({ status: 400, detailCode });
+      expect(await rejection(imagegen.handle('inpainting', { ...body, ...patch }))).toEqual({
+        status: 400,
+        detailCode,
+      });
     }
   });
 });
@@ -416,7 +493,13 @@ describe('inpainting', () => {
 describe('return_type url', () => {
   it('serves the file at the returned URL for 10 minutes from the response', async () => {
     const { imagegen, clock } = setup();
-    const response = await generate(imagegen, 't2i', { ...T2I, return_type: undefined, samples: 2, seed: [31, 32], image_format: 'jpeg' });
+    const response = await generate(imagegen, 't2i', {
+      ...T2I,
+      return_type: undefined,
+      samples: 2,
+      seed: [31, 32],
+      image_format: 'jpeg',
+    });
     const base64 = await generate(imagegen, 't2i', { ...T2I, seed: [31], image_format: 'jpeg' });
     const respondedAt = clock.now;
     for (const image of response.images) {
@@ -486,7 +569,8 @@ describe('nsfw_checker', () => {
 
   it('scores deterministically and flags prompts with the word "unsafe"', async () => {
     const { imagegen } = setup();
-    const check = async (prompt: string, seed: number): Promise<ResponseImage> => (await generate(imagegen, 't2i', { ...T2I, prompt, nsfw_checker: true, seed: [seed] })).images[0]!;
+    const check = async (prompt: string, seed: number): Promise<ResponseImage> =>
+      (await generate(imagegen, 't2i', { ...T2I, prompt, nsfw_checker: true, seed: [seed] })).images[0]!;
     const safe = await check('a lighthouse', 1);
     expect(safe.nsfw_content_detected).toBe(false);
     expect(safe.nsfw_score).toBeGreaterThanOrEqual(0);
@@ -505,7 +589,13 @@ describe('nsfw_checker', () => {
     const mask = (await halfMask(64, 64)).toString('base64');
     const inpainted = await generate(imagegen, 'inpainting', { prompt: 'unsafe', image, mask, nsfw_checker: true });
     expect(inpainted.images[0]!.nsfw_content_detected).toBe(true);
-    const varied = await generate(imagegen, 'variations', { version: 'v2.0', image, width: 384, height: 384, nsfw_checker: true });
+    const varied = await generate(imagegen, 'variations', {
+      version: 'v2.0',
+      image,
+      width: 384,
+      height: 384,
+      nsfw_checker: true,
+    });
     expect(varied.images[0]!.nsfw_content_detected).toBe(false);
     expect(typeof varied.images[0]!.nsfw_score).toBe('number');
   });
@@ -514,7 +604,13 @@ describe('nsfw_checker', () => {
 describe('request rules through handle', () => {
   it('rejects before generating anything', async () => {
     const { imagegen } = setup();
-    expect(await rejection(imagegen.handle('t2i', { ...T2I, width: 1024 }))).toEqual({ status: 400, detailCode: DETAIL.SIZE_OUT_OF_BOUNDS });
-    expect(await rejection(imagegen.handle('inpainting', { ...T2I }))).toEqual({ status: 400, detailCode: DETAIL.NOT_ACCEPTED });
+    expect(await rejection(imagegen.handle('t2i', { ...T2I, width: 1024 }))).toEqual({
+      status: 400,
+      detailCode: DETAIL.SIZE_OUT_OF_BOUNDS,
+    });
+    expect(await rejection(imagegen.handle('inpainting', { ...T2I }))).toEqual({
+      status: 400,
+      detailCode: DETAIL.NOT_ACCEPTED,
+    });
   });
 });

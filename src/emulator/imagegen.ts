@@ -38,7 +38,9 @@ export function createImagegen(options: { baseUrl: () => string; now: () => numb
       const request = parseImagegenRequest(operation, body);
       const inputs = await readInputs(request);
       const size =
-        inputs.image && request.operation === 'inpainting' ? { width: inputs.image.image.width, height: inputs.image.image.height } : { width: request.width ?? 0, height: request.height ?? 0 };
+        inputs.image && request.operation === 'inpainting'
+          ? { width: inputs.image.image.width, height: inputs.image.image.height }
+          : { width: request.width ?? 0, height: request.height ?? 0 };
       const target = request.upscale ? enlargedSize(size, request.scale) : size;
       const seeds = request.seed ?? Array.from({ length: request.samples }, () => randomInt(0, MAX_SEED + 1));
       const content = contentKey(request, inputs);
@@ -69,7 +71,10 @@ export function createImagegen(options: { baseUrl: () => string; now: () => numb
 }
 
 /** Enlarges by `scale`, keeping the aspect ratio, with the longer side capped at 2048. */
-export function enlargedSize(size: { width: number; height: number }, scale: number): { width: number; height: number } {
+export function enlargedSize(
+  size: { width: number; height: number },
+  scale: number,
+): { width: number; height: number } {
   const factor = Math.min(scale, MAX_ENLARGED_SIDE / Math.max(size.width, size.height));
   return {
     width: Math.max(1, Math.round(size.width * factor)),
@@ -97,20 +102,34 @@ async function readInputs(request: ImagegenRequest): Promise<Inputs> {
     inputs.image = await readInput('image', request.image, RECOMMENDED, undefined);
   }
   if (request.operation === 'inpainting') {
-    if (request.image !== null) inputs.image = await readInput('image', request.image, INPAINTING_FORMATS, MAX_INPAINTING_SIDE);
+    if (request.image !== null)
+      inputs.image = await readInput('image', request.image, INPAINTING_FORMATS, MAX_INPAINTING_SIDE);
     if (request.mask !== null) inputs.mask = await readInput('mask', request.mask, INPAINTING_FORMATS, undefined);
     if (request.reference_image !== null) {
-      inputs.reference_image = await readInput('reference_image', request.reference_image, INPAINTING_FORMATS, MAX_INPAINTING_SIDE);
+      inputs.reference_image = await readInput(
+        'reference_image',
+        request.reference_image,
+        INPAINTING_FORMATS,
+        MAX_INPAINTING_SIDE,
+      );
     }
     const { image, mask } = inputs;
     if (image && mask && (image.image.width !== mask.image.width || image.image.height !== mask.image.height)) {
-      throw invalid(DETAIL.MASK_SIZE_MISMATCH, `mask is ${mask.image.width}x${mask.image.height} but image is ${image.image.width}x${image.image.height}: they must be the same size`);
+      throw invalid(
+        DETAIL.MASK_SIZE_MISMATCH,
+        `mask is ${mask.image.width}x${mask.image.height} but image is ${image.image.width}x${image.image.height}: they must be the same size`,
+      );
     }
   }
   return inputs;
 }
 
-async function readInput(name: string, base64: string, formats: readonly InputFormat[], maxSide: number | undefined): Promise<Input> {
+async function readInput(
+  name: string,
+  base64: string,
+  formats: readonly InputFormat[],
+  maxSide: number | undefined,
+): Promise<Input> {
   const bytes = decodeBase64(base64);
   if (!Buffer.isBuffer(bytes)) throw invalid(DETAIL.IMAGE_BASE64, `${name} ${bytes.message}`);
   const image = await inspectImage(bytes);
@@ -120,7 +139,10 @@ async function readInput(name: string, base64: string, formats: readonly InputFo
   }
   if (!formats.includes(image.format)) throw unsupported(name, image.format, formats);
   if (maxSide !== undefined && (image.width > maxSide || image.height > maxSide)) {
-    throw invalid(DETAIL.IMAGE_TOO_LARGE, `${name} is ${image.width}x${image.height}; at most ${maxSide} pixels per side are allowed`);
+    throw invalid(
+      DETAIL.IMAGE_TOO_LARGE,
+      `${name} is ${image.width}x${image.height}; at most ${maxSide} pixels per side are allowed`,
+    );
   }
   return { image, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
@@ -153,7 +175,9 @@ function contentKey(request: ImagegenRequest, inputs: Inputs): string {
   ]);
 }
 
-/** Inpainting keeps the source pixels outside the black mask region; HEIC inputs (not decodable here) are redrawn whole. */
+/**
+ * Inpainting keeps the source pixels outside the black mask region; HEIC inputs (not decodable here) are redrawn whole.
+ */
 function draw(key: Buffer, size: { width: number; height: number }, inputs: Inputs): Buffer {
   const pixels = renderPattern(key, size.width, size.height);
   const source = inputs.image?.image.rgb;
@@ -166,7 +190,10 @@ function draw(key: Buffer, size: { width: number; height: number }, inputs: Inpu
   return pixels;
 }
 
-function nsfw(request: ImagegenRequest, key: Buffer): { nsfw_content_detected: boolean | null; nsfw_score: number | null } {
+function nsfw(
+  request: ImagegenRequest,
+  key: Buffer,
+): { nsfw_content_detected: boolean | null; nsfw_score: number | null } {
   if (!request.nsfw_checker) return { nsfw_content_detected: null, nsfw_score: null };
   const unit = key.readUInt16BE(30) / 65536;
   const flagged = request.prompt !== null && NSFW_TRIGGER.test(request.prompt);

@@ -19,7 +19,15 @@ import { detailCodes as codes, invalid } from './http-error.js';
  *   `totalElements`: nothing says how to ask for another;
  * - `duplicate-ids`: the whole list with its first item twice.
  */
-export const listShapes = ['whole', 'null-content', 'missing-content', 'paged', 'paged-model', 'paged-unfollowable', 'duplicate-ids'] as const;
+export const listShapes = [
+  'whole',
+  'null-content',
+  'missing-content',
+  'paged',
+  'paged-model',
+  'paged-unfollowable',
+  'duplicate-ids',
+] as const;
 export type ListShape = (typeof listShapes)[number];
 
 /** The page size of a paged list when the request asks for none (Spring's default). */
@@ -33,8 +41,16 @@ export interface PageParams {
   size: string | null;
 }
 
-/** The answer of a list operation whose items are `items`, in the shape `shape`; `params` are read only by a paged shape. */
-export function shapeList(items: readonly unknown[], shape: ListShape, pageSize: number, params: () => PageParams): unknown {
+/**
+ * The answer of a list operation whose items are `items`, in the shape `shape`; `params` are read only by a paged
+ * shape.
+ */
+export function shapeList(
+  items: readonly unknown[],
+  shape: ListShape,
+  pageSize: number,
+  params: () => PageParams,
+): unknown {
   switch (shape) {
     case 'whole':
       return { content: items };
@@ -48,9 +64,28 @@ export function shapeList(items: readonly unknown[], shape: ListShape, pageSize:
     case 'paged-model':
     case 'paged-unfollowable': {
       const { page: number, size } = params();
-      const page = pageOf(items, pageParam(number, 'page') ?? 0, Math.min(pageParam(size, 'size') ?? pageSize, MAX_PAGE_SIZE));
-      if (shape === 'paged-unfollowable') return { content: page.content, last: page.last, totalPages: page.totalPages, totalElements: page.totalElements };
-      if (shape === 'paged-model') return { content: page.content, page: { size: page.size, number: page.number, totalElements: page.totalElements, totalPages: page.totalPages } };
+      const page = pageOf(
+        items,
+        pageParam(number, 'page') ?? 0,
+        Math.min(pageParam(size, 'size') ?? pageSize, MAX_PAGE_SIZE),
+      );
+      if (shape === 'paged-unfollowable')
+        return {
+          content: page.content,
+          last: page.last,
+          totalPages: page.totalPages,
+          totalElements: page.totalElements,
+        };
+      if (shape === 'paged-model')
+        return {
+          content: page.content,
+          page: {
+            size: page.size,
+            number: page.number,
+            totalElements: page.totalElements,
+            totalPages: page.totalPages,
+          },
+        };
       return page;
     }
   }
@@ -80,6 +115,7 @@ function pageOf(items: readonly unknown[], number: number, size: number) {
 function pageParam(text: string | null, name: 'page' | 'size'): number | undefined {
   if (text === null) return undefined;
   const least = name === 'page' ? 0 : 1;
-  if (!/^\d{1,9}$/.test(text) || Number(text) < least) throw invalid(codes.badQuery, `query parameter '${name}' must be a whole number from ${least}, got '${text}'`);
+  if (!/^\d{1,9}$/.test(text) || Number(text) < least)
+    throw invalid(codes.badQuery, `query parameter '${name}' must be a whole number from ${least}, got '${text}'`);
   return Number(text);
 }

@@ -37,7 +37,12 @@ export function requestListener(emulator: EmulatorContext): RequestListener {
 }
 
 /** Reads the request, routes it and sends its reply, or resets the connection when a fault says so. */
-async function answer(emulator: EmulatorContext, routers: Routers, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function answer(
+  emulator: EmulatorContext,
+  routers: Routers,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const started = performance.now();
   const call = await readCall(req);
   // A state that can no longer be written is not answered from: its answers would claim changes

@@ -18,7 +18,10 @@ export interface LoggedRequest {
   method: string;
   path: string;
   adAccountId: string | null;
-  /** The Authorization scheme only, never the credential: Bearer, the image-generation scheme (AppKey unless configured), other or none. */
+  /**
+   * The Authorization scheme only, never the credential: Bearer, the image-generation scheme (AppKey unless
+   * configured), other or none.
+   */
   auth: string;
   body?: unknown;
   status: number | 'reset';

@@ -28,7 +28,10 @@ function noService(path: string): Reply {
   return { status: 404, json: { status: 404, error: 'Not Found', path } };
 }
 
-/** One handler for all `routes`: 404 when no path matches, 405 with Allow for another method; every failure becomes its error answer. */
+/**
+ * One handler for all `routes`: 404 when no path matches, 405 with Allow for another method; every failure becomes its
+ * error answer.
+ */
 export function createRouter(routes: Route[]): Handler {
   return async (call) => {
     try {
@@ -38,7 +41,9 @@ export function createRouter(routes: Route[]): Handler {
         const handler = route.methods[call.method];
         if (!handler) {
           const allow = Object.keys(route.methods).join(', ');
-          const reply = errorReply(failure(405, codes.methodNotAllowed, `${call.method} is not allowed here; use ${allow}`));
+          const reply = errorReply(
+            failure(405, codes.methodNotAllowed, `${call.method} is not allowed here; use ${allow}`),
+          );
           return { ...reply, headers: { Allow: allow } };
         }
         return await handler({ ...call, params: match.slice(1) });

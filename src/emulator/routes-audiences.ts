@@ -1,5 +1,18 @@
-/** The audience service's routes (operations 1–8 of audience-api.md): each authorizes the ad account first; a change is answered once written. */
-import { createAudience, deleteAudience, deleteAudiences, listAudienceAdGroups, listAudiences, readAudience, unlinkAdGroup, updateAudience, vanishAudience } from './audiences.js';
+/**
+ * The audience service's routes (operations 1–8 of audience-api.md): each authorizes the ad account first; a change is
+ * answered once written.
+ */
+import {
+  createAudience,
+  deleteAudience,
+  deleteAudiences,
+  listAudienceAdGroups,
+  listAudiences,
+  readAudience,
+  unlinkAdGroup,
+  updateAudience,
+  vanishAudience,
+} from './audiences.js';
 import { parseId, type Long } from './ids.js';
 import type { AudienceContext } from './audiences.js';
 import { authorizeAds } from './auth.js';
@@ -23,7 +36,12 @@ export function audienceRoutes(emulator: EmulatorContext): Route[] {
   /** A list's items in the shape the settings choose (`audienceListShape`, `adGroupListShape`). */
   const listed = (items: unknown[], list: 'audienceListShape' | 'adGroupListShape', call: Call): Reply => {
     const { settings } = emulator.faults;
-    return ok(shapeList(items, settings[list], settings.pageSize, () => ({ page: queryParam(call, 'page'), size: queryParam(call, 'size') })));
+    return ok(
+      shapeList(items, settings[list], settings.pageSize, () => ({
+        page: queryParam(call, 'page'),
+        size: queryParam(call, 'size'),
+      })),
+    );
   };
   /** An audience `vanishOnRead` names is deleted (and stored) before it is read, so the read answers 404. */
   const vanishing = async (ctx: AudienceContext, id: Long): Promise<Long> => {
@@ -31,7 +49,10 @@ export function audienceRoutes(emulator: EmulatorContext): Route[] {
     return id;
   };
   return [
-    { pattern: /^\/openapi\/v4\/targetings\/audiences$/, methods: { GET: forAccount((ctx, call) => listed(listAudiences(ctx).content, 'audienceListShape', call)) } },
+    {
+      pattern: /^\/openapi\/v4\/targetings\/audiences$/,
+      methods: { GET: forAccount((ctx, call) => listed(listAudiences(ctx).content, 'audienceListShape', call)) },
+    },
     {
       pattern: /^\/openapi\/v4\/targetings$/,
       methods: {
@@ -52,7 +73,11 @@ export function audienceRoutes(emulator: EmulatorContext): Route[] {
     },
     {
       pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/adGroups$/,
-      methods: { GET: forAccount(async (ctx, call) => listed(listAudienceAdGroups(ctx, await vanishing(ctx, audienceId(call))).content, 'adGroupListShape', call)) },
+      methods: {
+        GET: forAccount(async (ctx, call) =>
+          listed(listAudienceAdGroups(ctx, await vanishing(ctx, audienceId(call))).content, 'adGroupListShape', call),
+        ),
+      },
     },
     {
       pattern: /^\/openapi\/v4\/targetings\/([^/]+)\/unlink$/,

@@ -87,13 +87,25 @@ function refuseCrossOrigin(call: Call, ownUrl: string): void {
   const ownHosts = [own.host, `localhost:${own.port}`];
   const ownOrigins = ownHosts.map((ownHost) => `${own.protocol}//${ownHost}`);
   if (host === undefined || !ownHosts.includes(host.toLowerCase())) {
-    throw failure(403, codes.crossOrigin, `the test-only routes refuse a request for another host (Host: ${host ?? 'none'}), as a page whose name leads here would send`);
+    throw failure(
+      403,
+      codes.crossOrigin,
+      `the test-only routes refuse a request for another host (Host: ${host ?? 'none'}), as a page whose name leads here would send`,
+    );
   }
   if (site === 'cross-site' || site === 'same-site') {
-    throw failure(403, codes.crossOrigin, `the test-only routes refuse a request a web page sent from another site (Sec-Fetch-Site: ${site})`);
+    throw failure(
+      403,
+      codes.crossOrigin,
+      `the test-only routes refuse a request a web page sent from another site (Sec-Fetch-Site: ${site})`,
+    );
   }
   if (origin !== undefined && !ownOrigins.includes(origin)) {
-    throw failure(403, codes.crossOrigin, `the test-only routes refuse a request a web page sent from another origin (Origin: ${origin})`);
+    throw failure(
+      403,
+      codes.crossOrigin,
+      `the test-only routes refuse a request a web page sent from another origin (Origin: ${origin})`,
+    );
   }
 }
 
@@ -104,7 +116,10 @@ async function pinStatus(emulator: EmulatorContext, idText: string, call: Call):
   return persisted(emulator.store, ok(setAudienceStatus(emulator.store.state, id, lenientJson(call))));
 }
 
-/** PUT /_emulator/audiences/<id>/fields: gives the audience fields of the service beyond the spec (SPEC.md, Test-only routes). */
+/**
+ * PUT /_emulator/audiences/<id>/fields: gives the audience fields of the service beyond the spec (SPEC.md, Test-only
+ * routes).
+ */
 async function putServiceFields(emulator: EmulatorContext, idText: string, call: Call): Promise<Reply> {
   const id = parseId(idText);
   if (id === undefined) throw invalid(codes.badPathId, `'${idText}' is not an audience id`);
@@ -118,10 +133,17 @@ async function putServiceFields(emulator: EmulatorContext, idText: string, call:
 function idBase(call: Call): bigint {
   if (call.body === 'too-large' || call.body.length === 0) return 0n;
   const record = lenientJson(call);
-  const base = typeof record === 'object' && record !== null ? (record as Record<string, unknown>)['idBase'] : undefined;
+  const base =
+    typeof record === 'object' && record !== null ? (record as Record<string, unknown>)['idBase'] : undefined;
   if (base === undefined) return 0n;
-  if ((typeof base !== 'string' && typeof base !== 'number' && typeof base !== 'bigint') || !/^(0|[1-9][0-9]{0,17})$/.test(String(base))) {
-    throw invalid(codes.wrongType, 'idBase must be a whole number from 0, below 10^18 (digits in a string, or a number)');
+  if (
+    (typeof base !== 'string' && typeof base !== 'number' && typeof base !== 'bigint') ||
+    !/^(0|[1-9][0-9]{0,17})$/.test(String(base))
+  ) {
+    throw invalid(
+      codes.wrongType,
+      'idBase must be a whole number from 0, below 10^18 (digits in a string, or a number)',
+    );
   }
   return BigInt(base);
 }
@@ -130,6 +152,7 @@ function idBase(call: Call): bigint {
 function afterSeq(call: Call): number | undefined {
   const text = call.url.searchParams.get('after');
   if (text === null) return undefined;
-  if (!/^\d+$/.test(text)) throw invalid(codes.wrongType, `after must be a sequence number (a whole number), not '${text}'`);
+  if (!/^\d+$/.test(text))
+    throw invalid(codes.wrongType, `after must be a sequence number (a whole number), not '${text}'`);
   return Number(text);
 }

@@ -25,7 +25,12 @@ interface Answer {
   json: any;
 }
 
-async function send(method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<Answer> {
+async function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<Answer> {
   const response = await fetch(emulator.url + path, { method, headers, body });
   const text = await response.text();
   let json: unknown;
@@ -42,8 +47,14 @@ async function fetchJson(url: string, init?: RequestInit): Promise<any> {
   return (await fetch(url, init)).json();
 }
 
-const ads = (account = '1234'): Record<string, string> => ({ authorization: `Bearer ${emulator.accessToken}`, adAccountId: account });
-const jsonHeaders = (account = '1234'): Record<string, string> => ({ ...ads(account), 'content-type': 'application/json' });
+const ads = (account = '1234'): Record<string, string> => ({
+  authorization: `Bearer ${emulator.accessToken}`,
+  adAccountId: account,
+});
+const jsonHeaders = (account = '1234'): Record<string, string> => ({
+  ...ads(account),
+  'content-type': 'application/json',
+});
 
 const validAudience = {
   adAccountId: 1234,
@@ -68,14 +79,28 @@ describe('authentication of the audience and company services', () => {
   it('answers 401 without, with a malformed, another-scheme or unknown credential', async () => {
     expectError(await send('GET', list, { adAccountId: '1234' }), 401, 2001);
     expectError(await send('GET', list, { authorization: 'Bearer', adAccountId: '1234' }), 401, 2002);
-    expectError(await send('GET', list, { authorization: `Basic ${emulator.accessToken}`, adAccountId: '1234' }), 401, 2002);
-    expectError(await send('GET', list, { authorization: `AppKey ${emulator.appKey}`, adAccountId: '1234' }), 401, 2002);
-    expectError(await send('GET', list, { authorization: 'Bearer emulator-access-token', adAccountId: '1234' }), 401, 2003);
+    expectError(
+      await send('GET', list, { authorization: `Basic ${emulator.accessToken}`, adAccountId: '1234' }),
+      401,
+      2002,
+    );
+    expectError(
+      await send('GET', list, { authorization: `AppKey ${emulator.appKey}`, adAccountId: '1234' }),
+      401,
+      2002,
+    );
+    expectError(
+      await send('GET', list, { authorization: 'Bearer emulator-access-token', adAccountId: '1234' }),
+      401,
+      2003,
+    );
     expectError(await send('GET', '/openapi/v1/companies?bizNum=120-81-47521', { adAccountId: '1234' }), 401, 2001);
   });
 
   it('accepts the scheme word in any case', async () => {
-    expect((await send('GET', list, { authorization: `bearer ${emulator.accessToken}`, adAccountId: '1234' })).status).toBe(200);
+    expect(
+      (await send('GET', list, { authorization: `bearer ${emulator.accessToken}`, adAccountId: '1234' })).status,
+    ).toBe(200);
   });
 
   it('answers 403 without adAccountId, for an account the token cannot use, and for an unknown account', async () => {
@@ -93,7 +118,12 @@ describe('authentication of the audience and company services', () => {
 
 describe('routing and the request body', () => {
   it('answers 404 for an unknown route, not in the service error shape, and 405 with Allow for a wrong method', async () => {
-    for (const path of ['/openapi/v4/nothing', '/openapi/v4/targetings/audiences/', '/v2/inference/karlo/t2i', '/openapi/v4/companies']) {
+    for (const path of [
+      '/openapi/v4/nothing',
+      '/openapi/v4/targetings/audiences/',
+      '/v2/inference/karlo/t2i',
+      '/openapi/v4/companies',
+    ]) {
       const unknown = await send('GET', path, ads());
       expect(unknown.status).toBe(404);
       expect(unknown.json).toEqual({ status: 404, error: 'Not Found', path });
@@ -106,9 +136,18 @@ describe('routing and the request body', () => {
 
   it('answers 415 for a body that is not application/json', async () => {
     const body = JSON.stringify(validAudience);
-    expectError(await send('POST', '/openapi/v4/targetings', { ...ads(), 'content-type': 'text/plain' }, body), 415, 1003);
+    expectError(
+      await send('POST', '/openapi/v4/targetings', { ...ads(), 'content-type': 'text/plain' }, body),
+      415,
+      1003,
+    );
     expectError(await send('POST', '/openapi/v4/targetings', ads(), body), 415, 1003);
-    const charset = await send('POST', '/openapi/v4/targetings', { ...ads(), 'content-type': 'application/json;charset=UTF-8' }, body);
+    const charset = await send(
+      'POST',
+      '/openapi/v4/targetings',
+      { ...ads(), 'content-type': 'application/json;charset=UTF-8' },
+      body,
+    );
     expect(charset.status, charset.text).toBe(200);
   });
 
@@ -129,7 +168,17 @@ describe('company lookup', () => {
     const answer = await send('GET', '/openapi/v1/companies?bizNum=120-81-47521', ads());
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/json;charset=UTF-8');
-    expect(Object.keys(answer.json).sort()).toEqual(['id', 'businessRegistrationNumber', 'name', 'representationName', 'businessCategory', 'businessItem', 'address'].sort());
+    expect(Object.keys(answer.json).sort()).toEqual(
+      [
+        'id',
+        'businessRegistrationNumber',
+        'name',
+        'representationName',
+        'businessCategory',
+        'businessItem',
+        'address',
+      ].sort(),
+    );
     expect(answer.json.businessRegistrationNumber).toBe('120-81-47521');
     expect(Object.keys(answer.json.address).sort()).toEqual(['baseAddress', 'detailAddress', 'zipCode']);
   });
@@ -163,41 +212,99 @@ describe('company lookup', () => {
 describe("the real services' paths and scheme, when configured", () => {
   let real: RunningEmulator;
   beforeAll(async () => {
-    real = await startEmulator({ appKey: 'key-for-server-tests', modelFamily: 'karlo', imageAuthScheme: 'KakaoAK', companyPath: '/openapi/v4/companies' });
+    real = await startEmulator({
+      appKey: 'key-for-server-tests',
+      modelFamily: 'karlo',
+      imageAuthScheme: 'KakaoAK',
+      companyPath: '/openapi/v4/companies',
+    });
   });
   afterAll(async () => {
     await real.close();
   });
   const at = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
     const response = await fetch(real.url + path, { method, headers, body });
-    return { status: response.status, json: (await response.json()) as { error?: string; extras?: { detailCode?: number }; images?: unknown[] } };
+    return {
+      status: response.status,
+      json: (await response.json()) as { error?: string; extras?: { detailCode?: number }; images?: unknown[] },
+    };
   };
-  const request = JSON.stringify({ version: 'v2.0', prompt: 'a red apple', width: 384, height: 384, seed: [7], return_type: 'base64_string' });
+  const request = JSON.stringify({
+    version: 'v2.0',
+    prompt: 'a red apple',
+    width: 384,
+    height: 384,
+    seed: [7],
+    return_type: 'base64_string',
+  });
 
   it('serves the business lookup at its path and image generation under its model family, with its scheme', async () => {
-    expect((await at('GET', '/openapi/v4/companies?bizNum=120-81-47521', { authorization: `Bearer ${real.accessToken}`, adAccountId: '1234' })).status).toBe(200);
-    const generated = await at('POST', '/v2/inference/karlo/t2i', { authorization: `KakaoAK ${real.appKey}`, 'content-type': 'application/json' }, request);
+    expect(
+      (
+        await at('GET', '/openapi/v4/companies?bizNum=120-81-47521', {
+          authorization: `Bearer ${real.accessToken}`,
+          adAccountId: '1234',
+        })
+      ).status,
+    ).toBe(200);
+    const generated = await at(
+      'POST',
+      '/v2/inference/karlo/t2i',
+      { authorization: `KakaoAK ${real.appKey}`, 'content-type': 'application/json' },
+      request,
+    );
     expect(generated.status).toBe(200);
     expect(generated.json.images).toHaveLength(1);
-    const log = (await (await fetch(`${real.url}/_emulator/requests`)).json()) as { requests: Array<{ path: string; auth: string }> };
+    const log = (await (await fetch(`${real.url}/_emulator/requests`)).json()) as {
+      requests: Array<{ path: string; auth: string }>;
+    };
     expect(log.requests.at(-1)).toMatchObject({ path: '/v2/inference/karlo/t2i', auth: 'KakaoAK' });
   });
 
   it("answers the spec's literal paths as unknown, and the spec's scheme as another scheme", async () => {
-    expect(await at('GET', '/openapi/v1/companies?bizNum=120-81-47521', { authorization: `Bearer ${real.accessToken}`, adAccountId: '1234' })).toEqual({
+    expect(
+      await at('GET', '/openapi/v1/companies?bizNum=120-81-47521', {
+        authorization: `Bearer ${real.accessToken}`,
+        adAccountId: '1234',
+      }),
+    ).toEqual({
       status: 404,
       json: { status: 404, error: 'Not Found', path: '/openapi/v1/companies' },
     });
-    expect((await at('POST', '/v2/inference/imagegen/t2i', { authorization: `KakaoAK ${real.appKey}`, 'content-type': 'application/json' }, request)).status).toBe(404);
-    const appKey = await at('POST', '/v2/inference/karlo/t2i', { authorization: `AppKey ${real.appKey}`, 'content-type': 'application/json' }, request);
+    expect(
+      (
+        await at(
+          'POST',
+          '/v2/inference/imagegen/t2i',
+          { authorization: `KakaoAK ${real.appKey}`, 'content-type': 'application/json' },
+          request,
+        )
+      ).status,
+    ).toBe(404);
+    const appKey = await at(
+      'POST',
+      '/v2/inference/karlo/t2i',
+      { authorization: `AppKey ${real.appKey}`, 'content-type': 'application/json' },
+      request,
+    );
     expect(appKey).toMatchObject({ status: 401, json: { extras: { detailCode: 2002 } } });
   });
 });
 
 describe('image generation routing', () => {
   const t2i = '/v2/inference/imagegen/t2i';
-  const request = JSON.stringify({ version: 'v2.1', prompt: 'a red apple', width: 768, height: 768, seed: [7], image_format: 'png' });
-  const appKey = (): Record<string, string> => ({ authorization: `AppKey ${emulator.appKey}`, 'content-type': 'application/json' });
+  const request = JSON.stringify({
+    version: 'v2.1',
+    prompt: 'a red apple',
+    width: 768,
+    height: 768,
+    seed: [7],
+    image_format: 'png',
+  });
+  const appKey = (): Record<string, string> => ({
+    authorization: `AppKey ${emulator.appKey}`,
+    'content-type': 'application/json',
+  });
 
   it('requires Authorization: AppKey with the right key', async () => {
     expectError(await send('POST', t2i, { 'content-type': 'application/json' }, request), 401, 2001);
@@ -212,7 +319,12 @@ describe('image generation routing', () => {
   });
 
   it('passes the generator rule errors through in the error body shape', async () => {
-    const answer = await send('POST', t2i, appKey(), JSON.stringify({ version: 'v2.1', prompt: 'x', width: 700, height: 768 }));
+    const answer = await send(
+      'POST',
+      t2i,
+      appKey(),
+      JSON.stringify({ version: 'v2.1', prompt: 'x', width: 700, height: 768 }),
+    );
     expect(answer.status).toBe(400);
     expect(answer.json.extras.detailCode).toEqual(expect.any(Number));
   });
@@ -239,12 +351,23 @@ describe('test routes', () => {
     await fetch(`${emulator.url}/_emulator/requests`, { method: 'DELETE' });
     await send('GET', '/openapi/v4/targetings/audiences', ads());
     await send('POST', '/openapi/v4/targetings', jsonHeaders(), JSON.stringify(validAudience));
-    await send('POST', '/v2/inference/imagegen/t2i', { authorization: `AppKey ${emulator.appKey}`, 'content-type': 'application/json' }, '{}');
+    await send(
+      'POST',
+      '/v2/inference/imagegen/t2i',
+      { authorization: `AppKey ${emulator.appKey}`, 'content-type': 'application/json' },
+      '{}',
+    );
     const text = await (await fetch(`${emulator.url}/_emulator/requests`)).text();
     expect(text).not.toContain(emulator.accessToken);
     expect(text).not.toContain(emulator.appKey);
     const { requests } = JSON.parse(text);
-    expect(requests.map((entry: { method: string; path: string; status: number }) => [entry.method, entry.path, entry.status])).toEqual([
+    expect(
+      requests.map((entry: { method: string; path: string; status: number }) => [
+        entry.method,
+        entry.path,
+        entry.status,
+      ]),
+    ).toEqual([
       ['GET', '/openapi/v4/targetings/audiences', 200],
       ['POST', '/openapi/v4/targetings', 200],
       ['POST', '/v2/inference/imagegen/t2i', 400],
@@ -261,11 +384,19 @@ describe('test routes', () => {
     await send('GET', '/openapi/v4/targetings/audiences', ads());
     const all = (await fetchJson(`${emulator.url}/_emulator/requests`)).requests as Array<{ seq: number }>;
     const last = all.at(-1)?.seq ?? 0;
-    expect((await fetchJson(`${emulator.url}/_emulator/requests?after=${last - 1}`)).requests.map((entry: { seq: number }) => entry.seq)).toEqual([last]);
+    expect(
+      (await fetchJson(`${emulator.url}/_emulator/requests?after=${last - 1}`)).requests.map(
+        (entry: { seq: number }) => entry.seq,
+      ),
+    ).toEqual([last]);
     expect((await fetchJson(`${emulator.url}/_emulator/requests?after=${last}`)).requests).toEqual([]);
     expect((await fetchJson(`${emulator.url}/_emulator/requests?after=0`)).requests).toEqual(all);
     await send('POST', '/openapi/v4/targetings', jsonHeaders(), JSON.stringify(validAudience));
-    expect((await fetchJson(`${emulator.url}/_emulator/requests?after=${last}`)).requests.map((entry: { seq: number; method: string }) => [entry.seq, entry.method])).toEqual([[last + 1, 'POST']]);
+    expect(
+      (await fetchJson(`${emulator.url}/_emulator/requests?after=${last}`)).requests.map(
+        (entry: { seq: number; method: string }) => [entry.seq, entry.method],
+      ),
+    ).toEqual([[last + 1, 'POST']]);
     const refused = await fetch(`${emulator.url}/_emulator/requests?after=-1`);
     expect(refused.status).toBe(400);
     expect(await refused.text()).toMatch(/after must be a sequence number/);
@@ -301,15 +432,25 @@ describe('test routes', () => {
       ]) {
         const answer = await send(method ?? '', path ?? '', headers, method === 'GET' ? undefined : '{}');
         expectError(answer, 403, 2006);
-        expect(answer.json.extras.detailMsg).toMatch(/^the test-only routes refuse a request a web page sent from another (origin|site)/);
+        expect(answer.json.extras.detailMsg).toMatch(
+          /^the test-only routes refuse a request a web page sent from another (origin|site)/,
+        );
       }
     }
     expect((await fetchJson(`${emulator.url}/_emulator/state`)).audiences).toHaveLength(1);
-    const served: Array<Record<string, string>> = [{}, { origin: emulator.url }, { origin: `http://localhost:${port}` }, { 'sec-fetch-site': 'same-origin' }, { 'sec-fetch-site': 'none' }];
+    const served: Array<Record<string, string>> = [
+      {},
+      { origin: emulator.url },
+      { origin: `http://localhost:${port}` },
+      { 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'none' },
+    ];
     for (const headers of served) {
       expect((await send('GET', '/_emulator/faults', headers)).status).toBe(200);
     }
-    expect((await send('POST', '/_emulator/reset', { origin: emulator.url, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    expect(
+      (await send('POST', '/_emulator/reset', { origin: emulator.url, 'sec-fetch-site': 'same-origin' })).status,
+    ).toBe(200);
     expect((await fetchJson(`${emulator.url}/_emulator/state`)).audiences).toEqual([]);
   });
 
@@ -319,29 +460,50 @@ describe('test routes', () => {
     /** GET /_emulator/state with this Host header (none: undefined); fetch cannot set Host. */
     const withHost = (host: string | undefined) =>
       new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const request = httpRequest({ host: '127.0.0.1', port, path: '/_emulator/state', setHost: false, headers: host === undefined ? {} : { host } }, (response) => {
-          let text = '';
-          response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-        });
+        const request = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/_emulator/state',
+            setHost: false,
+            headers: host === undefined ? {} : { host },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+          },
+        );
         request.on('error', reject);
         request.end();
       });
-    for (const host of ['attacker.example', `attacker.example:${port}`, `127.0.0.1:${Number(port) + 1}`, `localhost:${Number(port) + 1}`]) {
+    for (const host of [
+      'attacker.example',
+      `attacker.example:${port}`,
+      `127.0.0.1:${Number(port) + 1}`,
+      `localhost:${Number(port) + 1}`,
+    ]) {
       const answer = await withHost(host);
       expect(answer.status, host).toBe(403);
       expect(JSON.parse(answer.text)).toMatchObject({
-        extras: { detailCode: 2006, detailMsg: `the test-only routes refuse a request for another host (Host: ${host}), as a page whose name leads here would send` },
+        extras: {
+          detailCode: 2006,
+          detailMsg: `the test-only routes refuse a request for another host (Host: ${host}), as a page whose name leads here would send`,
+        },
       });
       expect(answer.text).not.toContain('"audiences"');
     }
     // HTTP/1.1 without Host is refused before any route (Node's server answers 400).
     expect((await withHost(undefined)).status).toBe(400);
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LocalHost:${port}`]) expect((await withHost(host)).status, host).toBe(200);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LocalHost:${port}`])
+      expect((await withHost(host)).status, host).toBe(200);
   });
 
   it('refuses a bad fault setting and an unknown test route', async () => {
-    const bad = await fetch(`${emulator.url}/_emulator/faults`, { method: 'PUT', body: JSON.stringify({ faultRate: 2 }) });
+    const bad = await fetch(`${emulator.url}/_emulator/faults`, {
+      method: 'PUT',
+      body: JSON.stringify({ faultRate: 2 }),
+    });
     expect(bad.status).toBe(400);
     expect((await fetch(`${emulator.url}/_emulator/nothing`)).status).toBe(404);
   });
@@ -351,7 +513,11 @@ describe('quirks mode', () => {
   it('answers like the spec examples: depth2locations, and descripton inside depth-2 and depth-3 objects', async () => {
     const quirky = await startEmulator({ quirks: true });
     try {
-      const headers = { authorization: `Bearer ${quirky.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' };
+      const headers = {
+        authorization: `Bearer ${quirky.accessToken}`,
+        adAccountId: '1234',
+        'content-type': 'application/json',
+      };
       const body = {
         ...validAudience,
         locationType: 'AREA',
@@ -359,12 +525,20 @@ describe('quirks mode', () => {
         depth2Locations: [{ value: 'I04' }],
         depth3Locations: [{ value: 'I0401' }],
       };
-      const created = await fetch(`${quirky.url}/openapi/v4/targetings`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const created = await fetch(`${quirky.url}/openapi/v4/targetings`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+      });
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const write: any = await created.json();
       expect(write).not.toHaveProperty('depth2Locations');
-      expect(write.depth2locations).toEqual([{ value: 'I04', descripton: 'Seoul Gangnam-gu', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu' }]);
-      expect(write.depth3Locations).toEqual([{ value: 'I0401', descripton: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul' }]);
+      expect(write.depth2locations).toEqual([
+        { value: 'I04', descripton: 'Seoul Gangnam-gu', depth1Name: 'Seoul', depth2Name: 'Gangnam-gu' },
+      ]);
+      expect(write.depth3Locations).toEqual([
+        { value: 'I0401', descripton: 'Seoul Gangnam-gu Yeoksam-dong', depth1Name: 'Seoul' },
+      ]);
       expect(write.locations).toEqual([{ value: 'I', description: 'Seoul', depth1Name: 'Seoul' }]);
       const read = await fetchJson(`${quirky.url}/openapi/v4/targetings/${write.id}`, { headers });
       expect(read.depth2locations).toEqual([{ value: 'I04', descripton: 'Seoul Gangnam-gu', depth1Name: 'Seoul' }]);

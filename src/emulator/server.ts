@@ -83,11 +83,21 @@ export interface RunningEmulator {
 export const DEFAULT_ACCESS_TOKEN = 'emulator-access-token';
 export const DEFAULT_APP_KEY = 'emulator-app-key';
 /** The spec's paths and scheme, served unless the options name the real service's. */
-export const SPEC_PATHS: ServicePaths = { modelFamily: 'imagegen', imageAuthScheme: 'AppKey', companyPath: '/openapi/v1/companies' };
+export const SPEC_PATHS: ServicePaths = {
+  modelFamily: 'imagegen',
+  imageAuthScheme: 'AppKey',
+  companyPath: '/openapi/v1/companies',
+};
 
-/** Opens (or seeds) the state, then serves on 127.0.0.1 until closed; a state file it cannot use throws before listening. */
+/**
+ * Opens (or seeds) the state, then serves on 127.0.0.1 until closed; a state file it cannot use throws before
+ * listening.
+ */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const store = await openStore(options.statePath, seedState, { waitMs: options.stateWaitMs, onWait: options.onStateWait });
+  const store = await openStore(options.statePath, seedState, {
+    waitMs: options.stateWaitMs,
+    onWait: options.onStateWait,
+  });
   // Image URLs name the port, which is known only once the server listens.
   let url = '';
   const emulator = createContext(options, store, () => url);

@@ -43,7 +43,14 @@ async function createAudience(emulator: RunningEmulator, name: string): Promise<
   const response = await fetch(`${emulator.url}/openapi/v4/targetings`, {
     method: 'POST',
     headers: headers(emulator),
-    body: JSON.stringify({ adAccountId: 1234, name, type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' }),
+    body: JSON.stringify({
+      adAccountId: 1234,
+      name,
+      type: 'DISPLAY',
+      ageType: 'ALL',
+      genderType: 'ALL',
+      locationType: 'ALL',
+    }),
   });
   const body = (await response.json()) as { id: number };
   return { status: response.status, id: body.id };
@@ -69,7 +76,9 @@ describe('state file', () => {
 
     const second = await start();
     expect(await listNames(second)).toEqual(['survivor']);
-    const adGroups = await fetch(`${second.url}/openapi/v4/targetings/${created.id}/adGroups`, { headers: headers(second) });
+    const adGroups = await fetch(`${second.url}/openapi/v4/targetings/${created.id}/adGroups`, {
+      headers: headers(second),
+    });
     expect(((await adGroups.json()) as { content: unknown[] }).content).toHaveLength(1);
     // Ids continue after a restart instead of starting over.
     expect((await createAudience(second, 'next')).id).toBe(created.id + 1);
@@ -82,7 +91,11 @@ describe('state file', () => {
       version: 1,
       nextAudienceId: 100003,
       campaigns: seeded.campaigns.map((campaign) => ({ ...campaign, id: Number(campaign.id) })),
-      adGroups: seeded.adGroups.map((adGroup) => ({ ...adGroup, id: Number(adGroup.id), campaignId: Number(adGroup.campaignId) })),
+      adGroups: seeded.adGroups.map((adGroup) => ({
+        ...adGroup,
+        id: Number(adGroup.id),
+        campaignId: Number(adGroup.campaignId),
+      })),
       audiences: [{ ...storedAudience('100002', 'kept'), id: 100002 }],
       links: [{ audienceId: 100002, adGroupId: 101 }],
     };
@@ -90,12 +103,20 @@ describe('state file', () => {
     await writeFile(statePath, JSON.stringify(v1));
     const emulator = await start();
     expect(await listNames(emulator)).toEqual(['kept']);
-    const adGroups = await fetch(`${emulator.url}/openapi/v4/targetings/100002/adGroups`, { headers: headers(emulator) });
-    expect(((await adGroups.json()) as { content: Array<{ adGroupId: number }> }).content.map((entry) => entry.adGroupId)).toEqual([101]);
+    const adGroups = await fetch(`${emulator.url}/openapi/v4/targetings/100002/adGroups`, {
+      headers: headers(emulator),
+    });
+    expect(
+      ((await adGroups.json()) as { content: Array<{ adGroupId: number }> }).content.map((entry) => entry.adGroupId),
+    ).toEqual([101]);
     expect((await createAudience(emulator, 'next')).id).toBe(100003);
     await stop(emulator);
     const written = JSON.parse(await readFile(statePath, 'utf8'));
-    expect(written).toMatchObject({ version: 2, nextAudienceId: '100004', links: [{ audienceId: '100002', adGroupId: '101' }] });
+    expect(written).toMatchObject({
+      version: 2,
+      nextAudienceId: '100004',
+      links: [{ audienceId: '100002', adGroupId: '101' }],
+    });
   });
 
   it('keeps state in memory when no path is given: a new emulator starts from the seed', async () => {
@@ -124,19 +145,26 @@ describe('state file', () => {
 
   it('handles 100 concurrent creates: 100 distinct ids and a valid state file afterwards', async () => {
     const emulator = await start();
-    const results = await Promise.all(Array.from({ length: 100 }, (_, index) => createAudience(emulator, `bulk-${index}`)));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, index) => createAudience(emulator, `bulk-${index}`)),
+    );
     expect(results.every((result) => result.status === 200)).toBe(true);
     expect(new Set(results.map((result) => result.id)).size).toBe(100);
     // Every answer came after its write, so the file already holds all of them.
     const state = JSON.parse(await readFile(statePath, 'utf8'));
     expect(state.audiences).toHaveLength(100);
-    expect(new Set(state.audiences.map((audience: { id: string }) => audience.id))).toEqual(new Set(results.map((result) => String(result.id))));
+    expect(new Set(state.audiences.map((audience: { id: string }) => audience.id))).toEqual(
+      new Set(results.map((result) => String(result.id))),
+    );
     expect((await readdir(join(dir, 'nested'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 });
 
 describe('a state that cannot be written', () => {
-  /** Makes every write of the state fail: the file becomes a folder that is not empty, so renaming a write over it fails (root too). */
+  /**
+   * Makes every write of the state fail: the file becomes a folder that is not empty, so renaming a write over it fails
+   * (root too).
+   */
   async function blockWrites(): Promise<() => Promise<void>> {
     await rm(statePath);
     await mkdir(join(statePath, 'in-the-way'), { recursive: true });
@@ -150,17 +178,32 @@ describe('a state that cannot be written', () => {
     const response = await fetch(`${emulator.url}/openapi/v4/targetings`, {
       method: 'POST',
       headers: headers(emulator),
-      body: JSON.stringify({ adAccountId: 1234, name: 'lost', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' }),
+      body: JSON.stringify({
+        adAccountId: 1234,
+        name: 'lost',
+        type: 'DISPLAY',
+        ageType: 'ALL',
+        genderType: 'ALL',
+        locationType: 'ALL',
+      }),
     });
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({
       code: -500,
       msg: 'internal server error',
-      extras: { detailCode: 8004, detailMsg: expect.stringMatching(new RegExp(`^the emulator could not store its state in ${statePath}: EISDIR.*; the change was not made$`)) },
+      extras: {
+        detailCode: 8004,
+        detailMsg: expect.stringMatching(
+          new RegExp(`^the emulator could not store its state in ${statePath}: EISDIR.*; the change was not made$`),
+        ),
+      },
     });
     // Nothing a list or a retry could find and call done.
     expect(await listNames(emulator)).toEqual(['kept']);
-    const seen = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { audiences: unknown[]; nextAudienceId: string };
+    const seen = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as {
+      audiences: unknown[];
+      nextAudienceId: string;
+    };
     expect(seen.audiences).toHaveLength(1);
     expect(seen.nextAudienceId).toBe(String(kept.id + 1));
 
@@ -177,13 +220,17 @@ describe('a state that cannot be written', () => {
     const emulator = await start();
     const kept = await createAudience(emulator, 'kept');
     const unblock = await blockWrites();
-    const results = await Promise.all(Array.from({ length: 30 }, (_, index) => createAudience(emulator, `burst-${index}`)));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, index) => createAudience(emulator, `burst-${index}`)),
+    );
     expect(results.map((result) => result.status)).toEqual(Array.from({ length: 30 }, () => 500));
     expect(await listNames(emulator)).toEqual(['kept']);
     await unblock();
     expect(await createAudience(emulator, 'after')).toEqual({ status: 200, id: kept.id + 1 });
     await stop(emulator);
-    expect(JSON.parse(await readFile(statePath, 'utf8')).audiences.map((audience: { name: string }) => audience.name)).toEqual(['kept', 'after']);
+    expect(
+      JSON.parse(await readFile(statePath, 'utf8')).audiences.map((audience: { name: string }) => audience.name),
+    ).toEqual(['kept', 'after']);
   });
 
   it('fails the write queued behind a failed one too, though the disk has room again: its changes were made on the state put back', async () => {
@@ -209,7 +256,9 @@ describe('a state that cannot be written', () => {
       store.state.audiences.push(audience('b'));
       const second = store.persist();
       failFirst(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
-      await expect(first).rejects.toThrow(`the emulator could not store its state in ${statePath}: ENOSPC: no space left on device, write`);
+      await expect(first).rejects.toThrow(
+        `the emulator could not store its state in ${statePath}: ENOSPC: no space left on device, write`,
+      );
       await expect(second).rejects.toThrow(/ENOSPC/);
       expect(store.state.audiences).toEqual([]);
       expect(store.state.nextAudienceId).toBe(seeded.nextAudienceId);
@@ -249,7 +298,11 @@ describe('one emulator per state file', () => {
     await createAudience(second, 'from-second');
     await stop(second);
     const state = JSON.parse(await readFile(statePath, 'utf8'));
-    expect(state.audiences.map((audience: { name: string }) => audience.name)).toEqual(['from-first', 'from-first-later', 'from-second']);
+    expect(state.audiences.map((audience: { name: string }) => audience.name)).toEqual([
+      'from-first',
+      'from-first-later',
+      'from-second',
+    ]);
   });
 
   it('stops one that may not wait with an error naming the file, writes nothing, and lets the file go once closed', async () => {
@@ -261,7 +314,9 @@ describe('one emulator per state file', () => {
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(StateFileBusyError);
-    expect((refused as Error).message).toBe(`another process is using the emulator state file ${statePath} (it holds ${statePath}.lock)`);
+    expect((refused as Error).message).toBe(
+      `another process is using the emulator state file ${statePath} (it holds ${statePath}.lock)`,
+    );
     expect(await readFile(statePath, 'utf8')).toBe(before);
     // What the command line reports: the code, and what to do.
     await expect(startLocalEmulator({ statePath, stateWaitMs: 0 })).rejects.toMatchObject({
@@ -290,7 +345,9 @@ describe('one emulator per state file', () => {
     };
     for (const name of Object.values(files)) await writeFile(join(folder, name), '{"half": ');
     const emulator = await start();
-    expect((await readdir(folder)).sort()).toEqual([files.living, files.notAWrite, files.otherFile, 'state.json', 'state.json.lock'].sort());
+    expect((await readdir(folder)).sort()).toEqual(
+      [files.living, files.notAWrite, files.otherFile, 'state.json', 'state.json.lock'].sort(),
+    );
     await stop(emulator);
   });
 });

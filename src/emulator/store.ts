@@ -104,7 +104,9 @@ export interface CustomerFileMember {
   inclusionType: InclusionType;
 }
 /** A tracker member, stored in the shape it was taken in: with retentionDays, or with the real service's terms. */
-export type TrackerMember = { trackId: string; eventCode: string; inclusionType: InclusionType } & ({ retentionDays: number } | { trackerTargetingTerms: string[] });
+export type TrackerMember = { trackId: string; eventCode: string; inclusionType: InclusionType } & (
+  { retentionDays: number } | { trackerTargetingTerms: string[] }
+);
 export interface CohortMember {
   cohortId: number;
   inclusionType: InclusionType;
@@ -219,7 +221,12 @@ export type WriteText = (path: string, text: string) => Promise<void>;
  * path is given. A file that exists but cannot be read as a state is an error naming the file:
  * silently reseeding would throw away someone's data. The file's lock is held until `close`.
  */
-export async function openStore(path: string | undefined, seed: () => EmulatorState, wait: StoreWait = {}, writeState: WriteText = writeText): Promise<Store> {
+export async function openStore(
+  path: string | undefined,
+  seed: () => EmulatorState,
+  wait: StoreWait = {},
+  writeState: WriteText = writeText,
+): Promise<Store> {
   if (path === undefined) {
     const memory: Store = {
       state: seed(),
@@ -232,7 +239,10 @@ export async function openStore(path: string | undefined, seed: () => EmulatorSt
   await mkdir(dirname(path), { recursive: true });
   let lostLock: Error | undefined;
   const release = await lockStateFile(path, wait, (error) => {
-    lostLock = new StateFileError(`the lock of the emulator state file ${path} was taken by another process; nothing more is written (${error.message})`, { cause: error });
+    lostLock = new StateFileError(
+      `the lock of the emulator state file ${path} was taken by another process; nothing more is written (${error.message})`,
+      { cause: error },
+    );
   });
   let store: Store;
   try {
@@ -260,7 +270,12 @@ export async function openStore(path: string | undefined, seed: () => EmulatorSt
  * out twice. The write queued behind it fails too, since its changes were made on the state
  * put back.
  */
-async function openLocked(path: string, seed: () => EmulatorState, lost: () => Error | undefined, writeState: WriteText): Promise<Store> {
+async function openLocked(
+  path: string,
+  seed: () => EmulatorState,
+  lost: () => Error | undefined,
+  writeState: WriteText,
+): Promise<Store> {
   const existing = await readState(path);
   let written = existing?.text;
   let counter = 0;
@@ -330,7 +345,11 @@ function stateText(state: EmulatorState): string {
  * Takes the state file's lock: at once when it is free (or stale), else after `onWait`, trying
  * every 250 ms until `waitMs` have passed. Returns the release.
  */
-async function lockStateFile(path: string, wait: StoreWait, onCompromised: (error: Error) => void): Promise<() => Promise<void>> {
+async function lockStateFile(
+  path: string,
+  wait: StoreWait,
+  onCompromised: (error: Error) => void,
+): Promise<() => Promise<void>> {
   const options = { realpath: false, stale: STATE_STALE_MS, onCompromised };
   try {
     return await lock(path, { ...options, retries: 0 });
@@ -342,7 +361,10 @@ async function lockStateFile(path: string, wait: StoreWait, onCompromised: (erro
     wait.onWait?.(waitMs);
     const retries = Math.ceil(waitMs / RETRY_MS);
     try {
-      return await lock(path, { ...options, retries: { retries, factor: 1, minTimeout: RETRY_MS, maxTimeout: RETRY_MS } });
+      return await lock(path, {
+        ...options,
+        retries: { retries, factor: 1, minTimeout: RETRY_MS, maxTimeout: RETRY_MS },
+      });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
     }
@@ -404,7 +426,10 @@ export class StateFileError extends Error {
 export class StateWriteError extends StateFileError {
   override name = 'StateWriteError';
   constructor(path: string, cause: unknown) {
-    super(`the emulator could not store its state in ${path}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `the emulator could not store its state in ${path}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
 }
 
@@ -414,13 +439,17 @@ async function readState(path: string): Promise<{ state: EmulatorState; text: st
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new StateFileError(`cannot read the emulator state file ${path}: ${(error as Error).message}`, { cause: error });
+    throw new StateFileError(`cannot read the emulator state file ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new StateFileError(`the emulator state file ${path} is corrupt (not JSON: ${(error as Error).message})`, { cause: error });
+    throw new StateFileError(`the emulator state file ${path} is corrupt (not JSON: ${(error as Error).message})`, {
+      cause: error,
+    });
   }
   const problem = shapeProblem(parsed);
   if (problem) throw new StateFileError(`the emulator state file ${path} is corrupt (${problem})`);
@@ -435,7 +464,11 @@ function withIdsAsText(state: EmulatorState): EmulatorState {
     version: 2,
     nextAudienceId: String(state.nextAudienceId),
     campaigns: state.campaigns.map((campaign) => ({ ...campaign, id: String(campaign.id) })),
-    adGroups: state.adGroups.map((adGroup) => ({ ...adGroup, id: String(adGroup.id), campaignId: String(adGroup.campaignId) })),
+    adGroups: state.adGroups.map((adGroup) => ({
+      ...adGroup,
+      id: String(adGroup.id),
+      campaignId: String(adGroup.campaignId),
+    })),
     audiences: state.audiences.map((audience) => ({ ...audience, id: String(audience.id) })),
     links: state.links.map((link) => ({ audienceId: String(link.audienceId), adGroupId: String(link.adGroupId) })),
   };
@@ -447,7 +480,8 @@ const targetableKeys = ['customerFiles', 'trackers', 'cohorts', 'talkChannels', 
 function shapeProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an object';
   const record = value as Record<string, unknown>;
-  if (record['version'] !== 1 && record['version'] !== 2) return `unsupported version ${JSON.stringify(record['version'])}`;
+  if (record['version'] !== 1 && record['version'] !== 2)
+    return `unsupported version ${JSON.stringify(record['version'])}`;
   if (!isStoredId(record['nextAudienceId'])) return 'nextAudienceId is not an integer';
   for (const key of arrayKeys) if (!Array.isArray(record[key])) return `${key} is not an array`;
   const targetables = record['targetables'];

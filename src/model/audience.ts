@@ -120,7 +120,14 @@ export interface AudienceDefinition {
 }
 
 /** The fields of an audience answer that only the service sets: shown, never compared or sent. */
-export const SERVICE_ONLY_FIELDS = ['id', 'audienceStatus', 'createdDate', 'lastModifiedDate', 'populationScore', 'adAccountId'] as const;
+export const SERVICE_ONLY_FIELDS = [
+  'id',
+  'audienceStatus',
+  'createdDate',
+  'lastModifiedDate',
+  'populationScore',
+  'adAccountId',
+] as const;
 
 /**
  * The fields of a tracker member of which it holds one: its retention, as `retentionDays` or
@@ -145,7 +152,16 @@ export const CRITERIA_BY_TYPE: Readonly<Record<AudienceType, readonly Definition
     'syncAppTargetings',
     'lookalikeTargetings',
   ],
-  MESSAGE: ['ufoInterests', 'ufoBusinessTypes', ...REGION_FIELDS, 'talkChannelGroupTargetings', 'cohortTargetings', 'talkChannelTargetings', 'syncAppTargetings', 'lookalikeTargetings'],
+  MESSAGE: [
+    'ufoInterests',
+    'ufoBusinessTypes',
+    ...REGION_FIELDS,
+    'talkChannelGroupTargetings',
+    'cohortTargetings',
+    'talkChannelTargetings',
+    'syncAppTargetings',
+    'lookalikeTargetings',
+  ],
 };
 
 /** The fields that identify a member of each targeting set (used to show, order and match members). */

@@ -13,10 +13,17 @@ const CHECK_WEIGHTS = [1, 3, 7, 1, 3, 7, 1, 3, 5] as const;
  */
 export function bizNumProblem(bizNum: string): { message: string; hint: string } | undefined {
   if (!BIZNUM_PATTERN.test(bizNum)) {
-    return { message: `${JSON.stringify(bizNum)} is not a business registration number of the form XXX-XX-XXXXX`, hint: bizNumFormHint(bizNum) };
+    return {
+      message: `${JSON.stringify(bizNum)} is not a business registration number of the form XXX-XX-XXXXX`,
+      hint: bizNumFormHint(bizNum),
+    };
   }
   const digits = [...bizNum.replaceAll('-', '')].map(Number);
-  if (digits.every((digit) => digit === 0)) return { message: `${bizNum} is all zeros, which is no business registration number`, hint: 'copy the number from the business registration certificate' };
+  if (digits.every((digit) => digit === 0))
+    return {
+      message: `${bizNum} is all zeros, which is no business registration number`,
+      hint: 'copy the number from the business registration certificate',
+    };
   const expected = checkDigit(digits);
   if (digits[9] !== expected) {
     return {
@@ -62,7 +69,10 @@ export interface DesiredBusiness {
 }
 
 /** Each expected field the company does not have as declared. */
-export function businessMismatches(desired: DesiredBusiness, company: Company): Array<{ field: ExpectedBusinessField; expected: string; actual: string | null }> {
+export function businessMismatches(
+  desired: DesiredBusiness,
+  company: Company,
+): Array<{ field: ExpectedBusinessField; expected: string; actual: string | null }> {
   return EXPECTED_BUSINESS_FIELDS.flatMap((field) => {
     const expected = desired.expected[field];
     const actual = company[field];

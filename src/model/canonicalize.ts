@@ -53,7 +53,8 @@ export function canonicalizeMembers(field: TargetingField, members: TargetingMem
     const sorted = canonicalMember(member);
     unique.set(memberText(sorted), sorted);
   }
-  const sortKey = (member: TargetingMember): string => JSON.stringify(keys.map((key) => fieldText(member[key]) ?? '')) + memberText(member);
+  const sortKey = (member: TargetingMember): string =>
+    JSON.stringify(keys.map((key) => fieldText(member[key]) ?? '')) + memberText(member);
   return [...unique.values()].sort((a, b) => compareText(sortKey(a), sortKey(b)));
 }
 
@@ -67,7 +68,12 @@ export function canonicalizeMembers(field: TargetingField, members: TargetingMem
  */
 export function memberMatches(field: TargetingField, desired: TargetingMember, live: TargetingMember): boolean {
   const keys = TARGETING_MEMBER_KEYS[field];
-  if (field === 'trackerTargetings' && retentionField(desired) !== retentionField(live) && retentionField(live) !== undefined) return false;
+  if (
+    field === 'trackerTargetings' &&
+    retentionField(desired) !== retentionField(live) &&
+    retentionField(live) !== undefined
+  )
+    return false;
   return TARGETING_DECLARED_FIELDS[field].every((name) => {
     const want = fieldText(desired[name]);
     if (want === undefined) return true;
@@ -89,11 +95,15 @@ function fieldText(value: JsonValue | undefined): string | undefined {
 
 /** A member as text, each field compared as text: two spellings of one member are one. */
 function memberText(member: TargetingMember): string {
-  return stableStringify(Object.fromEntries(Object.entries(member).map(([key, value]) => [key, fieldText(value) ?? null])));
+  return stableStringify(
+    Object.fromEntries(Object.entries(member).map(([key, value]) => [key, fieldText(value) ?? null])),
+  );
 }
 
 /** The service does not return locationType: a live audience with any region is AREA. */
-export function inferLocationType(definition: Pick<AudienceDefinition, 'locations' | 'depth2Locations' | 'depth3Locations'>): LocationType {
+export function inferLocationType(
+  definition: Pick<AudienceDefinition, 'locations' | 'depth2Locations' | 'depth3Locations'>,
+): LocationType {
   return REGION_FIELDS.some((field) => definition[field].length > 0) ? 'AREA' : 'ALL';
 }
 
@@ -103,7 +113,9 @@ function uniqueSorted<T>(values: T[], rank: (value: T) => number | string): T[] 
   return [...new Set(values)].sort((a, b) => {
     const left = rank(a);
     const right = rank(b);
-    return typeof left === 'number' && typeof right === 'number' ? left - right : compareText(String(left), String(right));
+    return typeof left === 'number' && typeof right === 'number'
+      ? left - right
+      : compareText(String(left), String(right));
   });
 }
 
@@ -113,10 +125,13 @@ function uniqueSorted<T>(values: T[], rank: (value: T) => number | string): T[] 
  */
 function canonicalMember(member: TargetingMember): TargetingMember {
   const keys = Object.keys(member);
-  const ordered = keys.every((key, index) => index === 0 || (keys[index - 1] as string) < key) ? { ...member } : Object.fromEntries(keys.sort().map((key) => [key, member[key] as JsonValue]));
+  const ordered = keys.every((key, index) => index === 0 || (keys[index - 1] as string) < key)
+    ? { ...member }
+    : Object.fromEntries(keys.sort().map((key) => [key, member[key] as JsonValue]));
   for (const key of keys) {
     const value = ordered[key];
-    if (Array.isArray(value) && value.length > 1 && value.every((item) => typeof item === 'string')) ordered[key] = uniqueSorted(value as string[], (text) => text);
+    if (Array.isArray(value) && value.length > 1 && value.every((item) => typeof item === 'string'))
+      ordered[key] = uniqueSorted(value as string[], (text) => text);
   }
   return ordered;
 }

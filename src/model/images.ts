@@ -139,7 +139,15 @@ export interface ImageLock {
  */
 export type LocalFile =
   | { status: 'absent' }
-  | { status: 'present'; sha256: string; format: ImageFormat | 'heic' | null; width: number | null; height: number | null; link?: true; identity?: string }
+  | {
+      status: 'present';
+      sha256: string;
+      format: ImageFormat | 'heic' | null;
+      width: number | null;
+      height: number | null;
+      link?: true;
+      identity?: string;
+    }
   | { status: 'refused'; reason: string };
 
 /**
@@ -155,12 +163,20 @@ export interface ImageState {
   lock: ImageLock;
   /** SHA-256 of the lock file's bytes; null when there is none. */
   lockHash: string | null;
-  /** Why the lock cannot be used, when it exists but is not a lock file, or is refused unread (a link out of the project). */
+  /**
+   * Why the lock cannot be used, when it exists but is not a lock file, or is refused unread (a link out of the
+   * project).
+   */
   lockProblem?: string;
   files: Record<string, LocalFile>;
 }
 
-const EXTENSION_FORMATS: Readonly<Record<string, ImageFormat>> = { webp: 'webp', png: 'png', jpg: 'jpeg', jpeg: 'jpeg' };
+const EXTENSION_FORMATS: Readonly<Record<string, ImageFormat>> = {
+  webp: 'webp',
+  png: 'png',
+  jpg: 'jpeg',
+  jpeg: 'jpeg',
+};
 
 /** The format an output file's extension names, if any. */
 export function formatOfPath(path: string): ImageFormat | undefined {
@@ -195,7 +211,9 @@ export function numberedOutputs(output: string, samples: number): string[] {
 }
 
 /** Per operation, whether each parameter is required (R), optional (O) or not accepted (-): the spec's table. */
-export const IMAGE_PARAM_TABLE: Readonly<Record<(typeof IMAGE_PARAM_FIELDS)[number] | ImageInputField, Readonly<Record<ImageOperation, 'R' | 'O' | '-'>>>> = {
+export const IMAGE_PARAM_TABLE: Readonly<
+  Record<(typeof IMAGE_PARAM_FIELDS)[number] | ImageInputField, Readonly<Record<ImageOperation, 'R' | 'O' | '-'>>>
+> = {
   version: { t2i: 'R', variations: 'R', inpainting: 'O' },
   prompt: { t2i: 'R', variations: '-', inpainting: 'R' },
   negative_prompt: { t2i: 'O', variations: '-', inpainting: 'O' },
@@ -241,15 +259,22 @@ export const INPUT_FORMATS: Readonly<Record<ImageOperation, ReadonlyArray<ImageF
   inpainting: ['webp', 'png', 'jpeg', 'heic'],
 };
 
-/** The operation a declared image performs: as written, or from its inputs (a mask means inpainting, an image variations). */
+/**
+ * The operation a declared image performs: as written, or from its inputs (a mask means inpainting, an image
+ * variations).
+ */
 export function inferOperation(declared: { operation?: unknown; image?: unknown; mask?: unknown }): ImageOperation {
-  if (typeof declared.operation === 'string' && (IMAGE_OPERATIONS as readonly string[]).includes(declared.operation)) return declared.operation as ImageOperation;
+  if (typeof declared.operation === 'string' && (IMAGE_OPERATIONS as readonly string[]).includes(declared.operation))
+    return declared.operation as ImageOperation;
   if (declared.mask !== undefined) return 'inpainting';
   if (declared.image !== undefined) return 'variations';
   return 't2i';
 }
 
-/** True when a prompt has a letter of a script other than Latin (Hangul, CJK, Cyrillic, …): the service takes English only. */
+/**
+ * True when a prompt has a letter of a script other than Latin (Hangul, CJK, Cyrillic, …): the service takes English
+ * only.
+ */
 export function hasNonLatinLetters(text: string): boolean {
   return /(?!\p{Script=Latin})\p{Letter}/u.test(text);
 }

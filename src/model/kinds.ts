@@ -20,7 +20,9 @@ export type Merged<Parts extends PerKind> = UnionToIntersection<Parts[keyof Part
 /** One kind's part (never while it has none: EveryKind says so where the parts are declared). */
 export type PartOf<Parts, K extends KindName> = K extends keyof Parts ? Parts[K] : never;
 
-type UnionToIntersection<U> = (U extends unknown ? (part: U) => void : never) extends (part: infer I) => void ? I : never;
+type UnionToIntersection<U> = (U extends unknown ? (part: U) => void : never) extends (part: infer I) => void
+  ? I
+  : never;
 
 /** A registry's entries in the order of KINDS, leaving out the kinds it has nothing for (null). */
 export function inKindOrder<T>(registry: { readonly [K in KindName]: T | null }): T[] {

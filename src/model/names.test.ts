@@ -32,7 +32,11 @@ const tricky = fc.constantFrom(
   '\udc00',
   '😀',
 );
-const unit = fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), tricky, fc.constantFrom('a', 'b', 'legacy-'));
+const unit = fc.oneof(
+  fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+  tricky,
+  fc.constantFrom('a', 'b', 'legacy-'),
+);
 const name = fc.string({ unit, maxLength: 10 });
 
 /** The names near `base`: itself, one character more or less, another Unicode spelling, or any other. */
@@ -49,7 +53,8 @@ const near = (base: string) =>
 
 /** Globs are read by code point, so "starts with" is too (a lone surrogate and its partner are one character). */
 const codePoints = (text: string) => Array.from(text);
-const startsWith = (text: string, prefix: string) => codePoints(prefix).every((char, index) => codePoints(text)[index] === char);
+const startsWith = (text: string, prefix: string) =>
+  codePoints(prefix).every((char, index) => codePoints(text)[index] === char);
 // Compared as arrays: joined again after a reverse, two lone surrogates could pair into another character.
 const endsWith = (text: string, suffix: string) => {
   const chars = codePoints(text);
@@ -66,7 +71,8 @@ const RUNS = { numRuns: 2000 };
 
 describe('name globs match names as plain text', () => {
   it('matches `.` and `..` segments, slashes and leading dots like any other characters', () => {
-    for (const text of ['legacy-x/.', 'legacy-a/./b', 'legacy-../..', 'legacy-/', 'legacy-']) expect(matches('legacy-*', text)).toBe(true);
+    for (const text of ['legacy-x/.', 'legacy-a/./b', 'legacy-../..', 'legacy-/', 'legacy-'])
+      expect(matches('legacy-*', text)).toBe(true);
     expect(matches('*', './a')).toBe(true);
     expect(matches('*', '')).toBe(true);
     expect(matches('team-?.holiday', 'team-/.holiday')).toBe(true);
@@ -103,7 +109,10 @@ describe('name globs match names as plain text', () => {
     fc.assert(
       fc.property(name, name, fc.string({ unit, maxLength: 2 }), (before, after, middle) => {
         const text = before + middle + after;
-        const expected = startsWith(text, before) && endsWith(text, after) && codePoints(text).length === codePoints(before).length + codePoints(after).length + 1;
+        const expected =
+          startsWith(text, before) &&
+          endsWith(text, after) &&
+          codePoints(text).length === codePoints(before).length + codePoints(after).length + 1;
         expect(matches(`${escapeNameGlob(before)}?${escapeNameGlob(after)}`, text)).toBe(expected);
       }),
       RUNS,
@@ -148,7 +157,10 @@ describe('name globs match names as plain text', () => {
       const parsed = parseNameGlob(glob);
       return parsed.ok ? undefined : { problem: parsed.problem, suggestion: parsed.suggestion };
     };
-    expect(refused('{a,b}-*')).toEqual({ problem: '`{` is not glob syntax here (no braces, groups or extglobs)', suggestion: '\\{a,b\\}-*' });
+    expect(refused('{a,b}-*')).toEqual({
+      problem: '`{` is not glob syntax here (no braces, groups or extglobs)',
+      suggestion: '\\{a,b\\}-*',
+    });
     expect(refused('+(a|b)')?.suggestion).toBe('+\\(a|b\\)');
     expect(refused('!legacy-*')?.suggestion).toBe('\\!legacy-*');
     expect(refused('a\\(b(')?.suggestion).toBe('a\\(b\\(');
@@ -166,7 +178,8 @@ describe('ignore globs', () => {
     fc.assert(
       fc.property(name, (base) => {
         const isIgnored = ignoreMatcher([escapeNameGlob(base)]);
-        for (const spelling of [base, base.normalize('NFC'), base.normalize('NFD')]) expect(isIgnored(spelling)).toBe(true);
+        for (const spelling of [base, base.normalize('NFC'), base.normalize('NFD')])
+          expect(isIgnored(spelling)).toBe(true);
       }),
       RUNS,
     );

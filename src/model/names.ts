@@ -12,7 +12,8 @@
  */
 
 /** A checked glob: its matcher, or what is wrong, how to mend it, and the glob with its reserved characters escaped. */
-export type NameGlob = { ok: true; matches: (name: string) => boolean } | { ok: false; problem: string; hint: string; suggestion: string };
+export type NameGlob =
+  { ok: true; matches: (name: string) => boolean } | { ok: false; problem: string; hint: string; suggestion: string };
 
 /** Characters that would mean something else in another glob dialect: never read as plain text. */
 const RESERVED = new Set(['{', '}', '(', ')']);
@@ -20,7 +21,10 @@ const RESERVED = new Set(['{', '}', '(', ')']);
 /** The glob's matcher, or what is wrong with it (and how to write it) when it is not one. */
 export function parseNameGlob(glob: string): NameGlob {
   const chars = Array.from(glob);
-  const refuse = (problem: string, hint = 'write `\\` before a character to match it as it is; for alternatives, write one glob each'): NameGlob => ({
+  const refuse = (
+    problem: string,
+    hint = 'write `\\` before a character to match it as it is; for alternatives, write one glob each',
+  ): NameGlob => ({
     ok: false,
     problem,
     hint,
@@ -122,7 +126,10 @@ function parseSet(chars: string[], start: number): { source: string; end: number
   for (let first = true; first || chars[index] !== ']'; first = false) {
     if (index >= chars.length) return unclosed;
     if (chars[index] === '[' && chars[index + 1] === ':') {
-      return { problem: 'POSIX classes such as `[[:alpha:]]` are not supported', hint: 'list the characters or a range instead, e.g. `[a-z]`' };
+      return {
+        problem: 'POSIX classes such as `[[:alpha:]]` are not supported',
+        hint: 'list the characters or a range instead, e.g. `[a-z]`',
+      };
     }
     const low = member();
     if (low === undefined) return unclosed;
@@ -133,7 +140,10 @@ function parseSet(chars: string[], start: number): { source: string; end: number
       if (high === undefined) return unclosed;
       index += 1;
       if ((high.codePointAt(0) ?? 0) < (low.codePointAt(0) ?? 0)) {
-        return { problem: `the range \`${low}-${high}\` runs backwards`, hint: `write it low to high: \`${high}-${low}\`` };
+        return {
+          problem: `the range \`${low}-${high}\` runs backwards`,
+          hint: `write it low to high: \`${high}-${low}\``,
+        };
       }
       members.push(`${literal(low)}-${literal(high)}`);
     } else {

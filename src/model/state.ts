@@ -18,7 +18,10 @@ export interface DesiredAudience {
   renamedFrom: string[];
   /** The whole definition, shorthands expanded (`ages: [20]` implies `ageType: NOT_ALL`), sent as written. */
   definition: AudienceDefinition;
-  /** The criteria the file says nothing of (so they are empty; region depths count as one): a plan that empties one says so. */
+  /**
+   * The criteria the file says nothing of (so they are empty; region depths count as one): a plan that empties one says
+   * so.
+   */
   omitted: DefinitionField[];
   /** The exact set of ad groups allowed to use the audience, when declared. */
   adGroups?: Long[];
@@ -30,7 +33,10 @@ export interface DesiredState {
   adAccountId: number;
   /** Delete live audiences that are not declared (except `ignore` matches). */
   prune: boolean;
-  /** Remove locked images the file no longer declares (with their files). Apart from `prune`: an edit of the images never deletes an audience. */
+  /**
+   * Remove locked images the file no longer declares (with their files). Apart from `prune`: an edit of the images
+   * never deletes an audience.
+   */
   pruneImages: boolean;
   /** The mass-delete guard of this account, as far as the file sets it (the rest: DEFAULT_MASS_DELETE). */
   massDelete?: { ratio?: number; minManaged?: number };
@@ -71,7 +77,10 @@ export interface LiveAudience extends LiveAudienceSummary {
   unmodelled: UnmodelledFields;
 }
 
-/** Fields of an answer the tool does not model, each as its JSON text exactly as answered (every digit of its numbers kept). */
+/**
+ * Fields of an answer the tool does not model, each as its JSON text exactly as answered (every digit of its numbers
+ * kept).
+ */
 export type UnmodelledFields = Record<string, string>;
 
 /** An ad group that uses an audience, with its campaign. */

@@ -8,8 +8,9 @@
  * (the joiners U+200C and U+200D stay: scripts and emoji need them); and a surrogate without
  * its pair, which would print as U+FFFD whatever it was.
  */
-// eslint-disable-next-line no-control-regex -- matching the control characters is the point
-const ACTING = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]/gu;
+const ACTING =
+  // eslint-disable-next-line no-control-regex -- matching the control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]/gu;
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
@@ -20,7 +21,10 @@ const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t'
  * they print, never to their own layout.
  */
 export function visible(text: string): string {
-  return text.replace(ACTING, (char) => NAMED[char] ?? `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    ACTING,
+    (char) => NAMED[char] ?? `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**

@@ -26,7 +26,13 @@ export async function takeApplyLock(cwd: string): Promise<() => Promise<void>> {
   try {
     // A lock lost while held (its folder removed, or taken over after a stall) must not stop an
     // apply halfway: the changes in flight and the summary matter more. It is only released.
-    const release = await lock(cwd, { lockfilePath: join(cwd, APPLY_LOCK), realpath: false, stale: STALE_MS, retries: 0, onCompromised: () => undefined });
+    const release = await lock(cwd, {
+      lockfilePath: join(cwd, APPLY_LOCK),
+      realpath: false,
+      stale: STALE_MS,
+      retries: 0,
+      onCompromised: () => undefined,
+    });
     return () => release().catch(() => undefined);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw fileWriteError(error, APPLY_LOCK);

@@ -15,7 +15,11 @@ describe('applyAndVerify', () => {
       list: async () => {
         // The interrupt comes as the check lists the account: the transport then sends nothing new.
         interrupt.abort();
-        throw new AppError({ code: NOT_STARTED, source: 'user', summary: 'GET /openapi/v4/targetings/audiences was not sent: the command was interrupted' });
+        throw new AppError({
+          code: NOT_STARTED,
+          source: 'user',
+          summary: 'GET /openapi/v4/targetings/audiences was not sent: the command was interrupted',
+        });
       },
       read: refuse,
       create: refuse,
@@ -28,7 +32,16 @@ describe('applyAndVerify', () => {
         return { verified: null };
       },
     };
-    const deletion: AudienceDelete = { action: 'delete', kind: 'audience', name: 'old', id: '7', before: definition({ name: 'old' }), after: null, kept: {}, display: { impact: [] } };
+    const deletion: AudienceDelete = {
+      action: 'delete',
+      kind: 'audience',
+      name: 'old',
+      id: '7',
+      before: definition({ name: 'old' }),
+      after: null,
+      kept: {},
+      display: { impact: [] },
+    };
     const plan = planOf([deletion]);
     const applied = await applyAndVerify(plan, { audiences }, {}, interrupt.signal);
     expect(applied).toMatchObject({ interrupted: true, unverified: 'the check was interrupted', remaining: [] });
@@ -38,12 +51,24 @@ describe('applyAndVerify', () => {
 });
 
 describe('an apply stopped at once says what is known', () => {
-  const creating = (name: string): AudienceCreate => ({ action: 'create', kind: 'audience', name, id: null, before: null, after: definition({ name }) });
+  const creating = (name: string): AudienceCreate => ({
+    action: 'create',
+    kind: 'audience',
+    name,
+    id: null,
+    before: null,
+    after: definition({ name }),
+  });
 
   it('done as finished, in flight as unknown, never started as skipped, and a create shown ok whose race was being settled as done: it may have left a duplicate', () => {
     const shown: ChangeResult[] = [];
     const told = toldSoFar({ progress: (result) => shown.push(result) });
-    const [done, settling, inFlight, waiting] = ['done', 'settling', 'in-flight', 'waiting'].map(creating) as [AudienceCreate, AudienceCreate, AudienceCreate, AudienceCreate];
+    const [done, settling, inFlight, waiting] = ['done', 'settling', 'in-flight', 'waiting'].map(creating) as [
+      AudienceCreate,
+      AudienceCreate,
+      AudienceCreate,
+      AudienceCreate,
+    ];
     for (const change of [done, settling, inFlight]) told.progress.started(change);
     told.progress.finished(done, { action: 'create', name: 'done', id: '1', status: 'ok' });
     told.progress.finished(settling, { action: 'create', name: 'settling', id: '2', status: 'ok' });

@@ -45,7 +45,10 @@ export interface ApplyDeps {
 export interface ApplyInterrupts {
   /** Aborted by the first interrupt once changes are being made: no change starts after it, those in flight finish. */
   readonly signal: AbortSignal;
-  /** Before the changes, an interrupt stops the command, but only once `work` has settled (the apply lock being taken, so that it is let go on the way out). */
+  /**
+   * Before the changes, an interrupt stops the command, but only once `work` has settled (the apply lock being taken,
+   * so that it is let go on the way out).
+   */
   settleFirst(work: Promise<unknown>): void;
   /**
    * Changes are about to be made. Before this, an interrupt stops the command at once, as
@@ -57,7 +60,12 @@ export interface ApplyInterrupts {
   said(): void;
 }
 
-const UNINTERRUPTED: ApplyInterrupts = { signal: new AbortController().signal, settleFirst: () => undefined, applying: () => undefined, said: () => undefined };
+const UNINTERRUPTED: ApplyInterrupts = {
+  signal: new AbortController().signal,
+  settleFirst: () => undefined,
+  applying: () => undefined,
+  said: () => undefined,
+};
 
 export interface ApplyRequest {
   savedPlan: string | undefined;
@@ -87,7 +95,9 @@ export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<
 /** The apply itself, under the folder's apply lock. */
 async function planAndApply(request: ApplyRequest, deps: ApplyDeps, interrupts: ApplyInterrupts): Promise<number> {
   const { view } = deps;
-  const plans = request.savedPlan ? await freshSavedPlans(request.savedPlan, deps) : await plannedFromFiles(request, deps);
+  const plans = request.savedPlan
+    ? await freshSavedPlans(request.savedPlan, deps)
+    : await plannedFromFiles(request, deps);
   if (!plans) return 1;
   if (plans.every((plan) => plan.changes.length === 0)) {
     if (request.savedPlan) view.showNoChanges(plans);
@@ -107,13 +117,17 @@ async function planAndApply(request: ApplyRequest, deps: ApplyDeps, interrupts: 
     ),
   );
   for (const [index, plan] of plans.entries()) {
-    if (plan.changes.length > 0) applied.push(await applyAndVerify(plan, services[index] as ApplyServices, told.progress, interrupts.signal));
+    if (plan.changes.length > 0)
+      applied.push(await applyAndVerify(plan, services[index] as ApplyServices, told.progress, interrupts.signal));
   }
   view.finished(applied, request.savedPlan !== undefined);
   interrupts.said();
   if (interrupts.signal.aborted) return INTERRUPTED_EXIT_CODE;
   return applied.every(
-    (account) => account.result.summary.failed + account.result.summary.unknown + account.result.summary.skipped === 0 && account.remaining.length === 0 && account.unverified === null,
+    (account) =>
+      account.result.summary.failed + account.result.summary.unknown + account.result.summary.skipped === 0 &&
+      account.remaining.length === 0 &&
+      account.unverified === null,
   )
     ? 0
     : 1;
@@ -125,7 +139,10 @@ async function planAndApply(request: ApplyRequest, deps: ApplyDeps, interrupts: 
  * `ok` stays done; one being followed up, a create whose race was being settled, says that a
  * duplicate may be left), unknown when its request had left, not started otherwise.
  */
-export function toldSoFar(view: Pick<ApplyView, 'progress'>): { progress: ApplyProgress; stoppedAtOnce(plan: Plan): AppliedAccount } {
+export function toldSoFar(view: Pick<ApplyView, 'progress'>): {
+  progress: ApplyProgress;
+  stoppedAtOnce(plan: Plan): AppliedAccount;
+} {
   const started = new Set<Change>();
   const finished = new Map<Change, ChangeResult>();
   const following = new Set<Change>();
@@ -150,7 +167,13 @@ export function toldSoFar(view: Pick<ApplyView, 'progress'>): { progress: ApplyP
     },
     stoppedAtOnce: (plan) => {
       const results = plan.changes.map(whenStopped);
-      return { plan, result: { adAccountId: plan.adAccountId, results, summary: countOutcomes(results) }, remaining: [], unverified: null, interrupted: true };
+      return {
+        plan,
+        result: { adAccountId: plan.adAccountId, results, summary: countOutcomes(results) },
+        remaining: [],
+        unverified: null,
+        interrupted: true,
+      };
     },
   };
 }
@@ -162,15 +185,25 @@ async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
   const context = { cwd: deps.cwd, planFile: resolve(deps.cwd, file) };
   // Each plan's local paths as seen from here, wherever it was made from (see KindOperations.placing).
   const plans = await Promise.all(
-    (await readSavedPlans(file, deps.cwd, 'apply')).map((read) => OPERATION_KINDS_IN_ORDER.reduce(async (plan, kind) => kind.placing?.(await plan, context) ?? plan, Promise.resolve(read))),
+    (await readSavedPlans(file, deps.cwd, 'apply')).map((read) =>
+      OPERATION_KINDS_IN_ORDER.reduce(
+        async (plan, kind) => kind.placing?.(await plan, context) ?? plan,
+        Promise.resolve(read),
+      ),
+    ),
   );
-  for (const plan of plans) await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, services: deps.services });
+  for (const plan of plans)
+    await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, services: deps.services });
   return plans;
 }
 
 /** The files planned and shown; nothing (exit 1) when a plan has errors. */
 async function plannedFromFiles(request: ApplyRequest, deps: ApplyDeps): Promise<Plan[] | undefined> {
-  const planned = await planFiles(request.files, { allowMassDelete: request.allowMassDelete }, { cwd: deps.cwd, reader: deps.client, services: deps.services });
+  const planned = await planFiles(
+    request.files,
+    { allowMassDelete: request.allowMassDelete },
+    { cwd: deps.cwd, reader: deps.client, services: deps.services },
+  );
   const plans = planned.map((account) => account.plan);
   deps.view.showPlans(plans);
   return plans.some((plan) => plan.errors.length > 0) ? undefined : plans;
@@ -178,7 +211,10 @@ async function plannedFromFiles(request: ApplyRequest, deps: ApplyDeps): Promise
 
 /** The audience API, and what each kind's changes in the plan need besides. */
 function servicesFor(plan: Plan, deps: ApplyDeps): ApplyServices {
-  return Object.assign({ audiences: deps.client(plan.adAccountId) }, ...OPERATION_KINDS_IN_ORDER.map((kind) => kind.applyServices?.(plan, deps) ?? {}));
+  return Object.assign(
+    { audiences: deps.client(plan.adAccountId) },
+    ...OPERATION_KINDS_IN_ORDER.map((kind) => kind.applyServices?.(plan, deps) ?? {}),
+  );
 }
 
 /**
@@ -186,14 +222,31 @@ function servicesFor(plan: Plan, deps: ApplyDeps): ApplyServices {
  * still differs. A failed check must not lose what was done: it is reported instead. Once
  * `signal` is aborted, no change starts and nothing is checked (a check under way is cut short).
  */
-export async function applyAndVerify(plan: Plan, services: ApplyServices, progress: Partial<ApplyProgress> = {}, signal: AbortSignal = new AbortController().signal): Promise<AppliedAccount> {
+export async function applyAndVerify(
+  plan: Plan,
+  services: ApplyServices,
+  progress: Partial<ApplyProgress> = {},
+  signal: AbortSignal = new AbortController().signal,
+): Promise<AppliedAccount> {
   const listed: ListedAfterWrites = { ids: undefined };
   const result = await applyPlan(plan, { ...services, listed }, progress, signal);
   // Interrupted, the person wants out: nothing more is asked of the service. The next plan shows what is left.
   if (signal.aborted) return { plan, result, remaining: [], unverified: null, interrupted: true };
   try {
-    return { plan, result, remaining: await verifyApplied(plan, result, services.audiences, listed), unverified: null, interrupted: signal.aborted };
+    return {
+      plan,
+      result,
+      remaining: await verifyApplied(plan, result, services.audiences, listed),
+      unverified: null,
+      interrupted: signal.aborted,
+    };
   } catch (error) {
-    return { plan, result, remaining: [], unverified: signal.aborted ? 'the check was interrupted' : causeOf(error), interrupted: signal.aborted };
+    return {
+      plan,
+      result,
+      remaining: [],
+      unverified: signal.aborted ? 'the check was interrupted' : causeOf(error),
+      interrupted: signal.aborted,
+    };
   }
 }

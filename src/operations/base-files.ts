@@ -9,11 +9,15 @@ import type { PlanBase } from '../plan/index.js';
  * Each desired-state file as it was at a git ref (`plan --base REF`), as the plan compares it
  * (see PlanBase): read with git from the file's own repository (run in its folder), never from
  * the working tree. A file the ref does not hold is `absent` there (everything it plans is the
- * change's own, under the default mass-delete guard at least); one that is not valid there, or describes another ad account, is compared with
- * nothing, and the plan says why. A ref the repository lacks, or a file in no repository, is
+ * change's own, under the default mass-delete guard at least); one that is not valid there, or describes another ad
+ * account, is compared with nothing, and the plan says why. A ref the repository lacks, or a file in no repository, is
  * the user's error: a drift label that cannot be computed must not pass for "no drift".
  */
-export async function readBases(files: Array<{ file: string; desired: DesiredState }>, ref: string, cwd: string): Promise<PlanBase[]> {
+export async function readBases(
+  files: Array<{ file: string; desired: DesiredState }>,
+  ref: string,
+  cwd: string,
+): Promise<PlanBase[]> {
   const commits = new Map<string, Promise<string>>();
   return Promise.all(
     files.map(async ({ file, desired }) => {
@@ -30,13 +34,19 @@ export async function readBases(files: Array<{ file: string; desired: DesiredSta
         const where = first && first.line > 0 ? `line ${first.line}, column ${first.column}: ` : '';
         return { ref, problem: `it is not valid there (${where}${first?.message ?? 'a problem'}${more})` };
       }
-      if (result.value.adAccountId !== desired.adAccountId) return { ref, problem: `it describes ad account ${result.value.adAccountId} there, not ${desired.adAccountId}` };
+      if (result.value.adAccountId !== desired.adAccountId)
+        return {
+          ref,
+          problem: `it describes ad account ${result.value.adAccountId} there, not ${desired.adAccountId}`,
+        };
       return { ref, desired: result.value };
     }),
   );
 }
 
-/** The commit `ref` names in the repository of `dir`; the user's error when there is no repository or no such commit. */
+/**
+ * The commit `ref` names in the repository of `dir`; the user's error when there is no repository or no such commit.
+ */
 async function resolveRef(dir: string, ref: string, file: string): Promise<string> {
   const top = await git(dir, ['rev-parse', '--show-toplevel']);
   if (top.code !== 0) {
@@ -64,7 +74,11 @@ async function resolveRef(dir: string, ref: string, file: string): Promise<strin
 }
 
 /** The bytes of `name` (in `dir`) at `commit`; undefined when the commit does not hold it. */
-async function readAt(dir: string, commit: string, name: string): Promise<Uint8Array | { problem: string } | undefined> {
+async function readAt(
+  dir: string,
+  commit: string,
+  name: string,
+): Promise<Uint8Array | { problem: string } | undefined> {
   const object = `${commit}:./${name}`;
   const type = await git(dir, ['cat-file', '-t', object]);
   if (type.code !== 0) return undefined;
@@ -85,21 +99,26 @@ interface GitResult {
 /** Runs git in `dir`, its output as bytes; git missing is the user's error. */
 function git(dir: string, args: string[]): Promise<GitResult> {
   return new Promise((resolvePromise, reject) => {
-    execFile('git', ['-C', dir, ...args], { encoding: 'buffer', maxBuffer: LIMITS.bytes + 1, windowsHide: true }, (error, stdout, stderr) => {
-      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
-        reject(
-          new AppError({
-            code: 'BASE_NOT_IN_GIT',
-            source: 'user',
-            summary: '--base reads each file at a git ref with git, which is not installed (or not on PATH)',
-            hint: 'install git, or leave out --base',
-          }),
-        );
-        return;
-      }
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolvePromise({ code, stdout, stderr });
-    });
+    execFile(
+      'git',
+      ['-C', dir, ...args],
+      { encoding: 'buffer', maxBuffer: LIMITS.bytes + 1, windowsHide: true },
+      (error, stdout, stderr) => {
+        if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
+          reject(
+            new AppError({
+              code: 'BASE_NOT_IN_GIT',
+              source: 'user',
+              summary: '--base reads each file at a git ref with git, which is not installed (or not on PATH)',
+              hint: 'install git, or leave out --base',
+            }),
+          );
+          return;
+        }
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolvePromise({ code, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -13,7 +13,12 @@ export async function lookupCompany(bizNum: string, lookup: BusinessLookup): Pro
   const number = checkBizNum(bizNum);
   const company = await lookup.lookup(number);
   if (!company) {
-    throw new AppError({ code: 'COMPANY_NOT_FOUND', source: 'user', summary: `no business is registered under ${number}`, hint: 'check the number against the business registration certificate' });
+    throw new AppError({
+      code: 'COMPANY_NOT_FOUND',
+      source: 'user',
+      summary: `no business is registered under ${number}`,
+      hint: 'check the number against the business registration certificate',
+    });
   }
   return company;
 }
@@ -22,7 +27,8 @@ export async function lookupCompany(bizNum: string, lookup: BusinessLookup): Pro
 export function checkBizNum(bizNum: string): string {
   const number = bizNum.trim();
   const problem = bizNumProblem(number);
-  if (problem) throw new AppError({ code: 'BIZNUM_INVALID', source: 'user', summary: problem.message, hint: problem.hint });
+  if (problem)
+    throw new AppError({ code: 'BIZNUM_INVALID', source: 'user', summary: problem.message, hint: problem.hint });
   return number;
 }
 

@@ -28,7 +28,12 @@ export const EMULATOR_STATE_FILE = join('.audiences', 'emulator-state.json');
  * apply therefore takes the state's lock before the apply lock, so a second `--emulator` apply
  * waits its turn instead of being refused. `notice` says that a command is waiting.
  */
-export async function openConnection(options: { emulator: boolean; env: Record<string, string | undefined>; cwd: string; notice?: (line: string) => void }): Promise<Connection> {
+export async function openConnection(options: {
+  emulator: boolean;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  notice?: (line: string) => void;
+}): Promise<Connection> {
   const { env } = options;
   // Registered first, so that no message shows them, not even one about a setting they were pasted into.
   registerSecret(env.ADS_ACCESS_TOKEN);
@@ -41,10 +46,20 @@ export async function openConnection(options: { emulator: boolean; env: Record<s
       port: 0,
       ...paths,
       statePath: join(options.cwd, EMULATOR_STATE_FILE),
-      onStateWait: (waitMs) => options.notice?.(`Waiting for another command that uses the emulator's state (${EMULATOR_STATE_FILE}), up to ${seconds(waitMs)}…`),
+      onStateWait: (waitMs) =>
+        options.notice?.(
+          `Waiting for another command that uses the emulator's state (${EMULATOR_STATE_FILE}), up to ${seconds(waitMs)}…`,
+        ),
     });
     return {
-      endpoints: { apiUrl: emulator.url, companyUrl: emulator.url, imageUrl: emulator.url, accessToken: emulator.accessToken, appKey: emulator.appKey, ...paths },
+      endpoints: {
+        apiUrl: emulator.url,
+        companyUrl: emulator.url,
+        imageUrl: emulator.url,
+        accessToken: emulator.accessToken,
+        appKey: emulator.appKey,
+        ...paths,
+      },
       emulated: true,
       close: () => emulator.close(),
     };
@@ -93,7 +108,13 @@ export async function startLocalEmulator(options: EmulatorOptions): Promise<Runn
       });
     }
     if (!(error instanceof StateFileError)) throw error;
-    throw new AppError({ code: 'EMULATOR_STATE', source: 'user', summary: error.message, hint: 'repair the file, or delete it to start again from the seeded state', cause: error });
+    throw new AppError({
+      code: 'EMULATOR_STATE',
+      source: 'user',
+      summary: error.message,
+      hint: 'repair the file, or delete it to start again from the seeded state',
+      cause: error,
+    });
   }
 }
 

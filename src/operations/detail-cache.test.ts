@@ -7,12 +7,25 @@ import type { LiveAudience } from '../model/index.js';
 import { cachedReader, cacheService, type CacheKey } from './detail-cache.js';
 import type { AccountReader } from './plan.js';
 
-const endpoints = (apiUrl: string) => ({ apiUrl, companyUrl: undefined, imageUrl: undefined, accessToken: 'token', appKey: undefined });
+const endpoints = (apiUrl: string) => ({
+  apiUrl,
+  companyUrl: undefined,
+  imageUrl: undefined,
+  accessToken: 'token',
+  appKey: undefined,
+});
 
 describe('the service a read cache is kept for', () => {
   it('is the address requests go to: scheme, host, port and path, never a user name, password, query or fragment', () => {
-    expect(cacheService({ emulated: false, endpoints: endpoints('https://someone:hunter2@ads.example.com:8443/base/?key=secret#top') })).toBe('https://ads.example.com:8443/base');
-    expect(cacheService({ emulated: false, endpoints: endpoints('https://ads.example.com') })).toBe('https://ads.example.com');
+    expect(
+      cacheService({
+        emulated: false,
+        endpoints: endpoints('https://someone:hunter2@ads.example.com:8443/base/?key=secret#top'),
+      }),
+    ).toBe('https://ads.example.com:8443/base');
+    expect(cacheService({ emulated: false, endpoints: endpoints('https://ads.example.com') })).toBe(
+      'https://ads.example.com',
+    );
   });
 
   it('is the state file for the built-in emulator, whose port changes every run', () => {
@@ -29,7 +42,11 @@ describe('the reads a cache file holds', () => {
   /** A plan's reads of the one audience through the cache: how many came from it, and what the read gave. */
   async function readThroughCache(cwd: string, cacheKey: CacheKey): Promise<{ hits: number; read: LiveAudience }> {
     const { id, name, audienceStatus, type, createdDate, lastModifiedDate } = audience;
-    const reader: AccountReader = { list: async () => [{ id, name, audienceStatus, type, createdDate, lastModifiedDate }], read: async () => audience, adGroups: async () => [] };
+    const reader: AccountReader = {
+      list: async () => [{ id, name, audienceStatus, type, createdDate, lastModifiedDate }],
+      read: async () => audience,
+      adGroups: async () => [],
+    };
     const cached = cachedReader(reader, cwd, cacheKey);
     await cached.list();
     const read = await cached.read(id);
@@ -67,7 +84,9 @@ describe('the reads a cache file holds', () => {
     const cwd = await temporaryDir('audiences-cache-');
     await readThroughCache(cwd, key);
     const [path] = await cacheFiles(cwd);
-    const file = JSON.parse(await readFile(path as string, 'utf8')) as { audiences: Record<string, Json & { definition: Json }> };
+    const file = JSON.parse(await readFile(path as string, 'utf8')) as {
+      audiences: Record<string, Json & { definition: Json }>;
+    };
     const entry = file.audiences['7'] as Json & { definition: Json };
     spoil(entry, entry.definition);
     await writeFile(path as string, JSON.stringify(file));

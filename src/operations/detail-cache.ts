@@ -86,7 +86,11 @@ export function cachedReader(reader: AccountReader, cwd: string, key: CacheKey):
       return hits;
     },
     async save() {
-      const keep = Object.fromEntries(Object.entries({ ...cached, ...fresh }).filter(([id, audience]) => dated(audience) && listed.get(id) === audience.lastModifiedDate));
+      const keep = Object.fromEntries(
+        Object.entries({ ...cached, ...fresh }).filter(
+          ([id, audience]) => dated(audience) && listed.get(id) === audience.lastModifiedDate,
+        ),
+      );
       const file: CacheFile = { version: 2, service: key.service, adAccountId: key.adAccountId, audiences: keep };
       try {
         await mkdir(join(path, '..'), { recursive: true });
@@ -115,17 +119,24 @@ async function loadCache(path: string, key: CacheKey): Promise<Record<string, Li
   } catch {
     return {};
   }
-  const ours = isRecord(file) && file.version === 2 && file.service === key.service && file.adAccountId === key.adAccountId;
+  const ours =
+    isRecord(file) && file.version === 2 && file.service === key.service && file.adAccountId === key.adAccountId;
   if (!ours || !isRecord(file.audiences)) return {};
-  return Object.fromEntries(Object.entries(file.audiences).filter((entry): entry is [string, LiveAudience] => isCachedRead(entry[0], entry[1])));
+  return Object.fromEntries(
+    Object.entries(file.audiences).filter((entry): entry is [string, LiveAudience] => isCachedRead(entry[0], entry[1])),
+  );
 }
 
 const SUMMARY_TEXTS = ['name', 'audienceStatus', 'type', 'createdDate', 'lastModifiedDate'] as const;
 const TEXT_FIELDS: ReadonlySet<string> = new Set([...SCALAR_FIELDS, ...CODE_SET_FIELDS]);
 
-/** Whether a cache entry has the shape of a read of audience `id`: its summary, its score, every field of its definition, and what the file cannot hold. */
+/**
+ * Whether a cache entry has the shape of a read of audience `id`: its summary, its score, every field of its
+ * definition, and what the file cannot hold.
+ */
 function isCachedRead(id: string, entry: unknown): boolean {
-  if (!isRecord(entry) || entry['id'] !== id || !SUMMARY_TEXTS.every((field) => typeof entry[field] === 'string')) return false;
+  if (!isRecord(entry) || entry['id'] !== id || !SUMMARY_TEXTS.every((field) => typeof entry[field] === 'string'))
+    return false;
   if (entry['populationScore'] !== null && typeof entry['populationScore'] !== 'number') return false;
   const { definition, unmodelled } = entry;
   if (!isRecord(unmodelled) || !Object.values(unmodelled).every((text) => typeof text === 'string')) return false;
@@ -135,7 +146,8 @@ function isCachedRead(id: string, entry: unknown): boolean {
     if ((SCALAR_FIELDS as readonly string[]).includes(field)) return typeof value === 'string';
     if (!Array.isArray(value)) return false;
     if (TEXT_FIELDS.has(field)) return value.every((item) => typeof item === 'string');
-    if ((REGION_FIELDS as readonly string[]).includes(field)) return value.every((region) => isRecord(region) && typeof region['value'] === 'string');
+    if ((REGION_FIELDS as readonly string[]).includes(field))
+      return value.every((region) => isRecord(region) && typeof region['value'] === 'string');
     return value.every(isRecord);
   });
 }

@@ -3,7 +3,9 @@
  * manager does that the service's API cannot, such as linking an ad group to an audience.
  */
 export interface EmulatorControl {
-  /** Links an ad group to an audience, as creating the ad group with it would (the emulator checks the campaign rules). */
+  /**
+   * Links an ad group to an audience, as creating the ad group with it would (the emulator checks the campaign rules).
+   */
   link(adAccountId: number, audienceId: string, adGroupId: string): Promise<void>;
 }
 

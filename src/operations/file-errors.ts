@@ -15,7 +15,10 @@ const REASONS: Record<string, { reason: string; hint: string }> = {
 export function fileWriteError(error: unknown, shown: string): AppError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   // Writing creates the file: only a missing folder makes it fail as missing.
-  const known = code === 'ENOENT' ? { reason: 'its folder does not exist', hint: 'create the folder first, or choose another path' } : REASONS[code];
+  const known =
+    code === 'ENOENT'
+      ? { reason: 'its folder does not exist', hint: 'create the folder first, or choose another path' }
+      : REASONS[code];
   return new AppError({
     code: 'FILE_WRITE',
     source: 'user',
@@ -48,5 +51,11 @@ export function fileSystemError(error: unknown): AppError | undefined {
   const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
   const known = REASONS[code ?? ''];
   if (known === undefined || syscall === undefined || path === undefined) return undefined;
-  return new AppError({ code: 'FILE_SYSTEM', source: 'user', summary: `cannot ${VERBS[syscall] ?? syscall} ${path}: ${known.reason}`, hint: known.hint, cause: error });
+  return new AppError({
+    code: 'FILE_SYSTEM',
+    source: 'user',
+    summary: `cannot ${VERBS[syscall] ?? syscall} ${path}: ${known.reason}`,
+    hint: known.hint,
+    cause: error,
+  });
 }

@@ -18,7 +18,12 @@ export async function writeTarget(path: string, shown: string, hint: string): Pr
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
     throw fileWriteError(error, shown);
   }
-  throw new AppError({ code: 'FILE_EXISTS', source: 'user', summary: `${shown} already exists and is not a regular file (a device, a FIFO or a socket)`, hint });
+  throw new AppError({
+    code: 'FILE_EXISTS',
+    source: 'user',
+    summary: `${shown} already exists and is not a regular file (a device, a FIFO or a socket)`,
+    hint,
+  });
 }
 
 /**
@@ -26,7 +31,11 @@ export async function writeTarget(path: string, shown: string, hint: string): Pr
  * leaves no temporary file behind and is reported as the user's to fix, by the file's name
  * (`shown`, as the user gave it), not by the temporary file's.
  */
-export async function writeFileAtomically(path: string, data: string | Uint8Array, shown: string = path): Promise<void> {
+export async function writeFileAtomically(
+  path: string,
+  data: string | Uint8Array,
+  shown: string = path,
+): Promise<void> {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temporary, data);

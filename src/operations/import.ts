@@ -8,7 +8,14 @@ import { AppError } from '../errors.js';
 import { writeFileAtomically, writeTarget } from './files.js';
 import { confirmGone } from './kinds/audience.js';
 import { schemaReference } from './schema-reference.js';
-import { compareLongs, nameMatcher, visible, type LiveAudience, type LiveAudienceSummary, type Long } from '../model/index.js';
+import {
+  compareLongs,
+  nameMatcher,
+  visible,
+  type LiveAudience,
+  type LiveAudienceSummary,
+  type Long,
+} from '../model/index.js';
 
 export interface ImportRequest {
   adAccountId: number;
@@ -42,14 +49,32 @@ export interface SkippedAudience {
  * Writes the live audiences of an account as a desired-state file that plans to no changes.
  * The text is checked with the same validation as any file before it is written.
  */
-export async function importAccount(request: ImportRequest, client: AudienceClient, cwd: string): Promise<ImportResult> {
+export async function importAccount(
+  request: ImportRequest,
+  client: AudienceClient,
+  cwd: string,
+): Promise<ImportResult> {
   const target = request.out === undefined ? undefined : resolve(cwd, request.out);
-  const found = target === undefined ? 'absent' : await writeTarget(target, request.out ?? target, 'choose another file with -o: import writes a new file, or replaces a file with --force');
+  const found =
+    target === undefined
+      ? 'absent'
+      : await writeTarget(
+          target,
+          request.out ?? target,
+          'choose another file with -o: import writes a new file, or replaces a file with --force',
+        );
   if (found !== 'absent' && !request.force) {
-    throw new AppError({ code: 'FILE_EXISTS', source: 'user', summary: `${request.out} already exists`, hint: 'choose another file with -o, or pass --force to overwrite it' });
+    throw new AppError({
+      code: 'FILE_EXISTS',
+      source: 'user',
+      summary: `${request.out} already exists`,
+      hint: 'choose another file with -o, or pass --force to overwrite it',
+    });
   }
   const matches = request.names.length > 0 ? nameMatcher(request.names) : () => true;
-  const listed = (await client.list()).filter((summary) => matches(summary.name)).sort((a, b) => compareLongs(a.id, b.id));
+  const listed = (await client.list())
+    .filter((summary) => matches(summary.name))
+    .sort((a, b) => compareLongs(a.id, b.id));
   const { kept, skipped } = firstOfEachName(listed);
   // An answer in a shape the tool cannot use leaves out its audience, as in a plan, not the
   // import; so does an audience deleted between the list and its read, as a second list
@@ -64,7 +89,10 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
         return undefined;
       }
       if (!isApiError(error) || error.kind !== 'invalid-response') throw error;
-      skipped.push({ audience: summary, reason: `its answer cannot be read (${error.summary}); check that ADS_API_URL is the audience API itself` });
+      skipped.push({
+        audience: summary,
+        reason: `its answer cannot be read (${error.summary}); check that ADS_API_URL is the audience API itself`,
+      });
       return undefined;
     }
   });
@@ -77,11 +105,15 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
       skipped.push({ audience: summary, reason });
     }
   }
-  const read = answers.filter((audience): audience is LiveAudience => audience !== undefined).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const read = answers
+    .filter((audience): audience is LiveAudience => audience !== undefined)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
   const schemaRef = await schemaReference(target ? dirname(target) : cwd, fileURLToPath(AUDIENCES_SCHEMA_URL));
   const render = (audiences: LiveAudience[], left: SkippedAudience[]) => {
-    const notes = left.map(({ audience, reason }) => visible(`Not imported: ${JSON.stringify(audience.name)} (id ${audience.id}): ${reason}.`));
+    const notes = left.map(({ audience, reason }) =>
+      visible(`Not imported: ${JSON.stringify(audience.name)} (id ${audience.id}): ${reason}.`),
+    );
     const text = renderDesiredFile({ adAccountId: request.adAccountId, audiences, schemaRef, notes });
     return { text, check: validateConfig(text, request.out ?? '(import)') };
   };
@@ -91,7 +123,18 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
   let { text, check } = render(audiences, skipped);
   if (!check.ok) {
     const unfit = unfitEntries(check.issues);
-    skipped.push(...audiences.flatMap((audience, index) => (unfit.has(index) ? [{ audience, reason: `a file cannot hold it (${unfit.get(index)}); rename it in the ad manager to manage it` }] : [])));
+    skipped.push(
+      ...audiences.flatMap((audience, index) =>
+        unfit.has(index)
+          ? [
+              {
+                audience,
+                reason: `a file cannot hold it (${unfit.get(index)}); rename it in the ad manager to manage it`,
+              },
+            ]
+          : [],
+      ),
+    );
     audiences = audiences.filter((_, index) => !unfit.has(index));
     ({ text, check } = render(audiences, skipped));
   }
@@ -104,7 +147,9 @@ export async function importAccount(request: ImportRequest, client: AudienceClie
     });
   }
   if (target) await writeFileAtomically(target, text, request.out);
-  const unwritten = audiences.flatMap((audience) => (Object.keys(audience.unmodelled).length === 0 ? [] : [{ audience, fields: Object.keys(audience.unmodelled) }]));
+  const unwritten = audiences.flatMap((audience) =>
+    Object.keys(audience.unmodelled).length === 0 ? [] : [{ audience, fields: Object.keys(audience.unmodelled) }],
+  );
   return { text, imported: audiences.length, skipped, unwritten };
 }
 
@@ -113,17 +158,25 @@ function unfitEntries(issues: ConfigIssue[]): Map<number, string> {
   const unfit = new Map<number, string>();
   for (const issue of issues) {
     const index = /^\/audiences\/(\d+)(\/|$)/.exec(issue.pointer)?.[1];
-    if (index !== undefined && !unfit.has(Number(index))) unfit.set(Number(index), issue.message.replace(/^audiences\[\d+\]\.?/, '').replace(/^: /, ''));
+    if (index !== undefined && !unfit.has(Number(index)))
+      unfit.set(Number(index), issue.message.replace(/^audiences\[\d+\]\.?/, '').replace(/^: /, ''));
   }
   return unfit;
 }
 
-function firstOfEachName(summaries: LiveAudienceSummary[]): { kept: LiveAudienceSummary[]; skipped: SkippedAudience[] } {
+function firstOfEachName(summaries: LiveAudienceSummary[]): {
+  kept: LiveAudienceSummary[];
+  skipped: SkippedAudience[];
+} {
   const seen = new Set<string>();
   const kept: LiveAudienceSummary[] = [];
   const skipped: SkippedAudience[] = [];
   for (const summary of summaries) {
-    if (seen.has(summary.name)) skipped.push({ audience: summary, reason: 'another audience has its name; rename it in the ad manager to manage it' });
+    if (seen.has(summary.name))
+      skipped.push({
+        audience: summary,
+        reason: 'another audience has its name; rename it in the ad manager to manage it',
+      });
     else kept.push(summary);
     seen.add(summary.name);
   }

@@ -52,7 +52,8 @@ function scriptedReader(audiences: LiveAudience[], links: Record<number, AdGroup
       }),
   };
   const settle = async (name: string) => {
-    for (let turn = 0; turn < 10 && !pending.has(name); turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 10 && !pending.has(name); turn += 1)
+      await new Promise((resolve) => setImmediate(resolve));
     const answer = pending.get(name);
     if (!answer) throw new Error(`${name} was never requested; requests so far: ${events.join(', ')}`);
     pending.delete(name);
@@ -66,14 +67,27 @@ describe('readLiveState', () => {
   const unhandled = watchUnhandledRejections();
 
   it("reads an audience's ad groups as soon as its read shows a change, while the other reads are in flight", async () => {
-    const audiences = [liveAudience(1, { name: 'changed' }), liveAudience(2, { name: 'same' }), liveAudience(3, { name: 'linked' }), liveAudience(4, { name: 'gone' })];
+    const audiences = [
+      liveAudience(1, { name: 'changed' }),
+      liveAudience(2, { name: 'same' }),
+      liveAudience(3, { name: 'linked' }),
+      liveAudience(4, { name: 'gone' }),
+    ];
     const desired = desiredState(
-      [desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'same' }), desiredAudience({ name: 'linked' }, { adGroups: ['7'] })],
+      [
+        desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }),
+        desiredAudience({ name: 'same' }),
+        desiredAudience({ name: 'linked' }, { adGroups: ['7'] }),
+      ],
       {
         prune: true,
       },
     );
-    const { reader, events, settle } = scriptedReader(audiences, { 1: [adGroupLink(5)], 3: [adGroupLink(7)], 4: [adGroupLink(8)] });
+    const { reader, events, settle } = scriptedReader(audiences, {
+      1: [adGroupLink(5)],
+      3: [adGroupLink(7)],
+      4: [adGroupLink(8)],
+    });
     const reading = readLiveState(desired, reader);
     await settle('read 1');
     // The ad groups of the changed audience are asked for (and answered) while read 2 is still out.
@@ -83,14 +97,25 @@ describe('readLiveState', () => {
     const live = await reading;
     // The audience prune deletes is read too: the plan shows its whole definition.
     expect(Object.keys(live.details).sort()).toEqual(['1', '2', '3', '4']);
-    // Known from the list: declared ad groups (3) and the audience prune deletes (4); from its read: the changed one (1).
+    // Known from the list: declared ad groups (3) and the audience prune deletes (4); from its read: the changed one
+    // (1).
     expect(live.links).toEqual({ 1: [adGroupLink(5)], 3: [adGroupLink(7)], 4: [adGroupLink(8)] });
-    expect(events.filter((event) => event.startsWith('start links')).sort()).toEqual(['start links 1', 'start links 3', 'start links 4']);
+    expect(events.filter((event) => event.startsWith('start links')).sort()).toEqual([
+      'start links 1',
+      'start links 3',
+      'start links 4',
+    ]);
   });
 
   it('fails with a failed link read once the reads are in, and leaves no rejection unhandled', async () => {
-    const desired = desiredState([desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }), desiredAudience({ name: 'same' })]);
-    const { reader, settle } = scriptedReader([liveAudience(666, { name: 'changed' }), liveAudience(2, { name: 'same' })]);
+    const desired = desiredState([
+      desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }),
+      desiredAudience({ name: 'same' }),
+    ]);
+    const { reader, settle } = scriptedReader([
+      liveAudience(666, { name: 'changed' }),
+      liveAudience(2, { name: 'same' }),
+    ]);
     const reading = readLiveState(desired, reader);
     reading.catch(() => undefined);
     await settle('read 666');
@@ -101,8 +126,14 @@ describe('readLiveState', () => {
   });
 
   it("keeps an answer in a shape the plan cannot use as that audience's problem, and reads the others", async () => {
-    const desired = desiredState([desiredAudience({ name: 'odd', genders: ['F'] }), desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] })]);
-    const { reader, events, settle } = scriptedReader([liveAudience(77, { name: 'odd' }), liveAudience(2, { name: 'changed' })]);
+    const desired = desiredState([
+      desiredAudience({ name: 'odd', genders: ['F'] }),
+      desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }),
+    ]);
+    const { reader, events, settle } = scriptedReader([
+      liveAudience(77, { name: 'odd' }),
+      liveAudience(2, { name: 'changed' }),
+    ]);
     const reading = readLiveState(desired, reader);
     await settle('read 77');
     await settle('read 2');
@@ -114,8 +145,14 @@ describe('readLiveState', () => {
   });
 
   it('starts no link read after a read has failed', async () => {
-    const desired = desiredState([desiredAudience({ name: 'broken' }), desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] })]);
-    const { reader, events, settle } = scriptedReader([liveAudience(13, { name: 'broken' }), liveAudience(2, { name: 'changed' })]);
+    const desired = desiredState([
+      desiredAudience({ name: 'broken' }),
+      desiredAudience({ name: 'changed', ageType: 'NOT_ALL', ages: ['20'] }),
+    ]);
+    const { reader, events, settle } = scriptedReader([
+      liveAudience(13, { name: 'broken' }),
+      liveAudience(2, { name: 'changed' }),
+    ]);
     const reading = readLiveState(desired, reader);
     reading.catch(() => undefined);
     await settle('read 13');
@@ -153,8 +190,12 @@ describe('readLiveState, when one kind fails', () => {
         throw new Error('business API down');
       },
     };
-    const desired = desiredState([desiredAudience({ name: 'a' }), desiredAudience({ name: 'b' })], { business: { registrationNumber: '120-81-47521', expected: {} } });
-    await expect(readLiveState(desired, reader, { services: { business: () => business } })).rejects.toThrow('business API down');
+    const desired = desiredState([desiredAudience({ name: 'a' }), desiredAudience({ name: 'b' })], {
+      business: { registrationNumber: '120-81-47521', expected: {} },
+    });
+    await expect(readLiveState(desired, reader, { services: { business: () => business } })).rejects.toThrow(
+      'business API down',
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect([...calls].sort()).toEqual(['list', 'lookup']);
   });

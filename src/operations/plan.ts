@@ -35,7 +35,10 @@ export interface PlanFilesOptions {
   base?: string | undefined;
 }
 
-/** Reads the desired files, fails with every config problem at once, then plans each account (with a base, each file at it too). */
+/**
+ * Reads the desired files, fails with every config problem at once, then plans each account (with a base, each file at
+ * it too).
+ */
 export async function planFiles(files: string[], options: PlanFilesOptions, deps: PlanDeps): Promise<PlannedAccount[]> {
   const desiredStates = await readValidDesiredStates(files, deps.cwd);
   const bases = options.base === undefined ? [] : await readBases(desiredStates, options.base, deps.cwd);
@@ -43,8 +46,16 @@ export async function planFiles(files: string[], options: PlanFilesOptions, deps
     desiredStates.map(async ({ file, desired }, index) => {
       const planOptions: PlanOptions = { allowMassDelete: options.allowMassDelete, base: bases[index] };
       const context = { services: deps.services, file, cwd: deps.cwd };
-      if (!deps.cache) return { file, desired, plan: await planDesired(desired, planOptions, deps.reader(desired.adAccountId), context) };
-      const reader = cachedReader(deps.reader(desired.adAccountId), deps.cwd, { service: deps.cache.service, adAccountId: desired.adAccountId });
+      if (!deps.cache)
+        return {
+          file,
+          desired,
+          plan: await planDesired(desired, planOptions, deps.reader(desired.adAccountId), context),
+        };
+      const reader = cachedReader(deps.reader(desired.adAccountId), deps.cwd, {
+        service: deps.cache.service,
+        adAccountId: desired.adAccountId,
+      });
       const plan = await planDesired(desired, planOptions, reader, context);
       await reader.save();
       return { file, desired, plan };
@@ -53,7 +64,10 @@ export async function planFiles(files: string[], options: PlanFilesOptions, deps
 }
 
 /** The desired state of each file, or a ConfigError with every problem of every file at once. */
-export async function readValidDesiredStates(files: string[], cwd: string): Promise<Array<{ file: string; desired: DesiredState }>> {
+export async function readValidDesiredStates(
+  files: string[],
+  cwd: string,
+): Promise<Array<{ file: string; desired: DesiredState }>> {
   const results = await validateFiles(files, { cwd });
   const issues: ConfigIssue[] = results.flatMap((result) => result.errors);
   if (issues.length > 0) throw new ConfigError(issues);
@@ -66,7 +80,12 @@ export async function readValidDesiredStates(files: string[], cwd: string): Prom
  * the transport bounds how many are in flight. With a base (`options.base`), it is planned
  * against the same read.
  */
-export async function planDesired(desired: DesiredState, options: PlanOptions, reader: AccountReader, context: Omit<ReadContext, 'reader' | 'base'> = {}): Promise<Plan> {
+export async function planDesired(
+  desired: DesiredState,
+  options: PlanOptions,
+  reader: AccountReader,
+  context: Omit<ReadContext, 'reader' | 'base'> = {},
+): Promise<Plan> {
   // One read of the account for the file and its base: the base's plan needs what it reads too.
   const base = options.base && 'desired' in options.base ? options.base.desired : undefined;
   const live = await readLiveState(desired, reader, { ...context, base });
@@ -74,7 +93,11 @@ export async function planDesired(desired: DesiredState, options: PlanOptions, r
 }
 
 /** What the plan needs of the account and the local files: each kind reads its share, all at once. */
-export async function readLiveState(desired: DesiredState, reader: AccountReader, context: Omit<ReadContext, 'reader' | 'signal'> = {}): Promise<LiveState> {
+export async function readLiveState(
+  desired: DesiredState,
+  reader: AccountReader,
+  context: Omit<ReadContext, 'reader' | 'signal'> = {},
+): Promise<LiveState> {
   const failed = new AbortController();
   const read = async (kind: KindOperations): Promise<Partial<LiveState>> => {
     try {

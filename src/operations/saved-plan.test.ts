@@ -32,28 +32,41 @@ describe('readSavedPlans', () => {
   it('reads a plan of format version 1, saved by the release before (ids as numbers), as the same plan of version 2', async () => {
     const dir = await temporaryDir('audiences-saved-plan-');
     const v1 = await readFile(join(fixtures, 'prune-with-links.v1.json'), 'utf8');
-    expect(JSON.parse(v1)).toMatchObject({ formatVersion: 1, changes: [{ id: 172, adGroupId: 911 }, { id: 172, adGroupId: 912 }, { id: 172 }, { id: 173 }] });
+    expect(JSON.parse(v1)).toMatchObject({
+      formatVersion: 1,
+      changes: [{ id: 172, adGroupId: 911 }, { id: 172, adGroupId: 912 }, { id: 172 }, { id: 173 }],
+    });
     await writeFile(join(dir, 'plan.json'), v1);
     expect(await readSavedPlans('plan.json', dir, 'apply')).toEqual([JSON.parse(await saved('prune-with-links'))]);
   });
 
   it('refuses a plan of format version 1 that removes an image, which does not say which files it deletes', async () => {
     const dir = await temporaryDir('audiences-saved-plan-');
-    const v1 = JSON.parse(await readFile(join(fixtures, 'prune-with-links.v1.json'), 'utf8')) as { changes: unknown[]; summary: { remove: number } };
+    const v1 = JSON.parse(await readFile(join(fixtures, 'prune-with-links.v1.json'), 'utf8')) as {
+      changes: unknown[];
+      summary: { remove: number };
+    };
     const outputs = [{ path: 'assets/old.webp', sha256: 'a'.repeat(64) }];
     v1.changes.push({
       action: 'remove',
       kind: 'image',
       name: 'old',
       id: null,
-      before: { requestHash: 'b'.repeat(64), request: { operation: 't2i', params: { prompt: 'old' }, inputs: {} }, seeds: [1], modelVersion: 'v2.0', outputs },
+      before: {
+        requestHash: 'b'.repeat(64),
+        request: { operation: 't2i', params: { prompt: 'old' }, inputs: {} },
+        seeds: [1],
+        modelVersion: 'v2.0',
+        outputs,
+      },
       after: null,
     });
     v1.summary.remove = 1;
     await writeFile(join(dir, 'plan.json'), JSON.stringify(v1));
     await expect(readSavedPlans('plan.json', dir, 'apply')).rejects.toMatchObject({
       code: 'PLAN_INVALID',
-      summary: 'plan.json is not a saved plan: it is of format version 1 and removes an image, without saying which files that deletes: make the plan again with this version',
+      summary:
+        'plan.json is not a saved plan: it is of format version 1 and removes an image, without saying which files that deletes: make the plan again with this version',
     });
     // Shown as it was saved: the files it meant to delete.
     const [shown] = await readSavedPlans('plan.json', dir, 'show');
@@ -62,7 +75,10 @@ describe('readSavedPlans', () => {
 
   it('refuses to apply a plan of format version 1 that updates, which did not record what the update keeps; shows it', async () => {
     const dir = await temporaryDir('audiences-saved-plan-');
-    const v1 = JSON.parse(await readFile(join(fixtures, 'prune-with-links.v1.json'), 'utf8')) as { changes: Array<Record<string, unknown>>; summary: { update: number } };
+    const v1 = JSON.parse(await readFile(join(fixtures, 'prune-with-links.v1.json'), 'utf8')) as {
+      changes: Array<Record<string, unknown>>;
+      summary: { update: number };
+    };
     const deleted = v1.changes.find((change) => change.action === 'delete') as Record<string, unknown>;
     const before = deleted['before'] as Record<string, unknown>;
     v1.changes.push({
@@ -95,12 +111,18 @@ describe('readSavedPlans', () => {
     const dir = await temporaryDir('audiences-saved-plan-');
     const plan = JSON.parse(await saved('prune-with-links')) as unknown;
     await writeFile(join(dir, 'plan.json'), JSON.stringify([plan, plan]));
-    await expect(readSavedPlans('plan.json', dir, 'apply')).rejects.toMatchObject({ code: 'PLAN_INVALID', summary: 'plan.json is not a saved plan: ad account 1234 has two plans in it' });
+    await expect(readSavedPlans('plan.json', dir, 'apply')).rejects.toMatchObject({
+      code: 'PLAN_INVALID',
+      summary: 'plan.json is not a saved plan: ad account 1234 has two plans in it',
+    });
   });
 
   it('refuses a plan that says other than it does, naming what, before anything is applied', async () => {
     const dir = await temporaryDir('audiences-saved-plan-');
-    const plan = JSON.parse(await saved('mixed')) as { changes: Array<{ action: string; name: string }>; summary: { create: number } };
+    const plan = JSON.parse(await saved('mixed')) as {
+      changes: Array<{ action: string; name: string }>;
+      summary: { create: number };
+    };
     const create = plan.changes.find((change) => change.action === 'create');
     if (create) create.name = 'shown-but-not-made';
     plan.summary.create = 3;
@@ -165,8 +187,14 @@ describe('readSavedPlans', () => {
 
   it('still says why a file cannot be read', async () => {
     const dir = await temporaryDir('audiences-saved-plan-');
-    await expect(readSavedPlans('nothing.json', dir, 'apply')).rejects.toMatchObject({ code: 'PLAN_UNREADABLE', summary: expect.stringContaining('cannot read the saved plan nothing.json: ENOENT') });
-    await expect(readSavedPlans('.', dir, 'apply')).rejects.toMatchObject({ code: 'PLAN_UNREADABLE', summary: expect.stringContaining('cannot read the saved plan .: EISDIR') });
+    await expect(readSavedPlans('nothing.json', dir, 'apply')).rejects.toMatchObject({
+      code: 'PLAN_UNREADABLE',
+      summary: expect.stringContaining('cannot read the saved plan nothing.json: ENOENT'),
+    });
+    await expect(readSavedPlans('.', dir, 'apply')).rejects.toMatchObject({
+      code: 'PLAN_UNREADABLE',
+      summary: expect.stringContaining('cannot read the saved plan .: EISDIR'),
+    });
   });
 });
 
@@ -181,7 +209,9 @@ describe('show and apply of a saved plan', () => {
     ]) {
       const refused = await runInProcess(args, { cwd, env });
       expect(refused).toMatchObject({ code: 1, stdout: '' });
-      expect(refused.stderr).toContain('error[PLAN_INVALID]: empty.json is not a saved plan: an empty array, without the plan of any account');
+      expect(refused.stderr).toContain(
+        'error[PLAN_INVALID]: empty.json is not a saved plan: an empty array, without the plan of any account',
+      );
       expect(refused.stderr).toContain('hint: save a plan with `audiences plan --out FILE`');
     }
     const shown = await runInProcess(['show', 'unchanged.json'], { cwd, env: {} });
@@ -194,6 +224,8 @@ describe('show and apply of a saved plan', () => {
     await truncate(join(cwd, 'huge.json'), SAVED_PLAN_MAX_BYTES + 1024 * 1024);
     const refused = await runInProcess(['show', 'huge.json', '--format', 'json'], { cwd, env: {} });
     expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'FILE_TOO_LARGE', summary: 'huge.json is 129.0 MB, more than 128 MB, the limit of a saved plan' } });
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      error: { code: 'FILE_TOO_LARGE', summary: 'huge.json is 129.0 MB, more than 128 MB, the limit of a saved plan' },
+    });
   });
 });

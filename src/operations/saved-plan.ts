@@ -18,7 +18,11 @@ import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
  */
 export async function checkPlanTarget(out: string, cwd: string): Promise<void> {
   const path = resolve(cwd, out);
-  const found = await writeTarget(path, out, 'choose another file name: --out writes only a new file, or replaces a plan saved before');
+  const found = await writeTarget(
+    path,
+    out,
+    'choose another file name: --out writes only a new file, or replaces a plan saved before',
+  );
   if (found === 'absent') return;
   // A folder fails the read at once, and says so.
   let text: string;
@@ -58,7 +62,9 @@ function isSavedPlan(text: string): boolean {
  */
 export async function savePlans(plans: Plan[], out: string, cwd: string): Promise<void> {
   const context = { cwd, planFile: resolve(cwd, out) };
-  const saved = plans.map((plan) => OPERATION_KINDS_IN_ORDER.reduce((recorded, kind) => kind.saving?.(recorded, context) ?? recorded, plan));
+  const saved = plans.map((plan) =>
+    OPERATION_KINDS_IN_ORDER.reduce((recorded, kind) => kind.saving?.(recorded, context) ?? recorded, plan),
+  );
   await writeFileAtomically(context.planFile, renderPlans(saved, 'json', plainStyle), out);
 }
 
@@ -106,7 +112,8 @@ export async function readSavedPlans(file: string, cwd: string, use: 'apply' | '
   const old = use === 'apply' ? saved.map(upgradeProblem).find((problem) => problem !== undefined) : undefined;
   if (old !== undefined) throw invalidPlan(file, old);
   const plans = saved.map(upgradeSavedPlan);
-  // `plan --out` always writes a plan per account: an empty array is an emptied or broken artifact, which would apply nothing and succeed.
+  // `plan --out` always writes a plan per account: an empty array is an emptied or broken artifact, which would apply
+  // nothing and succeed.
   if (plans.length === 0) throw invalidPlan(file, 'an empty array, without the plan of any account');
   for (const plan of plans) {
     if (!validatePlan(plan))
@@ -124,10 +131,19 @@ export async function readSavedPlans(file: string, cwd: string, use: 'apply' | '
     accounts.add(plan.adAccountId);
     const problems = inconsistencies(plan);
     if (problems.length > 0)
-      throw invalidPlan(file, `in the plan of ad account ${plan.adAccountId}, ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`);
+      throw invalidPlan(
+        file,
+        `in the plan of ad account ${plan.adAccountId}, ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ` (and ${problems.length - 3} more)` : ''}`,
+      );
   }
   const withErrors = (plans as Plan[]).find((plan) => plan.errors.length > 0);
-  if (withErrors) throw new AppError({ code: 'PLAN_HAS_ERRORS', source: 'user', summary: `the saved plan ${file} has errors and cannot be applied`, hint: 'fix the errors and plan again' });
+  if (withErrors)
+    throw new AppError({
+      code: 'PLAN_HAS_ERRORS',
+      source: 'user',
+      summary: `the saved plan ${file} has errors and cannot be applied`,
+      hint: 'fix the errors and plan again',
+    });
   return plans as Plan[];
 }
 
@@ -142,7 +158,12 @@ export function savedPlanContext(plans: Plan[], file: string): CommentContext {
 }
 
 function invalidPlan(file: string, reason: string): AppError {
-  return new AppError({ code: 'PLAN_INVALID', source: 'user', summary: `${file} is not a saved plan: ${reason}`, hint: 'save a plan with `audiences plan --out FILE`; do not edit it by hand' });
+  return new AppError({
+    code: 'PLAN_INVALID',
+    source: 'user',
+    summary: `${file} is not a saved plan: ${reason}`,
+    hint: 'save a plan with `audiences plan --out FILE`; do not edit it by hand',
+  });
 }
 
 /**
@@ -161,7 +182,12 @@ async function readSavedPlanText(path: string, file: string): Promise<string> {
     return bytes.toString('utf8');
   } catch (error) {
     if (error instanceof AppError) throw error;
-    throw new AppError({ code: 'PLAN_UNREADABLE', source: 'user', summary: `cannot read the saved plan ${file}: ${(error as Error).message}`, hint: 'save a plan with `audiences plan --out FILE`' });
+    throw new AppError({
+      code: 'PLAN_UNREADABLE',
+      source: 'user',
+      summary: `cannot read the saved plan ${file}: ${(error as Error).message}`,
+      hint: 'save a plan with `audiences plan --out FILE`',
+    });
   } finally {
     await handle?.close();
   }
@@ -169,5 +195,11 @@ async function readSavedPlanText(path: string, file: string): Promise<string> {
 
 /** The error for a saved plan past SAVED_PLAN_MAX_BYTES. */
 function savedPlanTooLarge(file: string, size?: number): AppError {
-  return fileTooLarge(file, SAVED_PLAN_MAX_BYTES, 'a saved plan', 'is this the right file? a plan deleting 16,000 audiences takes about 40 MB; save a plan with `audiences plan --out FILE`', size);
+  return fileTooLarge(
+    file,
+    SAVED_PLAN_MAX_BYTES,
+    'a saved plan',
+    'is this the right file? a plan deleting 16,000 audiences takes about 40 MB; save a plan with `audiences plan --out FILE`',
+    size,
+  );
 }

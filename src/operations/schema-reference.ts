@@ -21,7 +21,8 @@ export async function schemaReference(outDir: string, schemaFile: string): Promi
     const manifest = await packageJson(dir);
     if (manifest !== undefined) {
       if (dir === toolRoot) return portable(relative(outDir, schemaFile));
-      if (DEPENDENCY_FIELDS.some((field) => isRecord(manifest[field]) && Object.hasOwn(manifest[field], 'audiences'))) return portable(relative(outDir, join(dir, INSTALLED_SCHEMA)));
+      if (DEPENDENCY_FIELDS.some((field) => isRecord(manifest[field]) && Object.hasOwn(manifest[field], 'audiences')))
+        return portable(relative(outDir, join(dir, INSTALLED_SCHEMA)));
     }
     if ((await exists(join(dir, '.git'))) || dirname(dir) === dir) return undefined;
   }

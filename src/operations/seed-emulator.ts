@@ -30,7 +30,9 @@ export async function seedEmulator(files: string[], cwd: string, deps: SeedDeps)
   for (const { file, desired } of states) {
     const client = deps.audiences(desired.adAccountId);
     const taken = new Set((await client.list()).map((summary) => summary.name));
-    const clashes = desired.audiences.filter((audience) => taken.has(audience.key)).map((audience) => quoted(audience.key));
+    const clashes = desired.audiences
+      .filter((audience) => taken.has(audience.key))
+      .map((audience) => quoted(audience.key));
     if (clashes.length > 0) {
       throw new AppError({
         code: 'SEED_NAME_TAKEN',
@@ -68,15 +70,19 @@ export async function seedEmulator(files: string[], cwd: string, deps: SeedDeps)
 
 function notesOf(desired: { audiences: Array<{ id?: Long }>; images?: unknown; business?: unknown }): string[] {
   const notes: string[] = [];
-  if (desired.audiences.some((audience) => audience.id !== undefined)) notes.push("the file's `id:` values are not kept: the emulator gives its own ids");
-  if (desired.business) notes.push("`business:` is not seeded: the emulator's companies are fixed (its SPEC.md lists them)");
+  if (desired.audiences.some((audience) => audience.id !== undefined))
+    notes.push("the file's `id:` values are not kept: the emulator gives its own ids");
+  if (desired.business)
+    notes.push("`business:` is not seeded: the emulator's companies are fixed (its SPEC.md lists them)");
   if (desired.images) notes.push('`images:` are not seeded: `apply` generates them');
   return notes;
 }
 
 /** An error halfway through a seed, with what was seeded before it (the emulator keeps it). */
 function halfway(error: unknown, seeded: SeededAccount[]): unknown {
-  const made = seeded.flatMap((account) => account.audiences.map((audience) => `${quoted(audience.name)} (id ${audience.id})`));
+  const made = seeded.flatMap((account) =>
+    account.audiences.map((audience) => `${quoted(audience.name)} (id ${audience.id})`),
+  );
   if (!(error instanceof AppError) || made.length === 0) return error;
   return withDetail(error, [error.detail, `seeded before it, and kept: ${made.join(', ')}`].filter(Boolean).join('\n'));
 }

@@ -39,6 +39,13 @@ export async function validateFiles(files: string[], deps: { cwd: string }): Pro
               hint: 'one file describes one ad account: merge the two files',
             },
           ];
-    return { file, ok: errors.length === 0, audiences: result.value.audiences.length, errors, warnings: result.warnings, desired: result.value };
+    return {
+      file,
+      ok: errors.length === 0,
+      audiences: result.value.audiences.length,
+      errors,
+      warnings: result.warnings,
+      desired: result.value,
+    };
   });
 }

@@ -5,7 +5,8 @@ import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Pla
 
 /** The golden plan with a create, an update, a delete and two unlinks, fresh for each edit. */
 async function mixed(): Promise<Plan> {
-  const saved = JSON.parse(await readFile(new URL('../../test/golden/mixed/plan.json', import.meta.url), 'utf8')) as Plan | Plan[];
+  const saved = JSON.parse(await readFile(new URL('../../test/golden/mixed/plan.json', import.meta.url), 'utf8')) as
+    Plan | Plan[];
   return Array.isArray(saved) ? saved[0]! : saved;
 }
 
@@ -34,7 +35,9 @@ describe('inconsistencies', () => {
   it('finds an update whose fields shown are not what it writes', async () => {
     const plan = await mixed();
     find<AudienceUpdate>(plan, 'update').after.genders = ['M'];
-    expect(inconsistencies(plan)).toEqual(['the update of audience "seoul-women" (id 291): the fields it shows (ages, locations) are not what it changes (ages, genders, locations)']);
+    expect(inconsistencies(plan)).toEqual([
+      'the update of audience "seoul-women" (id 291): the fields it shows (ages, locations) are not what it changes (ages, genders, locations)',
+    ]);
   });
 
   it('says what differs when an update shows the fields it changes with other values (the names alone are the same)', async () => {
@@ -46,7 +49,9 @@ describe('inconsistencies', () => {
     const other = await mixed();
     const [, locations] = find<AudienceUpdate>(other, 'update').display.fields;
     locations!.removed = [{ value: 'B' }];
-    expect(inconsistencies(other)).toEqual(['the update of audience "seoul-women" (id 291): the change of locations it shows (removed [{"value":"B"}]) is not the one it makes (removed [])']);
+    expect(inconsistencies(other)).toEqual([
+      'the update of audience "seoul-women" (id 291): the change of locations it shows (removed [{"value":"B"}]) is not the one it makes (removed [])',
+    ]);
   });
 
   it('finds a change of an audience the plan did not read, and an unlink of another ad group than it shows', async () => {
@@ -54,7 +59,9 @@ describe('inconsistencies', () => {
     find<AudienceDelete>(plan, 'delete').id = '-1';
     find<AdGroupUnlink>(plan, 'unlink').adGroupId = '999';
     expect(inconsistencies(plan)).toEqual([
-      expect.stringMatching(/^the unlink of ad group 999 from audience "seoul-women" \(id 291\): it shows ad group \d+$/),
+      expect.stringMatching(
+        /^the unlink of ad group 999 from audience "seoul-women" \(id 291\): it shows ad group \d+$/,
+      ),
       'the delete of audience "stale-promo" (id -1): the plan did not read audience -1',
     ]);
   });
@@ -72,18 +79,49 @@ describe('inconsistencies', () => {
   it('finds a removal that deletes a file its lock entry does not record', async () => {
     const plan = await mixed();
     const outputs = [{ path: 'assets/old.webp', sha256: 'a'.repeat(64) }];
-    const before = { request: { operation: 't2i' as const, params: { image_format: 'webp' as const, samples: 1 }, inputs: {} }, requestHash: 'h', seeds: [1], modelVersion: 'v2.0', outputs };
-    plan.changes.push({ action: 'remove', kind: 'image', name: 'old', id: null, before, after: null, deletes: ['assets/old.webp', 'CODEOWNERS'] });
+    const before = {
+      request: { operation: 't2i' as const, params: { image_format: 'webp' as const, samples: 1 }, inputs: {} },
+      requestHash: 'h',
+      seeds: [1],
+      modelVersion: 'v2.0',
+      outputs,
+    };
+    plan.changes.push({
+      action: 'remove',
+      kind: 'image',
+      name: 'old',
+      id: null,
+      before,
+      after: null,
+      deletes: ['assets/old.webp', 'CODEOWNERS'],
+    });
     plan.summary.remove = 1;
-    expect(inconsistencies(plan)).toEqual(['the remove of image "old": it deletes "CODEOWNERS", which its lock entry does not record']);
+    expect(inconsistencies(plan)).toEqual([
+      'the remove of image "old": it deletes "CODEOWNERS", which its lock entry does not record',
+    ]);
   });
 
   it('finds a move that copies or deletes other files than its lock entry moves', async () => {
     const plan = await mixed();
     const outputs = [{ path: 'assets/old.webp', sha256: 'a'.repeat(64) }];
-    const before = { request: { operation: 't2i' as const, params: { image_format: 'webp' as const, samples: 1 }, inputs: {} }, requestHash: 'h', seeds: [1], modelVersion: 'v2.0', outputs };
+    const before = {
+      request: { operation: 't2i' as const, params: { image_format: 'webp' as const, samples: 1 }, inputs: {} },
+      requestHash: 'h',
+      seeds: [1],
+      modelVersion: 'v2.0',
+      outputs,
+    };
     const copies = [{ from: 'CODEOWNERS', to: 'art/old.webp' }];
-    plan.changes.push({ action: 'move', kind: 'image', name: 'old', id: null, before, after: { outputs: ['art/old.webp'] }, copies, deletes: ['assets/old.webp', 'art/old.webp'] });
+    plan.changes.push({
+      action: 'move',
+      kind: 'image',
+      name: 'old',
+      id: null,
+      before,
+      after: { outputs: ['art/old.webp'] },
+      copies,
+      deletes: ['assets/old.webp', 'art/old.webp'],
+    });
     plan.summary.move = 1;
     expect(inconsistencies(plan)).toEqual([
       'the move of image "old": it copies "CODEOWNERS" to "art/old.webp", which its lock entry does not move there',

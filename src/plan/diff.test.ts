@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { definition } from '../../test/helpers/builders.js';
 import { diffDefinition } from './diff.js';
 
-const fieldsOf = (desired: ReturnType<typeof definition>, live: ReturnType<typeof definition>) => diffDefinition(desired, live).map((change) => change.field);
+const fieldsOf = (desired: ReturnType<typeof definition>, live: ReturnType<typeof definition>) =>
+  diffDefinition(desired, live).map((change) => change.field);
 
 describe('diffDefinition', () => {
   it('answers the same two definitions again from the first diff, and diffs anew against another live one', () => {
@@ -52,17 +53,34 @@ describe('diffDefinition', () => {
   });
 
   it('compares member ids as text and ignores the display names the service adds', () => {
-    const live = definition({ talkChannelTargetings: [{ profileId: 501, inclusionType: 'INCLUDE', profileName: 'Shop' }] });
-    expect(diffDefinition(definition({ talkChannelTargetings: [{ profileId: '501', inclusionType: 'INCLUDE' }] }), live)).toEqual([]);
-    expect(fieldsOf(definition({ talkChannelTargetings: [{ profileId: '501', inclusionType: 'EXCLUDE' }] }), live)).toEqual(['talkChannelTargetings']);
-    expect(fieldsOf(definition({ talkChannelTargetings: [{ profileId: '502', inclusionType: 'INCLUDE' }] }), live)).toEqual(['talkChannelTargetings']);
+    const live = definition({
+      talkChannelTargetings: [{ profileId: 501, inclusionType: 'INCLUDE', profileName: 'Shop' }],
+    });
+    expect(
+      diffDefinition(definition({ talkChannelTargetings: [{ profileId: '501', inclusionType: 'INCLUDE' }] }), live),
+    ).toEqual([]);
+    expect(
+      fieldsOf(definition({ talkChannelTargetings: [{ profileId: '501', inclusionType: 'EXCLUDE' }] }), live),
+    ).toEqual(['talkChannelTargetings']);
+    expect(
+      fieldsOf(definition({ talkChannelTargetings: [{ profileId: '502', inclusionType: 'INCLUDE' }] }), live),
+    ).toEqual(['talkChannelTargetings']);
   });
 
   it('does not compare a member field the answer leaves out, but needs the id', () => {
     const live = definition({ trackerTargetings: [{ trackId: 't1', eventCode: 'e1', inclusionType: 'INCLUDE' }] });
-    expect(diffDefinition(definition({ trackerTargetings: [{ trackId: 't1', eventCode: 'e1', retentionDays: 30, inclusionType: 'INCLUDE' }] }), live)).toEqual([]);
+    expect(
+      diffDefinition(
+        definition({
+          trackerTargetings: [{ trackId: 't1', eventCode: 'e1', retentionDays: 30, inclusionType: 'INCLUDE' }],
+        }),
+        live,
+      ),
+    ).toEqual([]);
     const noId = definition({ cohortTargetings: [{ inclusionType: 'INCLUDE' }] });
-    expect(fieldsOf(definition({ cohortTargetings: [{ cohortId: 7, inclusionType: 'INCLUDE' }] }), noId)).toEqual(['cohortTargetings']);
+    expect(fieldsOf(definition({ cohortTargetings: [{ cohortId: 7, inclusionType: 'INCLUDE' }] }), noId)).toEqual([
+      'cohortTargetings',
+    ]);
   });
 
   it('pairs targeting members so that each desired member finds a live one when possible', () => {

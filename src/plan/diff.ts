@@ -44,9 +44,12 @@ export function diffDefinition(desired: AudienceDefinition, live: AudienceDefini
 function diffField(field: DefinitionField, want: JsonValue, have: JsonValue): FieldChange | null {
   // Most fields are the same text on both sides or two empty sets: no change, nothing to build.
   if (want === have || (isEmptyList(want) && isEmptyList(have))) return null;
-  if ((REGION_FIELDS as readonly string[]).includes(field)) return diffRegions(field, want as unknown as Region[], have as unknown as Region[]);
-  if ((TARGETING_FIELDS as readonly string[]).includes(field)) return diffMembers(field as TargetingField, want as TargetingMember[], have as TargetingMember[]);
-  if ((CODE_SET_FIELDS as readonly string[]).includes(field)) return diffCodes(field, want as string[], have as string[]);
+  if ((REGION_FIELDS as readonly string[]).includes(field))
+    return diffRegions(field, want as unknown as Region[], have as unknown as Region[]);
+  if ((TARGETING_FIELDS as readonly string[]).includes(field))
+    return diffMembers(field as TargetingField, want as TargetingMember[], have as TargetingMember[]);
+  if ((CODE_SET_FIELDS as readonly string[]).includes(field))
+    return diffCodes(field, want as string[], have as string[]);
   return jsonEqual(want, have) ? null : { field, before: have, after: want };
 }
 
@@ -90,8 +93,14 @@ function diffMembers(field: TargetingField, want: TargetingMember[], have: Targe
  * more than one desired member, and a first-fit pairing could give it to the wrong one and
  * never converge. Returns, for each desired member, the index of its live member.
  */
-function matchMembers(field: TargetingField, want: TargetingMember[], have: TargetingMember[]): Array<number | undefined> {
-  const candidates = want.map((member) => have.flatMap((live, index) => (memberMatches(field, member, live) ? [index] : [])));
+function matchMembers(
+  field: TargetingField,
+  want: TargetingMember[],
+  have: TargetingMember[],
+): Array<number | undefined> {
+  const candidates = want.map((member) =>
+    have.flatMap((live, index) => (memberMatches(field, member, live) ? [index] : [])),
+  );
   const ownerOf = new Map<number, number>();
   const tryAssign = (desired: number, seen: Set<number>): boolean => {
     for (const live of candidates[desired] ?? []) {

@@ -19,14 +19,26 @@ export function markDrift(changes: Change[], base: Change[], kinds: readonly Pla
   });
 }
 
-/** Which change of the base a change is compared with: the one of its kind and action on the same audience (id and name) and ad group (when it names one). */
+/**
+ * Which change of the base a change is compared with: the one of its kind and action on the same audience (id and name)
+ * and ad group (when it names one).
+ */
 function changeKey(change: Change): string {
-  return JSON.stringify([change.kind, change.action, change.id, change.name, 'adGroupId' in change ? change.adGroupId : null]);
+  return JSON.stringify([
+    change.kind,
+    change.action,
+    change.id,
+    change.name,
+    'adGroupId' in change ? change.adGroupId : null,
+  ]);
 }
 
 /** Whether two changes go from the same value to the same value (`before` and `after`, as JSON). */
 export function sameEnds(change: Change, base: Change): boolean {
-  return jsonEqual(change.before as unknown as JsonValue, base.before as unknown as JsonValue) && jsonEqual(change.after as unknown as JsonValue, base.after as unknown as JsonValue);
+  return (
+    jsonEqual(change.before as unknown as JsonValue, base.before as unknown as JsonValue) &&
+    jsonEqual(change.after as unknown as JsonValue, base.after as unknown as JsonValue)
+  );
 }
 
 /**

@@ -20,7 +20,8 @@ type Json = Record<string, unknown>;
 export function upgradeProblem(value: unknown): string | undefined {
   if (!isRecord(value) || value['formatVersion'] !== 1 || !Array.isArray(value['changes'])) return undefined;
   const changes: unknown[] = value['changes'];
-  const count = (action: string): number => changes.filter((change) => isRecord(change) && change['action'] === action).length;
+  const count = (action: string): number =>
+    changes.filter((change) => isRecord(change) && change['action'] === action).length;
   const updates = count('update');
   if (updates > 0) {
     const what = updates === 1 ? 'an audience' : `${updates} audiences`;
@@ -44,12 +45,18 @@ export function upgradeSavedPlan(value: unknown): unknown {
       ? {
           fingerprint: {
             ...fingerprint,
-            audiences: mapList(fingerprint['audiences'], (entry) => ({ ...entry, id: idText(entry['id']), adGroupIds: idList(entry['adGroupIds']) })),
+            audiences: mapList(fingerprint['audiences'], (entry) => ({
+              ...entry,
+              id: idText(entry['id']),
+              adGroupIds: idList(entry['adGroupIds']),
+            })),
             accountAudienceIds: idList(fingerprint['accountAudienceIds']),
           },
         }
       : {}),
-    ...(business && isRecord(business['company']) ? { business: { ...business, company: { ...business['company'], id: idText(business['company']['id']) } } } : {}),
+    ...(business && isRecord(business['company'])
+      ? { business: { ...business, company: { ...business['company'], id: idText(business['company']['id']) } } }
+      : {}),
   };
 }
 
@@ -61,11 +68,17 @@ function upgradeChange(change: Json): Json {
     // see upgradeProblem), nor which files a removal deletes: shown as what it recorded.
     ...(change['action'] === 'delete' || change['action'] === 'update' ? { kept: {} } : {}),
     ...(change['action'] === 'remove' ? { deletes: outputPaths(change['before']) } : {}),
-    ...(change['kind'] === 'audience' ? { before: withLookalikes(change['before']), after: withLookalikes(change['after']) } : {}),
+    ...(change['kind'] === 'audience'
+      ? { before: withLookalikes(change['before']), after: withLookalikes(change['after']) }
+      : {}),
     id: idText(change['id']),
     ...('adGroupId' in change ? { adGroupId: idText(change['adGroupId']) } : {}),
-    ...(change['kind'] === 'adGroupLink' && isRecord(change['before']) ? { before: upgradeAdGroupRef(change['before']) } : {}),
-    ...(display && 'impact' in display ? { display: { ...display, impact: mapList(display['impact'], upgradeAdGroupRef) } } : {}),
+    ...(change['kind'] === 'adGroupLink' && isRecord(change['before'])
+      ? { before: upgradeAdGroupRef(change['before']) }
+      : {}),
+    ...(display && 'impact' in display
+      ? { display: { ...display, impact: mapList(display['impact'], upgradeAdGroupRef) } }
+      : {}),
   };
 }
 
@@ -77,7 +90,9 @@ function outputPaths(locked: unknown): unknown[] {
 
 /** A definition of version 1, which had no lookalikes: their set is empty (version 1 did not read them). */
 function withLookalikes(definition: unknown): unknown {
-  return isRecord(definition) && !('lookalikeTargetings' in definition) ? { ...definition, lookalikeTargetings: [] } : definition;
+  return isRecord(definition) && !('lookalikeTargetings' in definition)
+    ? { ...definition, lookalikeTargetings: [] }
+    : definition;
 }
 
 function upgradeAdGroupRef(ref: Json): Json {

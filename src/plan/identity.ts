@@ -1,4 +1,12 @@
-import { ignoreMatcher, matchingGlob, sortLongs, type DesiredAudience, type DesiredState, type LiveAudienceSummary, type Long } from '../model/index.js';
+import {
+  ignoreMatcher,
+  matchingGlob,
+  sortLongs,
+  type DesiredAudience,
+  type DesiredState,
+  type LiveAudienceSummary,
+  type Long,
+} from '../model/index.js';
 import { matchSpellings } from './name-spellings.js';
 import { matchRenames } from './renames.js';
 import type { PlanProblem } from './types.js';
@@ -21,7 +29,10 @@ export interface Identities {
   /** The glob of the file's `protect` list that names each live audience it protects, by id. */
   protectedBy: ReadonlyMap<Long, string>;
   errors: PlanProblem[];
-  /** Names that print alike but are spelt otherwise (see matchSpellings); pinned ids gone; `renamedFrom` that did nothing. */
+  /**
+   * Names that print alike but are spelt otherwise (see matchSpellings); pinned ids gone; `renamedFrom` that did
+   * nothing.
+   */
   warnings: PlanProblem[];
 }
 
@@ -91,7 +102,13 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
   }
 
   const managed = live.filter((audience) => !isIgnored(audience.name));
-  const renames = matchRenames({ entries: byNameEntries.filter((audience) => audience.renamedFrom.length > 0 && !refused.has(audience)), live: managed, exact, claimed, pinnedBy });
+  const renames = matchRenames({
+    entries: byNameEntries.filter((audience) => audience.renamedFrom.length > 0 && !refused.has(audience)),
+    live: managed,
+    exact,
+    claimed,
+    pinnedBy,
+  });
   errors.push(...renames.errors);
   for (const id of renames.claimed) claimed.add(id);
   for (const audience of renames.refused) refused.add(audience);
@@ -102,25 +119,49 @@ export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary
 
   const matchedIds = new Map(matched.map((pair) => [pair.desired.key, pair.live.id]));
   const stillMissing = missing.filter((audience) => !renamed.has(audience) && !refused.has(audience));
-  const spelled = matchSpellings({ declared: desired.audiences, live: managed, matchedIds, missing: stillMissing, claimed, prune: desired.prune });
+  const spelled = matchSpellings({
+    declared: desired.audiences,
+    live: managed,
+    matchedIds,
+    missing: stillMissing,
+    claimed,
+    prune: desired.prune,
+  });
   for (const pair of spelled.matched) claimed.add(pair.live.id);
   matched.push(...spelled.matched);
 
   const liveOf = new Map(matched.map((pair) => [pair.desired, pair.live]));
   const warnings = [
     ...spelled.warnings,
-    ...[...gone].map((audience) => goneWarning(audience, liveOf.get(audience), refused.has(audience), desired.adAccountId)),
+    ...[...gone].map((audience) =>
+      goneWarning(audience, liveOf.get(audience), refused.has(audience), desired.adAccountId),
+    ),
     ...desired.audiences.flatMap((audience) =>
-      audience.renamedFrom.length > 0 && !renamed.has(audience) && !refused.has(audience) ? unusedRename(audience, liveOf.get(audience), desired.adAccountId) : [],
+      audience.renamedFrom.length > 0 && !renamed.has(audience) && !refused.has(audience)
+        ? unusedRename(audience, liveOf.get(audience), desired.adAccountId)
+        : [],
     ),
   ];
   const undeclared = managed.filter((audience) => !claimed.has(audience.id));
   const managedCount = live.filter((audience) => claimed.has(audience.id) || !isIgnored(audience.name)).length;
-  return { matched, missing: spelled.missing, undeclared, managedCount, protectedBy: protectedBy(desired.protect, managed), errors, warnings };
+  return {
+    matched,
+    missing: spelled.missing,
+    undeclared,
+    managedCount,
+    protectedBy: protectedBy(desired.protect, managed),
+    errors,
+    warnings,
+  };
 }
 
 /** A pinned id the account no longer has: drift, not an error. The audience is known by its name again. */
-function goneWarning(audience: DesiredAudience, found: LiveAudienceSummary | undefined, refused: boolean, adAccountId: number): PlanProblem {
+function goneWarning(
+  audience: DesiredAudience,
+  found: LiveAudienceSummary | undefined,
+  refused: boolean,
+  adAccountId: number,
+): PlanProblem {
   const pinned = `audience ${quoted(audience.key)} pins id ${audience.id}, which the ad account ${adAccountId} no longer has: it was deleted outside the tool`;
   if (found) {
     return {
@@ -131,7 +172,12 @@ function goneWarning(audience: DesiredAudience, found: LiveAudienceSummary | und
     };
   }
   if (refused) {
-    return { code: 'PINNED_ID_DELETED', name: audience.key, message: `${pinned}; it is known by its name instead`, hint: `correct or remove the \`id:\` line` };
+    return {
+      code: 'PINNED_ID_DELETED',
+      name: audience.key,
+      message: `${pinned}; it is known by its name instead`,
+      hint: `correct or remove the \`id:\` line`,
+    };
   }
   return {
     code: 'PINNED_ID_DELETED',
@@ -141,8 +187,15 @@ function goneWarning(audience: DesiredAudience, found: LiveAudienceSummary | und
   };
 }
 
-/** `renamedFrom` that names no live audience: after the rename is applied (it can go), or an old name the account never had. */
-function unusedRename(audience: DesiredAudience, found: LiveAudienceSummary | undefined, adAccountId: number): PlanProblem[] {
+/**
+ * `renamedFrom` that names no live audience: after the rename is applied (it can go), or an old name the account never
+ * had.
+ */
+function unusedRename(
+  audience: DesiredAudience,
+  found: LiveAudienceSummary | undefined,
+  adAccountId: number,
+): PlanProblem[] {
   const olds = audience.renamedFrom.map(quoted).join(', ');
   if (found) {
     // A pinned audience still under an old name is the rename the pin makes: `renamedFrom` agrees.

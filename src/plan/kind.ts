@@ -1,7 +1,31 @@
-import type { Company, DesiredState, EveryKind, KindName, LiveAudience, LiveAudienceSummary, LiveState, Long, Merged, PartOf } from '../model/index.js';
+import type {
+  Company,
+  DesiredState,
+  EveryKind,
+  KindName,
+  LiveAudience,
+  LiveAudienceSummary,
+  LiveState,
+  Long,
+  Merged,
+  PartOf,
+} from '../model/index.js';
 import type { Identities } from './identity.js';
 import type { ChangeReview } from './review.js';
-import type { AdGroupUnlink, AudienceCreate, AudienceDelete, AudienceUpdate, Change, Fingerprint, ImageGenerate, ImageMove, ImageRemove, Plan, PlanProblem, PlanSummary } from './types.js';
+import type {
+  AdGroupUnlink,
+  AudienceCreate,
+  AudienceDelete,
+  AudienceUpdate,
+  Change,
+  Fingerprint,
+  ImageGenerate,
+  ImageMove,
+  ImageRemove,
+  Plan,
+  PlanProblem,
+  PlanSummary,
+} from './types.js';
 
 export interface PlanOptions {
   allowMassDelete: boolean;
@@ -17,19 +41,28 @@ export interface PlanOptions {
  * or one renamed), so every change is the change's own. Without a file at the base to compare
  * with, the default guard is the floor: a change cannot loosen its guard by moving the file.
  */
-export type PlanBase = { ref: string; desired: DesiredState } | { ref: string; problem: string } | { ref: string; absent: true };
+export type PlanBase =
+  { ref: string; desired: DesiredState } | { ref: string; problem: string } | { ref: string; absent: true };
 
-/** What each kind plans from: both states, the audiences' identities, and the changes of the kinds planned before it. */
+/**
+ * What each kind plans from: both states, the audiences' identities, and the changes of the kinds planned before it.
+ */
 export interface PlanInput {
   desired: DesiredState;
   live: LiveState;
   options: PlanOptions;
   identities: Identities;
-  /** The changes of the kinds before this one in the registry (an audience's update sees the ad groups unlinked from it). */
+  /**
+   * The changes of the kinds before this one in the registry (an audience's update sees the ad groups unlinked from
+   * it).
+   */
   planned: readonly Change[];
 }
 
-/** Each kind's changes, by kind: those whose `kind` is its name (none for the business, a precondition). Together, every change (see ChangesCovered). */
+/**
+ * Each kind's changes, by kind: those whose `kind` is its name (none for the business, a precondition). Together, every
+ * change (see ChangesCovered).
+ */
 export interface ChangeParts {
   business: never;
   adGroupLink: AdGroupUnlink;
@@ -56,7 +89,10 @@ export interface FingerprintParts {
   image: Pick<Fingerprint, 'images'>;
 }
 
-/** Each kind's part of the plan's header, by kind: the business as the lookup found it; where image paths start, and how a saved plan finds it. */
+/**
+ * Each kind's part of the plan's header, by kind: the business as the lookup found it; where image paths start, and how
+ * a saved plan finds it.
+ */
 export interface HeaderParts {
   business: Pick<Plan, 'business'>;
   adGroupLink: Record<never, never>;
@@ -103,7 +139,10 @@ export interface CurrentParts {
   };
   audience: {
     audiences: LiveAudienceSummary[];
-    /** The audiences the plan updates whose modification date is unchanged, read again (see `rereadIds`): their definitions and what the file cannot hold. */
+    /**
+     * The audiences the plan updates whose modification date is unchanged, read again (see `rereadIds`): their
+     * definitions and what the file cannot hold.
+     */
     reread?: Record<string, Pick<LiveAudience, 'definition' | 'unmodelled'>>;
   };
   image: {
@@ -121,7 +160,9 @@ export interface PlanKind<K extends KindName = KindName> {
   kind: K;
   plan(input: PlanInput): KindPlan<K>;
   staleReasons(plan: Plan, current: CurrentState): string[];
-  /** Where its changes sort, when they interleave with another kind's (an audience's unlinks come before its delete). */
+  /**
+   * Where its changes sort, when they interleave with another kind's (an audience's unlinks come before its delete).
+   */
   orderKey?(change: ChangeOf<K>): OrderKey;
   /**
    * `change` marked as drift when `base`, the base's change of the same kind, action, id, name
@@ -135,7 +176,10 @@ export interface PlanKind<K extends KindName = KindName> {
    * `inconsistencies`), each said with the change it is of; `read`: the audiences the plan read.
    */
   inconsistencies?(change: ChangeOf<K>, read: ReadonlySet<Long>): string[];
-  /** What a reviewer must see of one of its changes at a glance (see ChangeReview); without it, nothing (NOTHING_TO_REVIEW). */
+  /**
+   * What a reviewer must see of one of its changes at a glance (see ChangeReview); without it, nothing
+   * (NOTHING_TO_REVIEW).
+   */
   review?(change: ChangeOf<K>): ChangeReview;
 }
 
@@ -147,7 +191,12 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Holds<T extends true> = T;
 
 /** Every field of the plan's fingerprint is the file's hash or some kind's part (see FingerprintParts). */
-export type FingerprintCovered = Holds<Same<keyof Fingerprint, 'desiredHash' | { [K in keyof FingerprintParts]: keyof FingerprintParts[K] }[keyof FingerprintParts]>>;
+export type FingerprintCovered = Holds<
+  Same<
+    keyof Fingerprint,
+    'desiredHash' | { [K in keyof FingerprintParts]: keyof FingerprintParts[K] }[keyof FingerprintParts]
+  >
+>;
 /** Every change of the plan is some kind's, and each kind's changes name it as their kind. */
 export type ChangesCovered = Holds<Same<Change, ChangeParts[keyof ChangeParts]>>;
 /**
@@ -155,6 +204,10 @@ export type ChangesCovered = Holds<Same<Change, ChangeParts[keyof ChangeParts]>>
  * plan's summary counts by action (PlanSummary, whose fields are exactly the actions), and its
  * views speak of each count in the nouns of the action's kind.
  */
-export type ActionsAreOneKinds = Holds<Same<{ [K in KindName]: ActionOf<K> & ActionOf<Exclude<KindName, K>> }[KindName], never>>;
+export type ActionsAreOneKinds = Holds<
+  Same<{ [K in KindName]: ActionOf<K> & ActionOf<Exclude<KindName, K>> }[KindName], never>
+>;
 export type SummaryCoversActions = Holds<Same<keyof PlanSummary, Change['action']>>;
-export type ChangesNameTheirKind = Holds<Same<{ [K in KindName]: ChangeOf<K> extends { kind: K } ? true : false }[KindName], true>>;
+export type ChangesNameTheirKind = Holds<
+  Same<{ [K in KindName]: ChangeOf<K> extends { kind: K } ? true : false }[KindName], true>
+>;

@@ -49,7 +49,10 @@ export function matchSpellings(input: SpellingInput): Spellings {
   const matched: Spellings['matched'] = [];
   const warnings: PlanProblem[] = [];
   for (const [look, group] of groups) {
-    const spellings = new Set([...group.declared.map((audience) => audience.key), ...group.live.map((audience) => audience.name)]);
+    const spellings = new Set([
+      ...group.declared.map((audience) => audience.key),
+      ...group.live.map((audience) => audience.name),
+    ]);
     if (spellings.size < 2 || (group.declared.length === 0 && !input.prune)) continue;
     const [desired, ...otherDeclared] = group.declared;
     const [live, ...otherLive] = group.live;
@@ -68,10 +71,18 @@ export function matchSpellings(input: SpellingInput): Spellings {
 }
 
 /** A declared audience that is one live audience spelt otherwise: matched by its look alone, or pinned by its `id:`. */
-function matchedWarning(name: string, live: LiveAudienceSummary, spellings: string[], by: 'look' | 'pinned'): PlanProblem {
+function matchedWarning(
+  name: string,
+  live: LiveAudienceSummary,
+  spellings: string[],
+  by: 'look' | 'pinned',
+): PlanProblem {
   const shown = codePointsOf(spellings);
   const is = by === 'pinned' ? "is pinned by id to the account's" : "is the account's";
-  const update = by === 'pinned' ? "the update renames that audience to the file's spelling" : "the update gives it the file's spelling";
+  const update =
+    by === 'pinned'
+      ? "the update renames that audience to the file's spelling"
+      : "the update gives it the file's spelling";
   return {
     code: 'NAME_SPELLING',
     name,
@@ -80,7 +91,13 @@ function matchedWarning(name: string, live: LiveAudienceSummary, spellings: stri
   };
 }
 
-function unmatchedWarning(look: string, declared: DesiredAudience[], live: LiveAudienceSummary[], input: SpellingInput, spellings: string[]): PlanProblem {
+function unmatchedWarning(
+  look: string,
+  declared: DesiredAudience[],
+  live: LiveAudienceSummary[],
+  input: SpellingInput,
+  spellings: string[],
+): PlanProblem {
   const shown = codePointsOf(spellings);
   const fate = (audience: DesiredAudience) => {
     const id = input.matchedIds.get(audience.key);
@@ -88,7 +105,10 @@ function unmatchedWarning(look: string, declared: DesiredAudience[], live: LiveA
   };
   const parts = [
     ...declared.map((audience) => `the file's ${shown(audience.key)} (${fate(audience)})`),
-    ...live.map((audience) => `the account's ${shown(audience.name)} (id ${audience.id}${input.claimed.has(audience.id) ? '' : input.prune ? ', deleted by prune' : ', left alone'})`),
+    ...live.map(
+      (audience) =>
+        `the account's ${shown(audience.name)} (id ${audience.id}${input.claimed.has(audience.id) ? '' : input.prune ? ', deleted by prune' : ', left alone'})`,
+    ),
   ];
   return {
     code: 'NAME_SPELLING',
@@ -107,7 +127,8 @@ const SHOWN_WHOLE = 16;
  */
 function codePointsOf(spellings: string[]): (name: string) => string {
   const all = spellings.map((spelling) => Array.from(spelling));
-  if (Math.max(...all.map((chars) => chars.length)) <= SHOWN_WHOLE) return (name) => Array.from(name).map(codePoint).join(' ');
+  if (Math.max(...all.map((chars) => chars.length)) <= SHOWN_WHOLE)
+    return (name) => Array.from(name).map(codePoint).join(' ');
   const shortest = Math.min(...all.map((chars) => chars.length));
   const same = (at: (chars: string[]) => string | undefined) => all.every((chars) => at(chars) === at(all[0] ?? []));
   let start = 0;

@@ -20,7 +20,14 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   if (base && 'problem' in base) warnings.push(baseNotPlanned(base));
   const ordered = orderChanges(planned);
   // The base's own errors (a guard, a rule) only leave changes out of its plan: fewer are marked.
-  const changes = base && 'desired' in base ? markDrift(ordered, planKinds(comparedBase(base.desired, desired), live, { allowMassDelete: true }).planned, PLAN_KINDS_IN_ORDER) : ordered;
+  const changes =
+    base && 'desired' in base
+      ? markDrift(
+          ordered,
+          planKinds(comparedBase(base.desired, desired), live, { allowMassDelete: true }).planned,
+          PLAN_KINDS_IN_ORDER,
+        )
+      : ordered;
   const { business, imageDir, imageHome } = header;
   const checks = serviceChecks(changes);
   return {
@@ -84,14 +91,18 @@ function compareKeys(a: OrderKey, b: OrderKey): number {
   for (let index = 0; index < Math.max(a.length, b.length); index += 1) {
     const x = a[index] ?? 0;
     const y = b[index] ?? 0;
-    const order = typeof x === 'string' || typeof y === 'string' ? compareText(String(x), String(y)) : x < y ? -1 : x > y ? 1 : 0;
+    const order =
+      typeof x === 'string' || typeof y === 'string' ? compareText(String(x), String(y)) : x < y ? -1 : x > y ? 1 : 0;
     if (order !== 0) return order;
   }
   return 0;
 }
 
 function sortProblems(problems: PlanProblem[]): PlanProblem[] {
-  return [...problems].sort((a, b) => compareText(a.code, b.code) || compareText(a.name ?? '', b.name ?? '') || compareText(a.message, b.message));
+  return [...problems].sort(
+    (a, b) =>
+      compareText(a.code, b.code) || compareText(a.name ?? '', b.name ?? '') || compareText(a.message, b.message),
+  );
 }
 
 /** How many changes of each action; `move` only when there are some, so a plan without moves reads as it always did. */

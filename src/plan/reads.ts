@@ -9,9 +9,15 @@ import { matchIdentities, type Identities } from './identity.js';
  * checks with `missingReads` that it was fetched, before it plans anything.
  */
 export interface NeededReads {
-  /** The audiences the file manages, and with prune those it deletes (a plan shows what it destroys), each to read in full. */
+  /**
+   * The audiences the file manages, and with prune those it deletes (a plan shows what it destroys), each to read in
+   * full.
+   */
   detailIds: Long[];
-  /** The audiences whose ad groups are needed whatever their reads say: those with declared `adGroups`, those about to be deleted. */
+  /**
+   * The audiences whose ad groups are needed whatever their reads say: those with declared `adGroups`, those about to
+   * be deleted.
+   */
   linkIds: Long[];
   /**
    * Whether the ad groups of `id`, one of `detailIds` and not of `linkIds`, are needed given its
@@ -25,16 +31,27 @@ export interface NeededReads {
  * needed can depend on its full read, so it is asked of each read as it arrives (see
  * src/operations/kinds/audience.ts, which starts the link reads while other reads are in flight).
  */
-export function neededReads(desired: DesiredState, list: LiveAudienceSummary[], identities: Identities = matchIdentities(desired, list)): NeededReads {
+export function neededReads(
+  desired: DesiredState,
+  list: LiveAudienceSummary[],
+  identities: Identities = matchIdentities(desired, list),
+): NeededReads {
   const declared = new Map(identities.matched.map((pair) => [pair.live.id, pair.desired]));
   const linkIds = identities.matched.filter((pair) => pair.desired.adGroups).map((pair) => pair.live.id);
   if (desired.prune) linkIds.push(...identities.undeclared.map((summary) => summary.id));
   return {
-    detailIds: [...identities.matched.map((pair) => pair.live.id), ...(desired.prune ? identities.undeclared.map((summary) => summary.id) : [])],
+    detailIds: [
+      ...identities.matched.map((pair) => pair.live.id),
+      ...(desired.prune ? identities.undeclared.map((summary) => summary.id) : []),
+    ],
     linkIds,
     needsLinks: (id, detail) => {
       const audience = declared.get(id);
-      return audience !== undefined && !audience.adGroups && diffDefinition(audience.definition, detail.definition).length > 0;
+      return (
+        audience !== undefined &&
+        !audience.adGroups &&
+        diffDefinition(audience.definition, detail.definition).length > 0
+      );
     },
   };
 }
@@ -53,7 +70,10 @@ export function neededReadsOfAll(states: DesiredState[], list: LiveAudienceSumma
   };
 }
 
-/** What the live state lacks of what `desired` needs read (`identities`: its audiences matched with the live list): empty when the reader kept the contract. */
+/**
+ * What the live state lacks of what `desired` needs read (`identities`: its audiences matched with the live list):
+ * empty when the reader kept the contract.
+ */
 export function missingReads(desired: DesiredState, live: LiveState, identities: Identities): string[] {
   const needed = neededReads(desired, live.audiences, identities);
   const linkIds = new Set(needed.linkIds);
@@ -63,7 +83,8 @@ export function missingReads(desired: DesiredState, live: LiveState, identities:
     if (live.unreadable?.[key] !== undefined) continue;
     const detail = live.details[key];
     if (!detail) missing.push(`the full read of audience ${id}`);
-    else if ((linkIds.has(id) || needed.needsLinks(id, detail)) && !live.links[key]) missing.push(`the ad groups of audience ${id}`);
+    else if ((linkIds.has(id) || needed.needsLinks(id, detail)) && !live.links[key])
+      missing.push(`the ad groups of audience ${id}`);
   }
   if (desired.business && live.business === undefined) missing.push('the business lookup');
   return missing;
@@ -84,7 +105,9 @@ export function missingReadError(missing: string[]): AppError {
   });
 }
 
-/** A problem of a saved plan's change that names an audience by id (see `inconsistencies`): the plan did not read it. */
+/**
+ * A problem of a saved plan's change that names an audience by id (see `inconsistencies`): the plan did not read it.
+ */
 export function notRead(id: Long, read: ReadonlySet<Long>): string[] {
   return read.has(id) ? [] : [`the plan did not read audience ${id}`];
 }

@@ -47,7 +47,9 @@ export function matchRenames(input: RenameInput): Renames {
     const said = `audience ${quoted(entry.key)} is renamed from ${entry.renamedFrom.map(quoted).join(' or ')}`;
     const taken = holders.find((audience) => claimed.has(audience.id));
     const look = entry.key.normalize('NFC');
-    const current = input.exact.get(entry) ?? input.live.find((audience) => audience.name.normalize('NFC') === look && !claimed.has(audience.id));
+    const current =
+      input.exact.get(entry) ??
+      input.live.find((audience) => audience.name.normalize('NFC') === look && !claimed.has(audience.id));
     const free = holders.filter((audience) => !claimed.has(audience.id));
     if (taken) {
       const owner = input.pinnedBy.get(taken.id);
@@ -88,11 +90,15 @@ export function matchRenames(input: RenameInput): Renames {
  * left to the NAME_SPELLING warning, which says what to do about them.
  */
 export function renameWarnings(changes: readonly Change[]): PlanProblem[] {
-  const deletes = changes.filter((change): change is AudienceDelete => change.action === 'delete' && change.kind === 'audience');
+  const deletes = changes.filter(
+    (change): change is AudienceDelete => change.action === 'delete' && change.kind === 'audience',
+  );
   if (deletes.length === 0) return [];
   return changes.flatMap((change) => {
     if (change.action !== 'create' || change.kind !== 'audience') return [];
-    const alike = deletes.filter((deleted) => deleted.name.normalize('NFC') !== change.name.normalize('NFC') && sameDefinition(change, deleted));
+    const alike = deletes.filter(
+      (deleted) => deleted.name.normalize('NFC') !== change.name.normalize('NFC') && sameDefinition(change, deleted),
+    );
     const [first] = alike;
     if (!first) return [];
     const gone = alike.map((deleted) => {

@@ -24,7 +24,9 @@ export interface ChangeResult {
    * the audience was found (id 123)". Only on `ok`.
    */
   verified?: string;
-  /** For a create or update: the fields that the service's answer holds otherwise than sent (verified after the apply). */
+  /**
+   * For a create or update: the fields that the service's answer holds otherwise than sent (verified after the apply).
+   */
   differing?: string[];
 }
 
@@ -48,6 +50,8 @@ export interface AppliedAccount {
   remaining: string[];
   /** Why the account could not be read back after applying (the changes' results still stand), or null. */
   unverified: string | null;
-  /** The apply was interrupted: the changes in flight finished, the others were not started (and nothing was read back). */
+  /**
+   * The apply was interrupted: the changes in flight finished, the others were not started (and nothing was read back).
+   */
   interrupted: boolean;
 }

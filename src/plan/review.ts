@@ -1,4 +1,11 @@
-import { DEFINITION_FIELDS, REGION_FIELDS, TARGETING_FIELDS, type DefinitionField, type JsonValue, type TargetingField } from '../model/index.js';
+import {
+  DEFINITION_FIELDS,
+  REGION_FIELDS,
+  TARGETING_FIELDS,
+  type DefinitionField,
+  type JsonValue,
+  type TargetingField,
+} from '../model/index.js';
 import type { AdGroupRef, AudienceCreate, AudienceDelete, AudienceUpdate } from './types.js';
 
 /**
@@ -7,7 +14,9 @@ import type { AdGroupRef, AudienceCreate, AudienceDelete, AudienceUpdate } from 
  * an update does to each criterion, and the edits that deserve a second look.
  */
 export interface ChangeReview {
-  /** The fields an update (or an image's new request) changes, or the sets a create fills, in the order plans show them. */
+  /**
+   * The fields an update (or an image's new request) changes, or the sets a create fills, in the order plans show them.
+   */
   fields: string[];
   /** An update's audience after its unlinks, a delete's before them, an unlink's ad group: one of them is LIVE. */
   live: boolean;
@@ -22,14 +31,21 @@ export interface ChangeReview {
  */
 export type Criterion = 'ages' | 'genders' | 'regions' | 'ufoInterests' | 'ufoBusinessTypes' | TargetingField;
 
-/** `narrows`: a member goes, an EXCLUDE member comes, or a criterion that limited nothing gets members. `broadens`: the reverse. */
+/**
+ * `narrows`: a member goes, an EXCLUDE member comes, or a criterion that limited nothing gets members. `broadens`: the
+ * reverse.
+ */
 export interface CriterionEffect {
   criterion: Criterion;
   effect: 'narrows' | 'broadens' | 'narrows-and-broadens' | 'empties';
 }
 
 /** An audience in use is one an ad group uses (after the plan's unlinks, for an update). */
-export type Risk = { risk: 'type-change' } | { risk: 'emptied'; criterion: Criterion } | { risk: 'narrows-in-use' } | { risk: 'deletes-in-use' };
+export type Risk =
+  | { risk: 'type-change' }
+  | { risk: 'emptied'; criterion: Criterion }
+  | { risk: 'narrows-in-use' }
+  | { risk: 'deletes-in-use' };
 
 const CRITERIA: ReadonlyArray<{ criterion: Criterion; fields: readonly DefinitionField[] }> = [
   { criterion: 'ages', fields: ['ages'] },
@@ -54,15 +70,34 @@ export function reviewAudienceChange(change: AudienceCreate | AudienceUpdate | A
       const inUse = change.display.impact.length > 0;
       const risks: Risk[] = [
         ...(change.display.fields.some((field) => field.field === 'type') ? [{ risk: 'type-change' as const }] : []),
-        ...effects.filter((entry) => entry.effect === 'empties').map((entry) => ({ risk: 'emptied' as const, criterion: entry.criterion })),
-        ...(inUse && effects.some((entry) => entry.effect.startsWith('narrows')) ? [{ risk: 'narrows-in-use' as const }] : []),
+        ...effects
+          .filter((entry) => entry.effect === 'empties')
+          .map((entry) => ({ risk: 'emptied' as const, criterion: entry.criterion })),
+        ...(inUse && effects.some((entry) => entry.effect.startsWith('narrows'))
+          ? [{ risk: 'narrows-in-use' as const }]
+          : []),
       ];
-      return { fields: change.display.fields.map((field) => field.field), live: anyLive(change.display.impact), effects, risks };
+      return {
+        fields: change.display.fields.map((field) => field.field),
+        live: anyLive(change.display.impact),
+        effects,
+        risks,
+      };
     }
     case 'delete':
-      return { fields: [], live: anyLive(change.display.impact), effects: [], risks: change.display.impact.length > 0 ? [{ risk: 'deletes-in-use' }] : [] };
+      return {
+        fields: [],
+        live: anyLive(change.display.impact),
+        effects: [],
+        risks: change.display.impact.length > 0 ? [{ risk: 'deletes-in-use' }] : [],
+      };
     case 'create':
-      return { fields: DEFINITION_FIELDS.filter((field) => isFilledSet(change.after[field] as JsonValue)), live: false, effects: [], risks: [] };
+      return {
+        fields: DEFINITION_FIELDS.filter((field) => isFilledSet(change.after[field] as JsonValue)),
+        live: false,
+        effects: [],
+        risks: [],
+      };
   }
 }
 
@@ -79,17 +114,23 @@ function criterionEffects(change: AudienceUpdate): CriterionEffect[] {
   return CRITERIA.flatMap(({ criterion, fields }): CriterionEffect[] => {
     const changed = change.display.fields.filter((field) => (fields as readonly string[]).includes(field.field));
     if (changed.length === 0) return [];
-    const members = (side: 'before' | 'after'): JsonValue[] => fields.flatMap((field) => change[side][field] as JsonValue[]);
+    const members = (side: 'before' | 'after'): JsonValue[] =>
+      fields.flatMap((field) => change[side][field] as JsonValue[]);
     const before = members('before');
     if (before.length > 0 && members('after').length === 0) return [{ criterion, effect: 'empties' }];
     const after = members('after');
     const added = changed.flatMap((field) => field.added ?? []);
     const removed = changed.flatMap((field) => field.removed ?? []);
     // A member within one the other side holds (a district of a province) neither narrows nor broadens by itself.
-    const within = (member: JsonValue, side: JsonValue[]): boolean => criterion === 'regions' && side.some((outer) => inProvince(member, outer));
+    const within = (member: JsonValue, side: JsonValue[]): boolean =>
+      criterion === 'regions' && side.some((outer) => inProvince(member, outer));
     const limitedBefore = before.some((member) => !excludes(member));
-    const narrows = removed.some((member) => !excludes(member) && !within(member, after)) || added.some(excludes) || (!limitedBefore && added.length > 0);
-    const broadens = (limitedBefore && added.some((member) => !excludes(member) && !within(member, before))) || removed.some(excludes);
+    const narrows =
+      removed.some((member) => !excludes(member) && !within(member, after)) ||
+      added.some(excludes) ||
+      (!limitedBefore && added.length > 0);
+    const broadens =
+      (limitedBefore && added.some((member) => !excludes(member) && !within(member, before))) || removed.some(excludes);
     if (narrows && broadens) return [{ criterion, effect: 'narrows-and-broadens' }];
     if (narrows) return [{ criterion, effect: 'narrows' }];
     return broadens ? [{ criterion, effect: 'broadens' }] : [];
@@ -104,9 +145,13 @@ function inProvince(member: JsonValue, outer: JsonValue): boolean {
 }
 
 function regionCode(region: JsonValue): string {
-  return typeof region === 'object' && region !== null && !Array.isArray(region) && typeof region['value'] === 'string' ? region['value'] : '';
+  return typeof region === 'object' && region !== null && !Array.isArray(region) && typeof region['value'] === 'string'
+    ? region['value']
+    : '';
 }
 
 function excludes(member: JsonValue): boolean {
-  return typeof member === 'object' && member !== null && !Array.isArray(member) && member['inclusionType'] === 'EXCLUDE';
+  return (
+    typeof member === 'object' && member !== null && !Array.isArray(member) && member['inclusionType'] === 'EXCLUDE'
+  );
 }

@@ -29,7 +29,10 @@ export function massDeleteGuard(desired: DesiredState, base: PlanBase | undefine
   const own = thresholdOf(desired);
   if (!base) return { threshold: own };
   const floor = 'desired' in base ? thresholdOf(base.desired) : DEFAULT_MASS_DELETE;
-  const atBase = 'desired' in base ? guardText(floor) : `${'absent' in base ? 'no file of this name' : 'no file it can plan'}, so the default, ${guardText(floor)}`;
+  const atBase =
+    'desired' in base
+      ? guardText(floor)
+      : `${'absent' in base ? 'no file of this name' : 'no file it can plan'}, so the default, ${guardText(floor)}`;
   const threshold = { ratio: Math.min(own.ratio, floor.ratio), minManaged: Math.min(own.minManaged, floor.minManaged) };
   if (threshold.ratio === own.ratio && threshold.minManaged === own.minManaged) return { threshold };
   return {
@@ -60,7 +63,9 @@ export function checkMassDelete(deletes: number, managed: number, guard: MassDel
   const { threshold } = guard;
   if (managed < threshold.minManaged || deletes <= managed * threshold.ratio) return null;
   const percent = Math.round((deletes / managed) * 100);
-  const whose = guard.loosened ? ' (held to the stricter guard of the base until the change is merged: see MASS_DELETE_LOOSENED)' : '';
+  const whose = guard.loosened
+    ? ' (held to the stricter guard of the base until the change is merged: see MASS_DELETE_LOOSENED)'
+    : '';
   return {
     code: 'MASS_DELETE',
     message: `the plan deletes ${deletes} of the ${managed} managed audiences (${percent}%), more than the ${percentOf(threshold.ratio)}% allowed${whose}`,

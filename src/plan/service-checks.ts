@@ -1,4 +1,10 @@
-import { TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type DefinitionField, type JsonObject, type JsonValue } from '../model/index.js';
+import {
+  TARGETING_FIELDS,
+  TARGETING_MEMBER_KEYS,
+  type DefinitionField,
+  type JsonObject,
+  type JsonValue,
+} from '../model/index.js';
 import type { Change, ServiceCheck, ServiceCheckWhat } from './types.js';
 
 /**
@@ -14,8 +20,15 @@ export function serviceChecks(changes: readonly Change[]): ServiceCheck[] {
     if (change.action === 'create') return checksOf(change.name, (field) => change.after[field] as JsonValue[]);
     if (change.action !== 'update') return [];
     // A member re-sent with another field (its retention, say) keeps ids the service already took.
-    const known = new Set(checksOf(change.name, (field) => change.before[field] as JsonValue[]).flatMap((check) => check.values.map((value) => `${check.field} ${check.what} ${value}`)));
-    return checksOf(change.name, (field) => change.display.fields.find((entry) => entry.field === field)?.added ?? []).flatMap((check) => {
+    const known = new Set(
+      checksOf(change.name, (field) => change.before[field] as JsonValue[]).flatMap((check) =>
+        check.values.map((value) => `${check.field} ${check.what} ${value}`),
+      ),
+    );
+    return checksOf(
+      change.name,
+      (field) => change.display.fields.find((entry) => entry.field === field)?.added ?? [],
+    ).flatMap((check) => {
       const values = check.values.filter((value) => !known.has(`${check.field} ${check.what} ${value}`));
       return values.length === 0 ? [] : [{ ...check, values }];
     });
@@ -39,12 +52,16 @@ function checksOf(name: string, membersOf: (field: DefinitionField) => JsonValue
   };
   for (const { field, what } of CODE_FIELDS) add(field, what, membersOf(field).map(codeOf));
   for (const field of TARGETING_FIELDS) {
-    const members = membersOf(field).filter((member): member is JsonObject => typeof member === 'object' && member !== null && !Array.isArray(member));
+    const members = membersOf(field).filter(
+      (member): member is JsonObject => typeof member === 'object' && member !== null && !Array.isArray(member),
+    );
     const ids = TARGETING_MEMBER_KEYS[field].filter((key) => key !== EVENT_CODE);
     add(
       field,
       'memberId',
-      members.flatMap((member) => ids.filter((key) => member[key] !== undefined).map((key) => `${key}=${textOf(member[key] ?? null)}`)),
+      members.flatMap((member) =>
+        ids.filter((key) => member[key] !== undefined).map((key) => `${key}=${textOf(member[key] ?? null)}`),
+      ),
     );
     add(
       field,
@@ -57,7 +74,9 @@ function checksOf(name: string, membersOf: (field: DefinitionField) => JsonValue
 
 /** A region by its code, an interest or business type as itself. */
 function codeOf(value: JsonValue): string {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? textOf(value['value'] ?? null) : textOf(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? textOf(value['value'] ?? null)
+    : textOf(value);
 }
 
 function textOf(value: JsonValue): string {

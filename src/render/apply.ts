@@ -19,7 +19,12 @@ export function progressLine(result: ChangeResult, style: Style): string {
   };
   switch (result.status) {
     case 'ok':
-      return line('ok', style.add, result.verified === undefined ? undefined : `verified: ${result.verified}`, result.cause);
+      return line(
+        'ok',
+        style.add,
+        result.verified === undefined ? undefined : `verified: ${result.verified}`,
+        result.cause,
+      );
     case 'skipped':
       return line('skipped', style.warn, result.cause ?? '');
     case 'unknown':
@@ -34,7 +39,13 @@ const TAG_WIDTH = 8;
 
 /** The counts of an account's apply: done, failed and skipped always; verified and unknown when there are any. */
 function countsText({ ok, verified, failed, unknown, skipped }: AppliedAccount['result']['summary']): string {
-  return [`${ok} done`, ...(verified > 0 ? [`${verified} verified after a lost answer`] : []), `${failed} failed`, ...(unknown > 0 ? [`${unknown} unknown`] : []), `${skipped} skipped`].join(', ');
+  return [
+    `${ok} done`,
+    ...(verified > 0 ? [`${verified} verified after a lost answer`] : []),
+    `${failed} failed`,
+    ...(unknown > 0 ? [`${unknown} unknown`] : []),
+    `${skipped} skipped`,
+  ].join(', ');
 }
 
 /** What was done and what was not, per account, with what to do next. */
@@ -58,11 +69,17 @@ export function applySummary(applied: AppliedAccount[], fromSavedPlan: boolean):
     const notDone = result.results.filter((change) => change.status !== 'ok');
     if (notDone.length > 0) {
       lines.push('Not done:');
-      for (const change of notDone) lines.push(`  ${describeChange(change)}: ${change.status}, ${visible(change.cause ?? '')}`);
-      if (unknown > 0) lines.push('Whether the changes marked unknown were made, `audiences plan` shows: it lists what is still to do.');
+      for (const change of notDone)
+        lines.push(`  ${describeChange(change)}: ${change.status}, ${visible(change.cause ?? '')}`);
+      if (unknown > 0)
+        lines.push(
+          'Whether the changes marked unknown were made, `audiences plan` shows: it lists what is still to do.',
+        );
       const fix = interrupted ? 'Run' : fromSavedPlan ? 'Fix the cause, then run' : 'Fix the cause and run';
       lines.push(
-        fromSavedPlan ? `${fix} \`audiences plan\` again: the saved plan is now stale, a new plan finishes the job.` : `${fix} \`audiences apply\` again: it plans anew and finishes the job.`,
+        fromSavedPlan
+          ? `${fix} \`audiences plan\` again: the saved plan is now stale, a new plan finishes the job.`
+          : `${fix} \`audiences apply\` again: it plans anew and finishes the job.`,
       );
     }
     if (remaining.length > 0) {
@@ -70,7 +87,10 @@ export function applySummary(applied: AppliedAccount[], fromSavedPlan: boolean):
       for (const line of remaining) lines.push(`  ${visible(line)}`);
     }
     if (unverified !== null) {
-      lines.push(`The account could not be read back to check the result: ${visible(unverified)}.`, 'Run `audiences plan` to see whether anything is left to do.');
+      lines.push(
+        `The account could not be read back to check the result: ${visible(unverified)}.`,
+        'Run `audiences plan` to see whether anything is left to do.',
+      );
     }
   }
   return `${lines.join('\n')}\n`;

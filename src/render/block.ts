@@ -14,7 +14,10 @@ export interface Block {
   lines: Line[];
 }
 
-/** `live`: the audience serves a LIVE ad group; `risk`: an edit to look at twice; `effect`: what an update does to a criterion. */
+/**
+ * `live`: the audience serves a LIVE ad group; `risk`: an edit to look at twice; `effect`: what an update does to a
+ * criterion.
+ */
 export interface Mark {
   kind: 'live' | 'risk' | 'effect';
   text: string;
@@ -24,4 +27,6 @@ export interface Mark {
  * A line under a block: a field with its value (`removed` when the field goes with its
  * audience), or one member of a set added, removed or kept.
  */
-export type Line = { kind: 'field'; label: string; text: string; removed?: true } | { kind: 'added' | 'removed' | 'kept'; label: string; text: string };
+export type Line =
+  | { kind: 'field'; label: string; text: string; removed?: true }
+  | { kind: 'added' | 'removed' | 'kept'; label: string; text: string };

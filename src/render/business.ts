@@ -5,17 +5,24 @@ import { quoted, visible } from '../model/index.js';
 /** The plan's header line for the account's business: who it is, or that the number has none. */
 export function businessLine(business: PlanBusiness): string {
   const { company } = business;
-  if (!company) return `business: ${visible(business.registrationNumber)} (no business is registered under this number)`;
+  if (!company)
+    return `business: ${visible(business.registrationNumber)} (no business is registered under this number)`;
   const details = [
     company.representationName === null ? undefined : `representative ${company.representationName}`,
     company.businessCategory === null ? undefined : `category ${company.businessCategory}`,
   ].filter((part) => part !== undefined);
-  return visible(`business: ${company.businessRegistrationNumber} ${quoted(company.name)}${details.length > 0 ? ` (${details.join(', ')})` : ''}`);
+  return visible(
+    `business: ${company.businessRegistrationNumber} ${quoted(company.name)}${details.length > 0 ? ` (${details.join(', ')})` : ''}`,
+  );
 }
 
 /** A company as `audiences company` shows it: one labelled line per field, missing ones left out. */
 export function renderCompany(company: Company): string {
-  const address = [company.address.zipCode === null ? undefined : `(${company.address.zipCode})`, company.address.baseAddress, company.address.detailAddress]
+  const address = [
+    company.address.zipCode === null ? undefined : `(${company.address.zipCode})`,
+    company.address.baseAddress,
+    company.address.detailAddress,
+  ]
     .filter((part) => part !== undefined && part !== null)
     .join(' ');
   const rows: Array<[string, string | number | null]> = [

@@ -3,7 +3,9 @@ import { count, hasChanges } from './summary.js';
 import { commitText, escape, fenceFor, MARKDOWN_LIMIT, renderMarkdown } from './markdown.js';
 import { visible } from '../model/index.js';
 
-/** Where a comment comes from: the files planned (they name the comment), and the commit when the pipeline gives one. */
+/**
+ * Where a comment comes from: the files planned (they name the comment), and the commit when the pipeline gives one.
+ */
 export interface CommentContext {
   files: string[];
   commit?: string | undefined;
@@ -28,7 +30,9 @@ const DEFAULT_FILE = 'audiences.yaml';
  * succeeded or failed.
  */
 export function commentMarker(files: string[]): string {
-  const named = (files.length === 0 ? [DEFAULT_FILE] : files).map((file) => encodeURIComponent(file).replace(/%2F/g, '/'));
+  const named = (files.length === 0 ? [DEFAULT_FILE] : files).map((file) =>
+    encodeURIComponent(file).replace(/%2F/g, '/'),
+  );
   return `<!-- audiences-plan files=${named.join(',')} -->`;
 }
 
@@ -39,7 +43,8 @@ export function commentMarker(files: string[]): string {
  */
 export function renderComment(plans: Plan[], context: CommentContext, limit = MARKDOWN_LIMIT): string {
   const head = commentHead(context);
-  if (plans.length > 1) head.push(plans.map((plan) => `- ad account ${plan.adAccountId}: ${accountState(plan)}`).join('\n'), '');
+  if (plans.length > 1)
+    head.push(plans.map((plan) => `- ad account ${plan.adAccountId}: ${accountState(plan)}`).join('\n'), '');
   const top = head.join('\n');
   const share = Math.floor((limit - top.length) / Math.max(1, plans.length)) - 2;
   return `${[top.trimEnd(), ...plans.map((plan) => renderMarkdown(plan, share).trimEnd())].join('\n\n')}\n`;
@@ -50,7 +55,13 @@ export function renderErrorComment(report: ErrorReport, context: CommentContext)
   const out = commentHead(context);
   out.push(`:x: **The plan failed: error[${escape(report.code)}]**: ${escape(report.summary)}`, '');
   if (report.problems && report.problems.length > 0) {
-    out.push(...report.problems.map((problem) => `- **${escape(place(problem))}**: ${escape(problem.message)}${problem.hint ? ` — _${escape(problem.hint)}_` : ''}`), '');
+    out.push(
+      ...report.problems.map(
+        (problem) =>
+          `- **${escape(place(problem))}**: ${escape(problem.message)}${problem.hint ? ` — _${escape(problem.hint)}_` : ''}`,
+      ),
+      '',
+    );
   } else if (report.detail) {
     const lines = report.detail.split('\n').map(visible);
     const fence = fenceFor(lines);

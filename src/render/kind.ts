@@ -2,11 +2,16 @@ import type { KindName } from '../model/index.js';
 import type { ActionOf, ChangeOf, ChangeResult } from '../plan/index.js';
 import type { Block } from './block.js';
 
-/** How the counts of a plan and of a review speak of one action: `2 to create`; an action that destroys, `deletes 2 audiences`. */
+/**
+ * How the counts of a plan and of a review speak of one action: `2 to create`; an action that destroys, `deletes 2
+ * audiences`.
+ */
 export interface ActionWords {
   /** After the count in the plan's summary: `to create`. */
   summary: string;
-  /** Said with a zero count too (the audiences' and links' actions always are; the images' only when there are some). */
+  /**
+   * Said with a zero count too (the audiences' and links' actions always are; the images' only when there are some).
+   */
   always: boolean;
   /** The verb of an action a reviewer must not miss, counted in the noun of its kind: `deletes` (2 audiences). */
   destroys?: string;
@@ -27,5 +32,7 @@ export interface KindRenderer<K extends KindName = KindName> {
   deletes?(change: ChangeOf<K>): string[];
 }
 
-/** The renderer of every kind, by kind: null for a kind that has no changes (the business, shown in the plan's header). */
+/**
+ * The renderer of every kind, by kind: null for a kind that has no changes (the business, shown in the plan's header).
+ */
 export type RenderKinds = { readonly [K in KindName]: [ChangeOf<K>] extends [never] ? null : KindRenderer<K> };

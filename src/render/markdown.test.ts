@@ -7,7 +7,12 @@ import { renderText } from './text.js';
 
 function planCreating(count: number) {
   const audiences = Array.from({ length: count }, (_, index) =>
-    desiredAudience({ name: `audience-${String(index).padStart(5, '0')}`, ageType: 'NOT_ALL', ages: ['20', '25', '30'], ufoInterests: ['TRAVEL', 'FOOD'] }),
+    desiredAudience({
+      name: `audience-${String(index).padStart(5, '0')}`,
+      ageType: 'NOT_ALL',
+      ages: ['20', '25', '30'],
+      ufoInterests: ['TRAVEL', 'FOOD'],
+    }),
   );
   return planAccount(desiredState(audiences), liveState([]), { allowMassDelete: false });
 }

@@ -24,28 +24,57 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   head.push(hasChanges(plan) ? `**Plan: ${summaryText(plan)}.**` : `**${noChangesText(plan)}**`, '');
   const sections = buildSections(plan);
   const destructive = destructiveText(plan);
-  if (destructive) head.push(`:warning: **${destructive}**: review them first (they are listed first${sections.length > 1 ? ' in each section' : ''}).`, '');
+  if (destructive)
+    head.push(
+      `:warning: **${destructive}**: review them first (they are listed first${sections.length > 1 ? ' in each section' : ''}).`,
+      '',
+    );
   const deleted = deletedFiles(plan);
   if (deleted.length > 0) head.push(`**It deletes ${count(deleted.length, 'file')}:**`, '', ...deleted, '');
   if (plan.errors.length > 0) {
     head.push(`**${count(plan.errors.length, 'error')}: this plan cannot be applied.**`, '');
-    head.push(...plan.errors.map((error) => `- :x: error${escape(problemText(error))}${error.hint ? ` — _${escape(error.hint)}_` : ''}`), '');
+    head.push(
+      ...plan.errors.map(
+        (error) => `- :x: error${escape(problemText(error))}${error.hint ? ` — _${escape(error.hint)}_` : ''}`,
+      ),
+      '',
+    );
   }
   if (plan.warnings.length > 0) {
-    head.push(...plan.warnings.map((warning) => `- :warning: warning${escape(problemText(warning))}${warning.hint ? ` — _${escape(warning.hint)}_` : ''}`), '');
+    head.push(
+      ...plan.warnings.map(
+        (warning) =>
+          `- :warning: warning${escape(problemText(warning))}${warning.hint ? ` — _${escape(warning.hint)}_` : ''}`,
+      ),
+      '',
+    );
   }
   const checks = serviceCheckItems(plan);
-  if (checks.length > 0) head.push(`:information_source: **Note:** ${SERVICE_CHECKS_NOTE}`, '', ...checks.map((item) => `- ${escape(item)}`), '');
+  if (checks.length > 0)
+    head.push(
+      `:information_source: **Note:** ${SERVICE_CHECKS_NOTE}`,
+      '',
+      ...checks.map((item) => `- ${escape(item)}`),
+      '',
+    );
   if (!hasChanges(plan)) return `${head.join('\n').trimEnd()}\n`;
 
   const table = sections.flatMap((section, index) => [
-    ...(section.lead ? [...(index > 0 ? [''] : []), `#### ${section.lead.title}`, '', leadLine(section.lead, escape, commitText), ''] : []),
+    ...(section.lead
+      ? [...(index > 0 ? [''] : []), `#### ${section.lead.title}`, '', leadLine(section.lead, escape, commitText), '']
+      : []),
     '| | change | fields | marks |',
     '|---|---|---|---|',
-    ...section.blocks.map((block) => `| \`${block.symbol}\` | ${escape(block.title)} | ${escape(block.fields.join(', '))} | ${marksCell(block.marks)} |`),
+    ...section.blocks.map(
+      (block) =>
+        `| \`${block.symbol}\` | ${escape(block.title)} | ${escape(block.fields.join(', '))} | ${marksCell(block.marks)} |`,
+    ),
   ]);
   // In the details, a hunk header (coloured apart) starts the changes made outside the tool.
-  const details = sections.flatMap((section) => [...(section.lead ? [`@@ ${section.lead.title.toLowerCase()} @@`] : []), ...section.blocks.flatMap(diffLines)]);
+  const details = sections.flatMap((section) => [
+    ...(section.lead ? [`@@ ${section.lead.title.toLowerCase()} @@`] : []),
+    ...section.blocks.flatMap(diffLines),
+  ]);
   return fit(head, table, details, limit);
 }
 
@@ -72,13 +101,23 @@ function destructiveText(plan: Plan): string | undefined {
 function deletedFiles(plan: Plan): string[] {
   return plan.changes.flatMap((change) => {
     const renderer = rendererOf(change);
-    return (renderer.deletes?.(change) ?? []).map((path) => `* ${renderer.noun} ${escape(quoted(change.name))}: ${escape(path)}`);
+    return (renderer.deletes?.(change) ?? []).map(
+      (path) => `* ${renderer.noun} ${escape(quoted(change.name))}: ${escape(path)}`,
+    );
   });
 }
 
 /** A change's marks in its table row: LIVE in bold, each risk behind a warning sign, the effects as they are. */
 function marksCell(marks: Mark[]): string {
-  return marks.map((mark) => (mark.kind === 'live' ? `**${mark.text}**` : mark.kind === 'risk' ? `:warning: **${escape(mark.text)}**` : escape(mark.text))).join(' · ');
+  return marks
+    .map((mark) =>
+      mark.kind === 'live'
+        ? `**${mark.text}**`
+        : mark.kind === 'risk'
+          ? `:warning: **${escape(mark.text)}**`
+          : escape(mark.text),
+    )
+    .join(' · ');
 }
 
 /** Lines for a `diff` block: the first column carries the symbol so the block is coloured. */
@@ -107,11 +146,18 @@ function fit(head: string[], table: string[], details: string[], limit: number):
   const cutRows = table.slice(keptTable.length).filter((line) => line.startsWith('| `')).length;
   if (keptTable.length < table.length) out.push(`| | … ${cutRows} more changes | | |`);
   out.push(...open, ...keptDetails, ...close);
-  if (cut > 0) out.push('', `_The plan is too long for one comment: ${count(cut, 'line')} were cut. Run \`audiences plan\` to see all of it._`);
+  if (cut > 0)
+    out.push(
+      '',
+      `_The plan is too long for one comment: ${count(cut, 'line')} were cut. Run \`audiences plan\` to see all of it._`,
+    );
   return `${out.join('\n')}\n`;
 }
 
-/** A ref or commit from outside: a commit's hash stays as it is, so that it links to the commit; anything else is made inert. */
+/**
+ * A ref or commit from outside: a commit's hash stays as it is, so that it links to the commit; anything else is made
+ * inert.
+ */
 export function commitText(ref: string): string {
   return /^[0-9a-f]{7,40}$/i.test(ref) ? ref : escape(ref);
 }
@@ -149,7 +195,9 @@ function take(lines: string[], budget: number): string[] {
 export function escape(text: string): string {
   return visible(text).replace(INERT, (match) => {
     const first = match.charAt(0);
-    const entity = MARKDOWN_ENTITIES[first] ?? (match.length > 1 || /[:.-]/.test(first) ? `&#${first.charCodeAt(0)};` : `\\${first}`);
+    const entity =
+      MARKDOWN_ENTITIES[first] ??
+      (match.length > 1 || /[:.-]/.test(first) ? `&#${first.charCodeAt(0)};` : `\\${first}`);
     return `${entity}${match.slice(1)}`;
   });
 }
@@ -160,7 +208,8 @@ export function escape(text: string): string {
  * word: `file:4:11` stays as it is), the `!` of `!1` and the `%` of `%milestone` (not of `30%`),
  * and each character that makes markup or starts a reference.
  */
-const INERT = /\b(?=[0-9]*[a-f])[0-9a-f]{7,40}\b|(?<=\bgh)-(?=\d)|(?<=\bwww)\.|:(?=\/\/|[a-z_+-][\w+-]*:)|!(?=\d)|%(?=[\w"])|[\\`*_[\]|~<>@#$&]/gi;
+const INERT =
+  /\b(?=[0-9]*[a-f])[0-9a-f]{7,40}\b|(?<=\bgh)-(?=\d)|(?<=\bwww)\.|:(?=\/\/|[a-z_+-][\w+-]*:)|!(?=\d)|%(?=[\w"])|[\\`*_[\]|~<>@#$&]/gi;
 
 const MARKDOWN_ENTITIES: Readonly<Record<string, string>> = {
   '<': '&lt;',

@@ -37,7 +37,11 @@ describe('visible', () => {
 describe('a name cannot close its quotes', () => {
   it('in the text plan, the Markdown comment and the apply lines', () => {
     const forged = 'spring" (id 100001) kept, and "other\\';
-    const plan = planAccount(desiredState([], { prune: true, massDelete: { ratio: 1, minManaged: 0 } }), liveState([liveAudience(100002, { name: forged })]), { allowMassDelete: true });
+    const plan = planAccount(
+      desiredState([], { prune: true, massDelete: { ratio: 1, minManaged: 0 } }),
+      liveState([liveAudience(100002, { name: forged })]),
+      { allowMassDelete: true },
+    );
     const shown = 'delete audience "spring\\" (id 100001) kept, and \\"other\\\\" (id 100002)';
     expect(renderText(plan, plainStyle)).toContain(shown);
     expect(renderMarkdown(plan)).toContain(shown);
@@ -46,7 +50,9 @@ describe('a name cannot close its quotes', () => {
 });
 
 describe('every renderer prints untrusted text visibly', () => {
-  const plan = planAccount(desiredState([desiredAudience({ name: HOSTILE })]), liveState([]), { allowMassDelete: false });
+  const plan = planAccount(desiredState([desiredAudience({ name: HOSTILE })]), liveState([]), {
+    allowMassDelete: false,
+  });
 
   it('the text plan and the Markdown comment', () => {
     for (const text of [renderText(plan, plainStyle), renderMarkdown(plan)]) {
@@ -58,19 +64,38 @@ describe('every renderer prints untrusted text visibly', () => {
   });
 
   it('the progress lines and the summary of an apply, with a service message', () => {
-    const failed: ChangeResult = { action: 'create', name: HOSTILE, id: null, status: 'failed', cause: 'bad request\r\u001b]0;title\u0007' };
+    const failed: ChangeResult = {
+      action: 'create',
+      name: HOSTILE,
+      id: null,
+      status: 'failed',
+      cause: 'bad request\r\u001b]0;title\u0007',
+    };
     const applied: AppliedAccount = {
       plan,
-      result: { adAccountId: 1234, results: [failed], summary: { ok: 0, verified: 0, failed: 1, unknown: 0, skipped: 0 } },
+      result: {
+        adAccountId: 1234,
+        results: [failed],
+        summary: { ok: 0, verified: 0, failed: 1, unknown: 0, skipped: 0 },
+      },
       remaining: [HOSTILE],
       unverified: HOSTILE,
       interrupted: false,
     };
-    for (const text of [progressLine(failed, plainStyle), applySummary([applied], false)]) expect(lines(text).filter((line) => ACTING.test(line))).toEqual([]);
+    for (const text of [progressLine(failed, plainStyle), applySummary([applied], false)])
+      expect(lines(text).filter((line) => ACTING.test(line))).toEqual([]);
   });
 
   it('errors, whatever the service said', () => {
-    const text = renderError(new AppError({ code: 'API_REJECTED', source: 'remote', summary: `the service said: ${HOSTILE}`, detail: `first\nsecond ${HOSTILE}` }), false);
+    const text = renderError(
+      new AppError({
+        code: 'API_REJECTED',
+        source: 'remote',
+        summary: `the service said: ${HOSTILE}`,
+        detail: `first\nsecond ${HOSTILE}`,
+      }),
+      false,
+    );
     expect(lines(text).filter((line) => ACTING.test(line))).toEqual([]);
     // The detail's line breaks stay line breaks (a detail is several lines), each indented under the error.
     expect(
@@ -78,6 +103,8 @@ describe('every renderer prints untrusted text visibly', () => {
         .slice(1, -1)
         .every((line) => line.startsWith('  ')),
     ).toBe(true);
-    expect(lines(text)[0]).toBe('error[API_REJECTED]: the service said: spring\\r\\u001b[32mok\\u001b[0m\\u0007\\u009b\\u202eevil\\n```');
+    expect(lines(text)[0]).toBe(
+      'error[API_REJECTED]: the service said: spring\\r\\u001b[32mok\\u001b[0m\\u0007\\u009b\\u202eevil\\n```',
+    );
   });
 });

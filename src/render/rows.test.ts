@@ -11,7 +11,9 @@ const options = { allowMassDelete: false };
 describe('formatMember', () => {
   it('names a province written as a bare code, and keeps a given description', () => {
     expect(formatMember('locations', { value: 'I' })).toBe('I (Seoul)');
-    expect(formatMember('locations', { value: 'K', description: 'Incheon Metropolitan City' })).toBe('K (Incheon Metropolitan City)');
+    expect(formatMember('locations', { value: 'K', description: 'Incheon Metropolitan City' })).toBe(
+      'K (Incheon Metropolitan City)',
+    );
     expect(formatMember('depth2Locations', { value: 'I04' })).toBe('I04');
   });
 });
@@ -30,8 +32,15 @@ describe('renderText and renderMarkdown', () => {
   });
 
   it('shows a delete after its unlinks, every field of its definition removed, without listing the ad groups as still using it', () => {
-    const gone = liveAudience(1, { name: 'gone', ages: ['20'], locations: [{ value: 'I', description: 'Seoul' }], cohortTargetings: [{ cohortId: 7, inclusionType: 'EXCLUDE', cohortName: 'Seven' }] });
-    const live = liveState([gone], { 1: [adGroupLink(102, { adGroupName: 'Banner', campaignName: 'Spring' }), adGroupLink(101)] });
+    const gone = liveAudience(1, {
+      name: 'gone',
+      ages: ['20'],
+      locations: [{ value: 'I', description: 'Seoul' }],
+      cohortTargetings: [{ cohortId: 7, inclusionType: 'EXCLUDE', cohortName: 'Seven' }],
+    });
+    const live = liveState([gone], {
+      1: [adGroupLink(102, { adGroupName: 'Banner', campaignName: 'Spring' }), adGroupLink(101)],
+    });
     const text = renderText(planAccount(desiredState([], { prune: true }), live, options), plainStyle);
     expect(text).toContain(
       [
@@ -56,8 +65,19 @@ describe('renderText and renderMarkdown', () => {
   });
 
   it('shows the criteria a type change removes as removed, like any other edit', () => {
-    const live = liveState([liveAudience(1, { name: 'a', type: 'DISPLAY', customerFileTargetings: [{ customerFileId: 41, inclusionType: 'INCLUDE' }] })]);
-    const text = renderText(planAccount(desiredState([desiredAudience({ name: 'a', type: 'MESSAGE' })]), live, options), plainStyle);
-    expect(text).toContain('      type: DISPLAY → MESSAGE\n      customerFileTargetings:\n        - customerFileId=41 inclusionType=INCLUDE\n');
+    const live = liveState([
+      liveAudience(1, {
+        name: 'a',
+        type: 'DISPLAY',
+        customerFileTargetings: [{ customerFileId: 41, inclusionType: 'INCLUDE' }],
+      }),
+    ]);
+    const text = renderText(
+      planAccount(desiredState([desiredAudience({ name: 'a', type: 'MESSAGE' })]), live, options),
+      plainStyle,
+    );
+    expect(text).toContain(
+      '      type: DISPLAY → MESSAGE\n      customerFileTargetings:\n        - customerFileId=41 inclusionType=INCLUDE\n',
+    );
   });
 });

@@ -1,5 +1,13 @@
 import { quoted, visible } from '../model/index.js';
-import { reviewChange, type Change, type ChangeReview, type CriterionEffect, type Plan, type Risk, type ServiceCheckWhat } from '../plan/index.js';
+import {
+  reviewChange,
+  type Change,
+  type ChangeReview,
+  type CriterionEffect,
+  type Plan,
+  type Risk,
+  type ServiceCheckWhat,
+} from '../plan/index.js';
 import type { Block, Line, Mark } from './block.js';
 import { DESTRUCTIVE, rendererOf } from './kinds/index.js';
 
@@ -14,7 +22,10 @@ export interface Section {
   blocks: Block[];
 }
 
-/** A section's title, and its line: the files at `ref` (or the base, unnamed) and what `text` says of them (see leadLine). */
+/**
+ * A section's title, and its line: the files at `ref` (or the base, unnamed) and what `text` says of them (see
+ * leadLine).
+ */
 export interface Lead {
   title: string;
   ref?: string;
@@ -24,7 +35,10 @@ export interface Lead {
 export function buildSections(plan: Plan): Section[] {
   const own = plan.changes.filter((change) => !isDrift(change));
   const drift = plan.changes.filter(isDrift);
-  return [...(own.length > 0 ? [{ blocks: buildBlocks(own) }] : []), ...(drift.length > 0 ? [{ lead: driftLead(plan, drift.length), blocks: buildBlocks(drift) }] : [])];
+  return [
+    ...(own.length > 0 ? [{ blocks: buildBlocks(own) }] : []),
+    ...(drift.length > 0 ? [{ lead: driftLead(plan, drift.length), blocks: buildBlocks(drift) }] : []),
+  ];
 }
 
 function isDrift(change: Change): boolean {
@@ -35,10 +49,16 @@ function isDrift(change: Change): boolean {
 function driftLead(plan: Plan, count: number): Lead {
   const these = count === 1 ? 'this change too: it undoes' : `these ${count} changes too: each undoes`;
   const ref = plan.origin?.base;
-  return { title: 'Changed outside the tool', ...(ref === undefined ? {} : { ref }), text: `would make ${these} a change made outside the tool (in the ad manager), not one under review.` };
+  return {
+    title: 'Changed outside the tool',
+    ...(ref === undefined ? {} : { ref }),
+    text: `would make ${these} a change made outside the tool (in the ad manager), not one under review.`,
+  };
 }
 
-/** A lead as its line: `show` renders the tool's words, `showRef` the ref (in Markdown, a commit stays a link to it). */
+/**
+ * A lead as its line: `show` renders the tool's words, `showRef` the ref (in Markdown, a commit stays a link to it).
+ */
 export function leadLine(lead: Lead, show: (text: string) => string, showRef: (ref: string) => string): string {
   return `${show('The files at')} ${lead.ref === undefined ? show('the base') : showRef(lead.ref)} ${show(lead.text)}`;
 }
@@ -53,7 +73,13 @@ function buildBlocks(changes: Change[]): Block[] {
   return [...destructive, ...changes.filter((change) => !DESTRUCTIVE.has(change.action))].map((change) => {
     const block = rendererOf(change).block(change);
     const review = reviewChange(change);
-    return { ...block, title: visible(block.title), fields: review.fields, marks: marksOf(review), lines: block.lines.map(visibleLine) };
+    return {
+      ...block,
+      title: visible(block.title),
+      fields: review.fields,
+      marks: marksOf(review),
+      lines: block.lines.map(visibleLine),
+    };
   });
 }
 
@@ -70,7 +96,10 @@ const EFFECTS: ReadonlyArray<[CriterionEffect['effect'], string]> = [
   ['broadens', 'broadens'],
 ];
 
-/** LIVE first, then the risks as one mark, then the effects grouped by kind (`broadens ages, regions`); an emptied criterion is a risk. */
+/**
+ * LIVE first, then the risks as one mark, then the effects grouped by kind (`broadens ages, regions`); an emptied
+ * criterion is a risk.
+ */
 function marksOf(review: ChangeReview): Mark[] {
   const risks = review.risks.map((entry) => (RISKS[entry.risk] as (risk: Risk) => string)(entry));
   return [
@@ -95,7 +124,8 @@ function visibleLine(line: Line): Line {
 }
 
 /** The lead of the note on the values only the service checks, which follow it as a list. */
-export const SERVICE_CHECKS_NOTE = 'only the service can check these values (when the plan is applied), so this plan does not promise them:';
+export const SERVICE_CHECKS_NOTE =
+  'only the service can check these values (when the plan is applied), so this plan does not promise them:';
 
 const CHECKED: ReadonlyArray<[ServiceCheckWhat, string]> = [
   ['districtCode', 'district codes'],
@@ -118,10 +148,16 @@ export function serviceCheckItems(plan: Plan): string[] {
     if (of.length === 0) return [];
     const values = shortList([...new Set(of.flatMap((check) => check.values))], SHOWN_VALUES);
     const names = [...new Set(of.map((check) => check.name))];
-    return [visible(`${label}: ${values} (audience${names.length === 1 ? '' : 's'} ${shortList(names.map(quoted), SHOWN_NAMES)})`)];
+    return [
+      visible(
+        `${label}: ${values} (audience${names.length === 1 ? '' : 's'} ${shortList(names.map(quoted), SHOWN_NAMES)})`,
+      ),
+    ];
   });
 }
 
 function shortList(items: string[], shown: number): string {
-  return items.length <= shown ? items.join(', ') : `${items.slice(0, shown).join(', ')} and ${items.length - shown} more`;
+  return items.length <= shown
+    ? items.join(', ')
+    : `${items.slice(0, shown).join(', ')} and ${items.length - shown} more`;
 }

@@ -14,7 +14,15 @@ export interface Style {
 
 const identity = (text: string): string => text;
 
-export const plainStyle: Style = { add: identity, remove: identity, change: identity, dim: identity, bold: identity, warn: identity, error: identity };
+export const plainStyle: Style = {
+  add: identity,
+  remove: identity,
+  change: identity,
+  dim: identity,
+  bold: identity,
+  warn: identity,
+  error: identity,
+};
 
 const sgr = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
 

@@ -3,7 +3,10 @@ import type { ActionWords } from './kind.js';
 import { SHOWN_KINDS } from './kinds/index.js';
 import { visible } from '../model/index.js';
 
-/** `2 to create, 1 to update, …`: the counts every view shows, kind by kind, zero counts of the actions a kind says only when some are left out. */
+/**
+ * `2 to create, 1 to update, …`: the counts every view shows, kind by kind, zero counts of the actions a kind says only
+ * when some are left out.
+ */
 export function summaryText(plan: Plan): string {
   return SHOWN_KINDS.flatMap((renderer) =>
     Object.entries<ActionWords>(renderer.actions).flatMap(([action, words]) => {

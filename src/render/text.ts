@@ -8,7 +8,11 @@ import { count, hasChanges, noChangesText, problemText, summaryText } from './su
 
 /** The plan for a terminal: `+ ~ -` blocks, each changed field before → after, then problems and a summary. */
 export function renderText(plan: Plan, style: Style): string {
-  const out: string[] = [style.bold(`audiences plan for ad account ${plan.adAccountId}`), ...(plan.business ? [businessLine(plan.business)] : []), ''];
+  const out: string[] = [
+    style.bold(`audiences plan for ad account ${plan.adAccountId}`),
+    ...(plan.business ? [businessLine(plan.business)] : []),
+    '',
+  ];
   for (const section of buildSections(plan)) {
     if (section.lead)
       out.push(
@@ -31,7 +35,8 @@ export function renderText(plan: Plan, style: Style): string {
   const checks = serviceCheckItems(plan);
   if (checks.length > 0) out.push(`note: ${SERVICE_CHECKS_NOTE}`, ...checks.map((item) => `  ${item}`), '');
   if (hasChanges(plan)) out.push(style.bold(`Plan: ${summaryText(plan)}.`));
-  if (plan.errors.length > 0) out.push(style.error(`The plan has ${count(plan.errors.length, 'error')} and cannot be applied.`));
+  if (plan.errors.length > 0)
+    out.push(style.error(`The plan has ${count(plan.errors.length, 'error')} and cannot be applied.`));
   return `${out.join('\n').trimEnd()}\n`;
 }
 
@@ -43,7 +48,9 @@ function blockLines(block: Block, style: Style): string[] {
   let previousLabel: string | undefined;
   for (const line of block.lines) {
     if (line.kind === 'field') {
-      lines.push(line.removed ? `      ${style.remove(`- ${line.label}: ${line.text}`)}` : `      ${line.label}: ${line.text}`);
+      lines.push(
+        line.removed ? `      ${style.remove(`- ${line.label}: ${line.text}`)}` : `      ${line.label}: ${line.text}`,
+      );
       previousLabel = undefined;
       continue;
     }

@@ -21,7 +21,9 @@ afterAll(async () => {
 function withCheckDigit(nine: string): string {
   const digits = [...nine].map(Number);
   const weights = [1, 3, 7, 1, 3, 7, 1, 3, 5];
-  const sum = digits.reduce((total, digit, index) => total + digit * (weights[index] ?? 0), 0) + Math.floor(((digits[8] ?? 0) * 5) / 10);
+  const sum =
+    digits.reduce((total, digit, index) => total + digit * (weights[index] ?? 0), 0) +
+    Math.floor(((digits[8] ?? 0) * 5) / 10);
   const check = (10 - (sum % 10)) % 10;
   return `${nine.slice(0, 3)}-${nine.slice(3, 5)}-${nine.slice(5)}${String(check)}`;
 }
@@ -48,8 +50,17 @@ describe('business lookup against the emulator', () => {
       businessItem: expect.any(String),
       address: { zipCode: expect.any(String), baseAddress: expect.any(String), detailAddress: expect.any(String) },
     });
-    const log = (await emulatorCall(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ method: string; path: string; adAccountId: string; auth: string }> };
-    expect(log.requests).toEqual([expect.objectContaining({ method: 'GET', path: '/openapi/v1/companies?bizNum=120-81-47521', adAccountId: '1234', auth: 'Bearer' })]);
+    const log = (await emulatorCall(emulator, 'GET', '/_emulator/requests')) as {
+      requests: Array<{ method: string; path: string; adAccountId: string; auth: string }>;
+    };
+    expect(log.requests).toEqual([
+      expect.objectContaining({
+        method: 'GET',
+        path: '/openapi/v1/companies?bizNum=120-81-47521',
+        adAccountId: '1234',
+        auth: 'Bearer',
+      }),
+    ]);
   });
 
   it('gives ten bare digits their separators', async () => {
@@ -65,7 +76,14 @@ describe('business lookup against the emulator', () => {
   it('throws on a malformed number or a wrong check digit (400), with the service codes', async () => {
     const client = createBusinessClient(http, 1234);
     const malformed = await rejection(client.lookup('12-345-678'));
-    expect(malformed).toMatchObject({ service: 'business', kind: 'http', status: 400, code: 'API_REJECTED', detailCode: 6001, attempts: 1 });
+    expect(malformed).toMatchObject({
+      service: 'business',
+      kind: 'http',
+      status: 400,
+      code: 'API_REJECTED',
+      detailCode: 6001,
+      attempts: 1,
+    });
     const wrong = withCheckDigit('123456789').replace(/\d$/, (digit) => String((Number(digit) + 1) % 10));
     expect(await rejection(client.lookup(wrong))).toMatchObject({ status: 400, detailCode: 6002 });
   });

@@ -70,7 +70,10 @@ function operations(baseUrl: string): Record<string, () => Promise<unknown>> {
     update: () => audiences.update('100001', definition({ name: 'canary' })),
     delete: () => audiences.delete('100001'),
     // The batch delete's outcome is data: the error that stands instead of an answer.
-    deleteMany: () => audiences.deleteMany(['100001', '100002']).then((result) => ('error' in result.answer ? Promise.reject(result.answer.error) : result)),
+    deleteMany: () =>
+      audiences
+        .deleteMany(['100001', '100002'])
+        .then((result) => ('error' in result.answer ? Promise.reject(result.answer.error) : result)),
     adGroups: () => audiences.adGroups('100001'),
     unlink: () => audiences.unlink('100001', '101'),
     lookup: () => business.lookup('120-81-47521'),
@@ -88,7 +91,13 @@ beforeAll(async () => {
       const auth = String(req.headers.authorization);
       const bad = req.url?.includes('bizNum') ? 400 : 200;
       res.writeHead(bad === 400 ? 400 : 500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ code: -400, msg: `bad header ${auth}`, extras: { detailCode: 1, detailMsg: `you sent ${auth}` } }));
+      res.end(
+        JSON.stringify({
+          code: -400,
+          msg: `bad header ${auth}`,
+          extras: { detailCode: 1, detailMsg: `you sent ${auth}` },
+        }),
+      );
     },
   ]);
 });
@@ -122,7 +131,13 @@ describe('a canary credential', () => {
   it('a message or a body cut through it', () => {
     registerSecret(CANARY);
     for (const before of [991, 995, 999, 1000]) {
-      const quoted = parseErrorBody(JSON.stringify({ code: -400, msg: `${'A'.repeat(before)}${CANARY}`, extras: { detailCode: 1, detailMsg: `${'B'.repeat(before)}${CANARY}` } }));
+      const quoted = parseErrorBody(
+        JSON.stringify({
+          code: -400,
+          msg: `${'A'.repeat(before)}${CANARY}`,
+          extras: { detailCode: 1, detailMsg: `${'B'.repeat(before)}${CANARY}` },
+        }),
+      );
       expect(quoted.serviceMsg).toContain('more characters');
       expect(JSON.stringify(quoted)).not.toContain(CANARY.slice(0, 8));
     }
@@ -132,8 +147,15 @@ describe('a canary credential', () => {
   });
 
   it('the CLI, verbose and with stack traces', async () => {
-    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n' });
-    const env = { ADS_API_URL: emulator.url, ADS_ACCESS_TOKEN: CLI_CANARY, IMAGEGEN_API_URL: emulator.url, IMAGEGEN_API_KEY: CLI_CANARY };
+    const cwd = await workspace({
+      'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n',
+    });
+    const env = {
+      ADS_API_URL: emulator.url,
+      ADS_ACCESS_TOKEN: CLI_CANARY,
+      IMAGEGEN_API_URL: emulator.url,
+      IMAGEGEN_API_KEY: CLI_CANARY,
+    };
     const result = await runInProcess(['plan', '--verbose', '--debug'], { cwd, env });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('API_UNAUTHORIZED');
@@ -146,10 +168,13 @@ describe('a value that quotes the token', () => {
   it('is masked in every output of the CLI', async () => {
     const env = { ADS_API_URL: emulator.url, ADS_ACCESS_TOKEN: emulator.accessToken };
     const named = `leak ${emulator.accessToken}`;
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: ${named}\n    type: DISPLAY\n` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: ${named}\n    type: DISPLAY\n`,
+    });
     const outputs = [await runInProcess(['apply', '--auto-approve'], { cwd, env })];
     await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\nprune: true\naudiences: []\n');
-    for (const format of ['text', 'json', 'markdown']) outputs.push(await runInProcess(['plan', '--format', format], { cwd, env }));
+    for (const format of ['text', 'json', 'markdown'])
+      outputs.push(await runInProcess(['plan', '--format', format], { cwd, env }));
     const all = outputs.map((result) => result.stdout + result.stderr).join('\n');
     expect(outputs[0]?.code).toBe(0);
     expect(all).toContain('leak [REDACTED]');

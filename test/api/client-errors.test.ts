@@ -13,7 +13,16 @@ import { createImageClient } from '../../src/api/imagegen.js';
 import { renderError } from '../../src/cli/report-error.js';
 import { isOutcomeUnknown } from '../../src/errors.js';
 import { definition } from '../helpers/builders.js';
-import { bearer, reply, replyBytes, silence, startScripted, transport, type Script, type ScriptedServer } from './support.js';
+import {
+  bearer,
+  reply,
+  replyBytes,
+  silence,
+  startScripted,
+  transport,
+  type Script,
+  type ScriptedServer,
+} from './support.js';
 
 let server: ScriptedServer;
 let clients: HttpClient[];
@@ -57,7 +66,8 @@ const calls = {
       .create(audienceBody)
       .catch((error: unknown) => (isOutcomeUnknown(error) ? unknownCause(error) : Promise.reject(error))),
   'business lookup': () => createBusinessClient(http('business'), 1234).lookup('120-81-47521'),
-  'text to image': () => createImageClient(http('imagegen')).textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 }),
+  'text to image': () =>
+    createImageClient(http('imagegen')).textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 }),
 };
 const audienceBody = definition({ name: 'a' });
 
@@ -72,7 +82,13 @@ async function failure(call: () => Promise<unknown>): Promise<ApiError> {
 
 describe.each(Object.entries(calls))('%s', (_name, call) => {
   it('a 4xx with extras carries every field of the body', async () => {
-    server.answers = [reply(400, { code: -400, msg: 'invalid request', extras: { detailCode: 4321, detailMsg: 'the field x is wrong' } })];
+    server.answers = [
+      reply(400, {
+        code: -400,
+        msg: 'invalid request',
+        extras: { detailCode: 4321, detailMsg: 'the field x is wrong' },
+      }),
+    ];
     const error = await failure(call);
     expect(error).toMatchObject({
       kind: 'http',
@@ -97,7 +113,13 @@ describe.each(Object.entries(calls))('%s', (_name, call) => {
   ])('a 4xx whose extras are %s keeps the code and message', async (_kind, body) => {
     server.answers = [reply(401, body)];
     const error = await failure(call);
-    expect(error).toMatchObject({ status: 401, code: 'API_UNAUTHORIZED', serviceCode: -401, detailCode: undefined, detailMsg: undefined });
+    expect(error).toMatchObject({
+      status: 401,
+      code: 'API_UNAUTHORIZED',
+      serviceCode: -401,
+      detailCode: undefined,
+      detailMsg: undefined,
+    });
     expect(error.summary).toContain('unauthorized');
     expect(error.hint).toMatch(/ADS_ACCESS_TOKEN|IMAGEGEN_API_KEY/);
   });
@@ -135,7 +157,8 @@ describe.each(Object.entries(calls))('%s', (_name, call) => {
 describe('silence', () => {
   it('is a timeout for every client', async () => {
     server.answers = [silence];
-    // undici checks its timers about once a second: one attempt each (no budget to retry), all at once, keeps this short.
+    // undici checks its timers about once a second: one attempt each (no budget to retry), all at once, keeps this
+    // short.
     const slow = (service: 'audience' | 'business' | 'imagegen') => {
       const client = transport({ service, baseUrl: server.url, timeouts: { headersMs: 100 }, retry: { budgetMs: 0 } });
       clients.push(client);
@@ -146,7 +169,9 @@ describe('silence', () => {
       failure(() => createAudienceClient(slow('audience'), 1234).read('5')),
       failure(() => createAudienceClient(slow('audience'), 1234).create(audienceBody).catch(unknownCause)),
       failure(() => createBusinessClient(slow('business'), 1234).lookup('120-81-47521')),
-      failure(() => createImageClient(slow('imagegen')).textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 })),
+      failure(() =>
+        createImageClient(slow('imagegen')).textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 }),
+      ),
     ]);
     for (const error of errors) {
       expect(error).toMatchObject({ kind: 'timeout', code: 'API_TIMEOUT' });
@@ -172,7 +197,11 @@ describe('the create under silence', () => {
     server.answers = [silence, reply(200, { content: [] }), reply(200, created)];
     const result = await createAudienceClient(http('audience', { headersMs: 100 }), 1234).create(audienceBody);
     expect(result.id).toBe('9');
-    expect(server.seen.map((seen) => `${seen.method} ${seen.url}`)).toEqual(['POST /openapi/v4/targetings', 'GET /openapi/v4/targetings/audiences', 'POST /openapi/v4/targetings']);
+    expect(server.seen.map((seen) => `${seen.method} ${seen.url}`)).toEqual([
+      'POST /openapi/v4/targetings',
+      'GET /openapi/v4/targetings/audiences',
+      'POST /openapi/v4/targetings',
+    ]);
   });
 });
 
@@ -187,7 +216,11 @@ describe('a change whose answer was lost, then refused for the quota', () => {
     ] as const) {
       server.seen.length = 0;
       server.answers = [reply(503, { code: -500, msg: 'busy' }), quota];
-      const client = transport({ baseUrl: server.url, headers: bearer('t'), retry: { maxAttempts: 5, baseDelayMs: 0, maxDelayMs: 0, budgetMs: 500 } });
+      const client = transport({
+        baseUrl: server.url,
+        headers: bearer('t'),
+        retry: { maxAttempts: 5, baseDelayMs: 0, maxDelayMs: 0, budgetMs: 500 },
+      });
       clients.push(client);
       const error = await call(client).catch((thrown: unknown) => thrown);
       expect(server.seen, name).toHaveLength(2);
@@ -198,7 +231,11 @@ describe('a change whose answer was lost, then refused for the quota', () => {
 
   it('is failed when no answer was lost: the quota answer says it was not made', async () => {
     server.answers = [reply(429, { code: -813, msg: 'too many requests' }, { 'Retry-After': '1' })];
-    const client = transport({ baseUrl: server.url, headers: bearer('t'), retry: { maxAttempts: 5, baseDelayMs: 0, maxDelayMs: 0, budgetMs: 500 } });
+    const client = transport({
+      baseUrl: server.url,
+      headers: bearer('t'),
+      retry: { maxAttempts: 5, baseDelayMs: 0, maxDelayMs: 0, budgetMs: 500 },
+    });
     clients.push(client);
     const error = await createAudienceClient(client, 1234)
       .update('5', audienceBody)
@@ -210,8 +247,18 @@ describe('a change whose answer was lost, then refused for the quota', () => {
 
 describe('business lookup', () => {
   it.each([
-    ['a 404 with the error body', reply(404, { code: -404, msg: 'not found', extras: { detailCode: 3002, detailMsg: 'no company' } })],
-    ['detail code 5001, whatever the status', reply(400, { code: -813, msg: 'KakaoMomentException', extras: { detailCode: 5001, detailMsg: '존재하지 않는 사업자입니다.' } })],
+    [
+      'a 404 with the error body',
+      reply(404, { code: -404, msg: 'not found', extras: { detailCode: 3002, detailMsg: 'no company' } }),
+    ],
+    [
+      'detail code 5001, whatever the status',
+      reply(400, {
+        code: -813,
+        msg: 'KakaoMomentException',
+        extras: { detailCode: 5001, detailMsg: '존재하지 않는 사업자입니다.' },
+      }),
+    ],
   ])('%s is no business: null', async (_kind, answer) => {
     server.answers = [answer];
     expect(await createBusinessClient(http('business'), 1234).lookup('120-81-47521')).toBeNull();
@@ -220,10 +267,20 @@ describe('business lookup', () => {
 
   it.each([
     ['an empty body', ((_req, res) => res.writeHead(404).end()) as Script],
-    ['a web server page', reply(404, { timestamp: '2024-05-01T00:00:00.000+00:00', status: 404, error: 'Not Found', path: '/openapi/v1/companies' })],
+    [
+      'a web server page',
+      reply(404, {
+        timestamp: '2024-05-01T00:00:00.000+00:00',
+        status: 404,
+        error: 'Not Found',
+        path: '/openapi/v1/companies',
+      }),
+    ],
   ])('a 404 with %s is a wrong address, not "no business"', async (_kind, answer) => {
     server.answers = [answer];
-    const error = await failure(() => createBusinessClient(http('business'), 1234, '/openapi/v4/companies').lookup('120-81-47521'));
+    const error = await failure(() =>
+      createBusinessClient(http('business'), 1234, '/openapi/v4/companies').lookup('120-81-47521'),
+    );
     expect(error).toMatchObject({ code: 'API_NOT_FOUND', path: '/openapi/v4/companies?bizNum=120-81-47521' });
     expect(error.hint).toContain('Nothing of the business-information API is at this address');
     expect(error.hint).toContain('ADS_COMPANY_PATH');
@@ -239,7 +296,15 @@ describe('business lookup', () => {
   });
 
   it('reads missing and null fields as null, and the number however it is written', async () => {
-    server.answers = [reply(200, { businessRegistrationNumber: '1208147521', name: 'Only a name', businessItem: null, address: null, extra: 'ignored' })];
+    server.answers = [
+      reply(200, {
+        businessRegistrationNumber: '1208147521',
+        name: 'Only a name',
+        businessItem: null,
+        address: null,
+        extra: 'ignored',
+      }),
+    ];
     expect(await createBusinessClient(http('business'), 1234).lookup('120-81-47521')).toEqual({
       id: null,
       businessRegistrationNumber: '1208147521',
@@ -253,15 +318,29 @@ describe('business lookup', () => {
 });
 
 describe('image results', () => {
-  const answer = (image: string) => reply(200, { id: 'job-1', model_version: 'v2.1', images: [{ id: 'img-1', seed: 4, image }] });
+  const answer = (image: string) =>
+    reply(200, { id: 'job-1', model_version: 'v2.1', images: [{ id: 'img-1', seed: 4, image }] });
 
   it('the format comes from the bytes, not from the request', async () => {
     const png = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#fff' } })
       .png()
       .toBuffer();
     server.answers = [answer(png.toString('base64'))];
-    const result = await createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768, image_format: 'webp', return_type: 'base64_string' });
-    expect(result).toEqual({ jobId: 'job-1', modelVersion: 'v2.1', images: [{ id: 'img-1', seed: 4, bytes: new Uint8Array(png), format: 'png', nsfwContentDetected: null, nsfwScore: null }] });
+    const result = await createImageClient(http('imagegen')).textToImage({
+      version: 'v2.1',
+      prompt: 'x',
+      width: 768,
+      height: 768,
+      image_format: 'webp',
+      return_type: 'base64_string',
+    });
+    expect(result).toEqual({
+      jobId: 'job-1',
+      modelVersion: 'v2.1',
+      images: [
+        { id: 'img-1', seed: 4, bytes: new Uint8Array(png), format: 'png', nsfwContentDetected: null, nsfwScore: null },
+      ],
+    });
   });
 
   it('an expired URL (404) fails the generation, naming the file', async () => {
@@ -269,20 +348,32 @@ describe('image results', () => {
       (req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body),
       reply(404, { code: -404, msg: 'not found', extras: { detailCode: 3005, detailMsg: 'no such image' } }),
     ];
-    const error = await failure(() => createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }));
+    const error = await failure(() =>
+      createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }),
+    );
     expect(error).toMatchObject({ status: 404, method: 'GET', path: '/images/img-1.webp' });
   });
 
   it("a URL's file gone without the service's error body is not blamed on the settings", async () => {
-    server.answers = [(req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body), reply(404, '<Error><Code>NoSuchKey</Code></Error>')];
-    const error = await failure(() => createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }));
+    server.answers = [
+      (req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body),
+      reply(404, '<Error><Code>NoSuchKey</Code></Error>'),
+    ];
+    const error = await failure(() =>
+      createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }),
+    );
     expect(error).toMatchObject({ status: 404, method: 'GET', path: '/images/img-1.webp' });
     expect(error.hint).toBeUndefined();
   });
 
   it('a URL whose file is not an image is an invalid response', async () => {
-    server.answers = [(req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body), replyBytes(200, new TextEncoder().encode('<html>login</html>'), 'text/html')];
-    const error = await failure(() => createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }));
+    server.answers = [
+      (req, res, body) => answer(`${server.url}/images/img-1.webp`)(req, res, body),
+      replyBytes(200, new TextEncoder().encode('<html>login</html>'), 'text/html'),
+    ];
+    const error = await failure(() =>
+      createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 }),
+    );
     expect(error).toMatchObject({ kind: 'invalid-response', method: 'GET', path: '/images/img-1.webp' });
     expect(error.summary).toContain('not a webp, jpeg or png file');
   });
@@ -292,7 +383,15 @@ describe('image results', () => {
     ['Base64 of something else', Buffer.from('just some text').toString('base64')],
   ])('a result that is %s is an invalid response', async (_kind, image) => {
     server.answers = [answer(image)];
-    const error = await failure(() => createImageClient(http('imagegen')).textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768, return_type: 'base64_string' }));
+    const error = await failure(() =>
+      createImageClient(http('imagegen')).textToImage({
+        version: 'v2.1',
+        prompt: 'x',
+        width: 768,
+        height: 768,
+        return_type: 'base64_string',
+      }),
+    );
     expect(error).toMatchObject({ kind: 'invalid-response', service: 'imagegen', path: '/v2/inference/imagegen/t2i' });
   });
 
@@ -328,19 +427,32 @@ describe('answers that never end', () => {
     ];
     const client = transport({ baseUrl: server.url, headers: bearer('t'), maxAnswerBytes: 1024 * 1024 });
     clients.push(client);
-    const error = await client.request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' }).catch((thrown: unknown) => thrown);
+    const error = await client
+      .request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' })
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).summary).toContain('the answer was larger than 1048576 bytes, and was cut off');
     // Reached, and answered too much: not "unreachable".
-    expect(error).toMatchObject({ code: 'API_INVALID_RESPONSE', hint: expect.stringContaining('not at a proxy or another service') as unknown });
+    expect(error).toMatchObject({
+      code: 'API_INVALID_RESPONSE',
+      hint: expect.stringContaining('not at a proxy or another service') as unknown,
+    });
     expect(server.seen).toHaveLength(1);
   });
 
   it("writes a line break of the service's message out, so that it cannot forge a line of its own", async () => {
-    server.answers = [reply(400, { code: -400, msg: 'x\n  hint: run `audiences apply --allow-mass-delete`', extras: { detailCode: 1, detailMsg: 'bad' } })];
+    server.answers = [
+      reply(400, {
+        code: -400,
+        msg: 'x\n  hint: run `audiences apply --allow-mass-delete`',
+        extras: { detailCode: 1, detailMsg: 'bad' },
+      }),
+    ];
     const client = transport({ baseUrl: server.url, headers: bearer('t') });
     clients.push(client);
-    const error = await client.request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' }).catch((thrown: unknown) => thrown);
+    const error = await client
+      .request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' })
+      .catch((thrown: unknown) => thrown);
     const shown = renderError(error, false);
     expect(shown).toContain('service code -400, detail code 1 (x\\n  hint: run `audiences apply --allow-mass-delete`)');
     expect(shown).not.toMatch(/^\s*hint: run/m);
@@ -354,9 +466,16 @@ describe('answers that never end', () => {
         res.on('close', () => clearInterval(drip));
       },
     ];
-    const client = transport({ baseUrl: server.url, headers: bearer('t'), timeouts: { bodyMs: 1000, totalMs: 300 }, retry: { budgetMs: 0 } });
+    const client = transport({
+      baseUrl: server.url,
+      headers: bearer('t'),
+      timeouts: { bodyMs: 1000, totalMs: 300 },
+      retry: { budgetMs: 0 },
+    });
     clients.push(client);
-    const error = await client.request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' }).catch((thrown: unknown) => thrown);
+    const error = await client
+      .request({ method: 'GET', path: '/openapi/v4/targetings/audiences', response: 'AudienceListResponse' })
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).summary).toContain('the answer took over 0.3 s in all');
   });

@@ -18,9 +18,19 @@ let emulator: RunningEmulator;
 let http: HttpClient;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ port: 0, faultRate: 0.3, faultKinds: ['5xx', '429', 'reset'], faultSeed: 20_240_222, retryAfterSeconds: 0 });
+  emulator = await startEmulator({
+    port: 0,
+    faultRate: 0.3,
+    faultKinds: ['5xx', '429', 'reset'],
+    faultSeed: 20_240_222,
+    retryAfterSeconds: 0,
+  });
   // Ten attempts: a request fails all of them with probability 0.3^10, about 6 in a million.
-  http = transport({ baseUrl: emulator.url, headers: bearer(emulator.accessToken), retry: { maxAttempts: 10, baseDelayMs: 1, maxDelayMs: 10, budgetMs: 15_000 } });
+  http = transport({
+    baseUrl: emulator.url,
+    headers: bearer(emulator.accessToken),
+    retry: { maxAttempts: 10, baseDelayMs: 1, maxDelayMs: 10, budgetMs: 15_000 },
+  });
 });
 afterAll(async () => {
   await http.close();
@@ -37,14 +47,18 @@ it('200 mixed operations with 30% faults all complete, with no duplicate audienc
   };
 
   // 60 creates, all at once.
-  const created = (await Promise.all(names.map((name) => count(client.create(definition({ name })))))).map(({ audience }) => audience as LiveAudience);
+  const created = (await Promise.all(names.map((name) => count(client.create(definition({ name })))))).map(
+    ({ audience }) => audience as LiveAudience,
+  );
   expect(created.map((audience) => audience.name)).toEqual(names);
 
   // 60 reads, 40 updates and 14 lists, interleaved.
   const updated = created.slice(0, 40);
   await Promise.all([
     ...created.map(async (audience) => expect((await count(client.read(audience.id))).name).toBe(audience.name)),
-    ...updated.map((audience) => count(client.update(audience.id, definition({ name: audience.name, genderType: 'NOT_ALL', genders: ['F'] })))),
+    ...updated.map((audience) =>
+      count(client.update(audience.id, definition({ name: audience.name, genderType: 'NOT_ALL', genders: ['F'] }))),
+    ),
     ...Array.from({ length: 14 }, async () => expect((await count(client.list())).length).toBe(CREATES)),
   ]);
 
@@ -71,7 +85,9 @@ it('200 mixed operations with 30% faults all complete, with no duplicate audienc
   for (const audience of stored) expect(audience.genders).toEqual(updatedIds.has(String(audience.id)) ? ['F'] : []);
 
   // The faults really struck, of every kind and on both sides of the operation.
-  const log = (await emulatorCall(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ fault: string | null }> };
+  const log = (await emulatorCall(emulator, 'GET', '/_emulator/requests')) as {
+    requests: Array<{ fault: string | null }>;
+  };
   const faults = log.requests.map((entry) => entry.fault).filter((fault) => fault !== null);
   expect(faults.length / log.requests.length).toBeGreaterThan(0.2);
   expect(new Set(faults)).toEqual(new Set(['5xx-before', '5xx-after', 'reset-before', 'reset-after', '429']));

@@ -14,7 +14,11 @@ let images: ImageClient;
 
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0 });
-  http = transport({ service: 'imagegen', baseUrl: emulator.url, headers: { Authorization: `AppKey ${emulator.appKey}` } });
+  http = transport({
+    service: 'imagegen',
+    baseUrl: emulator.url,
+    headers: { Authorization: `AppKey ${emulator.appKey}` },
+  });
   images = createImageClient(http);
 });
 afterAll(async () => {
@@ -26,14 +30,24 @@ beforeEach(async () => {
 });
 
 async function requestLog(): Promise<Array<{ method: string; path: string; auth: string; status: number }>> {
-  return ((await emulatorCall(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ method: string; path: string; auth: string; status: number }> }).requests;
+  return (
+    (await emulatorCall(emulator, 'GET', '/_emulator/requests')) as {
+      requests: Array<{ method: string; path: string; auth: string; status: number }>;
+    }
+  ).requests;
 }
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 describe('text to image', () => {
   it('downloads a URL result at once and detects its format from the bytes', async () => {
-    const result = await images.textToImage({ version: 'v2.0', prompt: 'a spring picnic, watercolor', width: 512, height: 384, seed: [42] });
+    const result = await images.textToImage({
+      version: 'v2.0',
+      prompt: 'a spring picnic, watercolor',
+      width: 512,
+      height: 384,
+      seed: [42],
+    });
     expect(result.jobId).toEqual(expect.any(String));
     expect(result.modelVersion).toBe('v2.0');
     expect(result.images).toHaveLength(1);
@@ -41,12 +55,23 @@ describe('text to image', () => {
     expect(image).toMatchObject({ seed: 42, format: 'webp', nsfwContentDetected: null, nsfwScore: null });
     expect(await sharp(image?.bytes).metadata()).toMatchObject({ format: 'webp', width: 512, height: 384 });
     const log = await requestLog();
-    expect(log.map((entry) => `${entry.method} ${entry.path.replace(/[0-9a-f-]{36}/, 'ID')} ${String(entry.status)}`)).toEqual(['POST /v2/inference/imagegen/t2i 200', 'GET /images/ID.webp 200']);
+    expect(
+      log.map((entry) => `${entry.method} ${entry.path.replace(/[0-9a-f-]{36}/, 'ID')} ${String(entry.status)}`),
+    ).toEqual(['POST /v2/inference/imagegen/t2i 200', 'GET /images/ID.webp 200']);
     expect(log[0]?.auth).toBe('AppKey');
   });
 
   it('decodes a Base64 result: the same file as behind the URL, per seed', async () => {
-    const request: TextToImageRequest = { version: 'v2.0', prompt: 'a lighthouse, unsafe at night', width: 384, height: 384, image_format: 'png', samples: 2, seed: [1, 2], nsfw_checker: true };
+    const request: TextToImageRequest = {
+      version: 'v2.0',
+      prompt: 'a lighthouse, unsafe at night',
+      width: 384,
+      height: 384,
+      image_format: 'png',
+      samples: 2,
+      seed: [1, 2],
+      nsfw_checker: true,
+    };
     const viaBase64 = await images.textToImage({ ...request, return_type: 'base64_string' });
     const viaUrl = await images.textToImage({ ...request, return_type: 'url' });
     expect(viaBase64.images.map((image) => [image.seed, image.format, image.nsfwContentDetected])).toEqual([
@@ -54,16 +79,39 @@ describe('text to image', () => {
       [2, 'png', true],
     ]);
     expect(viaBase64.images[0]?.nsfwScore).toBeGreaterThanOrEqual(0.9);
-    expect(viaBase64.images.map((image) => Buffer.from(image.bytes).equals(Buffer.from(viaUrl.images[viaBase64.images.indexOf(image)]?.bytes ?? [])))).toEqual([true, true]);
-    expect(Buffer.from(viaBase64.images[0]?.bytes ?? []).equals(Buffer.from(viaBase64.images[1]?.bytes ?? []))).toBe(false);
+    expect(
+      viaBase64.images.map((image) =>
+        Buffer.from(image.bytes).equals(Buffer.from(viaUrl.images[viaBase64.images.indexOf(image)]?.bytes ?? [])),
+      ),
+    ).toEqual([true, true]);
+    expect(Buffer.from(viaBase64.images[0]?.bytes ?? []).equals(Buffer.from(viaBase64.images[1]?.bytes ?? []))).toBe(
+      false,
+    );
     expect((await requestLog()).filter((entry) => entry.method === 'GET')).toHaveLength(2);
   });
 });
 
 describe('variations and inpainting', () => {
   it('variations of a given image, in the requested format', async () => {
-    const [source] = (await images.textToImage({ version: 'v2.0', prompt: 'a cat', width: 384, height: 384, image_format: 'png', return_type: 'base64_string', seed: [7] })).images;
-    const result = await images.variations({ version: 'v2.0', image: base64(source?.bytes ?? new Uint8Array()), width: 448, height: 384, image_format: 'jpeg', seed: [3] });
+    const [source] = (
+      await images.textToImage({
+        version: 'v2.0',
+        prompt: 'a cat',
+        width: 384,
+        height: 384,
+        image_format: 'png',
+        return_type: 'base64_string',
+        seed: [7],
+      })
+    ).images;
+    const result = await images.variations({
+      version: 'v2.0',
+      image: base64(source?.bytes ?? new Uint8Array()),
+      width: 448,
+      height: 384,
+      image_format: 'jpeg',
+      seed: [3],
+    });
     expect(result.images.map((image) => [image.seed, image.format])).toEqual([[3, 'jpeg']]);
     expect(await sharp(result.images[0]?.bytes).metadata()).toMatchObject({ width: 448, height: 384 });
   });
@@ -73,10 +121,19 @@ describe('variations and inpainting', () => {
       .png()
       .toBuffer();
     const mask = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#000000' } })
-      .composite([{ input: { create: { width: 64, height: 24, channels: 3, background: '#ffffff' } }, top: 24, left: 0 }])
+      .composite([
+        { input: { create: { width: 64, height: 24, channels: 3, background: '#ffffff' } }, top: 24, left: 0 },
+      ])
       .png()
       .toBuffer();
-    const result = await images.inpainting({ prompt: 'a red balloon', image: base64(source), mask: base64(mask), image_format: 'png', return_type: 'base64_string', seed: [5] });
+    const result = await images.inpainting({
+      prompt: 'a red balloon',
+      image: base64(source),
+      mask: base64(mask),
+      image_format: 'png',
+      return_type: 'base64_string',
+      seed: [5],
+    });
     const [image] = result.images;
     expect(result.modelVersion).toBe('v2.0');
     expect(image?.format).toBe('png');
@@ -89,13 +146,27 @@ describe('variations and inpainting', () => {
 
 describe('failures', () => {
   it('a rule violation is an ApiError naming the operation and the detail code', async () => {
-    const error = await images.textToImage({ version: 'v2.0', prompt: 'x', width: 500, height: 384 }).catch((thrown: unknown) => thrown);
+    const error = await images
+      .textToImage({ version: 'v2.0', prompt: 'x', width: 500, height: 384 })
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ service: 'imagegen', method: 'POST', path: '/v2/inference/imagegen/t2i', status: 400, detailCode: 7010, attempts: 1, ambiguous: false });
+    expect(error).toMatchObject({
+      service: 'imagegen',
+      method: 'POST',
+      path: '/v2/inference/imagegen/t2i',
+      status: 400,
+      detailCode: 7010,
+      attempts: 1,
+      ambiguous: false,
+    });
   });
 
   it('a wrong key is 401 with a hint at IMAGEGEN_API_KEY', async () => {
-    const wrong = transport({ service: 'imagegen', baseUrl: emulator.url, headers: { Authorization: 'AppKey not-the-key' } });
+    const wrong = transport({
+      service: 'imagegen',
+      baseUrl: emulator.url,
+      headers: { Authorization: 'AppKey not-the-key' },
+    });
     try {
       const error = await createImageClient(wrong)
         .textToImage({ version: 'v2.0', prompt: 'x', width: 384, height: 384 })
@@ -116,9 +187,20 @@ describe('failures', () => {
       }
       return 'pass';
     });
-    const proxied = transport({ service: 'imagegen', baseUrl: proxy.url, headers: { Authorization: `AppKey ${emulator.appKey}` } });
+    const proxied = transport({
+      service: 'imagegen',
+      baseUrl: proxy.url,
+      headers: { Authorization: `AppKey ${emulator.appKey}` },
+    });
     try {
-      const result = await createImageClient(proxied).textToImage({ version: 'v2.0', prompt: 'a boat', width: 384, height: 384, seed: [9], return_type: 'base64_string' });
+      const result = await createImageClient(proxied).textToImage({
+        version: 'v2.0',
+        prompt: 'a boat',
+        width: 384,
+        height: 384,
+        seed: [9],
+        return_type: 'base64_string',
+      });
       expect(result.images.map((image) => image.seed)).toEqual([9]);
       expect(proxy.seen.filter((request) => request.startsWith('POST '))).toHaveLength(2);
     } finally {

@@ -30,12 +30,29 @@ describe('requests that finish a change already sent, after an interrupt', () =>
     client = transport({ baseUrl: server.url, headers: bearer('t') });
     server.answers = [
       reply(500, { code: -500, msg: 'boom' }), // POST: the service made it, the answer is lost
-      interruptDuring(reply(200, { content: [{ id: 77, name: 'a', audienceStatus: 'STANDBY', type: 'DISPLAY', createdDate: '2026-01-01T00:00:00', lastModifiedDate: '2026-01-01T00:00:00' }] })),
+      interruptDuring(
+        reply(200, {
+          content: [
+            {
+              id: 77,
+              name: 'a',
+              audienceStatus: 'STANDBY',
+              type: 'DISPLAY',
+              createdDate: '2026-01-01T00:00:00',
+              lastModifiedDate: '2026-01-01T00:00:00',
+            },
+          ],
+        }),
+      ),
     ];
     const error = await createAudienceClient(client, 1234)
       .create(definition({ name: 'a' }))
       .catch((thrown: unknown) => thrown);
-    expect(server.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /openapi/v4/targetings', 'GET /openapi/v4/targetings/audiences', 'GET /openapi/v4/targetings/77']);
+    expect(server.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'POST /openapi/v4/targetings',
+      'GET /openapi/v4/targetings/audiences',
+      'GET /openapi/v4/targetings/77',
+    ]);
     expect(isNotStarted(error)).toBe(false);
   });
 
@@ -48,14 +65,27 @@ describe('requests that finish a change already sent, after an interrupt', () =>
     const error = await createAudienceClient(client, 1234)
       .create(definition({ name: 'a' }))
       .catch((thrown: unknown) => thrown);
-    expect(server.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /openapi/v4/targetings', 'GET /openapi/v4/targetings/audiences']);
+    expect(server.seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      'POST /openapi/v4/targetings',
+      'GET /openapi/v4/targetings/audiences',
+    ]);
     expect(isNotStarted(error)).toBe(true);
-    expect((error as AppError).detail).toBe('the answer was lost (the service answered 500); the account was listed and the audience was not there');
+    expect((error as AppError).detail).toBe(
+      'the answer was lost (the service answered 500); the account was listed and the audience was not there',
+    );
   });
 
   it('a generation made before Ctrl-C is never "not started" (return_type url, the default)', async () => {
     client = transport({ service: 'imagegen', baseUrl: server.url, headers: { Authorization: 'AppKey k' } });
-    server.answers = [interruptDuring(reply(200, { id: 'job', model_version: 'v2.1', images: [{ id: 'i', seed: 4, image: `${server.url}/files/i.webp` }] }))];
+    server.answers = [
+      interruptDuring(
+        reply(200, {
+          id: 'job',
+          model_version: 'v2.1',
+          images: [{ id: 'i', seed: 4, image: `${server.url}/files/i.webp` }],
+        }),
+      ),
+    ];
     const error = await createImageClient(client)
       .textToImage({ version: 'v2.1', prompt: 'x', width: 768, height: 768 })
       .catch((thrown: unknown) => thrown);
@@ -64,7 +94,12 @@ describe('requests that finish a change already sent, after an interrupt', () =>
 });
 
 it('an image answer over the cap is not generated again and again', async () => {
-  client = transport({ service: 'imagegen', baseUrl: server.url, headers: { Authorization: 'AppKey k' }, maxAnswerBytes: 1024 * 1024 });
+  client = transport({
+    service: 'imagegen',
+    baseUrl: server.url,
+    headers: { Authorization: 'AppKey k' },
+    maxAnswerBytes: 1024 * 1024,
+  });
   const big = 'A'.repeat(2 * 1024 * 1024); // 8 samples at 2048 px in base64 are far above 32 MB; scaled down here
   server.answers = [reply(200, { id: 'job', model_version: 'v2.1', images: [{ id: 'i', seed: 4, image: big }] })];
   await createImageClient(client)

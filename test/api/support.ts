@@ -45,7 +45,14 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  * - `refuse`: answer 403 without forwarding (a refusal the client does not retry);
  * - `{status, body, headers}`: answer that without forwarding (the real service's answers the emulator never gives).
  */
-export type ProxyAction = 'pass' | '500-before' | 'reset-before' | '500-after' | 'reset-after' | 'refuse' | { status: number; body: unknown; headers?: Record<string, string> };
+export type ProxyAction =
+  | 'pass'
+  | '500-before'
+  | 'reset-before'
+  | '500-after'
+  | 'reset-after'
+  | 'refuse'
+  | { status: number; body: unknown; headers?: Record<string, string> };
 
 export interface Proxy {
   url: string;
@@ -55,7 +62,10 @@ export interface Proxy {
 }
 
 /** `decide` sees each request as "METHOD /path?query", its index in arrival order and its body. */
-export async function startProxy(target: string, decide: (request: string, index: number, body: string) => ProxyAction): Promise<Proxy> {
+export async function startProxy(
+  target: string,
+  decide: (request: string, index: number, body: string) => ProxyAction,
+): Promise<Proxy> {
   const seen: string[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
@@ -65,12 +75,24 @@ export async function startProxy(target: string, decide: (request: string, index
       const action = decide(request, seen.length - 1, body.toString('utf8'));
       const fail500 = () => {
         res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ code: -500, msg: 'Internal Server Error', extras: { detailCode: 8002, detailMsg: 'injected by the test proxy' } }));
+        res.end(
+          JSON.stringify({
+            code: -500,
+            msg: 'Internal Server Error',
+            extras: { detailCode: 8002, detailMsg: 'injected by the test proxy' },
+          }),
+        );
       };
       if (action === '500-before') return fail500();
       if (action === 'refuse') {
         res.writeHead(403, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ code: -403, msg: 'Forbidden', extras: { detailCode: 1003, detailMsg: 'refused by the test proxy' } }));
+        return res.end(
+          JSON.stringify({
+            code: -403,
+            msg: 'Forbidden',
+            extras: { detailCode: 1003, detailMsg: 'refused by the test proxy' },
+          }),
+        );
       }
       if (action === 'reset-before') return req.socket.destroy();
       if (typeof action === 'object') {
@@ -78,13 +100,23 @@ export async function startProxy(target: string, decide: (request: string, index
         return res.end(JSON.stringify(action.body));
       }
       const headers = Object.fromEntries(
-        Object.entries(req.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && !['host', 'connection', 'content-length'].includes(entry[0])),
+        Object.entries(req.headers).filter(
+          (entry): entry is [string, string] =>
+            typeof entry[1] === 'string' && !['host', 'connection', 'content-length'].includes(entry[0]),
+        ),
       );
-      const answer = await fetch(`${target}${req.url ?? ''}`, { method: req.method, headers, ...(body.length > 0 ? { body } : {}) });
+      const answer = await fetch(`${target}${req.url ?? ''}`, {
+        method: req.method,
+        headers,
+        ...(body.length > 0 ? { body } : {}),
+      });
       const bytes = Buffer.from(await answer.arrayBuffer());
       if (action === '500-after') return fail500();
       if (action === 'reset-after') return req.socket.destroy();
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream', 'content-length': String(bytes.length) });
+      res.writeHead(answer.status, {
+        'content-type': answer.headers.get('content-type') ?? 'application/octet-stream',
+        'content-length': String(bytes.length),
+      });
       res.end(bytes);
     })();
   });
@@ -152,7 +184,12 @@ export async function storedAudiences(emulator: RunningEmulator, adAccountId: nu
   return state.audiences.filter((audience) => audience.adAccountId === adAccountId);
 }
 
-export async function emulatorCall(emulator: RunningEmulator, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function emulatorCall(
+  emulator: RunningEmulator,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const response = await fetch(`${emulator.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json' },

@@ -16,7 +16,8 @@ import { desiredAudience, desiredState, liveState } from '../helpers/builders.js
  * them; review the diff.
  */
 const here = fileURLToPath(new URL('.', import.meta.url));
-const goldenPlan = async (scenario: string): Promise<Plan> => JSON.parse(await readFile(join(here, '..', 'golden', scenario, 'plan.json'), 'utf8')) as Plan;
+const goldenPlan = async (scenario: string): Promise<Plan> =>
+  JSON.parse(await readFile(join(here, '..', 'golden', scenario, 'plan.json'), 'utf8')) as Plan;
 const context = { files: ['audiences.yaml'], commit: '4b198fd' };
 
 describe('the pull-request comment', () => {
@@ -44,7 +45,10 @@ describe('the pull-request comment', () => {
   });
 
   it('several accounts: one comment, a section and a marker per account', async () => {
-    const comment = renderComment([await goldenPlan('mixed'), { ...(await goldenPlan('no-changes')), adAccountId: 5678 }], { files: ['shop.yaml', 'brand.yaml'] });
+    const comment = renderComment(
+      [await goldenPlan('mixed'), { ...(await goldenPlan('no-changes')), adAccountId: 5678 }],
+      { files: ['shop.yaml', 'brand.yaml'] },
+    );
     await expect(comment).toMatchFileSnapshot(join(here, 'several-accounts.md'));
     expect(comment.split('\n')[0]).toBe('<!-- audiences-plan files=shop.yaml,brand.yaml -->');
     expect(comment).toContain('<!-- audiences-plan account=1234 -->');
@@ -52,12 +56,23 @@ describe('the pull-request comment', () => {
   });
 
   it('a plan with errors, and a plan that failed: the error, its hint and each problem at its place', async () => {
-    await expect(renderComment([await goldenPlan('mass-delete-refused')], context)).toMatchFileSnapshot(join(here, 'plan-errors.md'));
+    await expect(renderComment([await goldenPlan('mass-delete-refused')], context)).toMatchFileSnapshot(
+      join(here, 'plan-errors.md'),
+    );
     const invalid = new ConfigError([
-      { file: 'audiences.yaml', line: 4, column: 11, pointer: '/audiences/0/type', message: 'type must be one of DISPLAY, MESSAGE', hint: 'did you mean DISPLAY?' },
+      {
+        file: 'audiences.yaml',
+        line: 4,
+        column: 11,
+        pointer: '/audiences/0/type',
+        message: 'type must be one of DISPLAY, MESSAGE',
+        hint: 'did you mean DISPLAY?',
+      },
       { file: 'audiences.yaml', line: 9, column: 5, pointer: '/audiences/1', message: 'unknown key "agess"' },
     ]);
-    await expect(renderErrorComment(errorReport(invalid), context)).toMatchFileSnapshot(join(here, 'error-invalid-file.md'));
+    await expect(renderErrorComment(errorReport(invalid), context)).toMatchFileSnapshot(
+      join(here, 'error-invalid-file.md'),
+    );
     const unauthorized = new ApiError({
       service: 'audience',
       method: 'GET',
@@ -75,7 +90,9 @@ describe('the pull-request comment', () => {
   });
 
   it('cut at the size limit, saying how much', async () => {
-    const audiences = Array.from({ length: 200 }, (_, index) => desiredAudience({ name: `audience-${String(index).padStart(3, '0')}`, ufoInterests: ['TRAVEL'] }));
+    const audiences = Array.from({ length: 200 }, (_, index) =>
+      desiredAudience({ name: `audience-${String(index).padStart(3, '0')}`, ufoInterests: ['TRAVEL'] }),
+    );
     const plan = planAccount(desiredState(audiences), liveState([]), { allowMassDelete: false });
     const comment = renderComment([plan], context, 6000);
     await expect(comment).toMatchFileSnapshot(join(here, 'cut.md'));

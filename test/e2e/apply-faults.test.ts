@@ -18,7 +18,14 @@ import { main } from '../../src/cli/main.js';
 import type { Audience, AudiencesFile } from '../../src/config/generated/audiences.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
 import type { StoredAudience } from '../../src/emulator/store.js';
-import { REGION_FIELDS, stableStringify, TARGETING_FIELDS, type AudienceDefinition, type JsonValue, type LiveAudience } from '../../src/model/index.js';
+import {
+  REGION_FIELDS,
+  stableStringify,
+  TARGETING_FIELDS,
+  type AudienceDefinition,
+  type JsonValue,
+  type LiveAudience,
+} from '../../src/model/index.js';
 import { takeApplyLock } from '../../src/operations/apply-lock.js';
 import { applyAndVerify } from '../../src/operations/apply.js';
 import { planDesired } from '../../src/operations/plan.js';
@@ -26,7 +33,15 @@ import type { ChangeResult } from '../../src/plan/index.js';
 import { definition } from '../helpers/builders.js';
 import { applyThrough, emulatorEnv, runInProcess, workspace, type CliResult } from '../helpers/cli.js';
 import { audienceEntry } from '../helpers/emulator-arbitraries.js';
-import { connectClient, desiredFromFile, FAST_RETRY, linkAdGroup, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
+import {
+  connectClient,
+  desiredFromFile,
+  FAST_RETRY,
+  linkAdGroup,
+  setFaults,
+  storedAudiences,
+  type LiveClient,
+} from '../helpers/live-account.js';
 
 let emulator: RunningEmulator;
 let env: Record<string, string>;
@@ -46,19 +61,28 @@ function entries(names: string[], seed: number): Audience[] {
   return names.map((name, index) => fc.sample(audienceEntry(name), { seed: seed + index, numRuns: 1 })[0] as Audience);
 }
 
-/** What the emulator stores for a declared audience must be its whole definition, field by field (member ids as text). */
+/**
+ * What the emulator stores for a declared audience must be its whole definition, field by field (member ids as text).
+ */
 function storedDiffers(desired: AudienceDefinition, stored: StoredAudience): string[] {
   const problems: string[] = [];
   const asText = (value: unknown) =>
-    stableStringify((value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([key, field]) => [key, String(field)])) : String(value)) as JsonValue);
+    stableStringify(
+      (value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([key, field]) => [key, String(field)]))
+        : String(value)) as JsonValue,
+    );
   const same = (field: string, want: unknown[], have: unknown[]) => {
     const key = (values: unknown[]) => values.map(asText).sort();
-    if (JSON.stringify(key(want)) !== JSON.stringify(key(have))) problems.push(`${stored.name}: ${field} is ${JSON.stringify(have)}, declared ${JSON.stringify(want)}`);
+    if (JSON.stringify(key(want)) !== JSON.stringify(key(have)))
+      problems.push(`${stored.name}: ${field} is ${JSON.stringify(have)}, declared ${JSON.stringify(want)}`);
   };
   for (const field of ['type', 'ageType', 'genderType', 'locationType'] as const) {
-    if (desired[field] !== stored[field]) problems.push(`${stored.name}: ${field} is ${stored[field]}, declared ${desired[field]}`);
+    if (desired[field] !== stored[field])
+      problems.push(`${stored.name}: ${field} is ${stored[field]}, declared ${desired[field]}`);
   }
-  for (const field of ['ages', 'genders', 'ufoInterests', 'ufoBusinessTypes'] as const) same(field, desired[field], stored[field]);
+  for (const field of ['ages', 'genders', 'ufoInterests', 'ufoBusinessTypes'] as const)
+    same(field, desired[field], stored[field]);
   for (const field of REGION_FIELDS)
     same(
       field,
@@ -74,22 +98,34 @@ describe('apply through a flaky service', () => {
     { quotaStatus: 429, quotaRetryAfter: true },
     { quotaStatus: 429, quotaRetryAfter: false },
     { quotaStatus: 400, quotaRetryAfter: false },
-  ])('finishes under a per-account rate limit answered as $quotaStatus (Retry-After: $quotaRetryAfter), and no change is given up', async (quota) => {
-    await setFaults(emulator, { rateLimitPerSecond: 10, ...quota });
-    const names = Array.from({ length: 25 }, (_, index) => `rate-${String(index).padStart(2, '0')}`);
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}` });
-    const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
-    expect(applied.stderr).not.toContain('FAILED');
-    expect(applied.stdout).toContain('Apply complete for ad account 1234: 25 done, 0 failed, 0 skipped.');
-    expect(applied.code).toBe(0);
-    expect((await storedAudiences(emulator, 1234)).map((audience) => audience.name).sort()).toEqual(names);
-  });
+  ])(
+    'finishes under a per-account rate limit answered as $quotaStatus (Retry-After: $quotaRetryAfter), and no change is given up',
+    async (quota) => {
+      await setFaults(emulator, { rateLimitPerSecond: 10, ...quota });
+      const names = Array.from({ length: 25 }, (_, index) => `rate-${String(index).padStart(2, '0')}`);
+      const cwd = await workspace({
+        'audiences.yaml': `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}`,
+      });
+      const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+      expect(applied.stderr).not.toContain('FAILED');
+      expect(applied.stdout).toContain('Apply complete for ad account 1234: 25 done, 0 failed, 0 skipped.');
+      expect(applied.code).toBe(0);
+      expect((await storedAudiences(emulator, 1234)).map((audience) => audience.name).sort()).toEqual(names);
+    },
+  );
 
   it('plans to the end with half of the requests failing: a read is tried again for as long as its time budget lasts, not a number of times', async () => {
     const names = Array.from({ length: 60 }, (_, index) => `flaky-${String(index).padStart(2, '0')}`);
     const made = await Promise.all(names.map((name) => live.client.create(definition({ name }))));
     for (const audience of made.slice(0, 6)) await linkAdGroup(emulator, audience.id, 101);
-    const desired = desiredFromFile({ adAccountId: 1234, audiences: names.map((name, index): Audience => ({ name, type: 'DISPLAY', ...(index % 10 === 0 ? { genders: ['F'] } : {}) })) });
+    const desired = desiredFromFile({
+      adAccountId: 1234,
+      audiences: names.map((name, index): Audience => ({
+        name,
+        type: 'DISPLAY',
+        ...(index % 10 === 0 ? { genders: ['F'] } : {}),
+      })),
+    });
     await setFaults(emulator, { faultRate: 0.5, faultKinds: ['5xx', 'reset', '429'], retryAfterSeconds: 0, seed: 5 });
     const flaky = connectClient(emulator, { retry: { ...FAST_RETRY, maxAttempts: 5 } });
     const plan = await planDesired(desired, { allowMassDelete: false }, flaky.client);
@@ -97,9 +133,12 @@ describe('apply through a flaky service', () => {
     await setFaults(emulator, { faultRate: 0 });
     expect(plan.errors).toEqual([]);
     expect(plan.summary).toMatchObject({ create: 0, update: 6, delete: 0 });
-    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as { requests: Array<{ method: string; path: string; fault: string | null }> };
+    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as {
+      requests: Array<{ method: string; path: string; fault: string | null }>;
+    };
     const faultsByRead = new Map<string, number>();
-    for (const request of log.requests.filter((entry) => entry.method === 'GET' && entry.fault !== null)) faultsByRead.set(request.path, (faultsByRead.get(request.path) ?? 0) + 1);
+    for (const request of log.requests.filter((entry) => entry.method === 'GET' && entry.fault !== null))
+      faultsByRead.set(request.path, (faultsByRead.get(request.path) ?? 0) + 1);
     // At least one read failed more often than the attempt count allows: it would have stopped the plan before.
     expect(Math.max(...faultsByRead.values())).toBeGreaterThanOrEqual(5);
   });
@@ -109,16 +148,26 @@ describe('apply through a flaky service', () => {
     const existing = Array.from({ length: 100 }, (_, index) => `existing-${String(index).padStart(3, '0')}`);
     const made = await Promise.all(existing.map((name) => live.client.create(definition({ name }))));
     const doomed = made.slice(60);
-    for (const [index, audience] of doomed.slice(0, 20).entries()) await linkAdGroup(emulator, audience.id, [101, 102, 105][index % 3] as number);
+    for (const [index, audience] of doomed.slice(0, 20).entries())
+      await linkAdGroup(emulator, audience.id, [101, 102, 105][index % 3] as number);
 
     // The file: 100 new audiences, 40 existing ones changed, 20 kept as they are; the last 40 pruned.
     const created = entries(
       Array.from({ length: 100 }, (_, index) => `new-${String(index).padStart(3, '0')}`),
       1000,
     );
-    const updated = entries(existing.slice(0, 40), 2000).map((entry) => ({ ...entry, type: 'DISPLAY' as const, ufoBusinessTypes: ['IT'], talkChannelGroupTargetings: undefined }));
+    const updated = entries(existing.slice(0, 40), 2000).map((entry) => ({
+      ...entry,
+      type: 'DISPLAY' as const,
+      ufoBusinessTypes: ['IT'],
+      talkChannelGroupTargetings: undefined,
+    }));
     const kept = existing.slice(40, 60).map((name): Audience => ({ name, type: 'DISPLAY' }));
-    const file: AudiencesFile = { adAccountId: 1234, prune: true, audiences: [...created, ...updated.map((entry) => JSON.parse(JSON.stringify(entry)) as Audience), ...kept] };
+    const file: AudiencesFile = {
+      adAccountId: 1234,
+      prune: true,
+      audiences: [...created, ...updated.map((entry) => JSON.parse(JSON.stringify(entry)) as Audience), ...kept],
+    };
     const desired = desiredFromFile(file);
     const options = { allowMassDelete: true };
 
@@ -127,7 +176,8 @@ describe('apply through a flaky service', () => {
     expect(first.summary).toMatchObject({ create: 100, update: 40, delete: 40, unlink: 20 });
     expect(first.changes).toHaveLength(200);
 
-    // The default number of attempts, without the waits: a create whose answer is lost settles by listing, so rounds matter.
+    // The default number of attempts, without the waits: a create whose answer is lost settles by listing, so rounds
+    // matter.
     const flaky = connectClient(emulator, { retry: { ...FAST_RETRY, maxAttempts: 5 } });
     await setFaults(emulator, { faultRate: 0.3, faultKinds: ['5xx', '429', 'reset'], retryAfterSeconds: 0, seed: 3 });
     const rounds: string[] = [];
@@ -137,14 +187,18 @@ describe('apply through a flaky service', () => {
         expect(plan.errors).toEqual([]);
         if (plan.changes.length === 0) break;
         const applied = await applyAndVerify(plan, { audiences: flaky.client });
-        rounds.push(`round ${round}: ${plan.changes.length} changes, ${applied.result.summary.failed} failed, ${applied.remaining.length} still differ`);
+        rounds.push(
+          `round ${round}: ${plan.changes.length} changes, ${applied.result.summary.failed} failed, ${applied.remaining.length} still differ`,
+        );
       } catch (error) {
         rounds.push(`round ${round}: ${(error as Error).message}`);
       }
     }
     await flaky.close();
     await setFaults(emulator, { faultRate: 0 });
-    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as { requests: Array<{ method: string; path: string; fault: string | null }> };
+    const log = (await (await fetch(`${emulator.url}/_emulator/requests`)).json()) as {
+      requests: Array<{ method: string; path: string; fault: string | null }>;
+    };
     expect(log.requests.filter((request) => request.fault !== null).length).toBeGreaterThan(100);
     // Creates the service made but whose answer was lost: the ones a blind retry would duplicate.
     expect(log.requests.some((request) => request.method === 'POST' && /-after$/.test(request.fault ?? ''))).toBe(true);
@@ -155,14 +209,25 @@ describe('apply through a flaky service', () => {
     expect(new Set(names).size, 'no audience twice').toBe(names.length);
     expect([...names].sort()).toEqual(file.audiences.map((audience) => audience.name).sort());
     const byName = new Map(stored.map((audience) => [audience.name, audience]));
-    expect(desired.audiences.flatMap((audience) => storedDiffers(audience.definition, byName.get(audience.key) as StoredAudience))).toEqual([]);
-    const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as { links: Array<{ audienceId: number }> };
+    expect(
+      desired.audiences.flatMap((audience) =>
+        storedDiffers(audience.definition, byName.get(audience.key) as StoredAudience),
+      ),
+    ).toEqual([]);
+    const state = (await (await fetch(`${emulator.url}/_emulator/state`)).json()) as {
+      links: Array<{ audienceId: number }>;
+    };
     expect(state.links).toEqual([]);
   }, 60_000);
 });
 
-/** The CLI in this process on a terminal whose user answers the prompt with `answer()`, called when the prompt shows. */
-async function runAtTerminal(args: string[], options: { cwd: string; env: Record<string, string>; answer: () => Promise<string | null> }) {
+/**
+ * The CLI in this process on a terminal whose user answers the prompt with `answer()`, called when the prompt shows.
+ */
+async function runAtTerminal(
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; answer: () => Promise<string | null> },
+) {
   let stdout = '';
   let stderr = '';
   let prompts = 0;
@@ -184,7 +249,10 @@ async function runAtTerminal(args: string[], options: { cwd: string; env: Record
 
 /** Names and definitions as stored, to show that a refused apply changed nothing. */
 async function snapshot(target: RunningEmulator = emulator): Promise<string> {
-  const state = (await (await fetch(`${target.url}/_emulator/state`)).json()) as { audiences: unknown[]; links: unknown[] };
+  const state = (await (await fetch(`${target.url}/_emulator/state`)).json()) as {
+    audiences: unknown[];
+    links: unknown[];
+  };
   return JSON.stringify({ audiences: state.audiences, links: state.links });
 }
 
@@ -206,17 +274,25 @@ describe('a saved plan that went stale is refused, and nothing is changed', () =
   async function savedUpdatePlan(target: { env: Record<string, string> }): Promise<string> {
     const cwd = await workspace({ 'audiences.yaml': twoAudiences });
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env: target.env })).code).toBe(0);
-    await writeFile(join(cwd, 'audiences.yaml'), `${twoAudiences.replace('genders: [F]', 'genders: [F]\n    ages: [20, 25]')}  - name: jeju-food\n    type: MESSAGE\n    locations: [N]\n`);
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      `${twoAudiences.replace('genders: [F]', 'genders: [F]\n    ages: [20, 25]')}  - name: jeju-food\n    type: MESSAGE\n    locations: [N]\n`,
+    );
     const saved = await runInProcess(['plan', '--out', 'plan.json'], { cwd, env: target.env });
     expect(saved.code).toBe(0);
-    const [plan] = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as Array<{ summary: Record<string, number> }>;
+    const [plan] = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as Array<{
+      summary: Record<string, number>;
+    }>;
     expect(plan?.summary).toMatchObject({ create: 1, update: 1, delete: 0 });
     return cwd;
   }
 
   async function expectRefused(cwd: string, reason: RegExp, target: RunningEmulator = emulator): Promise<void> {
     const before = await snapshot(target);
-    const result = await runInProcess(['apply', 'plan.json'], { cwd, env: target === emulator ? env : { ...env, ADS_API_URL: target.url } });
+    const result = await runInProcess(['apply', 'plan.json'], {
+      cwd,
+      env: target === emulator ? env : { ...env, ADS_API_URL: target.url },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[PLAN_STALE]');
     expect(result.stderr).toContain('stale');
@@ -253,7 +329,11 @@ describe('a saved plan that went stale is refused, and nothing is changed', () =
       const current = await other.client.read(summary?.id ?? '0');
       await other.client.update(current.id, { ...current.definition, genders: ['M'] });
       await other.close();
-      await expectRefused(cwd, /audience "seoul-women" \(id \d+\) was modified at 2026-03-01T09:00:05/, ticking.emulator);
+      await expectRefused(
+        cwd,
+        /audience "seoul-women" \(id \d+\) was modified at 2026-03-01T09:00:05/,
+        ticking.emulator,
+      );
     } finally {
       await ticking.emulator.close();
     }
@@ -325,7 +405,10 @@ describe('the confirmation prompt', () => {
     const cwd = await workspace({ 'audiences.yaml': twoAudiences });
     const result = await runAtTerminal(['apply'], { cwd, env, answer: async () => '  yes ' });
     expect(result.code).toBe(0);
-    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['busan-travel', 'seoul-women']);
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual([
+      'busan-travel',
+      'seoul-women',
+    ]);
   });
 
   it('does not ask when there is nothing to do, or with --auto-approve', async () => {
@@ -340,9 +423,13 @@ describe('the confirmation prompt', () => {
 
 describe('a batch delete that partly fails', () => {
   it('reports the audience still in use, deletes the others, exits 1, and a rerun finishes once the link is released', async () => {
-    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\nprune: true\naudiences:\n  - name: keep\n    type: DISPLAY\n' });
+    const cwd = await workspace({
+      'audiences.yaml': 'adAccountId: 1234\nprune: true\naudiences:\n  - name: keep\n    type: DISPLAY\n',
+    });
     await live.client.create(definition({ name: 'keep' }));
-    const [first, busy, third] = await Promise.all(['gone-1', 'gone-2', 'gone-3'].map((name) => live.client.create(definition({ name }))));
+    const [first, busy, third] = await Promise.all(
+      ['gone-1', 'gone-2', 'gone-3'].map((name) => live.client.create(definition({ name }))),
+    );
     if (!first || !busy || !third) throw new Error('unreachable');
 
     // While the user reads the plan, someone starts using gone-2 in an ad group: the plan did not know that link.
@@ -358,9 +445,15 @@ describe('a batch delete that partly fails', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`ok +delete audience "gone-1" \\(id ${first.id}\\)`));
     expect(result.stderr).toMatch(new RegExp(`ok +delete audience "gone-3" \\(id ${third.id}\\)`));
-    expect(result.stderr).toMatch(new RegExp(`FAILED +delete audience "gone-2" \\(id ${busy.id}\\): audience ${busy.id}: in use by ad groups 101`));
+    expect(result.stderr).toMatch(
+      new RegExp(`FAILED +delete audience "gone-2" \\(id ${busy.id}\\): audience ${busy.id}: in use by ad groups 101`),
+    );
     expect(result.stdout).toContain('Apply incomplete for ad account 1234: 2 done, 1 failed, 0 skipped.');
-    expect(result.stdout).toMatch(new RegExp(`Not done:\\n  delete audience "gone-2" \\(id ${busy.id}\\): failed, audience ${busy.id}: in use by ad groups 101`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `Not done:\\n  delete audience "gone-2" \\(id ${busy.id}\\): failed, audience ${busy.id}: in use by ad groups 101`,
+      ),
+    );
     expect(result.stdout).toContain('run `audiences apply` again');
     expect(result.stdout).not.toContain('still differ');
     expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['gone-2', 'keep']);
@@ -414,14 +507,20 @@ describe('checking the account after applying', () => {
   it('fails: the summary still says what was done, names the cause, and the exit code is 1', async () => {
     // The service stops answering lists after the one the plan is made from: the check lists the account again.
     let lists = 0;
-    const client: AudienceClient = { ...live.client, list: () => (++lists === 1 ? live.client.list() : Promise.reject(new Error('the service went away'))) };
+    const client: AudienceClient = {
+      ...live.client,
+      list: () => (++lists === 1 ? live.client.list() : Promise.reject(new Error('the service went away'))),
+    };
     const { code, stdout, stderr } = await applyTwoThrough(client);
     expect(stderr).toMatch(/ok +create audience "busan-travel"/);
     expect(stdout).toContain('Apply complete for ad account 1234: 2 done, 0 failed, 0 skipped.');
     expect(stdout).toContain('could not be read back to check the result: the service went away');
     expect(stdout).not.toContain('please report this');
     expect(code).toBe(1);
-    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['busan-travel', 'seoul-women']);
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual([
+      'busan-travel',
+      'seoul-women',
+    ]);
   });
 
   it('reports an audience the service stored otherwise than it was sent, from its answer, without reading it again', async () => {
@@ -436,12 +535,16 @@ describe('checking the account after applying', () => {
       create: async (sent) => {
         const created = await live.client.create(sent);
         const stored = created.audience as LiveAudience;
-        return sent.name === 'busan-travel' ? { ...created, audience: { ...stored, definition: { ...stored.definition, locations: [{ value: 'B' }] } } } : created;
+        return sent.name === 'busan-travel'
+          ? { ...created, audience: { ...stored, definition: { ...stored.definition, locations: [{ value: 'B' }] } } }
+          : created;
       },
     };
     const { code, stdout } = await applyTwoThrough(client);
     expect(stdout).toContain('Apply complete for ad account 1234: 2 done, 0 failed, 0 skipped.');
-    expect(stdout).toMatch(/After applying, these still differ \(please report this\):\n {2}audience "busan-travel" \(id \d+\): locations still differs/);
+    expect(stdout).toMatch(
+      /After applying, these still differ \(please report this\):\n {2}audience "busan-travel" \(id \d+\): locations still differs/,
+    );
     expect(stdout).not.toContain('seoul-women" (id');
     expect(code).toBe(1);
     // The plan of an empty account reads nothing, and the check reads nothing either.
@@ -453,11 +556,23 @@ describe('checking the account after applying', () => {
  * The built CLI in a process of its own, as a person or a pipeline runs it, so that it can be
  * sent real signals. `onStderr` sees the text written so far, each time more comes.
  */
-function spawnCli(args: string[], options: { cwd: string; env: Record<string, string>; onStderr?: (stderr: string, child: ChildProcess) => void; node?: string[] }) {
-  const child = spawn(process.execPath, [...(options.node ?? []), fileURLToPath(new URL('../../bin/audiences.js', import.meta.url)), ...args], {
-    cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env },
-  });
+function spawnCli(
+  args: string[],
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    onStderr?: (stderr: string, child: ChildProcess) => void;
+    node?: string[];
+  },
+) {
+  const child = spawn(
+    process.execPath,
+    [...(options.node ?? []), fileURLToPath(new URL('../../bin/audiences.js', import.meta.url)), ...args],
+    {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env },
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
@@ -465,19 +580,32 @@ function spawnCli(args: string[], options: { cwd: string; env: Record<string, st
     stderr += chunk.toString();
     options.onStderr?.(stderr, child);
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
   return { child, exited };
 }
 
-const numbered = (prefix: string, count: number) => Array.from({ length: count }, (_, index) => `${prefix}-${String(index).padStart(2, '0')}`);
-const displayAudiences = (names: string[]) => `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}`;
+const numbered = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, index) => `${prefix}-${String(index).padStart(2, '0')}`);
+const displayAudiences = (names: string[]) =>
+  `adAccountId: 1234\naudiences:\n${names.map((name) => `  - name: ${name}\n    type: DISPLAY\n`).join('')}`;
 
-/** The CLI sending itself each signal at a moment of its own output (see test/helpers/signal-at.mjs): no timing involved. */
-function spawnSignalled(args: string[], options: { cwd: string; env: Record<string, string> }, moments: Array<{ signal: NodeJS.Signals; stderr?: string; stdout?: string; exiting?: true }>) {
+/**
+ * The CLI sending itself each signal at a moment of its own output (see test/helpers/signal-at.mjs): no timing
+ * involved.
+ */
+function spawnSignalled(
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+  moments: Array<{ signal: NodeJS.Signals; stderr?: string; stdout?: string; exiting?: true }>,
+) {
   const preload = new URL('../helpers/signal-at.mjs', import.meta.url).href;
-  return spawnCli(args, { ...options, env: { ...options.env, AUDIENCES_TEST_SIGNALS: JSON.stringify(moments) }, node: ['--import', preload] });
+  return spawnCli(args, {
+    ...options,
+    env: { ...options.env, AUDIENCES_TEST_SIGNALS: JSON.stringify(moments) },
+    node: ['--import', preload],
+  });
 }
 
 /**
@@ -497,11 +625,15 @@ async function holdingProxy(
   // The body is read first, so that a held request can still be sent on once its client has gone.
   const forward = (incoming: IncomingMessage, body: Buffer, answer: ServerResponse): Promise<void> =>
     new Promise((resolve) => {
-      const upstream = httpRequest(new URL(incoming.url ?? '/', target), { method: incoming.method, headers: incoming.headers }, (response) => {
-        answer.writeHead(response.statusCode ?? 502, response.headers);
-        response.pipe(answer);
-        response.on('end', resolve);
-      });
+      const upstream = httpRequest(
+        new URL(incoming.url ?? '/', target),
+        { method: incoming.method, headers: incoming.headers },
+        (response) => {
+          answer.writeHead(response.statusCode ?? 502, response.headers);
+          response.pipe(answer);
+          response.on('end', resolve);
+        },
+      );
       upstream.on('error', () => {
         answer.destroy();
         resolve();
@@ -535,7 +667,8 @@ async function holdingProxy(
 }
 
 /** Holds the second create: with one request at a time, the first is done and the others wait their turn. */
-const secondCreate = (request: string, before: readonly string[]) => request.startsWith('POST /openapi/v4/targetings') && before.some((line) => line.startsWith('POST '));
+const secondCreate = (request: string, before: readonly string[]) =>
+  request.startsWith('POST /openapi/v4/targetings') && before.some((line) => line.startsWith('POST '));
 
 describe('an apply interrupted with Ctrl-C', () => {
   it('finishes the changes in flight, starts no other, says so in its summary, exits 130, and a rerun finishes the job', async () => {
@@ -581,7 +714,8 @@ describe('an apply interrupted with Ctrl-C', () => {
         cwd,
         env: { ...env, ADS_API_URL: proxy.url },
         onStderr: (text, running) => {
-          // SIGTERM first (a pipeline cancelled), then Ctrl-C while the create held on its way still waits for its answer.
+          // SIGTERM first (a pipeline cancelled), then Ctrl-C while the create held on its way still waits for its
+          // answer.
           if (second || !text.includes('Interrupted: the changes in flight are finishing')) return;
           second = true;
           running.kill('SIGINT');
@@ -594,7 +728,9 @@ describe('an apply interrupted with Ctrl-C', () => {
       expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
       expect(stderr).toContain('Stopped at once: what was in flight is unknown.');
       expect(stdout).toContain('Apply interrupted for ad account 1234: 1 done, 0 failed, 1 unknown, 10 skipped.');
-      expect(stdout).toContain('create audience "stopped-01": unknown, in flight when the apply was stopped at once: it may or may not have been made');
+      expect(stdout).toContain(
+        'create audience "stopped-01": unknown, in flight when the apply was stopped at once: it may or may not have been made',
+      );
       expect(stdout.match(/: skipped, not started: the apply was interrupted/g) ?? []).toHaveLength(10);
       expect(stdout).toContain('Whether the changes marked unknown were made, `audiences plan` shows');
 
@@ -619,7 +755,10 @@ describe('an apply interrupted with Ctrl-C', () => {
     try {
       const { port } = silent.address() as AddressInfo;
       const cwd = await workspace({ 'audiences.yaml': displayAudiences(['early']) });
-      const { child, exited } = spawnCli(['apply', '--auto-approve'], { cwd, env: { ...env, ADS_API_URL: `http://127.0.0.1:${port}` } });
+      const { child, exited } = spawnCli(['apply', '--auto-approve'], {
+        cwd,
+        env: { ...env, ADS_API_URL: `http://127.0.0.1:${port}` },
+      });
       listed = () => void child.kill('SIGTERM');
       const { code, signal, stdout, stderr } = await exited;
       expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
@@ -638,7 +777,11 @@ describe('an apply interrupted twice: a change shown ok is done in every summary
     const names = numbered('settling', 3);
     const cwd = await workspace({ 'audiences.yaml': displayAudiences(names) });
     // After its creates, an apply lists the account to settle races: the list is held, the creates all answered.
-    const proxy = await holdingProxy(emulator.url, (request, before) => request.startsWith('GET /openapi/v4/targetings/audiences') && before.some((line) => line.startsWith('POST ')));
+    const proxy = await holdingProxy(
+      emulator.url,
+      (request, before) =>
+        request.startsWith('GET /openapi/v4/targetings/audiences') && before.some((line) => line.startsWith('POST ')),
+    );
     try {
       let interrupted = (): void => undefined;
       const saidInterrupted = new Promise<void>((resolve) => (interrupted = resolve));
@@ -662,7 +805,9 @@ describe('an apply interrupted twice: a change shown ok is done in every summary
       expect(stdout).toContain('Apply interrupted for ad account 1234: 3 done, 0 failed, 0 skipped.');
       expect(stdout).toContain('Done, with a note:');
       expect(
-        stdout.match(/: the apply was stopped at once while it checked for a duplicate made by another apply at the same time: if the next plan stops at DUPLICATE_LIVE_NAME/g) ?? [],
+        stdout.match(
+          /: the apply was stopped at once while it checked for a duplicate made by another apply at the same time: if the next plan stops at DUPLICATE_LIVE_NAME/g,
+        ) ?? [],
       ).toHaveLength(3);
       expect(stdout).not.toContain('unknown');
     } finally {
@@ -672,18 +817,31 @@ describe('an apply interrupted twice: a change shown ok is done in every summary
   });
 
   it.each([
-    { moment: 'as its summary is written', second: { signal: 'SIGINT' as const, stdout: 'Apply interrupted for ad account 1234' } },
-    { moment: 'once the command has returned, about to exit', second: { signal: 'SIGTERM' as const, exiting: true as const } },
+    {
+      moment: 'as its summary is written',
+      second: { signal: 'SIGINT' as const, stdout: 'Apply interrupted for ad account 1234' },
+    },
+    {
+      moment: 'once the command has returned, about to exit',
+      second: { signal: 'SIGTERM' as const, exiting: true as const },
+    },
   ])('a second signal $moment: one summary, exit 130', async ({ second }) => {
     // Each create takes a while: the first signal, sent as the first is shown done, leaves most not started.
     await setFaults(emulator, { latencyMs: 50 });
     const names = numbered('ending', 6);
     const cwd = await workspace({ 'audiences.yaml': displayAudiences(names) });
-    const { code, signal, stdout, stderr } = await spawnSignalled(['apply', '--auto-approve', '--concurrency', '1'], { cwd, env }, [{ signal: 'SIGTERM', stderr: 'ok      create' }, second]).exited;
+    const { code, signal, stdout, stderr } = await spawnSignalled(
+      ['apply', '--auto-approve', '--concurrency', '1'],
+      { cwd, env },
+      [{ signal: 'SIGTERM', stderr: 'ok      create' }, second],
+    ).exited;
 
     expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
     expect(stderr).toContain('Interrupted: the changes in flight are finishing and no other starts.');
-    expect(stdout.match(/Apply interrupted for ad account 1234: \d+ done, 0 failed, \d+ skipped\./g) ?? [], stdout).toHaveLength(1);
+    expect(
+      stdout.match(/Apply interrupted for ad account 1234: \d+ done, 0 failed, \d+ skipped\./g) ?? [],
+      stdout,
+    ).toHaveLength(1);
     expect(stderr).not.toContain('Stopped at once');
   });
 });
@@ -711,12 +869,16 @@ describe('an apply interrupted before it could start', () => {
 
 describe('two applies in one folder', () => {
   it('refuses the second with a clear message while the first holds the lock, and changes nothing', async () => {
-    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: locked-out\n    type: DISPLAY\n' });
+    const cwd = await workspace({
+      'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: locked-out\n    type: DISPLAY\n',
+    });
     const release = await takeApplyLock(cwd);
     try {
       const second = await runInProcess(['apply', '--auto-approve'], { cwd, env });
       expect(second.code).toBe(1);
-      expect(second.stderr).toContain('error[APPLY_LOCKED]: another apply is running in this folder (it holds .audiences/apply.lock)');
+      expect(second.stderr).toContain(
+        'error[APPLY_LOCKED]: another apply is running in this folder (it holds .audiences/apply.lock)',
+      );
       expect(second.stderr).toContain('hint: wait for it to finish');
       expect((await storedAudiences(emulator)).map((audience) => audience.name)).not.toContain('locked-out');
     } finally {
@@ -739,11 +901,18 @@ describe('applies racing from two folders against one account', () => {
       const folders = await Promise.all([workspace({ 'audiences.yaml': file }), workspace({ 'audiences.yaml': file })]);
       const runs = await Promise.all(folders.map((cwd) => runInProcess(['apply', '--auto-approve'], { cwd, env })));
       for (const run of runs) expect(run.code, run.stdout + run.stderr).toBe(0);
-      adoptions.push(...runs.flatMap((run) => run.stderr.split('\n').filter((line) => line.includes('adopted: another apply created'))));
+      adoptions.push(
+        ...runs.flatMap((run) =>
+          run.stderr.split('\n').filter((line) => line.includes('adopted: another apply created')),
+        ),
+      );
 
-      const stored = (await storedAudiences(emulator)).map((audience) => audience.name).filter((name) => name.startsWith(`race-${round}-`));
+      const stored = (await storedAudiences(emulator))
+        .map((audience) => audience.name)
+        .filter((name) => name.startsWith(`race-${round}-`));
       expect([...stored].sort()).toEqual(names);
-      for (const cwd of folders) expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+      for (const cwd of folders)
+        expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
     }
     // Both applies created every audience at once, so each name was raced: one of them adopted it.
     expect(adoptions.length).toBeGreaterThanOrEqual(10);
@@ -755,7 +924,10 @@ describe('applies racing through a flaky service', () => {
     'converge when answers are lost too (seed %i): no audience twice, every plan afterwards empty, and no create left unknown',
     async (seed) => {
       const names = Array.from({ length: 60 }, (_, index) => `lost-race-${String(index).padStart(2, '0')}`);
-      const desired = desiredFromFile({ adAccountId: 1234, audiences: names.map((name): Audience => ({ name, type: 'DISPLAY' })) });
+      const desired = desiredFromFile({
+        adAccountId: 1234,
+        audiences: names.map((name): Audience => ({ name, type: 'DISPLAY' })),
+      });
       const clients = [connectClient(emulator), connectClient(emulator), connectClient(emulator)];
       await setFaults(emulator, { faultRate: 0.4, faultKinds: ['5xx', 'reset'], seed });
       const outcomes: string[] = [];
@@ -764,7 +936,8 @@ describe('applies racing through a flaky service', () => {
         const rounds = await Promise.all(
           clients.map(async ({ client }, index) => {
             const plan = await planDesired(desired, { allowMassDelete: false }, client);
-            if (plan.errors.length > 0) return `apply ${index}, round ${round}: ${plan.errors.map((error) => error.code).join(', ')}`;
+            if (plan.errors.length > 0)
+              return `apply ${index}, round ${round}: ${plan.errors.map((error) => error.code).join(', ')}`;
             const applied = await applyAndVerify(plan, { audiences: client });
             results.push(...applied.result.results);
             return `apply ${index}, round ${round}: ${plan.changes.length} changes, ${JSON.stringify(applied.result.summary)}`;
@@ -777,9 +950,17 @@ describe('applies racing through a flaky service', () => {
       const stored = (await storedAudiences(emulator)).map((audience) => audience.name);
       expect([...stored].sort(), outcomes.join('\n')).toEqual(names);
       expect((await planDesired(desired, { allowMassDelete: false }, live.client)).changes).toEqual([]);
-      expect(results.filter((result) => result.status !== 'ok').map((result) => `${result.name}: ${result.status}, ${result.cause ?? ''}`)).toEqual([]);
+      expect(
+        results
+          .filter((result) => result.status !== 'ok')
+          .map((result) => `${result.name}: ${result.status}, ${result.cause ?? ''}`),
+      ).toEqual([]);
       // Raced, and with answers lost: creates that could not tell which audience they made settled it by the lowest id.
-      expect(results.some((result) => result.cause?.includes('which one this create made is unknown: the lowest id with its definition stays'))).toBe(true);
+      expect(
+        results.some((result) =>
+          result.cause?.includes('which one this create made is unknown: the lowest id with its definition stays'),
+        ),
+      ).toBe(true);
       expect(results.some((result) => result.cause?.startsWith('adopted: another apply created'))).toBe(true);
     },
     60_000,

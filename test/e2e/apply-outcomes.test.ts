@@ -88,14 +88,26 @@ describe('an apply whose answers are lost', () => {
     };
 
     const cwd = await workspace({ 'audiences.yaml': file });
-    const applied = await runInProcess(['apply', '--auto-approve', '--concurrency', '1'], { cwd, env: { ...env, ADS_API_URL: proxy.url, ADS_COMPANY_URL: proxy.url } });
+    const applied = await runInProcess(['apply', '--auto-approve', '--concurrency', '1'], {
+      cwd,
+      env: { ...env, ADS_API_URL: proxy.url, ADS_COMPANY_URL: proxy.url },
+    });
     const { stdout, stderr } = applied;
 
     expect(stdout).toContain('Plan: 6 to create, 1 to update, 2 to delete, 1 to unlink.');
-    const summary = /Apply incomplete for ad account 1234: (\d+) done, (\d+) verified after a lost answer, (\d+) failed, (\d+) unknown, (\d+) skipped\./.exec(stdout);
+    const summary =
+      /Apply incomplete for ad account 1234: (\d+) done, (\d+) verified after a lost answer, (\d+) failed, (\d+) unknown, (\d+) skipped\./.exec(
+        stdout,
+      );
     expect(summary, stdout).not.toBeNull();
     const [done = 0, verified = 0, failed, unknown, skipped] = (summary ?? []).slice(1).map(Number);
-    expect({ done, verified, failed, unknown, skipped }).toEqual({ done: 1, verified: 6, failed: 1, unknown: 2, skipped: 0 });
+    expect({ done, verified, failed, unknown, skipped }).toEqual({
+      done: 1,
+      verified: 6,
+      failed: 1,
+      unknown: 2,
+      skipped: 0,
+    });
     expect(applied.code).toBe(1);
 
     const stored = await storedAudiences(emulator);
@@ -119,7 +131,9 @@ describe('an apply whose answers are lost', () => {
     // The summary names the verified ones, then what was not done.
     expect(stdout).toMatch(/Verified after a lost answer \(done\):\n( {2}.+\n){6}Not done:\n/);
     for (const name of ['keep-1', 'old-1', 'old-2', 'new-1', 'new-2'])
-      expect(stdout).toMatch(new RegExp(`^  \\w+ (ad group 101 from )?audience "${name}".*: (the|the batch delete's) answer was lost`, 'm'));
+      expect(stdout).toMatch(
+        new RegExp(`^  \\w+ (ad group 101 from )?audience "${name}".*: (the|the batch delete's) answer was lost`, 'm'),
+      );
     expect(stdout).toMatch(/^ {2}create audience "new-4": unknown, the outcome is unknown/m);
     expect(stdout).toMatch(/^ {2}create audience "new-6": failed, the audience API answered 403/m);
     expect(stdout).toContain('Whether the changes marked unknown were made, `audiences plan` shows');
@@ -137,6 +151,14 @@ describe('an apply whose answers are lost', () => {
 
     const rerun = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(rerun.stdout).toContain('Apply complete for ad account 1234: 2 done, 0 failed, 0 skipped.');
-    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['keep-1', 'new-1', 'new-2', 'new-3', 'new-4', 'new-5', 'new-6']);
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual([
+      'keep-1',
+      'new-1',
+      'new-2',
+      'new-3',
+      'new-4',
+      'new-5',
+      'new-6',
+    ]);
   });
 });

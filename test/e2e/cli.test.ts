@@ -16,7 +16,10 @@ async function audiences(...args: string[]): Promise<{ code: number; stdout: str
 
 async function audiencesIn(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -33,7 +36,9 @@ describe('the audiences command', () => {
   });
 
   it("prints its own version, wherever it runs (not a package.json of the current folder's)", async () => {
-    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     const elsewhere = await workspace({ 'package.json': '{"name": "other", "version": "9.9.9"}' });
     for (const cwd of [process.cwd(), elsewhere]) {
       expect(await audiencesIn(cwd, '--version')).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
@@ -92,7 +97,9 @@ describe('command-line conventions', () => {
     expect(await runInProcess(['validate', 'images.lock.json', 'plan.json'], { cwd, env: {} })).toEqual({
       code: 1,
       stdout: '',
-      stderr: [...lock, 'images.lock.json: invalid (1 problem)', ...plan, 'plan.json: invalid (1 problem)', ''].join('\n'),
+      stderr: [...lock, 'images.lock.json: invalid (1 problem)', ...plan, 'plan.json: invalid (1 problem)', ''].join(
+        '\n',
+      ),
     });
     const indented = (lines: string[]) => lines.map((line) => `  ${line}`).join('\n');
     for (const args of [
@@ -101,7 +108,9 @@ describe('command-line conventions', () => {
     ]) {
       const result = await runInProcess([...args, '--emulator'], { cwd, env: {} });
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`error[CONFIG_INVALID]: images.lock.json is not valid (1 problem)\n${indented(lock)}\n`);
+      expect(result.stderr).toContain(
+        `error[CONFIG_INVALID]: images.lock.json is not valid (1 problem)\n${indented(lock)}\n`,
+      );
     }
     for (const args of [
       ['plan', '-f', 'plan.json'],
@@ -112,7 +121,9 @@ describe('command-line conventions', () => {
       expect(result.stderr).toContain(`error[CONFIG_INVALID]: plan.json is not valid (1 problem)\n${indented(plan)}\n`);
     }
     const applied = await runInProcess(['apply', 'images.lock.json', '--emulator'], { cwd, env: {} });
-    expect(applied.stderr).toContain('error[PLAN_INVALID]: images.lock.json is the image lock (written by the tool), not a saved plan\n');
+    expect(applied.stderr).toContain(
+      'error[PLAN_INVALID]: images.lock.json is the image lock (written by the tool), not a saved plan\n',
+    );
     expect(applied.code).toBe(1);
   });
 
@@ -129,12 +140,17 @@ describe('command-line conventions', () => {
   });
 
   it('blames the variable that was set: the business service at ADS_API_URL when ADS_COMPANY_URL is not set', async () => {
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nbusiness:\n  registrationNumber: 120-81-47521\naudiences: []\n` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\nbusiness:\n  registrationNumber: 120-81-47521\naudiences: []\n`,
+    });
     const plain = await runInProcess(['plan'], { cwd, env: { ...env, ADS_API_URL: 'http://ads.example.com' } });
     expect(plain.code).toBe(1);
     expect(plain.stderr).toMatch(/^error\[INSECURE_URL\]: ADS_API_URL: refusing/);
     expect(plain.stderr).not.toContain('ADS_COMPANY_URL');
-    const company = await runInProcess(['plan'], { cwd, env: { ...env, ADS_API_URL: 'https://ads.example.com', ADS_COMPANY_URL: 'http://company.example.com' } });
+    const company = await runInProcess(['plan'], {
+      cwd,
+      env: { ...env, ADS_API_URL: 'https://ads.example.com', ADS_COMPANY_URL: 'http://company.example.com' },
+    });
     expect(company.stderr).toMatch(/^error\[INSECURE_URL\]: ADS_COMPANY_URL: refusing/);
   });
 
@@ -149,11 +165,15 @@ describe('command-line conventions', () => {
 
 describe('help rendered at build time', () => {
   it('is what the parser renders, for the command line and each command, and is what --help prints', async () => {
-    const cached = JSON.parse(await readFile(new URL('../../dist/bundle/help.json', import.meta.url), 'utf8')) as Record<string, string>;
+    const cached = JSON.parse(
+      await readFile(new URL('../../dist/bundle/help.json', import.meta.url), 'utf8'),
+    ) as Record<string, string>;
     expect(Object.keys(cached)).toEqual(['', 'validate', 'plan', 'show', 'apply', 'import', 'company', 'emulator']);
     for (const [command, text] of Object.entries(cached)) {
       const args = command === '' ? ['--help'] : [command, '--help'];
-      const parsed = await run(process.execPath, [bin, ...args], { env: { ...process.env, AUDIENCES_NO_HELP_CACHE: '1' } });
+      const parsed = await run(process.execPath, [bin, ...args], {
+        env: { ...process.env, AUDIENCES_NO_HELP_CACHE: '1' },
+      });
       expect(text, command).toBe(parsed.stdout);
       expect((await audiences(...args)).stdout, command).toBe(text);
     }
@@ -162,12 +182,17 @@ describe('help rendered at build time', () => {
 });
 
 describe('output for pipelines', () => {
-  const file = (account: number) => `adAccountId: ${account}\nprune: true\naudiences:\n  - name: seoul\n    type: DISPLAY\n`;
+  const file = (account: number) =>
+    `adAccountId: ${account}\nprune: true\naudiences:\n  - name: seoul\n    type: DISPLAY\n`;
 
   it('JSON is an array of plans, for one file and for several', async () => {
     const cwd = await workspace({ 'a.yaml': file(1234), 'b.yaml': file(5678) });
-    const one = JSON.parse((await runInProcess(['plan', 'a.yaml', '--emulator', '--format', 'json'], { cwd, env: {} })).stdout) as Array<{ adAccountId: number }>;
-    const two = JSON.parse((await runInProcess(['plan', 'a.yaml', 'b.yaml', '--emulator', '--format', 'json'], { cwd, env: {} })).stdout) as Array<{ adAccountId: number }>;
+    const one = JSON.parse(
+      (await runInProcess(['plan', 'a.yaml', '--emulator', '--format', 'json'], { cwd, env: {} })).stdout,
+    ) as Array<{ adAccountId: number }>;
+    const two = JSON.parse(
+      (await runInProcess(['plan', 'a.yaml', 'b.yaml', '--emulator', '--format', 'json'], { cwd, env: {} })).stdout,
+    ) as Array<{ adAccountId: number }>;
     expect(one.map((plan) => plan.adAccountId)).toEqual([1234]);
     expect(two.map((plan) => plan.adAccountId)).toEqual([1234, 5678]);
   });
@@ -176,15 +201,23 @@ describe('output for pipelines', () => {
     const cwd = await workspace({ 'a.yaml': 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: BANNER\n' });
     const json = await runInProcess(['plan', 'a.yaml', '--emulator', '--format', 'json'], { cwd, env: {} });
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: 'CONFIG_INVALID', problems: [{ file: 'a.yaml', line: 4, column: 11 }] } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      error: { code: 'CONFIG_INVALID', problems: [{ file: 'a.yaml', line: 4, column: 11 }] },
+    });
     expect(json.stderr).toContain('error[CONFIG_INVALID]');
-    const markdown = await runInProcess(['plan', 'a.yaml', '--emulator', '--format', 'markdown', '--commit', 'abc1234'], { cwd, env: {} });
+    const markdown = await runInProcess(
+      ['plan', 'a.yaml', '--emulator', '--format', 'markdown', '--commit', 'abc1234'],
+      { cwd, env: {} },
+    );
     expect(markdown.code).toBe(1);
     expect(markdown.stdout.split('\n')[0]).toBe('<!-- audiences-plan files=a.yaml -->');
     expect(markdown.stdout).toContain(':x: **The plan failed: error[CONFIG\\_INVALID]**');
     expect(markdown.stdout).toContain('- **a.yaml:4:11**: ');
     expect(markdown.stdout).toContain('Planned at commit abc1234.');
-    const unauthorized = await runInProcess(['plan', 'a.yaml', '--format', 'markdown'], { cwd, env: { ADS_API_URL: 'http://127.0.0.1:9', ADS_ACCESS_TOKEN: 'bad token' } });
+    const unauthorized = await runInProcess(['plan', 'a.yaml', '--format', 'markdown'], {
+      cwd,
+      env: { ADS_API_URL: 'http://127.0.0.1:9', ADS_ACCESS_TOKEN: 'bad token' },
+    });
     expect(unauthorized.code).toBe(1);
     expect(unauthorized.stdout).toContain('**The plan failed: error[');
     expect(unauthorized.stdout).not.toContain('bad token');
@@ -192,7 +225,10 @@ describe('output for pipelines', () => {
 
   it('show renders a saved plan again in every format, without reading the account', async () => {
     const cwd = await workspace({ 'a.yaml': file(1234) });
-    const saved = await runInProcess(['plan', 'a.yaml', '--emulator', '--out', 'plan.json', '--format', 'markdown'], { cwd, env: {} });
+    const saved = await runInProcess(['plan', 'a.yaml', '--emulator', '--out', 'plan.json', '--format', 'markdown'], {
+      cwd,
+      env: {},
+    });
     expect(saved.code).toBe(0);
     // No service is configured: show reads nothing but the file.
     const text = await runInProcess(['show', 'plan.json'], { cwd, env: {} });
@@ -201,15 +237,21 @@ describe('output for pipelines', () => {
     const json = await runInProcess(['show', 'plan.json', '--format', 'json'], { cwd, env: {} });
     expect(JSON.parse(json.stdout)).toEqual(JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')));
     const markdown = await runInProcess(['show', 'plan.json', '--format', 'markdown'], { cwd, env: {} });
-    expect(markdown.stdout.slice(markdown.stdout.indexOf('<!-- audiences-plan account'))).toBe(saved.stdout.slice(saved.stdout.indexOf('<!-- audiences-plan account')));
+    expect(markdown.stdout.slice(markdown.stdout.indexOf('<!-- audiences-plan account'))).toBe(
+      saved.stdout.slice(saved.stdout.indexOf('<!-- audiences-plan account')),
+    );
     const missing = await runInProcess(['show', 'nothing.json', '--format', 'json'], { cwd, env: {} });
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'PLAN_UNREADABLE' } });
   });
 
   it('show and apply refuse a saved plan whose update shows other values than it writes, saying which', async () => {
-    const golden = JSON.parse(await readFile(new URL('../golden/mixed/plan.json', import.meta.url), 'utf8')) as { changes: Array<Record<string, unknown>> };
-    const update = golden.changes.find((change) => change['action'] === 'update') as { display: { fields: Array<{ field: string; after: unknown }> } };
+    const golden = JSON.parse(await readFile(new URL('../golden/mixed/plan.json', import.meta.url), 'utf8')) as {
+      changes: Array<Record<string, unknown>>;
+    };
+    const update = golden.changes.find((change) => change['action'] === 'update') as {
+      display: { fields: Array<{ field: string; after: unknown }> };
+    };
     // Edited by hand: the comment would show ages 20 and 25, the apply would write 20, 25 and 30.
     update.display.fields[0]!.after = ['20', '25'];
     const cwd = await workspace({ 'plan.json': JSON.stringify(golden) });
@@ -244,8 +286,14 @@ describe('usage errors', () => {
 
   it('names an unknown option once, as typed, with the nearest known one', async () => {
     for (const [args, expected] of [
-      [['apply', '--auto-aprove'], 'error[USAGE]: unknown argument --auto-aprove\n  hint: did you mean --auto-approve?'],
-      [['plan', '--detailed-exit-code'], 'error[USAGE]: unknown argument --detailed-exit-code\n  hint: did you mean --detailed-exitcode?'],
+      [
+        ['apply', '--auto-aprove'],
+        'error[USAGE]: unknown argument --auto-aprove\n  hint: did you mean --auto-approve?',
+      ],
+      [
+        ['plan', '--detailed-exit-code'],
+        'error[USAGE]: unknown argument --detailed-exit-code\n  hint: did you mean --detailed-exitcode?',
+      ],
       [['validate', '--no-colr'], 'error[USAGE]: unknown argument --no-colr\n  hint: did you mean --no-color?'],
       [['plan', '-x'], 'error[USAGE]: unknown argument -x\n  hint: run `audiences --help`'],
       [['plan', '--bogus-thing'], 'error[USAGE]: unknown argument --bogus-thing\n  hint: run `audiences --help`'],
@@ -258,13 +306,31 @@ describe('usage errors', () => {
 
   it('says on one line what was typed and the nearest command or choice, never a line break written out', async () => {
     for (const [args, expected] of [
-      [['plna'], 'error[USAGE]: unknown command plna\n  hint: did you mean `audiences plan`? (run `audiences --help` for the commands)\n'],
-      [['--emulator', 'valdate'], 'error[USAGE]: unknown command valdate\n  hint: did you mean `audiences validate`? (run `audiences --help` for the commands)\n'],
+      [
+        ['plna'],
+        'error[USAGE]: unknown command plna\n  hint: did you mean `audiences plan`? (run `audiences --help` for the commands)\n',
+      ],
+      [
+        ['--emulator', 'valdate'],
+        'error[USAGE]: unknown command valdate\n  hint: did you mean `audiences validate`? (run `audiences --help` for the commands)\n',
+      ],
       [['bogus'], 'error[USAGE]: unknown command bogus\n  hint: run `audiences --help` for the commands\n'],
-      [['plan', '--format', 'yaml'], 'error[USAGE]: --format takes text, json or markdown, not "yaml"\n  hint: e.g. --format text\n'],
-      [['plan', '--format', 'jsno'], 'error[USAGE]: --format takes text, json or markdown, not "jsno"\n  hint: did you mean --format json?\n'],
-      [['validate', '--format', 'markdown'], 'error[USAGE]: --format takes text or json, not "markdown"\n  hint: e.g. --format text\n'],
-      [['emulator', '--quota-status', '500'], 'error[USAGE]: --quota-status takes 429 or 400, not 500\n  hint: e.g. --quota-status 429\n'],
+      [
+        ['plan', '--format', 'yaml'],
+        'error[USAGE]: --format takes text, json or markdown, not "yaml"\n  hint: e.g. --format text\n',
+      ],
+      [
+        ['plan', '--format', 'jsno'],
+        'error[USAGE]: --format takes text, json or markdown, not "jsno"\n  hint: did you mean --format json?\n',
+      ],
+      [
+        ['validate', '--format', 'markdown'],
+        'error[USAGE]: --format takes text or json, not "markdown"\n  hint: e.g. --format text\n',
+      ],
+      [
+        ['emulator', '--quota-status', '500'],
+        'error[USAGE]: --quota-status takes 429 or 400, not 500\n  hint: e.g. --quota-status 429\n',
+      ],
     ] as const) {
       expect(await audiences(...args)).toEqual({ code: 1, stdout: '', stderr: expected });
     }
@@ -272,19 +338,43 @@ describe('usage errors', () => {
 
   it('checks option values before anything else, each with a hint', async () => {
     for (const [args, expected] of [
-      [['plan', '--concurrency', 'abc'], 'error[USAGE]: --concurrency takes a whole number of at least 1\n  hint: e.g. --concurrency 8'],
+      [
+        ['plan', '--concurrency', 'abc'],
+        'error[USAGE]: --concurrency takes a whole number of at least 1\n  hint: e.g. --concurrency 8',
+      ],
       [['plan', '--concurrency'], 'error[USAGE]: Not enough arguments following: concurrency'],
       [['validate', '-f', ''], 'error[USAGE]: -f needs a file name\n  hint: audiences validate -f audiences.yaml'],
-      [['plan', '-f', 'a.yaml', '-f', ' '], 'error[USAGE]: -f needs a file name\n  hint: audiences plan -f audiences.yaml'],
+      [
+        ['plan', '-f', 'a.yaml', '-f', ' '],
+        'error[USAGE]: -f needs a file name\n  hint: audiences plan -f audiences.yaml',
+      ],
       [['plan', '--out', ''], 'error[USAGE]: --out needs a file name\n  hint: audiences plan --out plan.json'],
       [['import', '--ad-account', '1234', '-o', ''], 'error[USAGE]: -o needs a file name'],
       [['company', '120-81-47521', '-f', ''], 'error[USAGE]: -f needs a file name'],
-      [['plan', '--requests-per-second', '0'], 'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 0\n  hint: e.g. --requests-per-second 10'],
-      [['plan', '--requests-per-second', '1e-9'], 'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 1e-9\n  hint: '],
-      [['plan', '--requests-per-second', '0.05'], 'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 0.05\n  hint: '],
-      [['plan', '--requests-per-second', '1e9'], 'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 1000000000\n  hint: '],
-      [['plan', '--requests-per-second', 'fast'], 'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000\n  hint: '],
-      [['import', '--ad-account', 'abc'], 'error[USAGE]: --ad-account takes one positive whole number\n  hint: e.g. --ad-account 1234'],
+      [
+        ['plan', '--requests-per-second', '0'],
+        'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 0\n  hint: e.g. --requests-per-second 10',
+      ],
+      [
+        ['plan', '--requests-per-second', '1e-9'],
+        'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 1e-9\n  hint: ',
+      ],
+      [
+        ['plan', '--requests-per-second', '0.05'],
+        'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 0.05\n  hint: ',
+      ],
+      [
+        ['plan', '--requests-per-second', '1e9'],
+        'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000, not 1000000000\n  hint: ',
+      ],
+      [
+        ['plan', '--requests-per-second', 'fast'],
+        'error[USAGE]: --requests-per-second takes a number from 0.1 to 1000\n  hint: ',
+      ],
+      [
+        ['import', '--ad-account', 'abc'],
+        'error[USAGE]: --ad-account takes one positive whole number\n  hint: e.g. --ad-account 1234',
+      ],
       [['emulator', '--port', '99999'], 'error[USAGE]: --port must be an integer from 0 to 65535\n  hint: '],
     ] as const) {
       const result = await audiences(...args);
@@ -296,13 +386,30 @@ describe('usage errors', () => {
 
 describe('an option of one value given twice', () => {
   it('is refused, naming both values, before anything is read or written (none of them is dropped in silence)', async () => {
-    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: DISPLAY\n' });
+    const cwd = await workspace({
+      'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: DISPLAY\n',
+    });
     for (const [args, expected] of [
-      [['plan', '--emulator', '--out', 'a.json', '--out', 'b.json'], 'error[USAGE]: --out is given more than once (a.json, b.json)\n  hint: give --out once\n'],
-      [['import', '--emulator', '--ad-account', '1234', '-o', 'a.yaml', '-o', 'b.yaml'], 'error[USAGE]: --out is given more than once (a.yaml, b.yaml)\n  hint: give --out once\n'],
-      [['plan', '--emulator', '--format', 'json', '--format', 'markdown'], 'error[USAGE]: --format is given more than once (json, markdown)\n  hint: give --format once\n'],
-      [['plan', '--emulator', '--concurrency', '8', '--concurrency', '8'], 'error[USAGE]: --concurrency is given more than once (8, 8)\n  hint: give --concurrency once\n'],
-      [['plan', '--emulator', '--out', 'a\u001b[2J.json', '--out', 'b\r.json'], 'error[USAGE]: --out is given more than once (a\\u001b[2J.json, b\\r.json)\n  hint: give --out once\n'],
+      [
+        ['plan', '--emulator', '--out', 'a.json', '--out', 'b.json'],
+        'error[USAGE]: --out is given more than once (a.json, b.json)\n  hint: give --out once\n',
+      ],
+      [
+        ['import', '--emulator', '--ad-account', '1234', '-o', 'a.yaml', '-o', 'b.yaml'],
+        'error[USAGE]: --out is given more than once (a.yaml, b.yaml)\n  hint: give --out once\n',
+      ],
+      [
+        ['plan', '--emulator', '--format', 'json', '--format', 'markdown'],
+        'error[USAGE]: --format is given more than once (json, markdown)\n  hint: give --format once\n',
+      ],
+      [
+        ['plan', '--emulator', '--concurrency', '8', '--concurrency', '8'],
+        'error[USAGE]: --concurrency is given more than once (8, 8)\n  hint: give --concurrency once\n',
+      ],
+      [
+        ['plan', '--emulator', '--out', 'a\u001b[2J.json', '--out', 'b\r.json'],
+        'error[USAGE]: --out is given more than once (a\\u001b[2J.json, b\\r.json)\n  hint: give --out once\n',
+      ],
     ] as const) {
       expect(await audiencesIn(cwd, ...args)).toEqual({ code: 1, stdout: '', stderr: expected });
     }
@@ -310,12 +417,26 @@ describe('an option of one value given twice', () => {
   });
 
   it('is refused for a flag too, in either form (`--no-color --color`), naming each as typed', async () => {
-    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: DISPLAY\n' });
+    const cwd = await workspace({
+      'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: DISPLAY\n',
+    });
     for (const [args, expected] of [
-      [['--no-color', '--color', 'plan', '--emulator'], 'error[USAGE]: --color is given more than once (--no-color, --color)\n  hint: give --color or --no-color once\n'],
-      [['plan', '--emulator', '--color=false', '--color'], 'error[USAGE]: --color is given more than once (--color=false, --color)\n  hint: give --color or --no-color once\n'],
-      [['plan', '--emulator', '--emulator'], 'error[USAGE]: --emulator is given more than once (--emulator, --emulator)\n  hint: give --emulator once\n'],
-      [['plan', '--emulator', '--cache', '--no-cache'], 'error[USAGE]: --cache is given more than once (--cache, --no-cache)\n  hint: give --cache or --no-cache once\n'],
+      [
+        ['--no-color', '--color', 'plan', '--emulator'],
+        'error[USAGE]: --color is given more than once (--no-color, --color)\n  hint: give --color or --no-color once\n',
+      ],
+      [
+        ['plan', '--emulator', '--color=false', '--color'],
+        'error[USAGE]: --color is given more than once (--color=false, --color)\n  hint: give --color or --no-color once\n',
+      ],
+      [
+        ['plan', '--emulator', '--emulator'],
+        'error[USAGE]: --emulator is given more than once (--emulator, --emulator)\n  hint: give --emulator once\n',
+      ],
+      [
+        ['plan', '--emulator', '--cache', '--no-cache'],
+        'error[USAGE]: --cache is given more than once (--cache, --no-cache)\n  hint: give --cache or --no-cache once\n',
+      ],
     ] as const) {
       expect(await audiencesIn(cwd, ...args)).toEqual({ code: 1, stdout: '', stderr: expected });
     }
@@ -325,14 +446,23 @@ describe('an option of one value given twice', () => {
   });
 
   it('leaves the options that take a list alone', async () => {
-    const cwd = await workspace({ 'a.yaml': 'adAccountId: 1234\naudiences: []\n', 'b.yaml': 'adAccountId: 5678\naudiences: []\n' });
-    expect(await audiencesIn(cwd, 'validate', '-f', 'a.yaml', '-f', 'b.yaml')).toMatchObject({ code: 0, stdout: 'a.yaml: ok (0 audiences)\nb.yaml: ok (0 audiences)\n' });
+    const cwd = await workspace({
+      'a.yaml': 'adAccountId: 1234\naudiences: []\n',
+      'b.yaml': 'adAccountId: 5678\naudiences: []\n',
+    });
+    expect(await audiencesIn(cwd, 'validate', '-f', 'a.yaml', '-f', 'b.yaml')).toMatchObject({
+      code: 0,
+      stdout: 'a.yaml: ok (0 audiences)\nb.yaml: ok (0 audiences)\n',
+    });
   });
 });
 
 describe("the process's streams", () => {
   const processIo = fileURLToPath(new URL('../../dist/cli/process-io.js', import.meta.url));
-  /** Runs a few writes through processIo in a node of its own, stdout and stderr into one pipe, as a terminal shows them. */
+  /**
+   * Runs a few writes through processIo in a node of its own, stdout and stderr into one pipe, as a terminal shows
+   * them.
+   */
   async function writesThroughProcessIo(then: string): Promise<{ code: number; output: string }> {
     const script = `import { processIo } from ${JSON.stringify(processIo)}; const io = processIo(); io.stderr('ok one\\n'); io.stderr('ok two\\n'); io.stdout('summary\\n'); io.stderr('ok three\\n'); ${then}`;
     try {
@@ -346,13 +476,23 @@ describe("the process's streams", () => {
 
   it('keep the order of what was written to each, and lose no line on an exit at once (a second Ctrl-C)', async () => {
     expect(await writesThroughProcessIo('')).toEqual({ code: 0, output: 'ok one\nok two\nsummary\nok three\n' });
-    expect(await writesThroughProcessIo('process.exit(130);')).toEqual({ code: 130, output: 'ok one\nok two\nsummary\nok three\n' });
+    expect(await writesThroughProcessIo('process.exit(130);')).toEqual({
+      code: 130,
+      output: 'ok one\nok two\nsummary\nok three\n',
+    });
   });
 
-  /** The command with its stdout read until the first bytes, then closed (`audiences … | head -c 1`); stderr read to the end. */
+  /**
+   * The command with its stdout read until the first bytes, then closed (`audiences … | head -c 1`); stderr read to the
+   * end.
+   */
   function withStdoutClosedEarly(cwd: string, ...args: string[]): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [bin, ...args], {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stdout.once('data', () => child.stdout.destroy());
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
@@ -373,7 +513,11 @@ describe("the process's streams", () => {
   it('go on without a reader of stdout: the plan and the apply run to their end, with no stack trace', async () => {
     // 400 creates: a plan of about 85 KB, more than a pipe holds. The apply writes its summary
     // after the reader has left, which fails (EPIPE).
-    const audiences = Array.from({ length: 400 }, (_, index) => `  - { name: piped-${String(index).padStart(3, '0')}, type: DISPLAY, ages: ['20', '25'], locations: [I, B] }`);
+    const audiences = Array.from(
+      { length: 400 },
+      (_, index) =>
+        `  - { name: piped-${String(index).padStart(3, '0')}, type: DISPLAY, ages: ['20', '25'], locations: [I, B] }`,
+    );
     const dir = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n${audiences.join('\n')}\n` });
     expect(await withStdoutClosedEarly(dir, 'plan', '--emulator')).toEqual({ code: 0, stderr: '' });
     const apply = await withStdoutClosedEarly(dir, 'apply', '--emulator', '--auto-approve');

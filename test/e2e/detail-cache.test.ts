@@ -20,7 +20,9 @@ afterEach(async () => emulator.close());
 async function requestsOf(run: () => Promise<unknown>): Promise<string[]> {
   await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
   await run();
-  const log = (await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ method: string; path: string }> };
+  const log = (await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as {
+    requests: Array<{ method: string; path: string }>;
+  };
   return log.requests.map((request) => `${request.method} ${request.path}`);
 }
 
@@ -37,15 +39,32 @@ describe('plan --cache', () => {
     expect(second).toContain('GET /openapi/v4/targetings/audiences');
     expect(second.filter((line) => /^GET \/openapi\/v4\/targetings\/\d+\/adGroups$/.test(line))).toHaveLength(1);
 
-    const { content } = (await (await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234' } })).json()) as {
+    const { content } = (await (
+      await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, {
+        headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234' },
+      })
+    ).json()) as {
       content: Array<{ id: number; name: string }>;
     };
     const a = content.find((audience) => audience.name === 'a');
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the service's dates have whole seconds
     await fetch(`${emulator.url}/openapi/v4/targetings`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
-      body: JSON.stringify({ id: a?.id, adAccountId: 1234, name: 'a', type: 'DISPLAY', ageType: 'NOT_ALL', ages: ['25'], genderType: 'ALL', locationType: 'ALL' }),
+      headers: {
+        authorization: `Bearer ${emulator.accessToken}`,
+        adAccountId: '1234',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        id: a?.id,
+        adAccountId: 1234,
+        name: 'a',
+        type: 'DISPLAY',
+        ageType: 'NOT_ALL',
+        ages: ['25'],
+        genderType: 'ALL',
+        locationType: 'ALL',
+      }),
     });
     const third = await runCli(['plan', '--cache'], { cwd, env });
     expect(third.stdout).toContain('~ update audience "a"');
@@ -57,8 +76,20 @@ describe('plan --cache trusts only what it can tell apart', () => {
   const create = (target: RunningEmulator, ages: string[]) =>
     fetch(`${target.url}/openapi/v4/targetings`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${target.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
-      body: JSON.stringify({ adAccountId: 1234, name: 'a', type: 'DISPLAY', ageType: 'NOT_ALL', ages, genderType: 'ALL', locationType: 'ALL' }),
+      headers: {
+        authorization: `Bearer ${target.accessToken}`,
+        adAccountId: '1234',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        adAccountId: 1234,
+        name: 'a',
+        type: 'DISPLAY',
+        ageType: 'NOT_ALL',
+        ages,
+        genderType: 'ALL',
+        locationType: 'ALL',
+      }),
     });
 
   it("never takes another service's reads for this one's, though the ids and dates are the same; no password of its address is written", async () => {
@@ -68,7 +99,9 @@ describe('plan --cache trusts only what it can tell apart', () => {
     try {
       expect((await create(other.emulator, ['20'])).status).toBe(200);
       expect((await create(frozenToo.emulator, ['25'])).status).toBe(200);
-      const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - { name: a, type: DISPLAY, ages: [20] }\n' });
+      const cwd = await workspace({
+        'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - { name: a, type: DISPLAY, ages: [20] }\n',
+      });
       const withPassword = { ...other.env, ADS_API_URL: other.emulator.url.replace('//', '//someone:hunter2@') };
 
       expect((await runCli(['plan', '--cache', '--detailed-exitcode'], { cwd, env: withPassword })).code).toBe(0);
@@ -89,11 +122,18 @@ describe('plan --cache trusts only what it can tell apart', () => {
   it('reads again every audience whose list entry and read have no modification date', async () => {
     // A service that answers without dates: the emulator behind a stand-in that drops them.
     const undated = await standIn(async (request) => {
-      const headers = Object.fromEntries(['authorization', 'adaccountid', 'content-type'].flatMap((name) => (typeof request.headers[name] === 'string' ? [[name, request.headers[name]]] : [])));
+      const headers = Object.fromEntries(
+        ['authorization', 'adaccountid', 'content-type'].flatMap((name) =>
+          typeof request.headers[name] === 'string' ? [[name, request.headers[name]]] : [],
+        ),
+      );
       const body = request.body === undefined ? undefined : JSON.stringify(request.body);
       const answer = await fetch(`${emulator.url}${request.path}`, { method: request.method, headers, body });
       const text = await answer.text();
-      const json = text === '' ? undefined : (JSON.parse(text) as { content?: Array<Record<string, unknown>>; lastModifiedDate?: unknown });
+      const json =
+        text === ''
+          ? undefined
+          : (JSON.parse(text) as { content?: Array<Record<string, unknown>>; lastModifiedDate?: unknown });
       for (const entry of [json, ...(json?.content ?? [])]) delete entry?.lastModifiedDate;
       return { status: answer.status, json };
     });
@@ -101,7 +141,8 @@ describe('plan --cache trusts only what it can tell apart', () => {
       const cwd = await workspace({ 'audiences.yaml': desired });
       expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
       const viaStandIn = { ...env, ADS_API_URL: undated.url };
-      const reads = () => undated.requests.filter((request) => /^\/openapi\/v4\/targetings\/\d+$/.test(request.path)).length;
+      const reads = () =>
+        undated.requests.filter((request) => /^\/openapi\/v4\/targetings\/\d+$/.test(request.path)).length;
 
       expect((await runCli(['plan', '--cache', '--detailed-exitcode'], { cwd, env: viaStandIn })).code).toBe(0);
       expect(reads()).toBe(3);

@@ -24,7 +24,11 @@ afterEach(async () => {
 });
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8' });
+  return execFileSync(
+    'git',
+    ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args],
+    { cwd, encoding: 'utf8' },
+  );
 }
 
 /** A repository whose branch main holds `files`, committed; the working tree on a branch `change`. */
@@ -49,7 +53,8 @@ async function commitChange(cwd: string, files: Record<string, string>): Promise
 
 /** Edits made in the ad manager, not by the tool, of the audience of each name. */
 const edit = {
-  update: async (name: string, definition: Record<string, unknown>) => outside.update(emulator, await idOf(name), name, definition),
+  update: async (name: string, definition: Record<string, unknown>) =>
+    outside.update(emulator, await idOf(name), name, definition),
   create: async (name: string) => void (await outside.create(emulator, name)),
   delete: async (name: string) => outside.delete(emulator, await idOf(name)),
 };
@@ -119,20 +124,33 @@ describe('plan --base: changes made outside the tool are labelled', () => {
     const text = await runCli(['plan', ...file, '--base', 'main'], { cwd, env });
     expect(text.code).toBe(0);
     const [ownPart, driftPart = ''] = text.stdout.split('Changed outside the tool:\n');
-    expect(driftPart.split('\n')[0]).toBe('The files at main would make these 3 changes too: each undoes a change made outside the tool (in the ad manager), not one under review.');
-    const titles = (part: string | undefined) => (part ?? '').split('\n').flatMap((line) => /^ {2}[-+~] (\w+) audience "([^"]+)"/.exec(line)?.slice(1, 3).join(' ') ?? []);
+    expect(driftPart.split('\n')[0]).toBe(
+      'The files at main would make these 3 changes too: each undoes a change made outside the tool (in the ad manager), not one under review.',
+    );
+    const titles = (part: string | undefined) =>
+      (part ?? '')
+        .split('\n')
+        .flatMap((line) => /^ {2}[-+~] (\w+) audience "([^"]+)"/.exec(line)?.slice(1, 3).join(' ') ?? []);
     expect(titles(ownPart)).toEqual(OWN);
     expect(titles(driftPart)).toEqual(DRIFTED);
 
     const markdown = await runCli(['plan', ...file, '--base', 'main', '--format', 'markdown'], { cwd, env });
-    const [ownRows, driftRows] = markdown.stdout.split('#### Changed outside the tool\n').map((part) => part.split('\n').filter((line) => line.startsWith('| `')));
+    const [ownRows, driftRows] = markdown.stdout
+      .split('#### Changed outside the tool\n')
+      .map((part) => part.split('\n').filter((line) => line.startsWith('| `')));
     expect(ownRows?.map((row) => /audience "([^"]+)"/.exec(row)?.[1])).toEqual(['banner', 'evening']);
-    expect(driftRows?.map((row) => /audience "([^"]+)"/.exec(row)?.[1])).toEqual(['made-outside', 'seoul-20s', 'weekend']);
+    expect(driftRows?.map((row) => /audience "([^"]+)"/.exec(row)?.[1])).toEqual([
+      'made-outside',
+      'seoul-20s',
+      'weekend',
+    ]);
   });
 
   it('without a base plans exactly as before: no section, no mark, the same changes', async () => {
     const cwd = await driftedAccount();
-    const withBase = JSON.parse((await runCli(['plan', '-f', 'accounts/shop.yaml', '--base', 'main', '--format', 'json'], { cwd, env })).stdout) as Array<{ changes: JsonChange[] }>;
+    const withBase = JSON.parse(
+      (await runCli(['plan', '-f', 'accounts/shop.yaml', '--base', 'main', '--format', 'json'], { cwd, env })).stdout,
+    ) as Array<{ changes: JsonChange[] }>;
     const plain = await runCli(['plan', '-f', 'accounts/shop.yaml', '--format', 'json'], { cwd, env });
     const withoutBase = JSON.parse(plain.stdout) as Array<{ changes: JsonChange[] }>;
     expect(withoutBase[0]?.changes).toEqual(withBase[0]?.changes.map(({ drift: _drift, ...change }) => change));
@@ -142,13 +160,32 @@ describe('plan --base: changes made outside the tool are labelled', () => {
 
   it('a saved plan keeps the marks: show prints the comment and the JSON the plan printed', async () => {
     const cwd = await driftedAccount();
-    const planned = await runCli(['plan', '-f', 'accounts/shop.yaml', '--base', 'main', '--format', 'markdown', '--commit', '0123abc', '--out', 'plan.json'], { cwd, env });
+    const planned = await runCli(
+      [
+        'plan',
+        '-f',
+        'accounts/shop.yaml',
+        '--base',
+        'main',
+        '--format',
+        'markdown',
+        '--commit',
+        '0123abc',
+        '--out',
+        'plan.json',
+      ],
+      { cwd, env },
+    );
     expect(planned.code, planned.stderr).toBe(0);
     expect(planned.stdout).toContain('#### Changed outside the tool');
     const shown = await runCli(['show', 'plan.json', '--format', 'markdown'], { cwd, env: {} });
     expect(shown).toEqual({ code: 0, stdout: planned.stdout, stderr: '' });
-    const json = JSON.parse((await runCli(['show', 'plan.json', '--format', 'json'], { cwd, env: {} })).stdout) as Array<{ changes: JsonChange[]; origin: unknown }>;
-    expect(json[0]?.changes.filter((change) => change.drift).map((change) => `${change.action} ${change.name}`)).toEqual(DRIFTED);
+    const json = JSON.parse(
+      (await runCli(['show', 'plan.json', '--format', 'json'], { cwd, env: {} })).stdout,
+    ) as Array<{ changes: JsonChange[]; origin: unknown }>;
+    expect(
+      json[0]?.changes.filter((change) => change.drift).map((change) => `${change.action} ${change.name}`),
+    ).toEqual(DRIFTED);
     expect(json[0]?.origin).toEqual({ files: ['accounts/shop.yaml'], commit: '0123abc', base: 'main' });
     // What the saved plan says is what it does: it applies, reverting the outside edits too.
     expect((await runCli(['apply', 'plan.json'], { cwd, env })).code).toBe(0);
@@ -159,7 +196,9 @@ describe('plan --base: changes made outside the tool are labelled', () => {
     const cwd = await driftedAccount();
     await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
     expect((await runCli(['plan', '-f', 'accounts/shop.yaml', '--base', 'main'], { cwd, env })).code).toBe(0);
-    const { requests } = (await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ method: string; path: string }> };
+    const { requests } = (await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as {
+      requests: Array<{ method: string; path: string }>;
+    };
     const reads = requests.map((request) => `${request.method} ${request.path}`);
     expect(reads.filter((read) => read.endsWith('/targetings/audiences'))).toHaveLength(1);
     expect(new Set(reads).size).toBe(reads.length);
@@ -178,14 +217,24 @@ describe('plan --base: a base that cannot be compared', () => {
   });
 
   it('a file not valid at the base: nothing marked, and the plan says why', async () => {
-    const cwd = await repository({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - { name: fresh, type: DISPLAYS }\n' });
+    const cwd = await repository({
+      'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - { name: fresh, type: DISPLAYS }\n',
+    });
     await commitChange(cwd, { 'audiences.yaml': file });
     const result = await runCli(['plan', '--base', 'main', '--format', 'json'], { cwd, env });
     expect(result.code, result.stderr).toBe(0);
-    const [plan] = JSON.parse(result.stdout) as Array<{ changes: JsonChange[]; warnings: Array<{ code: string; message: string }> }>;
+    const [plan] = JSON.parse(result.stdout) as Array<{
+      changes: JsonChange[];
+      warnings: Array<{ code: string; message: string }>;
+    }>;
     expect(plan?.changes.map((change) => [change.name, change.drift])).toEqual([['fresh', undefined]]);
     expect(plan?.warnings).toEqual([
-      expect.objectContaining({ code: 'BASE_NOT_PLANNED', message: expect.stringMatching(/^the file at main cannot be compared with: it is not valid there \(line 3, column/) }),
+      expect.objectContaining({
+        code: 'BASE_NOT_PLANNED',
+        message: expect.stringMatching(
+          /^the file at main cannot be compared with: it is not valid there \(line 3, column/,
+        ),
+      }),
     ]);
   });
 
@@ -193,7 +242,9 @@ describe('plan --base: a base that cannot be compared', () => {
     const cwd = await repository({ 'audiences.yaml': file });
     const missing = await runCli(['plan', '--base', 'no-such-branch'], { cwd, env });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('error[BASE_REF_NOT_FOUND]: the base no-such-branch is not a commit of the repository that holds audiences.yaml');
+    expect(missing.stderr).toContain(
+      'error[BASE_REF_NOT_FOUND]: the base no-such-branch is not a commit of the repository that holds audiences.yaml',
+    );
     expect(missing.stderr).toContain('hint: name a branch, tag or commit the clone holds; a shallow clone');
     expect(missing.stdout).toBe('');
 
@@ -205,14 +256,19 @@ describe('plan --base: a base that cannot be compared', () => {
     const outsideGit = await workspace({ 'audiences.yaml': file });
     const notGit = await runCli(['plan', '--base', 'main', '--format', 'markdown'], { cwd: outsideGit, env });
     expect(notGit.code).toBe(1);
-    expect(notGit.stderr).toContain('error[BASE_NOT_IN_GIT]: --base reads each file at a git ref, but audiences.yaml is in no git repository');
-    expect(notGit.stdout).toContain(':x: **The plan failed: error[BASE\\_NOT\\_IN\\_GIT]**: --base reads each file at a git ref');
+    expect(notGit.stderr).toContain(
+      'error[BASE_NOT_IN_GIT]: --base reads each file at a git ref, but audiences.yaml is in no git repository',
+    );
+    expect(notGit.stdout).toContain(
+      ':x: **The plan failed: error[BASE\\_NOT\\_IN\\_GIT]**: --base reads each file at a git ref',
+    );
   });
 });
 
 describe('plan --base: a change cannot loosen the guard it is checked by', () => {
   const names = Array.from({ length: 10 }, (_, index) => `audience-${index}`);
-  const fileOf = (kept: string[], guard = '') => `adAccountId: 1234\nprune: true\n${guard}audiences:\n${kept.map((name) => `  - { name: ${name}, type: DISPLAY }\n`).join('')}`;
+  const fileOf = (kept: string[], guard = '') =>
+    `adAccountId: 1234\nprune: true\n${guard}audiences:\n${kept.map((name) => `  - { name: ${name}, type: DISPLAY }\n`).join('')}`;
 
   it('holds a file that raises massDelete while deleting 7 of 10 to the base’s 30%, says so, and lets one run allow it', async () => {
     const cwd = await repository({ 'audiences.yaml': fileOf(names) });
@@ -232,9 +288,14 @@ describe('plan --base: a change cannot loosen the guard it is checked by', () =>
       'warning[MASS_DELETE_LOOSENED]: the file loosens the mass-delete guard (massDelete percent 100, minimum 10; at main, percent 30, minimum 10): until the change is merged, the stricter of the two holds, percent 30, minimum 10',
     );
 
-    const allowed = await runCli(['plan', '--base', 'main', '--allow-mass-delete', '--format', 'markdown'], { cwd, env });
+    const allowed = await runCli(['plan', '--base', 'main', '--allow-mass-delete', '--format', 'markdown'], {
+      cwd,
+      env,
+    });
     expect(allowed.code).toBe(0);
-    expect(allowed.stdout).toContain('- :warning: warning\\[MASS\\_DELETE\\_LOOSENED\\]: the file loosens the mass-delete guard');
+    expect(allowed.stdout).toContain(
+      '- :warning: warning\\[MASS\\_DELETE\\_LOOSENED\\]: the file loosens the mass-delete guard',
+    );
   });
 
   it('holds a file renamed in the change, or not valid at the base, to the default guard: moving the file cannot loosen it', async () => {
@@ -245,7 +306,9 @@ describe('plan --base: a change cannot loosen the guard it is checked by', () =>
 
     const renamed = await runCli(['plan', '-f', 'team.yaml', '--base', 'main'], { cwd, env });
     expect(renamed.code).toBe(1);
-    expect(renamed.stdout).toContain('error[MASS_DELETE]: the plan deletes 7 of the 10 managed audiences (70%), more than the 30% allowed');
+    expect(renamed.stdout).toContain(
+      'error[MASS_DELETE]: the plan deletes 7 of the 10 managed audiences (70%), more than the 30% allowed',
+    );
     expect(renamed.stdout).toContain(
       'warning[MASS_DELETE_LOOSENED]: the file loosens the mass-delete guard (massDelete percent 100, minimum 10; at main, no file of this name, so the default, percent 30, minimum 10)',
     );
@@ -266,12 +329,18 @@ describe('plan --base: a change cannot loosen the guard it is checked by', () =>
     const cwd = await repository({ 'audiences.yaml': fileOf(names, 'massDelete: { percent: 50, minimum: 10 }\n') });
     expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
     // A lower minimum is stricter (the guard applies to smaller accounts); a higher share is looser.
-    await commitChange(cwd, { 'audiences.yaml': fileOf(names.slice(0, 6), 'massDelete: { percent: 60, minimum: 0 }\n') });
+    await commitChange(cwd, {
+      'audiences.yaml': fileOf(names.slice(0, 6), 'massDelete: { percent: 60, minimum: 0 }\n'),
+    });
     const loosened = await runCli(['plan', '--base', 'main'], { cwd, env });
     expect(loosened.code).toBe(0);
-    expect(loosened.stdout).toContain('until the change is merged, the stricter of the two holds, percent 50, minimum 0');
+    expect(loosened.stdout).toContain(
+      'until the change is merged, the stricter of the two holds, percent 50, minimum 0',
+    );
 
-    await commitChange(cwd, { 'audiences.yaml': fileOf(names.slice(0, 6), 'massDelete: { percent: 10, minimum: 0 }\n') });
+    await commitChange(cwd, {
+      'audiences.yaml': fileOf(names.slice(0, 6), 'massDelete: { percent: 10, minimum: 0 }\n'),
+    });
     const tightened = await runCli(['plan', '--base', 'main'], { cwd, env });
     expect(tightened.code).toBe(1);
     expect(tightened.stdout).toContain('more than the 10% allowed');

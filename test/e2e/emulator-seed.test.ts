@@ -54,33 +54,47 @@ describe('audiences emulator --seed', () => {
     // The seeded links are the account's: the team's file unlinks 102 and changes the ages.
     const plan = await runCli(['plan', '--emulator', '--format', 'json'], { cwd });
     expect(plan.code, plan.stderr).toBe(0);
-    const [only] = JSON.parse(plan.stdout) as Array<{ changes: Array<{ action: string; name: string; adGroupId?: string }> }>;
+    const [only] = JSON.parse(plan.stdout) as Array<{
+      changes: Array<{ action: string; name: string; adGroupId?: string }>;
+    }>;
     const changes = only!.changes;
-    expect(changes.map((change) => `${change.action} ${change.name}${change.adGroupId ? ` ${change.adGroupId}` : ''}`).sort()).toEqual([
-      'unlink made-in-the-ad-manager 102',
-      'update made-in-the-ad-manager',
-    ]);
+    expect(
+      changes
+        .map((change) => `${change.action} ${change.name}${change.adGroupId ? ` ${change.adGroupId}` : ''}`)
+        .sort(),
+    ).toEqual(['unlink made-in-the-ad-manager 102', 'update made-in-the-ad-manager']);
     const imported = await runCli(['import', '--emulator', '--ad-account', '1234'], { cwd });
     expect(imported.stdout).toContain('  - name: readers\n    id: 100002\n    type: DISPLAY\n    genders: [F]\n');
   });
 
   it('refuses names the account already holds, before seeding anything, and says how to start again', async () => {
-    const cwd = await workspace({ 'seed.yaml': SEED, 'more.yaml': 'adAccountId: 1234\naudiences:\n  - name: fresh\n    type: DISPLAY\n  - name: readers\n    type: DISPLAY\n' });
+    const cwd = await workspace({
+      'seed.yaml': SEED,
+      'more.yaml':
+        'adAccountId: 1234\naudiences:\n  - name: fresh\n    type: DISPLAY\n  - name: readers\n    type: DISPLAY\n',
+    });
     expect((await runCli(['emulator', '--seed', 'seed.yaml', '--seed-only'], { cwd })).code).toBe(0);
     const again = await runCli(['emulator', '--seed', 'more.yaml', '--seed-only'], { cwd });
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('error[SEED_NAME_TAKEN]: ad account 1234 already holds "readers", which more.yaml seeds; nothing of more.yaml was seeded');
-    expect(again.stderr).toContain("hint: delete the emulator's state file (.audiences/emulator-state.json for --emulator, or the --state file)");
+    expect(again.stderr).toContain(
+      'error[SEED_NAME_TAKEN]: ad account 1234 already holds "readers", which more.yaml seeds; nothing of more.yaml was seeded',
+    );
+    expect(again.stderr).toContain(
+      "hint: delete the emulator's state file (.audiences/emulator-state.json for --emulator, or the --state file)",
+    );
     expect(await storedNames(cwd)).toEqual(['made-in-the-ad-manager', 'readers']);
   });
 
   it('says which link the emulator refused, and what was seeded before it', async () => {
     const cwd = await workspace({
-      'seed.yaml': 'adAccountId: 1234\naudiences:\n  - name: first\n    type: DISPLAY\n  - name: second\n    type: DISPLAY\n    adGroups: [201]\n',
+      'seed.yaml':
+        'adAccountId: 1234\naudiences:\n  - name: first\n    type: DISPLAY\n  - name: second\n    type: DISPLAY\n    adGroups: [201]\n',
     });
     const refused = await runCli(['emulator', '--seed', 'seed.yaml', '--state', 'state.json', '--seed-only'], { cwd });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('error[SEED_LINK]: ad group 201 cannot be linked to audience "second": 404: ad group 201 not found in ad account 1234');
+    expect(refused.stderr).toContain(
+      'error[SEED_LINK]: ad group 201 cannot be linked to audience "second": 404: ad group 201 not found in ad account 1234',
+    );
     expect(refused.stderr).toContain('seeded before it, and kept: "first" (id 100001), "second" (id 100002)');
     expect(refused.stderr).toContain("hint: name ad groups the emulator's account has");
     expect(await storedNames(cwd, 'state.json')).toEqual(['first', 'second']);

@@ -42,7 +42,9 @@ function startCli(args: string[], cwd: string): { waiting: Promise<void>; done: 
 }
 
 async function storedNames(cwd: string): Promise<string[]> {
-  const state = JSON.parse(await readFile(join(cwd, '.audiences', 'emulator-state.json'), 'utf8')) as { audiences: Array<{ name: string }> };
+  const state = JSON.parse(await readFile(join(cwd, '.audiences', 'emulator-state.json'), 'utf8')) as {
+    audiences: Array<{ name: string }>;
+  };
   return state.audiences.map((audience) => audience.name).sort();
 }
 
@@ -54,10 +56,24 @@ describe('commands sharing the embedded emulator', () => {
     const server = await startEmulator({ statePath: join(cwd, '.audiences', 'emulator-state.json') });
     await fetch(`${server.url}/openapi/v4/targetings`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${server.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
-      body: JSON.stringify({ adAccountId: 1234, name: 'from-server', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' }),
+      headers: {
+        authorization: `Bearer ${server.accessToken}`,
+        adAccountId: '1234',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        adAccountId: 1234,
+        name: 'from-server',
+        type: 'DISPLAY',
+        ageType: 'ALL',
+        genderType: 'ALL',
+        locationType: 'ALL',
+      }),
     });
-    const applies = [startCli(['apply', '--emulator', '--auto-approve', '-f', 'a.yaml'], cwd), startCli(['apply', '--emulator', '--auto-approve', '-f', 'b.yaml'], cwd)];
+    const applies = [
+      startCli(['apply', '--emulator', '--auto-approve', '-f', 'a.yaml'], cwd),
+      startCli(['apply', '--emulator', '--auto-approve', '-f', 'b.yaml'], cwd),
+    ];
     try {
       await Promise.all(applies.map((apply) => apply.waiting));
     } finally {
@@ -71,9 +87,16 @@ describe('commands sharing the embedded emulator', () => {
       expect(result?.stderr).not.toContain('APPLY_LOCKED');
     }
 
-    const expected = ['from-server', ...Array.from({ length: 10 }, (_, index) => [`team-a-${String(index).padStart(2, '0')}`, `team-b-${String(index).padStart(2, '0')}`]).flat()].sort();
+    const expected = [
+      'from-server',
+      ...Array.from({ length: 10 }, (_, index) => [
+        `team-a-${String(index).padStart(2, '0')}`,
+        `team-b-${String(index).padStart(2, '0')}`,
+      ]).flat(),
+    ].sort();
     expect(await storedNames(cwd)).toEqual(expected);
-    for (const name of ['a.yaml', 'b.yaml']) expect((await runCli(['plan', '--emulator', '--detailed-exitcode', '-f', name], { cwd })).code).toBe(0);
+    for (const name of ['a.yaml', 'b.yaml'])
+      expect((await runCli(['plan', '--emulator', '--detailed-exitcode', '-f', name], { cwd })).code).toBe(0);
     expect(await readdir(join(cwd, '.audiences'))).toEqual(['emulator-state.json']);
   });
 
@@ -81,7 +104,11 @@ describe('commands sharing the embedded emulator', () => {
     const cwd = await workspace({ 'audiences.yaml': file('kept') });
     expect((await runCli(['plan', '--emulator'], { cwd })).code).toBe(0);
     const server = await startEmulator({ statePath: join(cwd, '.audiences', 'emulator-state.json') });
-    const commands = [startCli(['plan', '--emulator'], cwd), startCli(['apply', '--emulator', '--auto-approve'], cwd), startCli(['import', '--emulator', '--ad-account', '1234'], cwd)];
+    const commands = [
+      startCli(['plan', '--emulator'], cwd),
+      startCli(['apply', '--emulator', '--auto-approve'], cwd),
+      startCli(['import', '--emulator', '--ad-account', '1234'], cwd),
+    ];
     try {
       await Promise.all(commands.map((command) => command.waiting));
     } finally {
@@ -90,7 +117,9 @@ describe('commands sharing the embedded emulator', () => {
     const results = await Promise.all(commands.map((command) => command.done));
     for (const result of results) expect(result.code, result.stderr).toBe(0);
     expect(results[1]?.stdout).toContain('Apply complete for ad account 1234: 10 done, 0 failed, 0 skipped.');
-    expect(await storedNames(cwd)).toEqual(Array.from({ length: 10 }, (_, index) => `kept-${String(index).padStart(2, '0')}`));
+    expect(await storedNames(cwd)).toEqual(
+      Array.from({ length: 10 }, (_, index) => `kept-${String(index).padStart(2, '0')}`),
+    );
   });
 
   it('removes a write left by a killed command (its process gone), and keeps one of a living process', async () => {
@@ -110,7 +139,9 @@ describe('commands sharing the embedded emulator', () => {
 describe('the embedded emulator on a disk that takes no more writes', () => {
   it('never reports a change it could not store as done or verified, and its state holds exactly what the apply reported done', async () => {
     const names = Array.from({ length: 100 }, (_, index) => `full-${String(index).padStart(3, '0')}`);
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n${names.map((name) => `  - { name: ${name}, type: DISPLAY }\n`).join('')}` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\naudiences:\n${names.map((name) => `  - { name: ${name}, type: DISPLAY }\n`).join('')}`,
+    });
     const state = join(cwd, '.audiences', 'emulator-state.json');
     const kept = join(cwd, 'last-stored.json');
     const apply = startCli(['apply', '--emulator', '--auto-approve', '--concurrency', '1'], cwd);
@@ -135,8 +166,12 @@ describe('the embedded emulator on a disk that takes no more writes', () => {
     const result = await apply.done;
 
     expect(result.code).toBe(1);
-    const done = [...result.stderr.matchAll(/^ok {6}create audience "(full-\d+)" \(id (\d+)\)$/gm)].map(([, name, id]) => [name, id]);
-    const notDone = [...result.stderr.matchAll(/^(?:failed|UNKNOWN) +create audience "(full-\d+)"/gm)].map(([, name]) => name);
+    const done = [...result.stderr.matchAll(/^ok {6}create audience "(full-\d+)" \(id (\d+)\)$/gm)].map(
+      ([, name, id]) => [name, id],
+    );
+    const notDone = [...result.stderr.matchAll(/^(?:failed|UNKNOWN) +create audience "(full-\d+)"/gm)].map(
+      ([, name]) => name,
+    );
     expect(done.length).toBeGreaterThanOrEqual(2);
     expect(done.length + notDone.length).toBe(100);
     expect(result.stderr).not.toMatch(/^verified/m);
@@ -151,7 +186,9 @@ describe('the embedded emulator on a disk that takes no more writes', () => {
     const again = await runCli(['apply', '--emulator', '--auto-approve'], { cwd });
     expect(again.stdout).toContain(`Plan: ${notDone.length} to create, 0 to update, 0 to delete, 0 to unlink.`);
     expect(again.code).toBe(0);
-    const ids = (JSON.parse(await readFile(state, 'utf8')) as { audiences: Array<{ id: number }> }).audiences.map((audience) => audience.id);
+    const ids = (JSON.parse(await readFile(state, 'utf8')) as { audiences: Array<{ id: number }> }).audiences.map(
+      (audience) => audience.id,
+    );
     expect(new Set(ids).size).toBe(100);
     expect((await stat(state)).isFile()).toBe(true);
   });

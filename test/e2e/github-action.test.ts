@@ -46,10 +46,31 @@ function fakeGitHub() {
     { id: 1, body: 'Looks good to me', user: { login: 'reviewer' }, html_url: 'c/1' },
     // Another bot's comment with the very same first line: never ours to touch.
     { id: 2, body: `${MARKER}\nanother bot's plan`, user: { login: 'other-bot[bot]' }, html_url: 'c/2' },
-    ...Array.from({ length: 5 }, (_, i) => ({ id: 10 + i, body: `comment ${i}`, user: { login: 'reviewer' }, html_url: `c/${10 + i}` })),
+    ...Array.from({ length: 5 }, (_, i) => ({
+      id: 10 + i,
+      body: `comment ${i}`,
+      user: { login: 'reviewer' },
+      html_url: `c/${10 + i}`,
+    })),
   ];
-  const issues: Issue[] = [{ number: 3, title: 'unrelated', body: `${MARKER}\nnot a drift issue`, state: 'open', user: { login: 'someone' }, html_url: 'i/3' }];
-  const artifacts: Array<{ id: number; name: string; expired: boolean; created_at: string; workflow_run: Record<string, unknown>; zip: Buffer }> = [];
+  const issues: Issue[] = [
+    {
+      number: 3,
+      title: 'unrelated',
+      body: `${MARKER}\nnot a drift issue`,
+      state: 'open',
+      user: { login: 'someone' },
+      html_url: 'i/3',
+    },
+  ];
+  const artifacts: Array<{
+    id: number;
+    name: string;
+    expired: boolean;
+    created_at: string;
+    workflow_run: Record<string, unknown>;
+    zip: Buffer;
+  }> = [];
   /** Workflow runs by id, as GET /repos/…/actions/runs/{id} answers them. */
   const runs = new Map<number, WorkflowRun>();
   const pulls = new Map<string, unknown[]>();
@@ -58,7 +79,8 @@ function fakeGitHub() {
     const number = Number(url.searchParams.get('page') ?? '1');
     const next = new URL(url.toString());
     next.searchParams.set('page', String(number + 1));
-    const headers: Record<string, string> = number * 2 < items.length ? { link: `<${server.url}${next.pathname}${next.search}>; rel="next"` } : {};
+    const headers: Record<string, string> =
+      number * 2 < items.length ? { link: `<${server.url}${next.pathname}${next.search}>; rel="next"` } : {};
     return { json: items.slice((number - 1) * 2, number * 2), headers };
   };
   let server: StandIn;
@@ -68,14 +90,27 @@ function fakeGitHub() {
     artifacts,
     pulls,
     /** An artifact uploaded by a run: the artifact's summary of its run is what GitHub lists. */
-    upload(artifact: { id: number; name: string; created_at: string; zip: Buffer; expired?: boolean }, run: WorkflowRun) {
+    upload(
+      artifact: { id: number; name: string; created_at: string; zip: Buffer; expired?: boolean },
+      run: WorkflowRun,
+    ) {
       runs.set(run.id, run);
-      const workflow_run = { id: run.id, repository_id: run.repository.id, head_repository_id: run.head_repository.id, head_branch: run.head_branch, head_sha: run.head_sha };
+      const workflow_run = {
+        id: run.id,
+        repository_id: run.repository.id,
+        head_repository_id: run.head_repository.id,
+        head_branch: run.head_branch,
+        head_sha: run.head_sha,
+      };
       artifacts.push({ expired: false, ...artifact, workflow_run });
     },
     async start() {
       server = await standIn((request, url) => {
-        if (request.headers.authorization !== 'Bearer gh-token' && !url.pathname.startsWith('/blob/') && !url.pathname.endsWith('.git/info/refs'))
+        if (
+          request.headers.authorization !== 'Bearer gh-token' &&
+          !url.pathname.startsWith('/blob/') &&
+          !url.pathname.endsWith('.git/info/refs')
+        )
           return { status: 401, json: { message: 'Bad credentials' } };
         const path = url.pathname;
         const body = request.body as Record<string, string>;
@@ -99,7 +134,14 @@ function fakeGitHub() {
             issues.filter((issue) => issue.state === 'open'),
           );
         if (path === `/repos/${REPO}/issues` && request.method === 'POST') {
-          const issue = { number: nextId++, title: body.title ?? '', body: body.body ?? '', state: 'open', user: { login: BOT }, html_url: `i/${nextId}` };
+          const issue = {
+            number: nextId++,
+            title: body.title ?? '',
+            body: body.body ?? '',
+            state: 'open',
+            user: { login: BOT },
+            html_url: `i/${nextId}`,
+          };
           issues.push(issue);
           return { status: 201, json: issue };
         }
@@ -117,12 +159,15 @@ function fakeGitHub() {
         if (runMatch) return runs.has(Number(runMatch[1])) ? { json: runs.get(Number(runMatch[1])) } : undefined;
         if (path === `/repos/${REPO}/actions/artifacts`) {
           const named = artifacts.filter((artifact) => artifact.name === url.searchParams.get('name'));
-          return { json: { total_count: named.length, artifacts: named.map(({ zip: _zip, ...artifact }) => artifact) } };
+          return {
+            json: { total_count: named.length, artifacts: named.map(({ zip: _zip, ...artifact }) => artifact) },
+          };
         }
         const download = /^\/repos\/team\/ads\/actions\/artifacts\/(\d+)\/zip$/.exec(path);
         if (download) return { status: 302, headers: { location: `${blobs.url}/blob/${download[1]}` } };
         // The git remote of a token that may not push: GitHub refuses the push's first request.
-        if (path.endsWith('.git/info/refs')) return { status: 403, bytes: Buffer.from('Permission to team/ads.git denied to github-actions[bot].\n') };
+        if (path.endsWith('.git/info/refs'))
+          return { status: 403, bytes: Buffer.from('Permission to team/ads.git denied to github-actions[bot].\n') };
         return undefined;
       });
       // Artifact bytes come from another origin, as GitHub's do: the token must not follow.
@@ -152,7 +197,9 @@ interface WorkflowRun {
   head_repository: { id: number; full_name: string };
 }
 
-/** The pull request's branch, and the run of its plan workflow at a commit (as GitHub starts it, unless told otherwise). */
+/**
+ * The pull request's branch, and the run of its plan workflow at a commit (as GitHub starts it, unless told otherwise).
+ */
 const BRANCH = 'narrow-ages';
 const planRun = (id: number, headSha: string, overrides: Partial<WorkflowRun> = {}): WorkflowRun => ({
   id,
@@ -203,14 +250,28 @@ interface StepResult {
 }
 
 /** Runs the Action's step as action.yml does, in a job of the given event. */
-async function step(command: string, options: { event?: unknown; inputs?: Record<string, string>; env?: Record<string, string>; sha?: string; cwd?: string } = {}): Promise<StepResult> {
+async function step(
+  command: string,
+  options: {
+    event?: unknown;
+    inputs?: Record<string, string>;
+    env?: Record<string, string>;
+    sha?: string;
+    cwd?: string;
+  } = {},
+): Promise<StepResult> {
   const cwd = options.cwd ?? work;
   const temp = await mkdtemp(join(dir, 'runner-'));
   const files = { event: join(temp, 'event.json'), output: join(temp, 'output'), summary: join(temp, 'summary.md') };
   await writeFile(files.event, JSON.stringify(options.event ?? {}));
   await writeFile(files.output, '');
   await writeFile(files.summary, '');
-  const inputs = Object.fromEntries(Object.entries(options.inputs ?? {}).map(([name, value]) => [`INPUT_${name.toUpperCase().replace(/-/g, '_')}`, value]));
+  const inputs = Object.fromEntries(
+    Object.entries(options.inputs ?? {}).map(([name, value]) => [
+      `INPUT_${name.toUpperCase().replace(/-/g, '_')}`,
+      value,
+    ]),
+  );
   const result = await run(process.execPath, [script, command], {
     cwd,
     env: {
@@ -240,17 +301,26 @@ async function step(command: string, options: { event?: unknown; inputs?: Record
       .filter(Boolean)
       .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
   );
-  return { code: result.code, log: result.stdout + result.stderr, outputs, summary: await readFile(files.summary, 'utf8') };
+  return {
+    code: result.code,
+    log: result.stdout + result.stderr,
+    outputs,
+    summary: await readFile(files.summary, 'utf8'),
+  };
 }
 
 const pullRequest = (head: string) => ({ pull_request: { number: 7, head: { sha: head } } });
 const writes = (requests: RecordedRequest[]) => requests.filter((request) => request.method !== 'GET');
-const state = async () => (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> };
+const state = async () =>
+  (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> };
 /** The saved plans of the pull request's commits, as the upload step would keep them. */
 const planDirs: Record<string, string> = {};
 /** The zip of a saved plan's folder, as the upload step makes it. */
 const artifactZip = async (dir: string) =>
-  zip({ 'audiences.plan.json': await readFile(join(dir, 'audiences.plan.json')), 'audiences.plan.manifest.json': await readFile(join(dir, 'audiences.plan.manifest.json')) });
+  zip({
+    'audiences.plan.json': await readFile(join(dir, 'audiences.plan.json')),
+    'audiences.plan.manifest.json': await readFile(join(dir, 'audiences.plan.manifest.json')),
+  });
 /** The commit that merged pull request #7, and its last commit. */
 let merge: string;
 const HEAD = 'b'.repeat(40);
@@ -263,7 +333,9 @@ describe('the GitHub Action', () => {
     expect(first.code, first.log).toBe(0);
     expect(first.outputs).toMatchObject({ exitcode: '2', changes: 'true' });
     const created = writes(api.requests);
-    expect(created.map((request) => `${request.method} ${request.path}`)).toEqual([`POST /repos/${REPO}/issues/7/comments`]);
+    expect(created.map((request) => `${request.method} ${request.path}`)).toEqual([
+      `POST /repos/${REPO}/issues/7/comments`,
+    ]);
     const ours = github.comments.at(-1)!;
     expect(ours.user.login).toBe(BOT);
     expect(ours.body.split('\n')[0]).toBe(MARKER);
@@ -279,27 +351,39 @@ describe('the GitHub Action', () => {
     api.requests.length = 0;
     const second = await step('plan', { event: pullRequest('b'.repeat(40)) });
     expect(second.code, second.log).toBe(0);
-    expect(writes(api.requests).map((request) => `${request.method} ${request.path}`)).toEqual([`PATCH /repos/${REPO}/issues/comments/${ours.id}`]);
+    expect(writes(api.requests).map((request) => `${request.method} ${request.path}`)).toEqual([
+      `PATCH /repos/${REPO}/issues/comments/${ours.id}`,
+    ]);
     expect(github.comments.filter((comment) => comment.user.login === BOT)).toHaveLength(1);
     expect(ours.body).toContain('b'.repeat(40));
     // The comments were read page by page, following the Link header.
-    expect(api.requests.filter((request) => request.path.startsWith(`/repos/${REPO}/issues/7/comments`)).length).toBeGreaterThan(3);
+    expect(
+      api.requests.filter((request) => request.path.startsWith(`/repos/${REPO}/issues/7/comments`)).length,
+    ).toBeGreaterThan(3);
     planDirs.second = second.outputs['plan-dir']!;
 
     // A plan that fails (the service answers 401) still replaces the comment, with the error.
     api.requests.length = 0;
-    const failed = await step('plan', { event: pullRequest('c'.repeat(40)), env: { ADS_ACCESS_TOKEN: 'expired-token' } });
+    const failed = await step('plan', {
+      event: pullRequest('c'.repeat(40)),
+      env: { ADS_ACCESS_TOKEN: 'expired-token' },
+    });
     expect(failed.code).toBe(1);
     expect(failed.outputs).toMatchObject({ exitcode: '1' });
-    // Its artifact holds no plan, only a manifest saying the plan failed: it replaces what an earlier run of the commit saved.
+    // Its artifact holds no plan, only a manifest saying the plan failed: it replaces what an earlier run of the commit
+    // saved.
     expect(await readdir(failed.outputs['plan-dir']!)).toEqual(['audiences.plan.manifest.json']);
-    expect(JSON.parse(await readFile(join(failed.outputs['plan-dir']!, 'audiences.plan.manifest.json'), 'utf8'))).toMatchObject({
+    expect(
+      JSON.parse(await readFile(join(failed.outputs['plan-dir']!, 'audiences.plan.manifest.json'), 'utf8')),
+    ).toMatchObject({
       pullRequest: 7,
       headSha: 'c'.repeat(40),
       refused: "exit code 1: the error is in the pull request's comment",
     });
     expect(failed.log).toContain('::error::The plan failed');
-    expect(writes(api.requests).map((request) => `${request.method} ${request.path}`)).toEqual([`PATCH /repos/${REPO}/issues/comments/${ours.id}`]);
+    expect(writes(api.requests).map((request) => `${request.method} ${request.path}`)).toEqual([
+      `PATCH /repos/${REPO}/issues/comments/${ours.id}`,
+    ]);
     expect(ours.body.split('\n')[0]).toBe(MARKER);
     expect(ours.body).toMatch(/The plan failed/);
     expect(ours.body).toMatch(/UNAUTHORIZED/);
@@ -315,16 +399,42 @@ describe('the GitHub Action', () => {
     await git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
     merge = await git(work, 'rev-parse', 'HEAD');
     const repository = { id: REPO_ID, full_name: REPO };
-    github.pulls.set(merge, [{ number: 7, merged_at: '2026-01-01T00:00:00Z', merge_commit_sha: merge, head: { sha: HEAD, ref: BRANCH, repo: repository }, base: { ref: 'main', repo: repository } }]);
+    github.pulls.set(merge, [
+      {
+        number: 7,
+        merged_at: '2026-01-01T00:00:00Z',
+        merge_commit_sha: merge,
+        head: { sha: HEAD, ref: BRANCH, repo: repository },
+        base: { ref: 'main', repo: repository },
+      },
+    ]);
     // The bytes of the plan reviewed, with a manifest that fits the merge: what any run can upload under #7's name.
     const reviewed = await artifactZip(planDirs.second!);
     const name = 'audiences-plan-7';
-    github.upload({ id: 501, name, created_at: '2026-01-01T00:00:01Z', zip: await artifactZip(planDirs.first!) }, planRun(9501, 'a'.repeat(40)));
-    github.upload({ id: 600, name, created_at: '2026-01-01T00:00:10Z', zip: reviewed, expired: true }, planRun(9600, HEAD));
-    github.upload({ id: 601, name, created_at: '2026-01-01T00:00:11Z', zip: reviewed }, planRun(9601, HEAD, { event: 'workflow_dispatch' }));
-    github.upload({ id: 602, name, created_at: '2026-01-01T00:00:12Z', zip: reviewed }, planRun(9602, HEAD, { head_repository: FORK }));
-    github.upload({ id: 603, name, created_at: '2026-01-01T00:00:13Z', zip: reviewed }, planRun(9603, HEAD, { head_branch: 'copy-of-narrow-ages' }));
-    github.upload({ id: 604, name, created_at: '2026-01-01T00:00:14Z', zip: reviewed }, planRun(9604, 'e'.repeat(40), { event: 'push' }));
+    github.upload(
+      { id: 501, name, created_at: '2026-01-01T00:00:01Z', zip: await artifactZip(planDirs.first!) },
+      planRun(9501, 'a'.repeat(40)),
+    );
+    github.upload(
+      { id: 600, name, created_at: '2026-01-01T00:00:10Z', zip: reviewed, expired: true },
+      planRun(9600, HEAD),
+    );
+    github.upload(
+      { id: 601, name, created_at: '2026-01-01T00:00:11Z', zip: reviewed },
+      planRun(9601, HEAD, { event: 'workflow_dispatch' }),
+    );
+    github.upload(
+      { id: 602, name, created_at: '2026-01-01T00:00:12Z', zip: reviewed },
+      planRun(9602, HEAD, { head_repository: FORK }),
+    );
+    github.upload(
+      { id: 603, name, created_at: '2026-01-01T00:00:13Z', zip: reviewed },
+      planRun(9603, HEAD, { head_branch: 'copy-of-narrow-ages' }),
+    );
+    github.upload(
+      { id: 604, name, created_at: '2026-01-01T00:00:14Z', zip: reviewed },
+      planRun(9604, 'e'.repeat(40), { event: 'push' }),
+    );
     api.requests.length = 0;
 
     const refused = await step('apply', { sha: merge });
@@ -348,8 +458,19 @@ describe('the GitHub Action', () => {
 
   it('applies the saved plan of the merged pull request and commits the generated files back', async () => {
     // #7's own run at its last commit, older than the artifacts of other runs above.
-    github.upload({ id: 502, name: 'audiences-plan-7', created_at: '2026-01-01T00:00:02Z', zip: await artifactZip(planDirs.second!) }, planRun(9502, HEAD));
-    github.upload({ id: 503, name: 'audiences-plan-8', created_at: '2026-01-01T00:00:03Z', zip: Buffer.from('not this one') }, planRun(9503, 'd'.repeat(40)));
+    github.upload(
+      {
+        id: 502,
+        name: 'audiences-plan-7',
+        created_at: '2026-01-01T00:00:02Z',
+        zip: await artifactZip(planDirs.second!),
+      },
+      planRun(9502, HEAD),
+    );
+    github.upload(
+      { id: 503, name: 'audiences-plan-8', created_at: '2026-01-01T00:00:03Z', zip: Buffer.from('not this one') },
+      planRun(9503, 'd'.repeat(40)),
+    );
     api.requests.length = 0;
 
     const applied = await step('apply', { sha: merge });
@@ -358,11 +479,15 @@ describe('the GitHub Action', () => {
     // The artifact's bytes were fetched without the token, from the other origin.
     expect(api.blobRequests.at(-1)?.path).toBe('/blob/502');
     expect(api.blobRequests.at(-1)?.headers.authorization).toBeUndefined();
-    expect((await state()).audiences.map((audience) => audience.name)).toEqual(expect.arrayContaining(['seoul-women-20s', 'gangnam-shoppers', 'vip-retargeting', 'channel-vip-friends']));
+    expect((await state()).audiences.map((audience) => audience.name)).toEqual(
+      expect.arrayContaining(['seoul-women-20s', 'gangnam-shoppers', 'vip-retargeting', 'channel-vip-friends']),
+    );
 
     // The lock and the images are on the branch, in a commit of the Action's bot.
     const pushed = await git(origin, 'show', '--name-only', '--format=%an', 'main');
-    expect(pushed.split('\n')).toEqual(expect.arrayContaining([BOT, 'images.lock.json', 'assets/spring-banner.webp', 'assets/spring-square.png']));
+    expect(pushed.split('\n')).toEqual(
+      expect.arrayContaining([BOT, 'images.lock.json', 'assets/spring-banner.webp', 'assets/spring-square.png']),
+    );
     expect(applied.outputs.commit).toBe(await git(origin, 'rev-parse', 'main'));
     expect(applied.log).not.toContain(serviceEnv.ADS_ACCESS_TOKEN);
   });
@@ -371,7 +496,9 @@ describe('the GitHub Action', () => {
     const again = await step('apply', { sha: merge });
     expect(again.code).toBe(1);
     expect(again.log).toContain('PLAN_STALE');
-    expect(again.log).toMatch(/::error::The account changed since the plan was reviewed.*refused as stale.*Run workflow/);
+    expect(again.log).toMatch(
+      /::error::The account changed since the plan was reviewed.*refused as stale.*Run workflow/,
+    );
   });
 
   it('refuses to apply, changing nothing, when the generated files could not be pushed back', async () => {
@@ -381,13 +508,21 @@ describe('the GitHub Action', () => {
       join(work, 'audiences.yaml'),
       text
         .replace('name: spring-banner\n', 'name: spring-banner\n    negative_prompt: rain\n')
-        .replace('- name: seoul-women-20s', '- name: busan-runners\n    type: DISPLAY\n    locations: [B]\n\n  - name: seoul-women-20s'),
+        .replace(
+          '- name: seoul-women-20s',
+          '- name: busan-runners\n    type: DISPLAY\n    locations: [B]\n\n  - name: seoul-women-20s',
+        ),
     );
     await git(work, 'commit', '--quiet', '-am', 'a direct push');
     const before = (await state()).audiences.length;
-    const refused = await step('apply', { inputs: { 'apply-mode': 'replan' }, env: { AUDIENCES_GIT_REMOTE: `${api.url}/team/ads.git` } });
+    const refused = await step('apply', {
+      inputs: { 'apply-mode': 'replan' },
+      env: { AUDIENCES_GIT_REMOTE: `${api.url}/team/ads.git` },
+    });
     expect(refused.code).toBe(1);
-    expect(refused.log).toMatch(/::error::Nothing was applied: .*cannot push them and images.lock.json to main.*permissions: contents: write/);
+    expect(refused.log).toMatch(
+      /::error::Nothing was applied: .*cannot push them and images.lock.json to main.*permissions: contents: write/,
+    );
     expect((await state()).audiences.length).toBe(before);
     // Without a merged pull request there is no reviewed plan: the error says how to apply anyway.
     const direct = await step('apply');
@@ -426,7 +561,9 @@ describe('the GitHub Action', () => {
     const file = join(work, 'audiences.yaml');
     const kept = ['gangnam-shoppers', 'vip-retargeting'];
     const [top = '', audiences = ''] = (await readFile(file, 'utf8')).split(/^audiences:\n/m);
-    const entries = audiences.split(/(?=^ {2}- name: )/m).filter((entry) => kept.some((name) => entry.startsWith(`  - name: ${name}\n`)));
+    const entries = audiences
+      .split(/(?=^ {2}- name: )/m)
+      .filter((entry) => kept.some((name) => entry.startsWith(`  - name: ${name}\n`)));
     await writeFile(file, `${top}massDelete: { percent: 100, minimum: 0 }\naudiences:\n${entries.join('')}`);
     await git(work, 'commit', '--quiet', '-am', 'Keep two audiences');
     await git(work, 'push', '--quiet', 'origin', 'prune-most');
@@ -440,10 +577,14 @@ describe('the GitHub Action', () => {
     const refused = await step('plan', { event, cwd: shallow });
     expect(refused.code).toBe(1);
     expect(refused.log).toContain(`Fetched the pull request's base ${base}`);
-    expect(ours()).toContain('error\\[MASS\\_DELETE\\]: the plan deletes 3 of the 4 managed audiences (75%), more than the 30% allowed');
+    expect(ours()).toContain(
+      'error\\[MASS\\_DELETE\\]: the plan deletes 3 of the 4 managed audiences (75%), more than the 30% allowed',
+    );
     expect(ours()).toContain('warning\\[MASS\\_DELETE\\_LOOSENED\\]: the file loosens the mass-delete guard');
     const [own = '', outsideTool = ''] = ours().split('#### Changed outside the tool\n');
-    expect(outsideTool).toMatch(new RegExp(`^\\nThe files at ${base} would make this change too: it undoes a change made outside the tool`));
+    expect(outsideTool).toMatch(
+      new RegExp(`^\\nThe files at ${base} would make this change too: it undoes a change made outside the tool`),
+    );
     expect(outsideTool).toContain('| `+` | create audience "vip-retargeting" |');
     expect(own).toContain('| `-` | delete audience "seoul-women-20s"');
     expect(own).not.toContain('create audience "vip-retargeting"');
@@ -459,10 +600,23 @@ describe('the GitHub Action', () => {
     const withdrawn = await step('plan', { event, cwd: shallow });
     expect(withdrawn.code).toBe(1);
     const repository = { id: REPO_ID, full_name: REPO };
-    github.upload({ id: 701, name: 'audiences-plan-7', created_at: '2026-02-01T00:00:01Z', zip: await artifactZip(allowed.outputs['plan-dir']!) }, planRun(9701, head, { head_branch: 'prune-most' }));
+    github.upload(
+      {
+        id: 701,
+        name: 'audiences-plan-7',
+        created_at: '2026-02-01T00:00:01Z',
+        zip: await artifactZip(allowed.outputs['plan-dir']!),
+      },
+      planRun(9701, head, { head_branch: 'prune-most' }),
+    );
     const refusedManifest = await readFile(join(withdrawn.outputs['plan-dir']!, 'audiences.plan.manifest.json'));
     github.upload(
-      { id: 702, name: 'audiences-plan-7', created_at: '2026-02-01T00:00:02Z', zip: await zip({ 'audiences.plan.manifest.json': refusedManifest }) },
+      {
+        id: 702,
+        name: 'audiences-plan-7',
+        created_at: '2026-02-01T00:00:02Z',
+        zip: await zip({ 'audiences.plan.manifest.json': refusedManifest }),
+      },
       planRun(9702, head, { head_branch: 'prune-most' }),
     );
     await git(work, 'checkout', '--quiet', 'main');
@@ -470,16 +624,27 @@ describe('the GitHub Action', () => {
     await git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
     const merged = await git(work, 'rev-parse', 'HEAD');
     github.pulls.set(merged, [
-      { number: 7, merged_at: '2026-02-01T00:01:00Z', merge_commit_sha: merged, head: { sha: head, ref: 'prune-most', repo: repository }, base: { ref: 'main', repo: repository } },
+      {
+        number: 7,
+        merged_at: '2026-02-01T00:01:00Z',
+        merge_commit_sha: merged,
+        head: { sha: head, ref: 'prune-most', repo: repository },
+        base: { ref: 'main', repo: repository },
+      },
     ]);
     const before = (await state()).audiences.length;
     const applied = await step('apply', { sha: merged });
     expect(applied.code).toBe(1);
-    expect(applied.log).toContain("::error::The saved plan of #7 (artifact 702) is not applied: the newest plan of #7 failed (exit code 1: the error is in the pull request's comment)");
+    expect(applied.log).toContain(
+      "::error::The saved plan of #7 (artifact 702) is not applied: the newest plan of #7 failed (exit code 1: the error is in the pull request's comment)",
+    );
     expect((await state()).audiences.length).toBe(before);
 
     // A base that cannot be fetched fails the plan, saying why: without it the base's guard would be lost.
-    const lost = await step('plan', { event: { pull_request: { number: 7, head: { sha: head }, base: { sha: 'f'.repeat(40) } } }, cwd: shallow });
+    const lost = await step('plan', {
+      event: { pull_request: { number: 7, head: { sha: head }, base: { sha: 'f'.repeat(40) } } },
+      cwd: shallow,
+    });
     expect(lost.code).toBe(1);
     expect(lost.log).toContain(`Could not fetch the pull request's base ${'f'.repeat(40)}`);
     expect(ours()).toContain('BASE\\_REF\\_NOT\\_FOUND');

@@ -32,7 +32,11 @@ async function idOf(name: string): Promise<string> {
 }
 
 async function links(): Promise<Array<{ audienceId: string; adGroupId: string }>> {
-  return ((await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { links: Array<{ audienceId: string; adGroupId: string }> }).links;
+  return (
+    (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as {
+      links: Array<{ audienceId: string; adGroupId: string }>;
+    }
+  ).links;
 }
 
 const spring = (name: string, extra = '') => `adAccountId: 1234
@@ -56,7 +60,13 @@ describe('renames', () => {
     await writeFile(join(cwd, 'audiences.yaml'), spring('spring-2026', '    renamedFrom: spring-2025\n'));
     const plan = await runCli(['plan', '--detailed-exitcode'], { cwd, env });
     expect(plan.code).toBe(2);
-    expect(plan.stdout).toContain([`  ~ update audience "spring-2026" (id ${id}) [LIVE]`, '      name: spring-2025 → spring-2026', '      used by: ad group 101 "Seoul commuters" [LIVE]'].join('\n'));
+    expect(plan.stdout).toContain(
+      [
+        `  ~ update audience "spring-2026" (id ${id}) [LIVE]`,
+        '      name: spring-2025 → spring-2026',
+        '      used by: ad group 101 "Seoul commuters" [LIVE]',
+      ].join('\n'),
+    );
     expect(plan.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete, 0 to unlink.');
 
     expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
@@ -66,7 +76,9 @@ describe('renames', () => {
     const after = await runCli(['plan', '--detailed-exitcode'], { cwd, env });
     expect(after.code).toBe(0);
     expect(after.stdout).toContain('No changes');
-    expect(after.stdout).toContain(`warning[RENAMED_FROM_UNUSED]: audience "spring-2026" (id ${id}) is no longer named "spring-2025", so \`renamedFrom\` changes nothing`);
+    expect(after.stdout).toContain(
+      `warning[RENAMED_FROM_UNUSED]: audience "spring-2026" (id ${id}) is no longer named "spring-2025", so \`renamedFrom\` changes nothing`,
+    );
     expect(after.stdout).toContain('hint: once the rename is applied, `renamedFrom` can go: remove it from the entry');
   });
 
@@ -97,11 +109,18 @@ describe('renames', () => {
   it('refuses a renamedFrom that cannot say which audience it means, naming the ids, and changes nothing', async () => {
     const old = await createOutside('old');
     const already = await createOutside('new');
-    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\nprune: true\naudiences:\n  - { name: new, renamedFrom: old, type: DISPLAY }\n' });
+    const cwd = await workspace({
+      'audiences.yaml':
+        'adAccountId: 1234\nprune: true\naudiences:\n  - { name: new, renamedFrom: old, type: DISPLAY }\n',
+    });
     const plan = await runInProcess(['plan'], { cwd, env });
     expect(plan.code).toBe(1);
-    expect(plan.stdout).toContain(`error[RENAME_AMBIGUOUS]: audience "new" is renamed from "old", but the ad account has both: "new" (id ${already}), "old" (id ${old})`);
-    expect(plan.stdout).toContain('No changes planned: ad account 1234 cannot be brought to the desired state until the errors are resolved.');
+    expect(plan.stdout).toContain(
+      `error[RENAME_AMBIGUOUS]: audience "new" is renamed from "old", but the ad account has both: "new" (id ${already}), "old" (id ${old})`,
+    );
+    expect(plan.stdout).toContain(
+      'No changes planned: ad account 1234 cannot be brought to the desired state until the errors are resolved.',
+    );
     const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(apply.code).toBe(1);
     expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['new', 'old']);
@@ -110,7 +129,9 @@ describe('renames', () => {
     const twin = await createOutside('old');
     const twins = await runInProcess(['plan'], { cwd, env });
     expect(twins.code).toBe(1);
-    expect(twins.stdout).toContain(`error[RENAME_AMBIGUOUS]: audience "new" is renamed from "old", which 2 audiences of the ad account are named (ids ${old}, ${twin})`);
+    expect(twins.stdout).toContain(
+      `error[RENAME_AMBIGUOUS]: audience "new" is renamed from "old", which 2 audiences of the ad account are named (ids ${old}, ${twin})`,
+    );
     expect(twins.stdout).toContain(`hint: say which one this entry is with \`id:\` (one of ${old}, ${twin}`);
   });
 
@@ -161,14 +182,24 @@ audiences:
     expect((await runCli(['validate'], { cwd, env })).code).toBe(0);
     const plan = await runCli(['plan'], { cwd, env });
     expect(plan.code).toBe(1);
-    expect(plan.stdout).toContain(`error[PROTECTED]: audience "brand-core" (id ${core}) is protected by the protect glob "brand-*", but ad group 102 would be unlinked from it`);
-    expect(plan.stdout).toContain(`error[PROTECTED]: audience "brand-legacy" (id ${legacy}) is protected by the protect glob "brand-*", but the file does not declare it and prune would delete it`);
-    expect(plan.stdout).toContain('error[PROTECTED]: audience "safe" is protected, but ad group 103 would be unlinked from it');
+    expect(plan.stdout).toContain(
+      `error[PROTECTED]: audience "brand-core" (id ${core}) is protected by the protect glob "brand-*", but ad group 102 would be unlinked from it`,
+    );
+    expect(plan.stdout).toContain(
+      `error[PROTECTED]: audience "brand-legacy" (id ${legacy}) is protected by the protect glob "brand-*", but the file does not declare it and prune would delete it`,
+    );
+    expect(plan.stdout).toContain(
+      'error[PROTECTED]: audience "safe" is protected, but ad group 103 would be unlinked from it',
+    );
     expect(plan.stdout).toContain('The plan has 3 errors and cannot be applied.');
 
     const apply = await runCli(['apply', '--auto-approve'], { cwd, env });
     expect(apply.code).toBe(1);
-    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual(['brand-core', 'brand-legacy', 'safe']);
+    expect((await storedAudiences(emulator)).map((audience) => audience.name).sort()).toEqual([
+      'brand-core',
+      'brand-legacy',
+      'safe',
+    ]);
     expect(await links()).toHaveLength(4);
   });
 });
@@ -181,7 +212,10 @@ describe('a pinned audience deleted in the ad manager', () => {
     const imported = await readFile(join(cwd, 'imported.yaml'), 'utf8');
     const gone = await idOf('spring-2025');
     expect(imported).toContain(`id: ${gone}`);
-    await writeFile(join(cwd, 'audiences.yaml'), imported.replace('prune: false', 'prune: true').replace('name: evergreen', 'name: evergreen\n    ages: [30]'));
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      imported.replace('prune: false', 'prune: true').replace('name: evergreen', 'name: evergreen\n    ages: [30]'),
+    );
     await deleteOutside(gone);
 
     const drift = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });

@@ -39,7 +39,9 @@ async function requests(): Promise<LoggedRequest[]> {
 }
 
 async function imageRequests(): Promise<string[]> {
-  return (await requests()).filter((request) => request.path.startsWith('/v2/inference/')).map((request) => request.path.replace('/v2/inference/imagegen/', ''));
+  return (await requests())
+    .filter((request) => request.path.startsWith('/v2/inference/'))
+    .map((request) => request.path.replace('/v2/inference/imagegen/', ''));
 }
 
 const HERO = `  - name: hero
@@ -68,13 +70,23 @@ describe('audiences company', () => {
     expect(found.stdout).toContain('name:                Demo Commerce Co., Ltd.');
     expect(found.stdout).toContain('representative:      Kim Minji');
     const [lookup] = await requests();
-    expect(lookup).toMatchObject({ method: 'GET', path: '/openapi/v1/companies?bizNum=120-81-47521', auth: 'Bearer', adAccountId: '1234', status: 200 });
+    expect(lookup).toMatchObject({
+      method: 'GET',
+      path: '/openapi/v1/companies?bizNum=120-81-47521',
+      auth: 'Bearer',
+      adAccountId: '1234',
+      status: 200,
+    });
   });
 
   it('prints JSON with --json, for the --ad-account given', async () => {
     const cwd = await workspace({});
     const found = await run(cwd, 'company', '220-81-62458', '--ad-account', '1234', '--json');
-    expect(JSON.parse(found.stdout)).toMatchObject({ businessRegistrationNumber: '220-81-62458', name: 'Harbor Foods Inc.', address: { zipCode: '48060' } });
+    expect(JSON.parse(found.stdout)).toMatchObject({
+      businessRegistrationNumber: '220-81-62458',
+      name: 'Harbor Foods Inc.',
+      address: { zipCode: '48060' },
+    });
   });
 
   it('says so when no business has the number', async () => {
@@ -104,18 +116,28 @@ describe('business: as a precondition of plan and apply', () => {
   const audience = '  - name: seoul\n    type: DISPLAY\n    locations: [I]\n';
 
   it('shows the business in the plan header and applies', async () => {
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nbusiness:\n  registrationNumber: 120-81-47521\n  name: Demo Commerce Co., Ltd.\naudiences:\n${audience}` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\nbusiness:\n  registrationNumber: 120-81-47521\n  name: Demo Commerce Co., Ltd.\naudiences:\n${audience}`,
+    });
     const plan = await run(cwd, 'plan', '--format', 'markdown');
-    expect(plan.stdout).toContain('business: 120-81-47521 "Demo Commerce Co., Ltd." (representative Kim Minji, category Retail)');
+    expect(plan.stdout).toContain(
+      'business: 120-81-47521 "Demo Commerce Co., Ltd." (representative Kim Minji, category Retail)',
+    );
     expect((await requests()).filter((request) => request.path.startsWith('/openapi/v1/companies'))).toHaveLength(1);
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
   });
 
   it.each([
     ['a number no business has', '  registrationNumber: 123-45-67891\n', 'BUSINESS_NOT_FOUND'],
-    ['an expected field that differs', '  registrationNumber: 120-81-47521\n  representationName: Lee Jiwoo\n', 'BUSINESS_MISMATCH'],
+    [
+      'an expected field that differs',
+      '  registrationNumber: 120-81-47521\n  representationName: Lee Jiwoo\n',
+      'BUSINESS_MISMATCH',
+    ],
   ])('stops at %s before any change', async (_name, business, code) => {
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nbusiness:\n${business}audiences:\n${audience}` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\nbusiness:\n${business}audiences:\n${audience}`,
+    });
     const apply = await run(cwd, 'apply', '--auto-approve');
     expect(apply.code).toBe(1);
     expect(apply.stdout).toContain(`error[${code}]`);
@@ -123,10 +145,14 @@ describe('business: as a precondition of plan and apply', () => {
   });
 
   it('checks the number offline in validate', async () => {
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nbusiness:\n  registrationNumber: 120-81-47522\naudiences: []\n` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\nbusiness:\n  registrationNumber: 120-81-47522\naudiences: []\n`,
+    });
     const validate = await run(cwd, 'validate');
     expect(validate.code).toBe(1);
-    expect(validate.stderr).toContain('audiences.yaml:3:23: business.registrationNumber: 120-81-47522 has a wrong check digit');
+    expect(validate.stderr).toContain(
+      'audiences.yaml:3:23: business.registrationNumber: 120-81-47522 has a wrong check digit',
+    );
   });
 });
 
@@ -174,9 +200,14 @@ ${HERO}`),
     expect(variation?.auth).toBe('AppKey');
     expect(variation?.body?.['image']).toBe((await readFile(join(cwd, 'assets/hero.webp'))).toString('base64'));
 
-    const lock = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as { images: Record<string, { seeds: number[]; modelVersion: string; outputs: unknown[] }> };
+    const lock = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as {
+      images: Record<string, { seeds: number[]; modelVersion: string; outputs: unknown[] }>;
+    };
     expect(Object.keys(lock.images)).toEqual(['fixed', 'hero', 'variants']);
-    expect(lock.images['variants']).toMatchObject({ modelVersion: 'v2.0', seeds: [expect.any(Number), expect.any(Number)] });
+    expect(lock.images['variants']).toMatchObject({
+      modelVersion: 'v2.0',
+      seeds: [expect.any(Number), expect.any(Number)],
+    });
     expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
   });
 
@@ -184,13 +215,23 @@ ${HERO}`),
     const cwd = await workspace({ 'audiences.yaml': config(HERO) });
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
     const original = await readFile(join(cwd, 'assets/hero.webp'));
-    const { images } = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as { images: { hero: { seeds: number[] } } };
+    const { images } = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as {
+      images: { hero: { seeds: number[] } };
+    };
 
     await rm(join(cwd, 'assets/hero.webp'));
     const plan = await run(cwd, 'plan', '--format', 'json');
     expect(JSON.parse(plan.stdout)).toMatchObject([
       {
-        changes: [{ action: 'generate', kind: 'image', name: 'hero', after: { seeds: images.hero.seeds }, display: { reason: 'output-missing' } }],
+        changes: [
+          {
+            action: 'generate',
+            kind: 'image',
+            name: 'hero',
+            after: { seeds: images.hero.seeds },
+            display: { reason: 'output-missing' },
+          },
+        ],
         summary: { generate: 1 },
       },
     ]);
@@ -206,7 +247,9 @@ ${HERO}`),
     const cwd = await workspace({ 'audiences.yaml': config(HERO, 'business:\n  registrationNumber: 120-81-47521\n') });
     await run(cwd, 'plan', '--out', 'first.plan.json');
     const saved = await readFile(join(cwd, 'first.plan.json'), 'utf8');
-    expect(JSON.parse(saved)).toMatchObject([{ business: { registrationNumber: '120-81-47521', company: { name: 'Demo Commerce Co., Ltd.' } }, imageDir: '.' }]);
+    expect(JSON.parse(saved)).toMatchObject([
+      { business: { registrationNumber: '120-81-47521', company: { name: 'Demo Commerce Co., Ltd.' } }, imageDir: '.' },
+    ]);
     expect(saved).not.toContain(env.IMAGEGEN_API_KEY as string);
     expect(saved).not.toContain(env.ADS_ACCESS_TOKEN as string);
     expect((await run(cwd, 'apply', 'first.plan.json')).code).toBe(0);
@@ -224,7 +267,9 @@ ${HERO}`),
   });
 
   it('checks the image service settings before it changes anything', async () => {
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\nimages:\n${HERO}audiences:\n  - name: busan-travellers\n    type: DISPLAY\n    locations: [H]\n` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\nimages:\n${HERO}audiences:\n  - name: busan-travellers\n    type: DISPLAY\n    locations: [H]\n`,
+    });
     for (const missing of ['IMAGEGEN_API_KEY', 'IMAGEGEN_API_URL']) {
       const settings = Object.fromEntries(Object.entries(env).filter(([name]) => name !== missing));
       const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env: settings });
@@ -241,10 +286,16 @@ ${HERO}`),
   });
 
   it('does not write an image flagged unsafe, and reports it failed', async () => {
-    const cwd = await workspace({ 'audiences.yaml': config(HERO.replace('watercolor', 'unsafe scene').replace('    output:', '    nsfw_checker: true\n    output:')) });
+    const cwd = await workspace({
+      'audiences.yaml': config(
+        HERO.replace('watercolor', 'unsafe scene').replace('    output:', '    nsfw_checker: true\n    output:'),
+      ),
+    });
     const apply = await run(cwd, 'apply', '--auto-approve');
     expect(apply.code).toBe(1);
-    expect(apply.stderr).toContain('FAILED  generate image "hero": the service flagged assets/hero.webp as unsafe content');
+    expect(apply.stderr).toContain(
+      'FAILED  generate image "hero": the service flagged assets/hero.webp as unsafe content',
+    );
     await expect(readFile(join(cwd, 'assets/hero.webp'))).rejects.toThrow();
     await expect(readFile(join(cwd, 'images.lock.json'))).rejects.toThrow();
   });
@@ -263,7 +314,9 @@ ${HERO}`),
     const cwd = await workspace({ 'audiences.yaml': config(HERO) });
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
     await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\nprune: true\naudiences: []\n');
-    const withoutImageService = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('IMAGEGEN_')));
+    const withoutImageService = Object.fromEntries(
+      Object.entries(env).filter(([name]) => !name.startsWith('IMAGEGEN_')),
+    );
     const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env: withoutImageService });
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stderr).toContain('ok      remove image "hero"');
@@ -276,8 +329,19 @@ ${HERO}`),
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
     const created = await fetch(`${emulator.url}/openapi/v4/targetings`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
-      body: JSON.stringify({ adAccountId: 1234, name: 'kept-by-hand', type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' }),
+      headers: {
+        authorization: `Bearer ${emulator.accessToken}`,
+        adAccountId: '1234',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        adAccountId: 1234,
+        name: 'kept-by-hand',
+        type: 'DISPLAY',
+        ageType: 'ALL',
+        genderType: 'ALL',
+        locationType: 'ALL',
+      }),
     });
     expect(created.status).toBe(200);
     await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\npruneImages: true\naudiences: []\n');
@@ -286,17 +350,23 @@ ${HERO}`),
     expect(apply.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to unlink, 1 to remove.');
     expect(apply.stdout).not.toContain('delete audience');
     await expect(readFile(join(cwd, 'assets/hero.webp'))).rejects.toThrow();
-    const listed = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234' } });
+    const listed = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, {
+      headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234' },
+    });
     expect(JSON.stringify(await listed.json())).toContain('kept-by-hand');
   });
 
   it('plans and applies images named like the properties every object has', async () => {
     const names = ['__proto__', 'toString', 'constructor'];
-    const images = names.map((name) => HERO.replace('name: hero', `name: ${name}`).replace('assets/hero.webp', `assets/${name}.webp`)).join('');
+    const images = names
+      .map((name) => HERO.replace('name: hero', `name: ${name}`).replace('assets/hero.webp', `assets/${name}.webp`))
+      .join('');
     const cwd = await workspace({ 'audiences.yaml': config(images) });
     const apply = await run(cwd, 'apply', '--auto-approve');
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
-    expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images).sort()).toEqual([...names].sort());
+    expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images).sort()).toEqual(
+      [...names].sort(),
+    );
     expect((await run(cwd, 'plan')).stdout).toContain('No changes');
     await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\nprune: true\naudiences: []\n');
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
@@ -330,10 +400,14 @@ ${HERO}`),
     );
     const plan = await run(cwd, 'plan');
     expect(plan.code).toBe(1);
-    expect(plan.stdout).toContain('error[IMAGE_INPUT]: image "a": image not-an-image.png is not an image the service reads (by its content)');
+    expect(plan.stdout).toContain(
+      'error[IMAGE_INPUT]: image "a": image not-an-image.png is not an image the service reads (by its content)',
+    );
     expect(plan.stdout).toContain('error[IMAGE_INPUT]: image "b": image missing.png does not exist');
     expect(plan.stdout).toContain('image: missing.png (missing)');
-    expect(plan.stdout).toContain('error[IMAGE_INPUT]: image "c": image big.png is 1100×64 pixels; inpainting takes at most 1024 a side');
+    expect(plan.stdout).toContain(
+      'error[IMAGE_INPUT]: image "c": image big.png is 1100×64 pixels; inpainting takes at most 1024 a side',
+    );
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(1);
     expect(await imageRequests()).toEqual([]);
   });
@@ -342,7 +416,9 @@ ${HERO}`),
     const outside = await temporaryDir('audiences-outside-');
     const cwd = await workspace({ 'audiences.yaml': config(HERO.replace('assets/hero.webp', '../hero.webp')) });
     const validate = await run(cwd, 'validate');
-    expect(validate.stderr).toContain('audiences.yaml:9:13: images[0].output: "../hero.webp" leads out of the project folder (..)');
+    expect(validate.stderr).toContain(
+      'audiences.yaml:9:13: images[0].output: "../hero.webp" leads out of the project folder (..)',
+    );
     await writeFile(join(cwd, 'audiences.yaml'), config(HERO.replace('assets/hero.webp', '/tmp/hero.webp')));
     expect((await run(cwd, 'validate')).stderr).toContain('is an absolute path');
 
@@ -350,7 +426,9 @@ ${HERO}`),
     await writeFile(join(cwd, 'audiences.yaml'), config(HERO));
     const plan = await run(cwd, 'apply', '--auto-approve');
     expect(plan.code).toBe(1);
-    expect(plan.stdout).toContain('error[IMAGE_PATH]: image "hero": cannot write assets/hero.webp: it leads out of the project folder through a link');
+    expect(plan.stdout).toContain(
+      'error[IMAGE_PATH]: image "hero": cannot write assets/hero.webp: it leads out of the project folder through a link',
+    );
     expect(await imageRequests()).toEqual([]);
 
     await rm(join(cwd, 'assets'));
@@ -371,7 +449,10 @@ describe('images: a removal deletes only what the tool wrote', () => {
     return cwd;
   }
 
-  async function editLock(cwd: string, edit: (images: Record<string, { seeds: number[]; outputs: Array<{ path: string; sha256: string }> }>) => void): Promise<void> {
+  async function editLock(
+    cwd: string,
+    edit: (images: Record<string, { seeds: number[]; outputs: Array<{ path: string; sha256: string }> }>) => void,
+  ): Promise<void> {
     const lock = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8'));
     edit(lock.images);
     await writeFile(join(cwd, 'images.lock.json'), JSON.stringify(lock, null, 2));
@@ -388,7 +469,11 @@ describe('images: a removal deletes only what the tool wrote', () => {
     await mkdir(join(cwd, '.git'));
     await writeFile(join(cwd, '.git/config'), '[core]\n\tbare = false\n');
     // CODEOWNERS and .git/config with the hash of their own bytes: a lock can claim any file.
-    const claimed = { CODEOWNERS: await sha256Of(join(cwd, 'CODEOWNERS')), 'audiences.yaml': 'b'.repeat(64), '.git/config': await sha256Of(join(cwd, '.git/config')) };
+    const claimed = {
+      CODEOWNERS: await sha256Of(join(cwd, 'CODEOWNERS')),
+      'audiences.yaml': 'b'.repeat(64),
+      '.git/config': await sha256Of(join(cwd, '.git/config')),
+    };
     await editLock(cwd, (images) => {
       for (const [path, sha256] of Object.entries(claimed)) {
         images['hero']?.outputs.push({ path, sha256 });
@@ -399,12 +484,24 @@ describe('images: a removal deletes only what the tool wrote', () => {
 
     const text = await run(cwd, 'plan');
     expect(text.stdout).toContain('files deleted: assets/hero.webp\n');
-    expect(text.stdout).toContain('warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file CODEOWNERS is left alone: it is not an image (by its content), and the tool writes only images');
-    expect(text.stdout).toContain('warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file audiences.yaml is left alone: its bytes are not the ones the lock records for it');
-    expect(text.stdout).toContain('warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file .git/config is left alone: it is not an image');
+    expect(text.stdout).toContain(
+      'warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file CODEOWNERS is left alone: it is not an image (by its content), and the tool writes only images',
+    );
+    expect(text.stdout).toContain(
+      'warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file audiences.yaml is left alone: its bytes are not the ones the lock records for it',
+    );
+    expect(text.stdout).toContain(
+      'warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file .git/config is left alone: it is not an image',
+    );
     const [plan] = JSON.parse((await run(cwd, 'plan', '--format', 'json')).stdout);
-    expect(plan.changes).toEqual([expect.objectContaining({ action: 'remove', name: 'hero', deletes: ['assets/hero.webp'] })]);
-    expect(plan.warnings.map((warning: { code: string }) => warning.code)).toEqual(['IMAGE_LEFT_ALONE', 'IMAGE_LEFT_ALONE', 'IMAGE_LEFT_ALONE']);
+    expect(plan.changes).toEqual([
+      expect.objectContaining({ action: 'remove', name: 'hero', deletes: ['assets/hero.webp'] }),
+    ]);
+    expect(plan.warnings.map((warning: { code: string }) => warning.code)).toEqual([
+      'IMAGE_LEFT_ALONE',
+      'IMAGE_LEFT_ALONE',
+      'IMAGE_LEFT_ALONE',
+    ]);
     const markdown = (await run(cwd, 'plan', '--format', 'markdown')).stdout;
     const folded = markdown.indexOf('<details>');
     expect(markdown.indexOf('**It deletes 1 file:**\n\n* image "hero": assets/hero.webp\n')).toBeGreaterThan(0);
@@ -428,7 +525,9 @@ describe('images: a removal deletes only what the tool wrote', () => {
     const apply = await run(cwd, 'apply', '--auto-approve');
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     expect(apply.stdout).toContain('files deleted: (none)');
-    expect(apply.stdout).toContain('warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file assets/hero.webp is left alone: it leads out of the project folder through a link');
+    expect(apply.stdout).toContain(
+      'warning[IMAGE_LEFT_ALONE]: image "hero" is removed, but its file assets/hero.webp is left alone: it leads out of the project folder through a link',
+    );
     expect(await readFile(outside)).toBeTruthy();
     expect(await readlink(join(cwd, 'assets/hero.webp'))).toBe(outside);
   });
@@ -441,7 +540,9 @@ describe('images: a removal deletes only what the tool wrote', () => {
     for (const format of ['text', 'json', 'markdown']) {
       const plan = await run(cwd, 'plan', '--format', format);
       expect(plan.code).toBe(1);
-      expect(plan.stdout + plan.stderr).toContain('images.lock.json cannot be used: it leads out of the project folder through a link; it was not read');
+      expect(plan.stdout + plan.stderr).toContain(
+        'images.lock.json cannot be used: it leads out of the project folder through a link; it was not read',
+      );
       expect(plan.stdout + plan.stderr).not.toContain('s3cr3t');
       expect(plan.stdout + plan.stderr).not.toContain('ADS_ACCESS_TOKEN');
     }
@@ -451,12 +552,36 @@ describe('images: a removal deletes only what the tool wrote', () => {
 
   it.each([
     ['text that is not JSON', () => 'token=s3cr3t-value\n', 'it is not JSON'],
-    ['a request of the wrong shape', (lock: string) => lock.replace('"inputs": {}', '"inputs": null'), 'its entry "hero": request.inputs must be an object'],
-    ['an output that is not an object', (lock: string) => lock.replace(/"outputs": \[\s*\{[^}]*\}/, '"outputs": [null'), 'its entry "hero": outputs[0] must be an object with path and sha256'],
-    ['an output path with ..', (lock: string) => lock.replace('"assets/hero.webp"', '"../hero.webp"'), 'its entry "hero": outputs[0].path "../hero.webp" leads out of the project folder (..)'],
-    ['an absolute output path', (lock: string) => lock.replace('"assets/hero.webp"', '"/tmp/hero.webp"'), 'its entry "hero": outputs[0].path "/tmp/hero.webp" is an absolute path'],
-    ['a seed that is not a number', (lock: string) => lock.replace(/"seeds": \[\s*\d+/, '"seeds": ["7"'), 'its entry "hero": seeds[0] must be an integer from 0 to 4294967295'],
-    ['a hash that is not a SHA-256', (lock: string) => lock.replace(/"sha256": "[0-9a-f]+"/, '"sha256": "x"'), 'its entry "hero": outputs[0].sha256 must be a SHA-256'],
+    [
+      'a request of the wrong shape',
+      (lock: string) => lock.replace('"inputs": {}', '"inputs": null'),
+      'its entry "hero": request.inputs must be an object',
+    ],
+    [
+      'an output that is not an object',
+      (lock: string) => lock.replace(/"outputs": \[\s*\{[^}]*\}/, '"outputs": [null'),
+      'its entry "hero": outputs[0] must be an object with path and sha256',
+    ],
+    [
+      'an output path with ..',
+      (lock: string) => lock.replace('"assets/hero.webp"', '"../hero.webp"'),
+      'its entry "hero": outputs[0].path "../hero.webp" leads out of the project folder (..)',
+    ],
+    [
+      'an absolute output path',
+      (lock: string) => lock.replace('"assets/hero.webp"', '"/tmp/hero.webp"'),
+      'its entry "hero": outputs[0].path "/tmp/hero.webp" is an absolute path',
+    ],
+    [
+      'a seed that is not a number',
+      (lock: string) => lock.replace(/"seeds": \[\s*\d+/, '"seeds": ["7"'),
+      'its entry "hero": seeds[0] must be an integer from 0 to 4294967295',
+    ],
+    [
+      'a hash that is not a SHA-256',
+      (lock: string) => lock.replace(/"sha256": "[0-9a-f]+"/, '"sha256": "x"'),
+      'its entry "hero": outputs[0].sha256 must be a SHA-256',
+    ],
   ])('refuses a lock with %s, naming the lock and the entry, before any change', async (_case, spoil, problem) => {
     const cwd = await workspace({ 'audiences.yaml': config(HERO) });
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
@@ -492,7 +617,9 @@ describe('images: a removal deletes only what the tool wrote', () => {
 
     const original = (await run(cwd, 'plan', '--format', 'json')).stdout;
     expect(JSON.parse(original)[0].changes[0].deletes).toEqual([]);
-    expect(original).toContain('its file assets/hero.webp is left alone: its bytes are not the ones the lock records for it');
+    expect(original).toContain(
+      'its file assets/hero.webp is left alone: its bytes are not the ones the lock records for it',
+    );
 
     // Back to the generated bytes, then changed while the plan waits for its confirmation.
     await rm(path);
@@ -512,7 +639,9 @@ describe('images: a removal deletes only what the tool wrote', () => {
     });
     expect(confirmed.stdout).toContain('files deleted: assets/hero.webp');
     expect(confirmed.code).toBe(1);
-    expect(confirmed.stdout + confirmed.stderr).toContain('assets/hero.webp changed since the plan was made; nothing was removed');
+    expect(confirmed.stdout + confirmed.stderr).toContain(
+      'assets/hero.webp changed since the plan was made; nothing was removed',
+    );
     expect(await readFile(path, 'utf8')).toBe('edited while the plan was read');
     expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images)).toEqual(['hero']);
   });
@@ -531,7 +660,9 @@ describe('images: a removal deletes only what the tool wrote', () => {
 
     const apply = await run(cwd, 'apply', 'saved.plan.json');
     expect(apply.code).toBe(1);
-    expect(apply.stdout + apply.stderr).toContain('CODEOWNERS is not an image (by its content), and the tool writes only images; nothing was removed');
+    expect(apply.stdout + apply.stderr).toContain(
+      'CODEOWNERS is not an image (by its content), and the tool writes only images; nothing was removed',
+    );
     expect(await readFile(join(cwd, 'CODEOWNERS'), 'utf8')).toBe('* @team\n');
     expect(await readFile(join(cwd, 'assets/hero.webp'))).toBeTruthy();
     expect(Object.keys(JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')).images)).toEqual(['hero']);
@@ -540,7 +671,10 @@ describe('images: a removal deletes only what the tool wrote', () => {
   it('keeps the file of a renamed image that writes the same path', async () => {
     const cwd = await workspace({ 'audiences.yaml': config(HERO) });
     expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
-    await writeFile(join(cwd, 'audiences.yaml'), config(HERO.replace('name: hero', 'name: banner'), 'pruneImages: true\n'));
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      config(HERO.replace('name: hero', 'name: banner'), 'pruneImages: true\n'),
+    );
     const apply = await run(cwd, 'apply', '--auto-approve');
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     expect(apply.stdout).toContain('its file assets/hero.webp is left alone: the declared image "banner" writes it');
@@ -551,11 +685,16 @@ describe('images: a removal deletes only what the tool wrote', () => {
 
 describe('images: a moved output', () => {
   const MOVED = HERO.replace('output: assets/hero.webp', 'output: art/hero.webp');
-  const withoutImageService = () => Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('IMAGEGEN_')));
+  const withoutImageService = () =>
+    Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('IMAGEGEN_')));
   const lockedPaths = async (cwd: string) =>
-    Object.values((JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as { images: Record<string, { outputs: Array<{ path: string }> }> }).images).flatMap((image) =>
-      image.outputs.map((output) => output.path),
-    );
+    Object.values(
+      (
+        JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as {
+          images: Record<string, { outputs: Array<{ path: string }> }>;
+        }
+      ).images,
+    ).flatMap((image) => image.outputs.map((output) => output.path));
 
   it('is moved, not generated: copied to its new path, the old file deleted under pruneImages, the lock following, and no image service asked', async () => {
     const cwd = await workspace({ 'audiences.yaml': config(HERO) });
@@ -565,15 +704,27 @@ describe('images: a moved output', () => {
 
     await writeFile(join(cwd, 'audiences.yaml'), config(MOVED));
     const plan = await run(cwd, 'plan');
-    expect(plan.stdout).toContain('  ~ move image "hero"\n      file: assets/hero.webp → art/hero.webp (copied; nothing is generated)\n      files deleted: assets/hero.webp\n');
+    expect(plan.stdout).toContain(
+      '  ~ move image "hero"\n      file: assets/hero.webp → art/hero.webp (copied; nothing is generated)\n      files deleted: assets/hero.webp\n',
+    );
     expect(plan.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete, 0 to unlink, 1 to move.');
     expect(JSON.parse((await run(cwd, 'plan', '--format', 'json')).stdout)).toMatchObject([
       {
-        changes: [{ action: 'move', name: 'hero', after: { outputs: ['art/hero.webp'] }, copies: [{ from: 'assets/hero.webp', to: 'art/hero.webp' }], deletes: ['assets/hero.webp'] }],
+        changes: [
+          {
+            action: 'move',
+            name: 'hero',
+            after: { outputs: ['art/hero.webp'] },
+            copies: [{ from: 'assets/hero.webp', to: 'art/hero.webp' }],
+            deletes: ['assets/hero.webp'],
+          },
+        ],
         summary: { move: 1, generate: 0 },
       },
     ]);
-    expect((await run(cwd, 'plan', '--format', 'markdown')).stdout).toContain('**It deletes 1 file:**\n\n* image "hero": assets/hero.webp');
+    expect((await run(cwd, 'plan', '--format', 'markdown')).stdout).toContain(
+      '**It deletes 1 file:**\n\n* image "hero": assets/hero.webp',
+    );
 
     const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env: withoutImageService() });
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
@@ -585,7 +736,10 @@ describe('images: a moved output', () => {
     expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
 
     // Another spelling of the same path is the same file: nothing moves, nothing is deleted.
-    await writeFile(join(cwd, 'audiences.yaml'), config(HERO.replace('output: assets/hero.webp', 'output: ./art//hero.webp')));
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      config(HERO.replace('output: assets/hero.webp', 'output: ./art//hero.webp')),
+    );
     expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
     expect((await readFile(join(cwd, 'art/hero.webp'))).equals(original)).toBe(true);
   });
@@ -597,11 +751,14 @@ describe('images: a moved output', () => {
 
     await writeFile(join(cwd, 'audiences.yaml'), config(MOVED).replace('prune: true\n', ''));
     const kept = await run(cwd, 'apply', '--auto-approve');
-    expect(kept.stdout).toContain('      file: assets/hero.webp → art/hero.webp (copied; nothing is generated)\n      old files kept: assets/hero.webp\n');
+    expect(kept.stdout).toContain(
+      '      file: assets/hero.webp → art/hero.webp (copied; nothing is generated)\n      old files kept: assets/hero.webp\n',
+    );
     expect((await readFile(join(cwd, 'assets/hero.webp'))).equals(original)).toBe(true);
     expect((await readFile(join(cwd, 'art/hero.webp'))).equals(original)).toBe(true);
 
-    // Moved back, to a file that is the new one by another name (a hard link, as a disk that ignores case makes one): it stays.
+    // Moved back, to a file that is the new one by another name (a hard link, as a disk that ignores case makes one):
+    // it stays.
     await rm(join(cwd, 'assets/hero.webp'));
     await link(join(cwd, 'art/hero.webp'), join(cwd, 'assets/hero.webp'));
     await writeFile(join(cwd, 'audiences.yaml'), config(HERO));
@@ -613,7 +770,8 @@ describe('images: a moved output', () => {
     );
     expect((await readFile(join(cwd, 'assets/hero.webp'))).equals(original)).toBe(true);
 
-    // An old file edited since: its bytes are not the locked ones, so the image comes back from the locked seeds, and the edit stays.
+    // An old file edited since: its bytes are not the locked ones, so the image comes back from the locked seeds, and
+    // the edit stays.
     await rm(join(cwd, 'art/hero.webp'));
     await writeFile(join(cwd, 'assets/hero.webp'), 'edited');
     await writeFile(join(cwd, 'audiences.yaml'), config(MOVED));
@@ -627,13 +785,22 @@ describe('images: a moved output', () => {
 
 describe('images: two outputs naming one file', () => {
   it('is an error of validate, with the file, line and column and a hint, however the path is spelled; a difference of case only is a warning', async () => {
-    const image = (name: string, output: string) => HERO.replace('name: hero', `name: ${name}`).replace('output: assets/hero.webp', `output: ${output}`);
-    const cwd = await workspace({ 'audiences.yaml': config(image('hero', 'x.png') + image('copy', './x.png') + image('climb', 'a/../x.png')) });
+    const image = (name: string, output: string) =>
+      HERO.replace('name: hero', `name: ${name}`).replace('output: assets/hero.webp', `output: ${output}`);
+    const cwd = await workspace({
+      'audiences.yaml': config(image('hero', 'x.png') + image('copy', './x.png') + image('climb', 'a/../x.png')),
+    });
     const validate = await run(cwd, 'validate');
     expect(validate.code).toBe(1);
-    expect(validate.stderr).toContain('audiences.yaml:15:13: images[1].output: ./x.png names the same file as x.png, which images[0] (line 9) writes');
-    expect(validate.stderr).toContain('hint: give each image its own output file: two images writing one file would each overwrite the other, and every plan would generate them again');
-    expect(validate.stderr).toContain('audiences.yaml:21:13: images[2].output: a/../x.png names the same file as x.png, which images[0] (line 9) writes');
+    expect(validate.stderr).toContain(
+      'audiences.yaml:15:13: images[1].output: ./x.png names the same file as x.png, which images[0] (line 9) writes',
+    );
+    expect(validate.stderr).toContain(
+      'hint: give each image its own output file: two images writing one file would each overwrite the other, and every plan would generate them again',
+    );
+    expect(validate.stderr).toContain(
+      'audiences.yaml:21:13: images[2].output: a/../x.png names the same file as x.png, which images[0] (line 9) writes',
+    );
     const plan = await run(cwd, 'plan');
     expect(plan.code).toBe(1);
     expect(await imageRequests()).toEqual([]);
@@ -687,12 +854,16 @@ describe('images: a saved plan applied from another folder', () => {
     expect(refused.stderr).toContain(
       'error[PLAN_FILES_NOT_FOUND]: the saved plan writes images and images.lock.json beside audiences.yaml, the file it was made from, which is not found (looked for ',
     );
-    expect(refused.stderr).toContain('hint: apply the plan from the folder it was made in, or keep it where `plan --out` saved it; nothing was changed');
+    expect(refused.stderr).toContain(
+      'hint: apply the plan from the folder it was made in, or keep it where `plan --out` saved it; nothing was changed',
+    );
     await expect(readFile(join(nowhere, 'team/assets/hero.webp'))).rejects.toThrow(/ENOENT/);
   });
 
   async function lockedNames(dir: string): Promise<string[]> {
-    return Object.keys((JSON.parse(await readFile(join(dir, 'images.lock.json'), 'utf8')) as { images: Record<string, unknown> }).images);
+    return Object.keys(
+      (JSON.parse(await readFile(join(dir, 'images.lock.json'), 'utf8')) as { images: Record<string, unknown> }).images,
+    );
   }
 });
 
@@ -706,7 +877,16 @@ describe('images: the commit back after an apply (ci/commit-back.mjs)', () => {
     const work = join(dir, 'work');
     await git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
     await git(dir, 'clone', '--quiet', origin, work);
-    return { origin, work, commitBackEnv: { PATH: process.env.PATH ?? '', HOME: dir, AUDIENCES_PUSH_URL: origin, AUDIENCES_PUSH_BRANCH: 'main' } };
+    return {
+      origin,
+      work,
+      commitBackEnv: {
+        PATH: process.env.PATH ?? '',
+        HOME: dir,
+        AUDIENCES_PUSH_URL: origin,
+        AUDIENCES_PUSH_BRANCH: 'main',
+      },
+    };
   }
 
   it('pushes only the files the tool wrote: never one a hand-edited lock names (a secret the job wrote, a file another step deleted)', async () => {
@@ -719,7 +899,10 @@ describe('images: the commit back after an apply (ci/commit-back.mjs)', () => {
     const codeowners = createHash('sha256')
       .update(await readFile(join(work, 'CODEOWNERS')))
       .digest('hex');
-    lock.images.hero.outputs.push({ path: 'secret.env', sha256: 'c'.repeat(64) }, { path: 'CODEOWNERS', sha256: codeowners });
+    lock.images.hero.outputs.push(
+      { path: 'secret.env', sha256: 'c'.repeat(64) },
+      { path: 'CODEOWNERS', sha256: codeowners },
+    );
     lock.images.hero.seeds.push(1, 2);
     await writeFile(join(work, 'images.lock.json'), JSON.stringify(lock, null, 2));
     await writeFile(join(work, 'audiences.yaml'), config(HERO.replace('watercolor', 'oil painting')));
@@ -753,7 +936,11 @@ describe('images: the commit back after an apply (ci/commit-back.mjs)', () => {
     // A merged lock keeps an image no longer declared (no pruneImages) whose file is the secret's path and hash.
     const secret = 'ADS_ACCESS_TOKEN=s3cr3t-value\n';
     const lock = JSON.parse(await readFile(join(work, 'images.lock.json'), 'utf8'));
-    lock.images.legacy = { ...lock.images.hero, seeds: [1], outputs: [{ path: 'secret.env', sha256: createHash('sha256').update(secret).digest('hex') }] };
+    lock.images.legacy = {
+      ...lock.images.hero,
+      seeds: [1],
+      outputs: [{ path: 'secret.env', sha256: createHash('sha256').update(secret).digest('hex') }],
+    };
     await writeFile(join(work, 'images.lock.json'), `${JSON.stringify(lock, null, 2)}\n`);
     await git(work, 'add', '-A');
     await git(work, 'commit', '--quiet', '-m', 'Merge pull request #9');

@@ -102,18 +102,29 @@ describe('audiences import', () => {
     const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd, env });
     expect(imported.code).toBe(0);
     expect(imported.stderr).toContain(`Imported ${varied.length + 1} audiences of ad account 1234 into imported.yaml.`);
-    expect(imported.stderr).toContain(`warning: "twin" (id ${twins[1]}) was not imported: another audience has its name`);
+    expect(imported.stderr).toContain(
+      `warning: "twin" (id ${twins[1]}) was not imported: another audience has its name`,
+    );
 
     const text = await readFile(join(cwd, 'imported.yaml'), 'utf8');
-    const file = parse(text) as { adAccountId: number; prune: boolean; audiences: Array<{ name: string; id: number; [field: string]: unknown }> };
+    const file = parse(text) as {
+      adAccountId: number;
+      prune: boolean;
+      audiences: Array<{ name: string; id: number; [field: string]: unknown }>;
+    };
     expect(file.adAccountId).toBe(1234);
     expect(file.prune).toBe(false);
-    expect(file.audiences.map((audience) => audience.name).sort()).toEqual([...varied.map((audience) => audience.name), 'twin'].sort());
+    expect(file.audiences.map((audience) => audience.name).sort()).toEqual(
+      [...varied.map((audience) => audience.name), 'twin'].sort(),
+    );
     expect(file.audiences.find((audience) => audience.name === 'twin')?.id).toBe(Number(twins[0]));
     // Members as a request takes them: the names the service adds stay out of the file.
     expect(text).not.toMatch(/customerFileName|trackName|cohortName|profileName|groupName/);
     const seoul = file.audiences.find((audience) => audience.name === 'seoul-women-20s');
-    expect(seoul).toMatchObject({ depth2Locations: ['H01'], depth3Locations: expect.arrayContaining(['I0401', 'N0102']) });
+    expect(seoul).toMatchObject({
+      depth2Locations: ['H01'],
+      depth3Locations: expect.arrayContaining(['I0401', 'N0102']),
+    });
 
     expect((await runInProcess(['validate', '-f', 'imported.yaml'], { cwd, env })).code).toBe(0);
     const plan = await runInProcess(['plan', '-f', 'imported.yaml', '--detailed-exitcode'], { cwd, env });
@@ -135,7 +146,10 @@ describe('audiences import', () => {
     const installed = 'node_modules/audiences/schemas/audiences.schema.json';
     const project = await workspace({
       '.git/HEAD': 'ref: refs/heads/main\n',
-      'package.json': JSON.stringify({ name: 'ads', devDependencies: { audiences: 'file:vendor/audiences-0.2.0.tgz' } }),
+      'package.json': JSON.stringify({
+        name: 'ads',
+        devDependencies: { audiences: 'file:vendor/audiences-0.2.0.tgz' },
+      }),
       [installed]: '{}',
       'ads/README.md': 'the shop account\n',
     });
@@ -146,15 +160,24 @@ describe('audiences import', () => {
       { cwd: join(project, 'ads'), ref: `../${installed}` },
     ];
     for (const { cwd, out, ref } of runs) {
-      const imported = await runInProcess(['import', '--ad-account', '1234', ...(out === undefined ? [] : ['-o', out])], { cwd, env });
+      const imported = await runInProcess(
+        ['import', '--ad-account', '1234', ...(out === undefined ? [] : ['-o', out])],
+        { cwd, env },
+      );
       expect(imported.code).toBe(0);
       const text = out === undefined ? imported.stdout : await readFile(join(cwd, out), 'utf8');
       expect(firstLine(text)).toBe(`# yaml-language-server: $schema=${ref}`);
       expect(join(cwd, dirname(out ?? '.'), ref)).toBe(join(project, installed));
     }
     // A clone of the tool elsewhere is no path for a teammate: no line, rather than one that leads out of the project.
-    const unlisted = await workspace({ '.git/HEAD': 'ref: refs/heads/main\n', 'package.json': JSON.stringify({ name: 'ads', devDependencies: { other: '1.0.0' } }) });
-    const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml'], { cwd: unlisted, env });
+    const unlisted = await workspace({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      'package.json': JSON.stringify({ name: 'ads', devDependencies: { other: '1.0.0' } }),
+    });
+    const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml'], {
+      cwd: unlisted,
+      env,
+    });
     expect(imported.code).toBe(0);
     const text = await readFile(join(unlisted, 'audiences.yaml'), 'utf8');
     expect(text).not.toContain('$schema');
@@ -164,7 +187,10 @@ describe('audiences import', () => {
   it('imports only the names that match --name', async () => {
     await seedVariedAccount();
     const cwd = await workspace({});
-    const imported = await runInProcess(['import', '--ad-account', '1234', '--name', 'seoul-*', '--name', 'channel*', '-o', 'some.yaml'], { cwd, env });
+    const imported = await runInProcess(
+      ['import', '--ad-account', '1234', '--name', 'seoul-*', '--name', 'channel*', '-o', 'some.yaml'],
+      { cwd, env },
+    );
     expect(imported.code).toBe(0);
     const file = parse(await readFile(join(cwd, 'some.yaml'), 'utf8')) as { audiences: Array<{ name: string }> };
     expect(file.audiences.map((audience) => audience.name).sort()).toEqual(['channel friends', 'seoul-women-20s']);
@@ -172,16 +198,27 @@ describe('audiences import', () => {
   });
 
   it('matches --name globs against names as plain text: `.` and `..` segments are characters like any other', async () => {
-    for (const name of ['legacy-x/.', 'legacy-a/./b', 'legacy-../..', 'other']) await live.client.create(definition({ name }));
+    for (const name of ['legacy-x/.', 'legacy-a/./b', 'legacy-../..', 'other'])
+      await live.client.create(definition({ name }));
     const cwd = await workspace({});
-    const imported = await runInProcess(['import', '--ad-account', '1234', '--name', 'legacy-*', '-o', 'some.yaml'], { cwd, env });
+    const imported = await runInProcess(['import', '--ad-account', '1234', '--name', 'legacy-*', '-o', 'some.yaml'], {
+      cwd,
+      env,
+    });
     expect(imported.code).toBe(0);
     const file = parse(await readFile(join(cwd, 'some.yaml'), 'utf8')) as { audiences: Array<{ name: string }> };
-    expect(file.audiences.map((audience) => audience.name).sort()).toEqual(['legacy-../..', 'legacy-a/./b', 'legacy-x/.']);
+    expect(file.audiences.map((audience) => audience.name).sort()).toEqual([
+      'legacy-../..',
+      'legacy-a/./b',
+      'legacy-x/.',
+    ]);
   });
 
   it('refuses a --name glob that another glob dialect reads otherwise, before reading the account', async () => {
-    const refused = await runInProcess(['import', '--ad-account', '1234', '--name', '{seoul,busan}-*'], { cwd: await workspace({}), env });
+    const refused = await runInProcess(['import', '--ad-account', '1234', '--name', '{seoul,busan}-*'], {
+      cwd: await workspace({}),
+      env,
+    });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
       'error[USAGE]: --name "{seoul,busan}-*" is not a name glob: `{` is not glob syntax here (no braces, groups or extglobs)\n' +
@@ -196,7 +233,10 @@ describe('audiences import', () => {
     const state = seedState();
     const odd = 'two\nlines\n  - name: injected';
     const oddId = state.nextAudienceId;
-    state.audiences.push({ ...storedAudience(oddId, odd), ufoInterests: ['GAME'] }, storedAudience(String(Number(oddId) + 1), 'plain'));
+    state.audiences.push(
+      { ...storedAudience(oddId, odd), ufoInterests: ['GAME'] },
+      storedAudience(String(Number(oddId) + 1), 'plain'),
+    );
     state.nextAudienceId = String(Number(oddId) + 2);
     await writeFile(join(dir, 'state.json'), JSON.stringify(state));
     await live.close();
@@ -206,11 +246,17 @@ describe('audiences import', () => {
 
     const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd: dir, env });
     expect(imported.code).toBe(0);
-    expect(imported.stderr).toContain(`warning: ${JSON.stringify(odd)} (id ${oddId}) was not imported: a file cannot hold it (name: ${JSON.stringify(odd)} must be 1 to 255 characters`);
+    expect(imported.stderr).toContain(
+      `warning: ${JSON.stringify(odd)} (id ${oddId}) was not imported: a file cannot hold it (name: ${JSON.stringify(odd)} must be 1 to 255 characters`,
+    );
     const text = await readFile(join(dir, 'imported.yaml'), 'utf8');
     expect(text).toContain(`# Not imported: ${JSON.stringify(odd)} (id ${oddId}): a file cannot hold it`);
-    expect((parse(text) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name)).toEqual(['plain']);
-    expect((await runInProcess(['plan', '-f', 'imported.yaml', '--detailed-exitcode'], { cwd: dir, env })).code).toBe(0);
+    expect((parse(text) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name)).toEqual([
+      'plain',
+    ]);
+    expect((await runInProcess(['plan', '-f', 'imported.yaml', '--detailed-exitcode'], { cwd: dir, env })).code).toBe(
+      0,
+    );
   });
 
   it('leaves out, with a note, an audience whose answer it cannot read, and imports the others', async () => {
@@ -232,19 +278,40 @@ describe('audiences import', () => {
         });
       },
     };
-    const result = await importAccount({ adAccountId: 1234, out: undefined, force: false, names: [] }, unreadable, process.cwd());
+    const result = await importAccount(
+      { adAccountId: 1234, out: undefined, force: false, names: [] },
+      unreadable,
+      process.cwd(),
+    );
     expect(result.imported).toBe(1);
-    expect(result.skipped).toMatchObject([{ audience: { id: odd.id }, reason: expect.stringContaining('its answer cannot be read') }]);
+    expect(result.skipped).toMatchObject([
+      { audience: { id: odd.id }, reason: expect.stringContaining('its answer cannot be read') },
+    ]);
     expect(result.text).toContain(`# Not imported: "odd-answer" (id ${odd.id}): its answer cannot be read`);
-    expect((parse(result.text) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name)).toEqual(['fine']);
+    expect(
+      (parse(result.text) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name),
+    ).toEqual(['fine']);
   });
 
   it("keeps the service's status and date inside their comment, escapes and line breaks written out", async () => {
     const made = await live.client.create(definition({ name: 'kept' }));
     const forged = 'AVAILABLE\u0085  - name: injected\n    type: MESSAGE\u001b]0;owned\u0007';
-    const odd: AudienceClient = { ...live.client, read: async (id) => ({ ...(await live.client.read(id)), audienceStatus: forged, lastModifiedDate: '2026-01-01\r' }) };
-    const result = await importAccount({ adAccountId: 1234, out: undefined, force: false, names: [] }, odd, process.cwd());
-    expect(result.text).toContain('# AVAILABLE\\u0085  - name: injected\\n    type: MESSAGE\\u001b]0;owned\\u0007, population');
+    const odd: AudienceClient = {
+      ...live.client,
+      read: async (id) => ({
+        ...(await live.client.read(id)),
+        audienceStatus: forged,
+        lastModifiedDate: '2026-01-01\r',
+      }),
+    };
+    const result = await importAccount(
+      { adAccountId: 1234, out: undefined, force: false, names: [] },
+      odd,
+      process.cwd(),
+    );
+    expect(result.text).toContain(
+      '# AVAILABLE\\u0085  - name: injected\\n    type: MESSAGE\\u001b]0;owned\\u0007, population',
+    );
     expect(result.text).toContain('last modified 2026-01-01\\r\n');
     // eslint-disable-next-line no-control-regex -- no control character but the line breaks may be left
     expect(result.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
@@ -260,7 +327,10 @@ describe('audiences import', () => {
     expect(refused.stderr).toContain('--force');
     expect(await readFile(join(cwd, 'audiences.yaml'), 'utf8')).toBe('precious: true\n');
 
-    const forced = await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml', '--force'], { cwd, env });
+    const forced = await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml', '--force'], {
+      cwd,
+      env,
+    });
     expect(forced.code).toBe(0);
     expect(await readFile(join(cwd, 'audiences.yaml'), 'utf8')).toContain('name: only');
   });
@@ -274,7 +344,9 @@ describe('audiences import', () => {
     for (const target of ['pipe', 'null']) {
       const refused = await runInProcess(['import', '--ad-account', '1234', '-o', target, '--force'], { cwd, env });
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain(`error[FILE_EXISTS]: ${target} already exists and is not a regular file (a device, a FIFO or a socket)`);
+      expect(refused.stderr).toContain(
+        `error[FILE_EXISTS]: ${target} already exists and is not a regular file (a device, a FIFO or a socket)`,
+      );
     }
     expect((await stat(join(cwd, 'pipe'))).isFIFO()).toBe(true);
     expect((await lstat(join(cwd, 'null'))).isSymbolicLink()).toBe(true);

@@ -79,25 +79,39 @@ beforeAll(async () => {
   gitlab = await standIn((request, url) => {
     if (request.headers['private-token'] !== 'gl-token') return { status: 401, json: { message: '401 Unauthorized' } };
     if (url.pathname === '/api/v4/user') return { json: { id: 5, username: 'project_42_bot' } };
-    if (url.pathname === '/api/v4/projects/42/merge_requests/7/notes' && request.method === 'GET') return { json: notes };
+    if (url.pathname === '/api/v4/projects/42/merge_requests/7/notes' && request.method === 'GET')
+      return { json: notes };
     if (url.pathname === '/api/v4/projects/42/merge_requests/7/notes' && request.method === 'POST') {
-      const note = { id: notes.length + 100, body: (request.body as { body: string }).body, author: { id: 5 }, system: false };
+      const note = {
+        id: notes.length + 100,
+        body: (request.body as { body: string }).body,
+        author: { id: 5 },
+        system: false,
+      };
       notes.push(note);
       return { status: 201, json: note };
     }
-    const note = notes.find((candidate) => url.pathname === `/api/v4/projects/42/merge_requests/7/notes/${candidate.id}`);
+    const note = notes.find(
+      (candidate) => url.pathname === `/api/v4/projects/42/merge_requests/7/notes/${candidate.id}`,
+    );
     if (note && request.method === 'PUT') {
       note.body = (request.body as { body: string }).body;
       return { json: note };
     }
-    const requests = /^\/api\/v4\/projects\/42\/repository\/commits\/([0-9a-f]{40})\/merge_requests$/.exec(url.pathname);
+    const requests = /^\/api\/v4\/projects\/42\/repository\/commits\/([0-9a-f]{40})\/merge_requests$/.exec(
+      url.pathname,
+    );
     if (requests) return { json: commitRequests.get(requests[1]!) ?? [] };
     const pipelines = /^\/api\/v4\/projects\/42\/merge_requests\/(\d+)\/pipelines$/.exec(url.pathname);
-    if (pipelines) return requestPipelines.has(Number(pipelines[1])) ? { json: requestPipelines.get(Number(pipelines[1])) } : undefined;
+    if (pipelines)
+      return requestPipelines.has(Number(pipelines[1]))
+        ? { json: requestPipelines.get(Number(pipelines[1])) }
+        : undefined;
     const jobs = /^\/api\/v4\/projects\/42\/pipelines\/(\d+)\/jobs$/.exec(url.pathname);
     if (jobs) return pipelineJobs.has(Number(jobs[1])) ? { json: pipelineJobs.get(Number(jobs[1])) } : undefined;
     const artifact = /^\/api\/v4\/projects\/42\/jobs\/(\d+)\/artifacts\/(.+)$/.exec(url.pathname);
-    if (artifact && jobArtifacts.get(Number(artifact[1]))?.[decodeURIComponent(artifact[2]!)]) return { status: 302, headers: { location: `${storage.url}/artifacts/${artifact[1]}/${artifact[2]}` } };
+    if (artifact && jobArtifacts.get(Number(artifact[1]))?.[decodeURIComponent(artifact[2]!)])
+      return { status: 302, headers: { location: `${storage.url}/artifacts/${artifact[1]}/${artifact[2]}` } };
     return undefined;
   });
   storage = await standIn((_request, url) => {
@@ -133,8 +147,12 @@ describe('installing the packed tool into a team repository, as the README says'
     await git(dir, 'clone', '--quiet', root, 'audiences');
     const checkout = await run('sh', ['-c', route.inClone[0]!], { cwd: join(dir, 'audiences') });
     expect(checkout.code, `${route.inClone[0]}: ${checkout.stderr}`).toBe(0);
-    // `npm ci` and `npm pack` are this checkout's, built by the test setup (which `npm pack` would run again): the commit under test stands for the ref.
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', join(dir, 'audiences')], { cwd: root, env: { ...process.env, ...npmEnv } });
+    // `npm ci` and `npm pack` are this checkout's, built by the test setup (which `npm pack` would run again): the
+    // commit under test stands for the ref.
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', join(dir, 'audiences')], {
+      cwd: root,
+      env: { ...process.env, ...npmEnv },
+    });
     expect(packed.code, packed.stderr).toBe(0);
     expect(packed.stdout.trim().split('\n').at(-1)).toBe(tarball);
 
@@ -146,15 +164,24 @@ describe('installing the packed tool into a team repository, as the README says'
       const result = await run('sh', ['-c', command], { cwd: team, env: npmEnv, timeoutMs: 120_000 });
       expect(result.code, `${command}: ${result.stderr}`).toBe(0);
     }
-    const manifest = JSON.parse(await readFile(join(team, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    const manifest = JSON.parse(await readFile(join(team, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
     expect(manifest.devDependencies.audiences).toBe(`file:vendor/${tarball}`);
-    expect((await git(team, 'diff', '--cached', '--name-only')).split('\n').sort()).toEqual(['.gitignore', 'package-lock.json', 'package.json', `vendor/${tarball}`]);
+    expect((await git(team, 'diff', '--cached', '--name-only')).split('\n').sort()).toEqual([
+      '.gitignore',
+      'package-lock.json',
+      'package.json',
+      `vendor/${tarball}`,
+    ]);
 
     // The tool's own folder (here the emulator's account) is never committed.
     const emulated = await run('npx', ['audiences', 'plan', '--emulator'], { cwd: team, env: npmEnv });
     expect(emulated.code, emulated.stderr).toBe(0);
     expect((await stat(join(team, '.audiences'))).isDirectory()).toBe(true);
-    const untracked = (await git(team, 'status', '--porcelain', '--untracked-files=all')).split('\n').filter((line) => line.startsWith('??'));
+    const untracked = (await git(team, 'status', '--porcelain', '--untracked-files=all'))
+      .split('\n')
+      .filter((line) => line.startsWith('??'));
     expect(untracked).toEqual(['?? audiences.yaml']);
   }, 180_000);
 });
@@ -221,7 +248,9 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/PASS\s+audiences-plan/);
     const posts = gitlab.requests.filter((request: RecordedRequest) => request.method !== 'GET');
-    expect(posts.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /api/v4/projects/42/merge_requests/7/notes']);
+    expect(posts.map((request) => `${request.method} ${request.path}`)).toEqual([
+      'POST /api/v4/projects/42/merge_requests/7/notes',
+    ]);
     const body = (posts[0]?.body as { body: string }).body;
     expect(body.split('\n')[0]).toBe('<!-- audiences-plan files=audiences.yaml -->');
     expect(body).toContain('seoul-women-20s');
@@ -230,7 +259,11 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     // The job's artifacts as gitlab-ci-local copied them out (through the rsync stand-in): plan.md, the saved plan
     // and its manifest. The pipeline #901 of !7 keeps the saved plan and its manifest.
     const artifacts = join(team, '.gitlab-ci-local', 'artifacts', 'audiences-plan');
-    expect((await readdir(artifacts)).sort()).toEqual(['audiences.plan.json', 'audiences.plan.manifest.json', 'plan.md']);
+    expect((await readdir(artifacts)).sort()).toEqual([
+      'audiences.plan.json',
+      'audiences.plan.manifest.json',
+      'plan.md',
+    ]);
     const saved = {
       'audiences.plan.json': await readFile(join(artifacts, 'audiences.plan.json')),
       'audiences.plan.manifest.json': await readFile(join(artifacts, 'audiences.plan.manifest.json')),
@@ -247,25 +280,33 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     // The next run updates that note; one whose plan wrote nothing says it failed, in the same note.
     const ours = notes.at(-1)!;
     const note = (file: string, code: string) =>
-      run(process.execPath, [join(team, 'node_modules', 'audiences', 'ci', 'gitlab-note.mjs'), file, '--exit-code', code], {
-        cwd: team,
-        env: {
-          PATH: process.env.PATH,
-          CI_API_V4_URL: `${gitlab.url}/api/v4`,
-          CI_PROJECT_ID: '42',
-          CI_MERGE_REQUEST_IID: '7',
-          CI_COMMIT_SHA: 'f'.repeat(40),
-          CI_JOB_URL: 'https://gitlab.example/job/9',
-          AUDIENCES_GITLAB_TOKEN: 'gl-token',
+      run(
+        process.execPath,
+        [join(team, 'node_modules', 'audiences', 'ci', 'gitlab-note.mjs'), file, '--exit-code', code],
+        {
+          cwd: team,
+          env: {
+            PATH: process.env.PATH,
+            CI_API_V4_URL: `${gitlab.url}/api/v4`,
+            CI_PROJECT_ID: '42',
+            CI_MERGE_REQUEST_IID: '7',
+            CI_COMMIT_SHA: 'f'.repeat(40),
+            CI_JOB_URL: 'https://gitlab.example/job/9',
+            AUDIENCES_GITLAB_TOKEN: 'gl-token',
+          },
         },
-      });
+      );
     gitlab.requests.length = 0;
     await writeFile(join(team, 'next.md'), `${await readFile(join(team, 'plan.md'), 'utf8')}\nthe next push\n`);
     expect((await note('next.md', '2')).code).toBe(0);
     expect(ours.body).toContain('the next push');
     await writeFile(join(team, 'empty.md'), '');
     expect((await note('empty.md', '1')).code).toBe(0);
-    expect(gitlab.requests.filter((request) => request.method !== 'GET').map((request) => `${request.method} ${request.path}`)).toEqual([
+    expect(
+      gitlab.requests
+        .filter((request) => request.method !== 'GET')
+        .map((request) => `${request.method} ${request.path}`),
+    ).toEqual([
       `PUT /api/v4/projects/42/merge_requests/7/notes/${ours.id}`,
       `PUT /api/v4/projects/42/merge_requests/7/notes/${ours.id}`,
     ]);
@@ -290,8 +331,12 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
         ...variables,
       },
     });
-  const live = async () => ((await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> }).audiences.map((audience) => audience.name);
-  const wayOut = 'To plan again and apply what main holds, run a pipeline for main by hand (Build > Pipelines > Run pipeline) with the variable AUDIENCES_APPLY_MODE=replan.';
+  const live = async () =>
+    (
+      (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> }
+    ).audiences.map((audience) => audience.name);
+  const wayOut =
+    'To plan again and apply what main holds, run a pipeline for main by hand (Build > Pipelines > Run pipeline) with the variable AUDIENCES_APPLY_MODE=replan.';
   let merge: string;
 
   it("refuses, changing nothing, a merge whose reviewed plan is not the merge request's own, and says how to plan again", async () => {
@@ -306,27 +351,71 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     };
 
     // GitLab knows no merge request merged by the commit.
-    await refused({}, `Commit ${merge.slice(0, 12)} is not the merge of a merge request into main, so there is no reviewed plan to apply.`);
+    await refused(
+      {},
+      `Commit ${merge.slice(0, 12)} is not the merge of a merge request into main, so there is no reviewed plan to apply.`,
+    );
 
     commitRequests.set(merge, [
-      { iid: 8, project_id: 42, target_project_id: 42, state: 'opened', target_branch: 'main', sha: merge, merge_commit_sha: null, squash_commit_sha: null },
-      { iid: 7, project_id: 42, target_project_id: 42, state: 'merged', target_branch: 'main', sha: head, merge_commit_sha: merge, squash_commit_sha: null },
+      {
+        iid: 8,
+        project_id: 42,
+        target_project_id: 42,
+        state: 'opened',
+        target_branch: 'main',
+        sha: merge,
+        merge_commit_sha: null,
+        squash_commit_sha: null,
+      },
+      {
+        iid: 7,
+        project_id: 42,
+        target_project_id: 42,
+        state: 'merged',
+        target_branch: 'main',
+        sha: head,
+        merge_commit_sha: merge,
+        squash_commit_sha: null,
+      },
     ]);
-    const mergeRequestPipeline = (id: number, sha: string, status = 'success'): Pipeline => ({ id, project_id: 42, sha, ref: 'refs/merge-requests/7/head', status, source: 'merge_request_event' });
-    // Its newest merge-request pipeline ran at an earlier commit; a newer branch pipeline of its last commit never runs the plan job.
-    requestPipelines.set(7, [{ id: 905, project_id: 42, sha: head, ref: 'add-audiences', status: 'success', source: 'push' }, mergeRequestPipeline(900, 'c'.repeat(40))]);
-    await refused({}, `The newest pipeline of !7, #900, ran at commit cccccccccccc, not at ${head.slice(0, 12)}, its last commit: no plan of the commit merged was made.`);
+    const mergeRequestPipeline = (id: number, sha: string, status = 'success'): Pipeline => ({
+      id,
+      project_id: 42,
+      sha,
+      ref: 'refs/merge-requests/7/head',
+      status,
+      source: 'merge_request_event',
+    });
+    // Its newest merge-request pipeline ran at an earlier commit; a newer branch pipeline of its last commit never runs
+    // the plan job.
+    requestPipelines.set(7, [
+      { id: 905, project_id: 42, sha: head, ref: 'add-audiences', status: 'success', source: 'push' },
+      mergeRequestPipeline(900, 'c'.repeat(40)),
+    ]);
+    await refused(
+      {},
+      `The newest pipeline of !7, #900, ran at commit cccccccccccc, not at ${head.slice(0, 12)}, its last commit: no plan of the commit merged was made.`,
+    );
 
     // Its last commit was planned (#901), then planned again, and that plan failed (#902): the note shows the failure.
     requestPipelines.get(7)!.push(mergeRequestPipeline(901, head), mergeRequestPipeline(902, head, 'failed'));
     pipelineJobs.set(901, [{ id: 9011, name: 'audiences-plan', status: 'success' }]);
     pipelineJobs.set(902, [{ id: 9021, name: 'audiences-plan', status: 'failed' }]);
-    await refused({}, 'The job audiences-plan (#9021) of pipeline #902, the newest of !7, is "failed", not "success": no plan of it was reviewed (the note says what happened).');
+    await refused(
+      {},
+      'The job audiences-plan (#9021) of pipeline #902, the newest of !7, is "failed", not "success": no plan of it was reviewed (the note says what happened).',
+    );
     // A merged-results pipeline (its commit the merge GitLab made) whose manifest says it planned an earlier commit.
-    const earlier = { ...JSON.parse(jobArtifacts.get(9011)!['audiences.plan.manifest.json']!.toString()), headSha: 'c'.repeat(40) };
+    const earlier = {
+      ...JSON.parse(jobArtifacts.get(9011)!['audiences.plan.manifest.json']!.toString()),
+      headSha: 'c'.repeat(40),
+    };
     requestPipelines.get(7)!.push({ ...mergeRequestPipeline(903, 'd'.repeat(40)), ref: 'refs/merge-requests/7/merge' });
     pipelineJobs.set(903, [{ id: 9031, name: 'audiences-plan', status: 'success' }]);
-    jobArtifacts.set(9031, { ...jobArtifacts.get(9011), 'audiences.plan.manifest.json': Buffer.from(JSON.stringify(earlier)) });
+    jobArtifacts.set(9031, {
+      ...jobArtifacts.get(9011),
+      'audiences.plan.manifest.json': Buffer.from(JSON.stringify(earlier)),
+    });
     await refused(
       {},
       `The saved plan of !7 (job #9031) is not applied: its audiences.plan.manifest.json says it was made for merge request 7 at commit cccccccccccc, not for !7 at its last commit ${head.slice(0, 12)}.`,
@@ -355,13 +444,22 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
   it("applies the merge request's reviewed plan on the default branch and pushes the generated images and lock back", async () => {
     gitlab.requests.length = 0;
     const result = await gcl(
-      { CI_PIPELINE_SOURCE: 'push', CI_API_V4_URL: `${gitlab.url}/api/v4`, CI_PROJECT_ID: '42', AUDIENCES_GITLAB_TOKEN: 'gl-token', AUDIENCES_PUSH_URL: origin, ...serviceEnv },
+      {
+        CI_PIPELINE_SOURCE: 'push',
+        CI_API_V4_URL: `${gitlab.url}/api/v4`,
+        CI_PROJECT_ID: '42',
+        AUDIENCES_GITLAB_TOKEN: 'gl-token',
+        AUDIENCES_PUSH_URL: origin,
+        ...serviceEnv,
+      },
       'audiences-apply',
     );
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/PASS\s+audiences-apply/);
     const head = await git(team, 'rev-parse', 'add-audiences');
-    expect(result.stdout).toContain(`Applying the plan reviewed in !7 (its last commit ${head}, pipeline #901, job #9011).`);
+    expect(result.stdout).toContain(
+      `Applying the plan reviewed in !7 (its last commit ${head}, pipeline #901, job #9011).`,
+    );
     expect(gitlab.requests.map((request) => request.path)).toEqual(
       expect.arrayContaining([
         `/api/v4/projects/42/repository/commits/${merge}/merge_requests?per_page=100`,
@@ -369,9 +467,18 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
         '/api/v4/projects/42/jobs/9011/artifacts/audiences.plan.manifest.json',
       ]),
     );
-    expect(await live()).toEqual(expect.arrayContaining(['seoul-women-20s', 'gangnam-shoppers', 'vip-retargeting', 'channel-vip-friends']));
+    expect(await live()).toEqual(
+      expect.arrayContaining(['seoul-women-20s', 'gangnam-shoppers', 'vip-retargeting', 'channel-vip-friends']),
+    );
     const pushed = await git(origin, 'show', '--name-only', '--format=%s', 'main');
-    expect(pushed.split('\n')).toEqual(expect.arrayContaining(['audiences: generated images and images.lock.json', 'images.lock.json', 'assets/spring-banner.webp', 'assets/spring-square.png']));
+    expect(pushed.split('\n')).toEqual(
+      expect.arrayContaining([
+        'audiences: generated images and images.lock.json',
+        'images.lock.json',
+        'assets/spring-banner.webp',
+        'assets/spring-square.png',
+      ]),
+    );
     expect(result.stdout).not.toContain(serviceEnv.IMAGEGEN_API_KEY);
     expect(result.stdout).not.toContain('gl-token');
   }, 120_000);
@@ -381,12 +488,20 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     const stale = await apply({ CI_COMMIT_SHA: merge });
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('PLAN_STALE');
-    expect(stale.stderr).toContain(`error: The account changed since the plan was reviewed, so the saved plan was refused as stale and nothing was applied.\n${wayOut}`);
+    expect(stale.stderr).toContain(
+      `error: The account changed since the plan was reviewed, so the saved plan was refused as stale and nothing was applied.\n${wayOut}`,
+    );
 
     // A push of main that merged no merge request: refused, then run by hand to plan again.
     const file = join(team, 'audiences.yaml');
     const text = await readFile(file, 'utf8');
-    await writeFile(file, text.replace('- name: seoul-women-20s', '- name: busan-runners\n    type: DISPLAY\n    locations: [B]\n\n  - name: seoul-women-20s'));
+    await writeFile(
+      file,
+      text.replace(
+        '- name: seoul-women-20s',
+        '- name: busan-runners\n    type: DISPLAY\n    locations: [B]\n\n  - name: seoul-women-20s',
+      ),
+    );
     await git(team, 'commit', '--quiet', '-am', 'A direct push');
     const direct = await git(team, 'rev-parse', 'HEAD');
     expect((await apply({ CI_COMMIT_SHA: direct })).code).toBe(1);
@@ -407,7 +522,9 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     const file = join(team, 'audiences.yaml');
     const kept = ['seoul-women-20s', 'vip-retargeting'];
     const [top = '', audiences = ''] = (await readFile(file, 'utf8')).split(/^audiences:\n/m);
-    const entries = audiences.split(/(?=^ {2}- name: )/m).filter((entry) => kept.some((name) => entry.startsWith(`  - name: ${name}\n`)));
+    const entries = audiences
+      .split(/(?=^ {2}- name: )/m)
+      .filter((entry) => kept.some((name) => entry.startsWith(`  - name: ${name}\n`)));
     // The guard applies to this small account too (minimum 0; the default is 10 audiences), and
     // the same change loosens its share to 100%: the base's 30% holds.
     const withGuard = (guard: string) => `${top}massDelete: ${guard}\naudiences:\n${entries.join('')}`;
@@ -418,10 +535,16 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
 
     const refused = await plan('');
     expect(refused.code).not.toBe(0);
-    expect(note()).toContain('error\\[MASS\\_DELETE\\]: the plan deletes 3 of the 4 managed audiences (75%), more than the 30% allowed');
-    expect(note()).toContain('warning\\[MASS\\_DELETE\\_LOOSENED\\]: the file loosens the mass-delete guard (massDelete percent 100, minimum 0');
+    expect(note()).toContain(
+      'error\\[MASS\\_DELETE\\]: the plan deletes 3 of the 4 managed audiences (75%), more than the 30% allowed',
+    );
+    expect(note()).toContain(
+      'warning\\[MASS\\_DELETE\\_LOOSENED\\]: the file loosens the mass-delete guard (massDelete percent 100, minimum 0',
+    );
     const [own = '', outsideTool = ''] = note().split('#### Changed outside the tool\n');
-    expect(outsideTool).toMatch(/^\nThe files at [0-9a-f]{40} would make this change too: it undoes a change made outside the tool/);
+    expect(outsideTool).toMatch(
+      /^\nThe files at [0-9a-f]{40} would make this change too: it undoes a change made outside the tool/,
+    );
     expect(outsideTool).toContain('| `+` | create audience "vip-retargeting" |');
     expect(own).toContain('| `-` | delete audience "gangnam-shoppers"');
 
@@ -437,7 +560,11 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     const guarded = await apply({ CI_COMMIT_SHA: head, AUDIENCES_APPLY_MODE: 'replan' });
     expect(guarded.code).toBe(1);
     expect(guarded.stdout + guarded.stderr).toContain('MASS_DELETE');
-    const allowed = await apply({ CI_COMMIT_SHA: head, AUDIENCES_APPLY_MODE: 'replan', AUDIENCES_ALLOW_MASS_DELETE: 'true' });
+    const allowed = await apply({
+      CI_COMMIT_SHA: head,
+      AUDIENCES_APPLY_MODE: 'replan',
+      AUDIENCES_ALLOW_MASS_DELETE: 'true',
+    });
     expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
     expect((await live()).sort()).toEqual(kept);
   }, 120_000);

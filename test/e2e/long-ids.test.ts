@@ -73,10 +73,14 @@ describe('ids past 2^53', () => {
   });
 
   it('are refused unquoted in the file, naming the line and how to write them', async () => {
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: a\n    id: ${id(100001)}\n    type: DISPLAY\n` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: a\n    id: ${id(100001)}\n    type: DISPLAY\n`,
+    });
     const result = await runInProcess(['validate'], { cwd, env });
     expect(result.code).toBe(1);
-    expect(result.stdout + result.stderr).toContain('audiences.yaml:4:9: audiences[0].id: is a number past 9007199254740991, which cannot be read exactly');
+    expect(result.stdout + result.stderr).toContain(
+      'audiences.yaml:4:9: audiences[0].id: is a number past 9007199254740991, which cannot be read exactly',
+    );
     expect(result.stdout + result.stderr).toContain('write the id in quotes, e.g. "9007199254740993"');
   });
 });

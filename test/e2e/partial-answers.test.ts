@@ -36,9 +36,14 @@ async function make(...names: string[]): Promise<Record<string, string>> {
 }
 
 /** A file declaring these audiences (DISPLAY, everyone), with `adGroups` where given. */
-function file(audiences: Array<string | { name: string; adGroups: number[] }>, options: { prune?: boolean } = {}): string {
+function file(
+  audiences: Array<string | { name: string; adGroups: number[] }>,
+  options: { prune?: boolean } = {},
+): string {
   const entries = audiences.map((entry) =>
-    typeof entry === 'string' ? `  - name: ${entry}\n    type: DISPLAY\n` : `  - name: ${entry.name}\n    type: DISPLAY\n    adGroups: [${entry.adGroups.join(', ')}]\n`,
+    typeof entry === 'string'
+      ? `  - name: ${entry}\n    type: DISPLAY\n`
+      : `  - name: ${entry.name}\n    type: DISPLAY\n    adGroups: [${entry.adGroups.join(', ')}]\n`,
   );
   return `adAccountId: 1234\nprune: ${options.prune === true}\naudiences:\n${entries.join('')}`;
 }
@@ -63,7 +68,11 @@ describe('a list that is not whole is never planned as the account', () => {
     await make('kept');
     const cwd = await workspace({ 'audiences.yaml': file(['kept', 'new']) });
     await setFaults(emulator, { audienceListShape: 'null-content' });
-    for (const args of [['plan'], ['apply', '--auto-approve'], ['import', '--ad-account', '1234', '-o', 'imported.yaml']]) {
+    for (const args of [
+      ['plan'],
+      ['apply', '--auto-approve'],
+      ['import', '--ad-account', '1234', '-o', 'imported.yaml'],
+    ]) {
       const run = await runInProcess(args, { cwd, env });
       expect(run.code, args.join(' ')).toBe(1);
       expect(run.stderr).toContain(
@@ -81,7 +90,9 @@ describe('a list that is not whole is never planned as the account', () => {
     await setFaults(emulator, { audienceListShape: 'missing-content' });
     const planned = await runInProcess(['plan', '--format', 'json'], { cwd, env });
     expect(planned.code).toBe(1);
-    expect(JSON.parse(planned.stdout)).toMatchObject({ error: { code: 'LIST_INCOMPLETE', summary: expect.stringContaining('its answer has no content') } });
+    expect(JSON.parse(planned.stdout)).toMatchObject({
+      error: { code: 'LIST_INCOMPLETE', summary: expect.stringContaining('its answer has no content') },
+    });
   });
 
   it('a paged list is followed to its last page: no duplicates, the prune finds the audience on the last page, import writes them all', async () => {
@@ -94,7 +105,14 @@ describe('a list that is not whole is never planned as the account', () => {
 
     const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd, env });
     expect(imported.stderr).toBe('Imported 6 audiences of ad account 1234 into imported.yaml.\n');
-    expect((await readFile(join(cwd, 'imported.yaml'), 'utf8')).match(/^ {2}- name: .*$/gm)).toEqual(['  - name: a', '  - name: b', '  - name: c', '  - name: d', '  - name: e', '  - name: stale']);
+    expect((await readFile(join(cwd, 'imported.yaml'), 'utf8')).match(/^ {2}- name: .*$/gm)).toEqual([
+      '  - name: a',
+      '  - name: b',
+      '  - name: c',
+      '  - name: d',
+      '  - name: e',
+      '  - name: stale',
+    ]);
 
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
     expect(await storedNames()).toEqual(['a', 'b', 'c', 'd', 'e']);
@@ -107,14 +125,16 @@ describe('a list that is not whole is never planned as the account', () => {
     const { a } = await make('a', 'b', 'c', 'd', 'e', 'stale');
     for (const adGroupId of [101, 102, 105]) await linkAdGroup(emulator, a as string, adGroupId);
     await setFaults(emulator, { audienceListShape: 'paged-model', adGroupListShape: 'paged-model', pageSize: 2 });
-    const cwd = await workspace({ 'audiences.yaml': file([{ name: 'a', adGroups: [101] }, 'b', 'c', 'd', 'e'], { prune: true }) });
+    const cwd = await workspace({
+      'audiences.yaml': file([{ name: 'a', adGroups: [101] }, 'b', 'c', 'd', 'e'], { prune: true }),
+    });
     const planned = await runInProcess(['plan', '--format', 'json'], { cwd, env });
     expect(planned.code, planned.stderr).toBe(0);
-    expect(planOf(planned.stdout).changes.map((change) => `${change.action} ${change.name}${change.action === 'unlink' ? ` ${change.adGroupId}` : ''}`)).toEqual([
-      'unlink a 102',
-      'unlink a 105',
-      'delete stale',
-    ]);
+    expect(
+      planOf(planned.stdout).changes.map(
+        (change) => `${change.action} ${change.name}${change.action === 'unlink' ? ` ${change.adGroupId}` : ''}`,
+      ),
+    ).toEqual(['unlink a 102', 'unlink a 105', 'delete stale']);
     const imported = await runInProcess(['import', '--ad-account', '1234'], { cwd, env });
     expect(imported.stdout.match(/^ {2}- name: .*$/gm)).toHaveLength(6);
   });
@@ -125,18 +145,26 @@ describe('a list that is not whole is never planned as the account', () => {
     await setFaults(emulator, { adGroupListShape: 'paged', pageSize: 2 });
     const cwd = await workspace({ 'audiences.yaml': file([{ name: 'a', adGroups: [101] }]) });
     const planned = await runInProcess(['plan', '--format', 'json'], { cwd, env });
-    expect(planOf(planned.stdout).changes.map((change) => (change.action === 'unlink' ? change.adGroupId : change.action))).toEqual(['102', '105']);
+    expect(
+      planOf(planned.stdout).changes.map((change) => (change.action === 'unlink' ? change.adGroupId : change.action)),
+    ).toEqual(['102', '105']);
   });
 
   it('one page of several that does not say how to ask for the next: plan, apply and import stop, naming what the page said', async () => {
     await make('a', 'b', 'c');
     await setFaults(emulator, { audienceListShape: 'paged-unfollowable', pageSize: 2 });
     const cwd = await workspace({ 'audiences.yaml': file(['a', 'b', 'c', 'd'], { prune: true }) });
-    for (const args of [['plan'], ['apply', '--auto-approve'], ['import', '--ad-account', '1234', '-o', 'imported.yaml']]) {
+    for (const args of [
+      ['plan'],
+      ['apply', '--auto-approve'],
+      ['import', '--ad-account', '1234', '-o', 'imported.yaml'],
+    ]) {
       const run = await runInProcess(args, { cwd, env });
       expect(run.code, args.join(' ')).toBe(1);
       expect(run.stderr).toContain('error[LIST_INCOMPLETE]');
-      expect(run.stderr).toContain('its answer is one page of several (2 pages, 3 in all, not the last) and does not say how to ask for the others');
+      expect(run.stderr).toContain(
+        'its answer is one page of several (2 pages, 3 in all, not the last) and does not say how to ask for the others',
+      );
     }
     expect(await storedNames()).toEqual(['a', 'b', 'c']);
     expect(await exists(join(cwd, 'imported.yaml'))).toBe(false);
@@ -149,7 +177,9 @@ describe('a list that is not whole is never planned as the account', () => {
     for (const args of [['import', '--ad-account', '1234'], ['plan']]) {
       const run = await runInProcess(args, { cwd, env });
       expect(run.code, args.join(' ')).toBe(1);
-      expect(run.stderr).toContain(`error[LIST_DUPLICATE_IDS]: the audience API listed audience ${first} more than once in one answer (GET /openapi/v4/targetings/audiences)`);
+      expect(run.stderr).toContain(
+        `error[LIST_DUPLICATE_IDS]: the audience API listed audience ${first} more than once in one answer (GET /openapi/v4/targetings/audiences)`,
+      );
     }
   });
 
@@ -160,11 +190,15 @@ describe('a list that is not whole is never planned as the account', () => {
     await setFaults(emulator, { adGroupListShape: 'null-content' });
     const nulled = await runInProcess(['plan'], { cwd, env });
     expect(nulled.code).toBe(1);
-    expect(nulled.stderr).toContain(`error[LIST_INCOMPLETE]: the audience API did not answer the whole list of ad groups of audience ${a} (GET /openapi/v4/targetings/${a}/adGroups)`);
+    expect(nulled.stderr).toContain(
+      `error[LIST_INCOMPLETE]: the audience API did not answer the whole list of ad groups of audience ${a} (GET /openapi/v4/targetings/${a}/adGroups)`,
+    );
     await setFaults(emulator, { adGroupListShape: 'duplicate-ids' });
     const twice = await runInProcess(['plan'], { cwd, env });
     expect(twice.code).toBe(1);
-    expect(twice.stderr).toContain('error[LIST_DUPLICATE_IDS]: the audience API listed ad group 101 more than once in one answer');
+    expect(twice.stderr).toContain(
+      'error[LIST_DUPLICATE_IDS]: the audience API listed ad group 101 more than once in one answer',
+    );
   });
 });
 
@@ -195,7 +229,9 @@ describe('an audience deleted between the list and its read is gone, not a failu
     const again = await make('declared', 'pruned');
     await setFaults(emulator, { vanishOnRead: [again['declared'], again['pruned']] });
     const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
-    expect(applied.stdout).toContain(`warning[AUDIENCE_GONE]: audience "declared" (id ${again['declared']}) was deleted while the plan read the account`);
+    expect(applied.stdout).toContain(
+      `warning[AUDIENCE_GONE]: audience "declared" (id ${again['declared']}) was deleted while the plan read the account`,
+    );
     expect(applied.code).toBe(0);
     const stored = await storedAudiences(emulator);
     expect(stored.map((audience) => audience.name).sort()).toEqual(['declared', 'kept']);
@@ -219,11 +255,19 @@ describe('an audience deleted between the list and its read is gone, not a failu
     const { unreadable } = await make('unreadable', 'stays');
     // A proxy answers the service's 404 to its read only: the account still lists it.
     const proxy = await startProxy(emulator.url, (request) =>
-      request === `GET /openapi/v4/targetings/${unreadable}` ? { status: 404, body: { code: -404, msg: 'Not Found', extras: { detailCode: 3001, detailMsg: 'audience not found' } } } : 'pass',
+      request === `GET /openapi/v4/targetings/${unreadable}`
+        ? {
+            status: 404,
+            body: { code: -404, msg: 'Not Found', extras: { detailCode: 3001, detailMsg: 'audience not found' } },
+          }
+        : 'pass',
     );
     try {
       const cwd = await workspace({});
-      const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd, env: { ...env, ADS_API_URL: proxy.url } });
+      const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], {
+        cwd,
+        env: { ...env, ADS_API_URL: proxy.url },
+      });
       expect(imported.code, imported.stderr).toBe(0);
       const reason = 'it cannot be read: the service answered 404 (not found) for it, yet the account still lists it';
       expect(imported.stderr).toContain(`warning: "unreadable" (id ${unreadable}) was not imported: ${reason}`);
@@ -232,7 +276,9 @@ describe('an audience deleted between the list and its read is gone, not a failu
       expect(text).toContain(`# Not imported: "unreadable" (id ${unreadable}): ${reason}.`);
       expect(text.match(/^ {2}- name: .*$/gm)).toEqual(['  - name: stays']);
       // The second list that tells it apart.
-      expect(proxy.seen.filter((request) => request.startsWith('GET /openapi/v4/targetings/audiences'))).toHaveLength(2);
+      expect(proxy.seen.filter((request) => request.startsWith('GET /openapi/v4/targetings/audiences'))).toHaveLength(
+        2,
+      );
     } finally {
       await proxy.close();
     }
@@ -241,7 +287,9 @@ describe('an audience deleted between the list and its read is gone, not a failu
 
   it('a saved plan whose audience is deleted while the plan is checked is stale, and nothing is changed', async () => {
     const { a } = await make('a');
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n    genders: [F]\n` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n    genders: [F]\n`,
+    });
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
     await setFaults(emulator, { vanishOnRead: [a] });
     const applied = await runInProcess(['apply', 'plan.json'], { cwd, env });
@@ -277,7 +325,12 @@ describe('an unlink whose link is already gone', () => {
         'm',
       ),
     );
-    expect(applied.stderr).toMatch(new RegExp(`^FAILED {2}unlink ad group 105 from audience "b" \\(id ${b}\\): the audience API answered 404 .*audience ${b} not found`, 'm'));
+    expect(applied.stderr).toMatch(
+      new RegExp(
+        `^FAILED {2}unlink ad group 105 from audience "b" \\(id ${b}\\): the audience API answered 404 .*audience ${b} not found`,
+        'm',
+      ),
+    );
     expect(applied.stdout).toContain('Apply incomplete for ad account 1234: 1 done, 1 failed, 0 skipped.');
     expect(applied.code).toBe(1);
   });

@@ -24,9 +24,18 @@ type Workflow = {
   on: Record<string, { paths?: string[]; branches?: string[] } | null>;
   permissions: Record<string, string>;
   concurrency?: { group: string; 'cancel-in-progress': boolean };
-  jobs: Record<string, { env?: Record<string, string>; steps: Array<{ uses?: string; with?: Record<string, string> }> }>;
+  jobs: Record<
+    string,
+    { env?: Record<string, string>; steps: Array<{ uses?: string; with?: Record<string, string> }> }
+  >;
 };
-const workflows = Object.fromEntries(await Promise.all(workflowNames.map(async (name) => [name, parse(await read(`examples/github-actions/${name}`)) as Workflow] as const)));
+const workflows = Object.fromEntries(
+  await Promise.all(
+    workflowNames.map(
+      async (name) => [name, parse(await read(`examples/github-actions/${name}`)) as Workflow] as const,
+    ),
+  ),
+);
 const action = parse(await read('action.yml')) as {
   inputs: Record<string, { default?: string }>;
   outputs: Record<string, { value: string }>;
@@ -37,12 +46,25 @@ const scriptText = await read('ci/github-action.mjs');
 const gitlabText = await read('examples/gitlab-ci.yml');
 
 /** The service variables a file with audiences, a business and images needs, plan to apply. */
-const SERVICE_VARIABLES = ['ADS_API_URL', 'ADS_ACCESS_TOKEN', 'ADS_COMPANY_URL', 'ADS_COMPANY_PATH', 'IMAGEGEN_API_URL', 'IMAGEGEN_API_KEY', 'IMAGEGEN_MODEL_FAMILY', 'IMAGEGEN_AUTH_SCHEME'];
+const SERVICE_VARIABLES = [
+  'ADS_API_URL',
+  'ADS_ACCESS_TOKEN',
+  'ADS_COMPANY_URL',
+  'ADS_COMPANY_PATH',
+  'IMAGEGEN_API_URL',
+  'IMAGEGEN_API_KEY',
+  'IMAGEGEN_MODEL_FAMILY',
+  'IMAGEGEN_AUTH_SCHEME',
+];
 
 /** Every file `audiences plan` reads for the repository's sample: the file, the lock, the images and their inputs. */
 async function filesTheToolReads(): Promise<string[]> {
   const sample = parse(await read('audiences.yaml')) as { images: Array<Record<string, unknown>> };
-  const inputs = sample.images.flatMap((image) => ['image', 'mask', 'reference_image'].map((field) => image[field]).filter((value): value is string => typeof value === 'string'));
+  const inputs = sample.images.flatMap((image) =>
+    ['image', 'mask', 'reference_image']
+      .map((field) => image[field])
+      .filter((value): value is string => typeof value === 'string'),
+  );
   return ['audiences.yaml', 'images.lock.json', ...sample.images.map((image) => String(image.output)), ...inputs];
 }
 
@@ -59,9 +81,12 @@ describe('the GitHub Action and workflows', () => {
     for (const [, name] of actionText.matchAll(/inputs\.([a-z-]+)/g)) expect(inputs, `inputs.${name}`).toContain(name);
     const mapped = Object.keys(action.runs.steps.find((step) => step.env?.INPUT_COMMAND)?.env ?? {});
     for (const [, name] of scriptText.matchAll(/env\.(INPUT_[A-Z_]+)/g)) expect(mapped, name).toContain(name);
-    for (const [, name] of actionText.matchAll(/steps\.run\.outputs\.([a-z-]+)/g)) expect(scriptText, `output ${name}`).toContain(`output('${name}'`);
+    for (const [, name] of actionText.matchAll(/steps\.run\.outputs\.([a-z-]+)/g))
+      expect(scriptText, `output ${name}`).toContain(`output('${name}'`);
     for (const [name, workflow] of Object.entries(workflows)) {
-      const uses = Object.values(workflow.jobs).flatMap((job) => job.steps.filter((step) => step.uses?.startsWith('your-org/audiences@')));
+      const uses = Object.values(workflow.jobs).flatMap((job) =>
+        job.steps.filter((step) => step.uses?.startsWith('your-org/audiences@')),
+      );
       expect(uses, name).toHaveLength(1);
       for (const key of Object.keys(uses[0]?.with ?? {})) expect(inputs, `${name}: with.${key}`).toContain(key);
       expect(['plan', 'apply', 'drift']).toContain(uses[0]?.with?.command);
@@ -70,14 +95,23 @@ describe('the GitHub Action and workflows', () => {
 
   it('give every job every service variable the file needs, and the permissions it uses', () => {
     for (const [name, workflow] of Object.entries(workflows)) {
-      for (const job of Object.values(workflow.jobs)) expect(Object.keys(job.env ?? {}).sort(), name).toEqual([...SERVICE_VARIABLES].sort());
+      for (const job of Object.values(workflow.jobs))
+        expect(Object.keys(job.env ?? {}).sort(), name).toEqual([...SERVICE_VARIABLES].sort());
     }
     expect(workflows['audiences-plan.yml']?.permissions).toMatchObject({ 'pull-requests': 'write' });
-    expect(workflows['audiences-apply.yml']?.permissions).toMatchObject({ contents: 'write', actions: 'read', 'pull-requests': 'read' });
+    expect(workflows['audiences-apply.yml']?.permissions).toMatchObject({
+      contents: 'write',
+      actions: 'read',
+      'pull-requests': 'read',
+    });
     expect(workflows['audiences-drift.yml']?.permissions).toMatchObject({ issues: 'write' });
-    expect(workflows['audiences-apply.yml']?.concurrency).toMatchObject({ group: 'audiences-apply', 'cancel-in-progress': false });
+    expect(workflows['audiences-apply.yml']?.concurrency).toMatchObject({
+      group: 'audiences-apply',
+      'cancel-in-progress': false,
+    });
     expect(Object.keys(workflows['audiences-drift.yml']?.on ?? {})).toContain('schedule');
-    for (const variable of [...SERVICE_VARIABLES, 'AUDIENCES_GITLAB_TOKEN', 'AUDIENCES_PUSH_TOKEN']) expect(gitlabText, variable).toContain(variable);
+    for (const variable of [...SERVICE_VARIABLES, 'AUDIENCES_GITLAB_TOKEN', 'AUDIENCES_PUSH_TOKEN'])
+      expect(gitlabText, variable).toContain(variable);
   });
 
   it('trigger on every file the tool reads', async () => {
@@ -116,12 +150,17 @@ describe('the GitLab CI example', () => {
           '--no-evaluate-rule-changes',
           '--ignore-predefined-vars',
           'CI_PIPELINE_SOURCE',
-          ...Object.entries({ CI_PIPELINE_SOURCE: source, ...variables }).flatMap(([name, value]) => ['--variable', `${name}=${value}`]),
+          ...Object.entries({ CI_PIPELINE_SOURCE: source, ...variables }).flatMap(([name, value]) => [
+            '--variable',
+            `${name}=${value}`,
+          ]),
         ],
         { cwd: repo },
       );
       expect(result.code, result.stderr).toBe(0);
-      return (JSON.parse(result.stdout) as Array<{ name: string; when: string }>).filter((job) => job.when !== 'never').map((job) => job.name);
+      return (JSON.parse(result.stdout) as Array<{ name: string; when: string }>)
+        .filter((job) => job.when !== 'never')
+        .map((job) => job.name);
     };
     const [mergeRequest, schedule, byHand, byHandReplan] = await Promise.all([
       jobs('merge_request_event', true),
@@ -140,7 +179,9 @@ describe('the GitLab CI example', () => {
   });
 
   it("calls only the scripts of ci/ the package holds, and keeps the plan job's manifest for the apply", async () => {
-    const scripts = [...gitlabText.matchAll(/node node_modules\/audiences\/(ci\/[\w-]+\.mjs)/g)].map((match) => match[1]!);
+    const scripts = [...gitlabText.matchAll(/node node_modules\/audiences\/(ci\/[\w-]+\.mjs)/g)].map(
+      (match) => match[1]!,
+    );
     expect(new Set(scripts)).toEqual(new Set(['ci/commit-back.mjs', 'ci/gitlab-note.mjs', 'ci/gitlab-apply.mjs']));
     const packed = (JSON.parse(await read('package.json')) as { files: string[] }).files;
     for (const script of scripts) {
@@ -155,7 +196,9 @@ describe('the GitLab CI example', () => {
   });
 
   it('uses only commands and options the tool has', async () => {
-    const commands = [...gitlabText.matchAll(/npx audiences ([^\n|>&]+)/g)].map((match) => (match[1] ?? '').trim().split(/\s+/));
+    const commands = [...gitlabText.matchAll(/npx audiences ([^\n|>&]+)/g)].map((match) =>
+      (match[1] ?? '').trim().split(/\s+/),
+    );
     expect(commands.length).toBeGreaterThanOrEqual(2);
     const cwd = await workspace({});
     for (const args of commands) {
@@ -170,7 +213,12 @@ describe('the GitLab CI example', () => {
 describe('the refs the README and the examples name', () => {
   it('each exists in a clone of this repository: `git checkout` takes it', async () => {
     const readme = await read('README.md');
-    const texts = [readme, actionText, gitlabText, ...(await Promise.all(workflowNames.map((name) => read(`examples/github-actions/${name}`))))];
+    const texts = [
+      readme,
+      actionText,
+      gitlabText,
+      ...(await Promise.all(workflowNames.map((name) => read(`examples/github-actions/${name}`)))),
+    ];
     const refs = new Set([
       ...texts.flatMap((text) => [...text.matchAll(/your-org\/audiences@([^\s`'"),]+)/g)].map((match) => match[1]!)),
       ...[...readme.matchAll(/^git checkout (\S+)/gm)].map((match) => match[1]!),

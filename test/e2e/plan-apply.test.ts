@@ -33,8 +33,19 @@ afterEach(async () => {
 async function createDirectly(name: string): Promise<number> {
   const response = await fetch(`${emulator.url}/openapi/v4/targetings`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' },
-    body: JSON.stringify({ adAccountId: 1234, name, type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' }),
+    headers: {
+      authorization: `Bearer ${emulator.accessToken}`,
+      adAccountId: '1234',
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      adAccountId: 1234,
+      name,
+      type: 'DISPLAY',
+      ageType: 'ALL',
+      genderType: 'ALL',
+      locationType: 'ALL',
+    }),
   });
   expect(response.status).toBe(200);
   return ((await response.json()) as { id: number }).id;
@@ -69,7 +80,12 @@ describe('validate, plan and apply through the real CLI', () => {
   });
 
   it('unlinks the ad groups of an audience before deleting it', async () => {
-    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\nprune: true\nallowMassDelete: false\naudiences: []\n'.replace('allowMassDelete: false\n', '') });
+    const cwd = await workspace({
+      'audiences.yaml': 'adAccountId: 1234\nprune: true\nallowMassDelete: false\naudiences: []\n'.replace(
+        'allowMassDelete: false\n',
+        '',
+      ),
+    });
     const id = await createDirectly('linked');
     await emulatorRoute(emulator, 'POST', '/_emulator/links', { adAccountId: 1234, audienceId: id, adGroupId: 101 });
     const plan = await runCli(['plan'], { cwd, env });
@@ -96,7 +112,9 @@ describe('validate, plan and apply through the real CLI', () => {
 
   it('applies a saved plan that renames an audience and creates another under its old name', async () => {
     const id = await createDirectly('spring');
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: spring-2025\n    id: ${id}\n    type: DISPLAY\n  - name: spring\n    type: DISPLAY\n` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: spring-2025\n    id: ${id}\n    type: DISPLAY\n  - name: spring\n    type: DISPLAY\n`,
+    });
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
     const applied = await runInProcess(['apply', 'plan.json'], { cwd, env });
     expect(applied.stderr).toContain(`ok      update audience "spring-2025" (id ${id})`);
@@ -166,9 +184,15 @@ describe('files the commands write and keep', () => {
   it('say which file cannot be written and why, leave no temporary file, and are no bug', async () => {
     const cwd = await workspace({ 'audiences.yaml': desired, 'plans/.keep': '' });
     for (const [args, message] of [
-      [['plan', '--out', 'missing/p.json'], 'error[FILE_WRITE]: cannot write missing/p.json: its folder does not exist'],
+      [
+        ['plan', '--out', 'missing/p.json'],
+        'error[FILE_WRITE]: cannot write missing/p.json: its folder does not exist',
+      ],
       [['plan', '--out', 'plans'], 'error[FILE_WRITE]: cannot write plans: it is a folder'],
-      [['import', '--ad-account', '1234', '-o', 'missing/x.yaml'], 'error[FILE_WRITE]: cannot write missing/x.yaml: its folder does not exist'],
+      [
+        ['import', '--ad-account', '1234', '-o', 'missing/x.yaml'],
+        'error[FILE_WRITE]: cannot write missing/x.yaml: its folder does not exist',
+      ],
     ] as const) {
       const result = await runInProcess([...args], { cwd, env });
       expect(result.code).toBe(1);
@@ -181,7 +205,12 @@ describe('files the commands write and keep', () => {
   });
 
   it('plan --out replaces a plan saved before, and refuses any other file before reading the account', async () => {
-    const cwd = await workspace({ 'audiences.yaml': desired, 'notes.json': '{"mine": true}', 'made-by-mktemp': '', 'plans/.keep': '' });
+    const cwd = await workspace({
+      'audiences.yaml': desired,
+      'notes.json': '{"mine": true}',
+      'made-by-mktemp': '',
+      'plans/.keep': '',
+    });
     expect((await runInProcess(['plan', '--out', 'made-by-mktemp'], { cwd, env })).code).toBe(0);
     expect(JSON.parse(await readFile(join(cwd, 'made-by-mktemp'), 'utf8'))).toMatchObject([{ formatVersion: 2 }]);
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
@@ -196,7 +225,9 @@ describe('files the commands write and keep', () => {
     }
     const folder = await runInProcess(['plan', '--out', 'plans'], { cwd, env });
     expect(folder.stderr).toContain('error[FILE_WRITE]: cannot write plans: it is a folder');
-    expect(((await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: unknown[] }).requests).toEqual([]);
+    expect(((await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: unknown[] }).requests).toEqual(
+      [],
+    );
   });
 
   it('plan --out never replaces or opens a device or a FIFO', async () => {
@@ -205,24 +236,33 @@ describe('files the commands write and keep', () => {
     for (const target of ['/dev/null', 'pipe']) {
       const refused = await runInProcess(['plan', '--out', target], { cwd, env });
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain(`error[FILE_EXISTS]: ${target} already exists and is not a regular file (a device, a FIFO or a socket)`);
+      expect(refused.stderr).toContain(
+        `error[FILE_EXISTS]: ${target} already exists and is not a regular file (a device, a FIFO or a socket)`,
+      );
     }
     expect((await stat('/dev/null')).isCharacterDevice()).toBe(true);
     expect((await stat(join(cwd, 'pipe'))).isFIFO()).toBe(true);
   });
 
   it('name the state the emulator cannot use, and a file where its folder should be', async () => {
-    const corrupt = await workspace({ 'audiences.yaml': desired, '.audiences/emulator-state.json': '{"version": 1, "accou' });
+    const corrupt = await workspace({
+      'audiences.yaml': desired,
+      '.audiences/emulator-state.json': '{"version": 1, "accou',
+    });
     const fromCorrupt = await runInProcess(['plan', '--emulator'], { cwd: corrupt, env: {} });
     expect(fromCorrupt.code).toBe(1);
-    expect(fromCorrupt.stderr).toMatch(/^error\[EMULATOR_STATE\]: the emulator state file .*emulator-state\.json is corrupt/);
+    expect(fromCorrupt.stderr).toMatch(
+      /^error\[EMULATOR_STATE\]: the emulator state file .*emulator-state\.json is corrupt/,
+    );
     expect(fromCorrupt.stderr).toContain('hint: repair the file, or delete it');
     expect(await readFile(join(corrupt, '.audiences/emulator-state.json'), 'utf8')).toBe('{"version": 1, "accou');
 
     const blocked = await workspace({ 'audiences.yaml': desired, '.audiences': 'not a folder' });
     const fromBlocked = await runInProcess(['plan', '--emulator'], { cwd: blocked, env: {} });
     expect(fromBlocked.code).toBe(1);
-    expect(fromBlocked.stderr).toMatch(/^error\[FILE_SYSTEM\]: cannot create the folder .*\.audiences: a file is in the way/);
+    expect(fromBlocked.stderr).toMatch(
+      /^error\[FILE_SYSTEM\]: cannot create the folder .*\.audiences: a file is in the way/,
+    );
     for (const result of [fromCorrupt, fromBlocked]) expect(result.stderr).not.toContain('this is a bug');
   });
 });
@@ -236,12 +276,17 @@ describe('ignore globs match names as plain text', () => {
     const planned = await runInProcess(['plan', '--format', 'json'], { cwd, env });
     expect(planned.code).toBe(0);
     const [plan] = JSON.parse(planned.stdout) as Array<{ changes: Array<{ action: string; name: string }> }>;
-    expect(plan?.changes.filter((change) => change.action === 'delete').map((change) => change.name)).toEqual(['other/./legacy-x', 'stale']);
+    expect(plan?.changes.filter((change) => change.action === 'delete').map((change) => change.name)).toEqual([
+      'other/./legacy-x',
+      'stale',
+    ]);
 
     const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     const state = (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ name: string }> };
-    expect(state.audiences.map((audience) => audience.name).sort()).toEqual([...kept, 'busan-travellers', 'seoul-women-20s'].sort());
+    expect(state.audiences.map((audience) => audience.name).sort()).toEqual(
+      [...kept, 'busan-travellers', 'seoul-women-20s'].sort(),
+    );
   });
 });
 
@@ -250,7 +295,11 @@ describe('names that print alike but are spelt otherwise (NFC and NFD)', () => {
     const looks = Array.from({ length: 12 }, (_, index) => `caf\u00e9-${index}`);
     const ids = new Map<string, number>();
     for (const look of looks) ids.set(look, await createDirectly(look.normalize('NFD')));
-    await emulatorRoute(emulator, 'POST', '/_emulator/links', { adAccountId: 1234, audienceId: ids.get(looks[0] ?? ''), adGroupId: 101 });
+    await emulatorRoute(emulator, 'POST', '/_emulator/links', {
+      adAccountId: 1234,
+      audienceId: ids.get(looks[0] ?? ''),
+      adGroupId: 101,
+    });
     const file = `adAccountId: 1234\nprune: true\naudiences:\n${looks.map((look) => `  - { name: "${look}", type: DISPLAY }\n`).join('')}`;
     const cwd = await workspace({ 'audiences.yaml': file });
 
@@ -264,8 +313,13 @@ describe('names that print alike but are spelt otherwise (NFC and NFD)', () => {
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('12 done, 0 failed');
 
-    const state = (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as { audiences: Array<{ id: string; name: string }>; links: Array<{ audienceId: string; adGroupId: string }> };
-    expect(state.audiences.map((audience) => [audience.name, Number(audience.id)])).toEqual(looks.map((look) => [look, ids.get(look)]));
+    const state = (await emulatorRoute(emulator, 'GET', '/_emulator/state')) as {
+      audiences: Array<{ id: string; name: string }>;
+      links: Array<{ audienceId: string; adGroupId: string }>;
+    };
+    expect(state.audiences.map((audience) => [audience.name, Number(audience.id)])).toEqual(
+      looks.map((look) => [look, ids.get(look)]),
+    );
     expect(state.links).toContainEqual({ audienceId: String(ids.get(looks[0] ?? '')), adGroupId: '101' });
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
   });

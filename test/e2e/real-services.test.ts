@@ -19,7 +19,11 @@ import { applyThrough, emulatorEnv, emulatorRoute, runInProcess, workspace } fro
 import { connectClient } from '../helpers/live-account.js';
 import { standIn } from '../helpers/stand-in.js';
 
-const REAL = { IMAGEGEN_MODEL_FAMILY: 'karlo', IMAGEGEN_AUTH_SCHEME: 'KakaoAK', ADS_COMPANY_PATH: '/openapi/v4/companies' };
+const REAL = {
+  IMAGEGEN_MODEL_FAMILY: 'karlo',
+  IMAGEGEN_AUTH_SCHEME: 'KakaoAK',
+  ADS_COMPANY_PATH: '/openapi/v4/companies',
+};
 
 const IMAGE = `images:
   - name: hero
@@ -54,7 +58,11 @@ describe("the real services' paths and scheme, by configuration", () => {
   let emulator: RunningEmulator;
   let env: Record<string, string>;
   beforeAll(async () => {
-    ({ emulator, env } = await emulatorEnv({ modelFamily: 'karlo', imageAuthScheme: 'KakaoAK', companyPath: '/openapi/v4/companies' }));
+    ({ emulator, env } = await emulatorEnv({
+      modelFamily: 'karlo',
+      imageAuthScheme: 'KakaoAK',
+      companyPath: '/openapi/v4/companies',
+    }));
   });
   afterAll(async () => {
     await emulator.close();
@@ -70,7 +78,12 @@ describe("the real services' paths and scheme, by configuration", () => {
     expect(apply.stdout).toContain('business: 120-81-47521 "Demo Commerce Co., Ltd."');
     const served = (await requests(emulator)).filter((request) => !request.path.startsWith('/openapi/v4/targetings'));
     expect(served).toEqual([
-      expect.objectContaining({ method: 'GET', path: '/openapi/v4/companies?bizNum=120-81-47521', auth: 'Bearer', status: 200 }),
+      expect.objectContaining({
+        method: 'GET',
+        path: '/openapi/v4/companies?bizNum=120-81-47521',
+        auth: 'Bearer',
+        status: 200,
+      }),
       expect.objectContaining({ method: 'POST', path: '/v2/inference/karlo/t2i', auth: 'KakaoAK', status: 200 }),
       expect.objectContaining({ method: 'GET', path: expect.stringMatching(/^\/images\//), status: 200 }),
     ]);
@@ -80,7 +93,9 @@ describe("the real services' paths and scheme, by configuration", () => {
     const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${BUSINESS}${AUDIENCE}` });
     const company = await runInProcess(['company', '120-81-47521'], { cwd, env });
     expect(company.code).toBe(1);
-    expect(company.stderr).toContain('error[API_NOT_FOUND]: the business-information API answered 404 to GET /openapi/v1/companies?bizNum=120-81-47521');
+    expect(company.stderr).toContain(
+      'error[API_NOT_FOUND]: the business-information API answered 404 to GET /openapi/v1/companies?bizNum=120-81-47521',
+    );
     expect(company.stderr).toContain('hint: Nothing of the business-information API is at this address');
     expect(company.stderr).toContain('ADS_COMPANY_PATH');
     expect(company.stderr).not.toContain('no business');
@@ -95,11 +110,16 @@ describe("the real services' paths and scheme, by configuration", () => {
     const family = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(family.code).toBe(1);
     const wrongFamily = failedLine(family.stderr);
-    expect(wrongFamily).toContain('generate image "hero": the image-generation API answered 404 to POST /v2/inference/imagegen/t2i');
+    expect(wrongFamily).toContain(
+      'generate image "hero": the image-generation API answered 404 to POST /v2/inference/imagegen/t2i',
+    );
     expect(wrongFamily).toContain('hint: Nothing of the image-generation API is at this address');
     expect(wrongFamily).toContain('IMAGEGEN_MODEL_FAMILY');
 
-    const scheme = await runInProcess(['apply', '--auto-approve'], { cwd, env: { ...env, IMAGEGEN_MODEL_FAMILY: 'karlo' } });
+    const scheme = await runInProcess(['apply', '--auto-approve'], {
+      cwd,
+      env: { ...env, IMAGEGEN_MODEL_FAMILY: 'karlo' },
+    });
     expect(scheme.code).toBe(1);
     const wrongScheme = failedLine(scheme.stderr);
     expect(wrongScheme).toContain('answered 401 to POST /v2/inference/karlo/t2i');
@@ -116,9 +136,13 @@ describe("the real services' paths and scheme, by configuration", () => {
   });
 
   it('`audiences emulator` serves them too, and prints them with the environment', async () => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('../../bin/audiences.js', import.meta.url)), 'emulator'], {
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...REAL },
-    });
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(new URL('../../bin/audiences.js', import.meta.url)), 'emulator'],
+      {
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...REAL },
+      },
+    );
     try {
       let printed = '';
       child.stdout.on('data', (chunk: Buffer) => void (printed += chunk.toString('utf8')));
@@ -130,14 +154,24 @@ describe("the real services' paths and scheme, by configuration", () => {
         });
         child.once('exit', () => reject(new Error(`the emulator exited: ${printed}`)));
       });
-      expect(printed).toContain('export IMAGEGEN_MODEL_FAMILY=karlo\nexport IMAGEGEN_AUTH_SCHEME=KakaoAK\nexport ADS_COMPANY_PATH=/openapi/v4/companies\n');
+      expect(printed).toContain(
+        'export IMAGEGEN_MODEL_FAMILY=karlo\nexport IMAGEGEN_AUTH_SCHEME=KakaoAK\nexport ADS_COMPANY_PATH=/openapi/v4/companies\n',
+      );
       const generated = await fetch(`${url}/v2/inference/karlo/t2i`, {
         method: 'POST',
         headers: { authorization: 'KakaoAK emulator-app-key', 'content-type': 'application/json' },
-        body: JSON.stringify({ version: 'v2.0', prompt: 'a kite', width: 384, height: 384, return_type: 'base64_string' }),
+        body: JSON.stringify({
+          version: 'v2.0',
+          prompt: 'a kite',
+          width: 384,
+          height: 384,
+          return_type: 'base64_string',
+        }),
       });
       expect(generated.status).toBe(200);
-      const company = await fetch(`${url}/openapi/v4/companies?bizNum=120-81-47521`, { headers: { authorization: 'Bearer emulator-access-token', adAccountId: '1234' } });
+      const company = await fetch(`${url}/openapi/v4/companies?bizNum=120-81-47521`, {
+        headers: { authorization: 'Bearer emulator-access-token', adAccountId: '1234' },
+      });
       expect(company.status).toBe(200);
     } finally {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -189,7 +223,10 @@ describe('the business lookup takes only an answer about the number asked', () =
   it('a business of another registration number is an error, not the business', async () => {
     answer = { status: 200, json: { id: 7, businessRegistrationNumber: '220-81-62458', name: 'Harbor Foods Inc.' } };
     const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${BUSINESS}${AUDIENCE}` });
-    const company = await runInProcess(['company', '120-81-47521'], { cwd, env: { ...env, ADS_COMPANY_URL: business.url } });
+    const company = await runInProcess(['company', '120-81-47521'], {
+      cwd,
+      env: { ...env, ADS_COMPANY_URL: business.url },
+    });
     expect(company.code).toBe(1);
     expect(company.stdout).toBe('');
     expect(company.stderr).toContain(
@@ -202,9 +239,19 @@ describe('the business lookup takes only an answer about the number asked', () =
   });
 
   it("detail code 5001 reads as 'no business is registered under that number'", async () => {
-    answer = { status: 400, json: { code: -813, msg: 'KakaoMomentException', extras: { detailCode: 5001, detailMsg: '존재하지 않는 사업자입니다.' } } };
+    answer = {
+      status: 400,
+      json: {
+        code: -813,
+        msg: 'KakaoMomentException',
+        extras: { detailCode: 5001, detailMsg: '존재하지 않는 사업자입니다.' },
+      },
+    };
     const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${BUSINESS}${AUDIENCE}` });
-    const company = await runInProcess(['company', '120-81-47521'], { cwd, env: { ...env, ADS_COMPANY_URL: business.url } });
+    const company = await runInProcess(['company', '120-81-47521'], {
+      cwd,
+      env: { ...env, ADS_COMPANY_URL: business.url },
+    });
     expect(company.code).toBe(1);
     expect(company.stderr).toContain('error[COMPANY_NOT_FOUND]: no business is registered under 120-81-47521');
     const plan = await runInProcess(['plan'], { cwd, env: { ...env, ADS_COMPANY_URL: business.url } });
@@ -230,7 +277,10 @@ describe('remote errors that help', () => {
     await emulator.close();
   });
 
-  const refusal = (status: number, detailCode: number, detailMsg: string) => ({ status, body: { code: -813, msg: 'KakaoMomentException', extras: { detailCode, detailMsg } } });
+  const refusal = (status: number, detailCode: number, detailMsg: string) => ({
+    status,
+    body: { code: -813, msg: 'KakaoMomentException', extras: { detailCode, detailMsg } },
+  });
   const isList = (request: string) => request.startsWith('GET /openapi/v4/targetings/audiences');
   const isCreate = (request: string) => request === 'POST /openapi/v4/targetings';
 
@@ -239,27 +289,33 @@ describe('remote errors that help', () => {
     [6003, 400, '존재하지 않는 광고계정입니다.', 'this ad account does not exist: check adAccountId'],
     [20023, 400, '허용되지 않은 광고계정의 집행 상태입니다.', "the ad account's state does not allow this"],
     [9004, 403, '권한이 없습니다.', 'there is no permission'],
-  ])('detail code %i: the same hint in a plan error and an apply FAILED line, without the exception class name', async (detailCode, status, detailMsg, said) => {
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${AUDIENCE}` });
-    decide = (request) => (isList(request) ? refusal(status, detailCode, detailMsg) : 'pass');
-    const plan = await runInProcess(['plan'], { cwd, env });
-    expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain(`: ${detailMsg}\n  service code -813, detail code ${detailCode}\n`);
-    const hint = /^ {2}hint: (.*)$/m.exec(plan.stderr)?.[1];
-    expect(hint).toContain(said);
+  ])(
+    'detail code %i: the same hint in a plan error and an apply FAILED line, without the exception class name',
+    async (detailCode, status, detailMsg, said) => {
+      const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${AUDIENCE}` });
+      decide = (request) => (isList(request) ? refusal(status, detailCode, detailMsg) : 'pass');
+      const plan = await runInProcess(['plan'], { cwd, env });
+      expect(plan.code).toBe(1);
+      expect(plan.stderr).toContain(`: ${detailMsg}\n  service code -813, detail code ${detailCode}\n`);
+      const hint = /^ {2}hint: (.*)$/m.exec(plan.stderr)?.[1];
+      expect(hint).toContain(said);
 
-    decide = (request) => (isCreate(request) ? refusal(status, detailCode, detailMsg) : 'pass');
-    const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env });
-    expect(apply.code).toBe(1);
-    const line = failedLine(apply.stderr);
-    expect(line).toContain(`create audience "seoul": the audience API answered ${status} to POST /openapi/v4/targetings: ${detailMsg} (service code -813, detail code ${detailCode}); hint: ${hint}`);
-    expect(plan.stderr + apply.stderr + apply.stdout).not.toContain('KakaoMomentException');
-  });
+      decide = (request) => (isCreate(request) ? refusal(status, detailCode, detailMsg) : 'pass');
+      const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+      expect(apply.code).toBe(1);
+      const line = failedLine(apply.stderr);
+      expect(line).toContain(
+        `create audience "seoul": the audience API answered ${status} to POST /openapi/v4/targetings: ${detailMsg} (service code -813, detail code ${detailCode}); hint: ${hint}`,
+      );
+      expect(plan.stderr + apply.stderr + apply.stdout).not.toContain('KakaoMomentException');
+    },
+  );
 
   it('a quota answer that asks to wait past the retry budget says so on its FAILED line, with a hint at --requests-per-second', async () => {
     const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\n${AUDIENCE}` });
     // The service asks to wait past the 60 s retry budget: the retries end at once.
-    decide = (request) => (isCreate(request) ? { ...refusal(429, 8001, 'too many requests'), headers: { 'Retry-After': '120' } } : 'pass');
+    decide = (request) =>
+      isCreate(request) ? { ...refusal(429, 8001, 'too many requests'), headers: { 'Retry-After': '120' } } : 'pass';
     const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(apply.code).toBe(1);
     const line = failedLine(apply.stderr);
@@ -274,8 +330,14 @@ describe('remote errors that help', () => {
     const SHORT_BUDGET = { maxAttempts: 5, baseDelayMs: 20, maxDelayMs: 40, budgetMs: 300 };
     const quota = { ...refusal(429, 8001, 'too many requests') };
 
-    /** Applies `file` through the proxy with the short budget: the FAILED line, and how many times `sent` matched a request. */
-    async function applyShort(file: string, sent: (request: string) => boolean): Promise<{ line: string; attempts: number }> {
+    /**
+     * Applies `file` through the proxy with the short budget: the FAILED line, and how many times `sent` matched a
+     * request.
+     */
+    async function applyShort(
+      file: string,
+      sent: (request: string) => boolean,
+    ): Promise<{ line: string; attempts: number }> {
       const proxied = connectClient(emulator, { baseUrl: proxy.url, retry: SHORT_BUDGET });
       try {
         const apply = await applyThrough(await workspace({ 'audiences.yaml': file }), proxied.client);
@@ -290,7 +352,9 @@ describe('remote errors that help', () => {
       decide = (request) => (isCreate(request) ? quota : 'pass');
       const { line, attempts } = await applyShort(`adAccountId: 1234\n${AUDIENCE}`, isCreate);
       expect(attempts).toBeGreaterThan(2);
-      expect(line).toMatch(/; gave up: the quota answers were retried until the retry budget of 0\.3 s ran out \(waiting [\d.]+ s more would pass the retry budget of 0\.3 s\)\); hint: /);
+      expect(line).toMatch(
+        /; gave up: the quota answers were retried until the retry budget of 0\.3 s ran out \(waiting [\d.]+ s more would pass the retry budget of 0\.3 s\)\); hint: /,
+      );
       expect(line).toContain('--requests-per-second');
     });
 
@@ -298,12 +362,17 @@ describe('remote errors that help', () => {
       let lists = 0;
       decide = (request) => (!isList(request) ? 'pass' : (lists += 1) === 1 ? '500-before' : quota);
       const proxied = connectClient(emulator, { baseUrl: proxy.url, retry: SHORT_BUDGET });
-      const failed = await applyThrough(await workspace({ 'audiences.yaml': `adAccountId: 1234\n${AUDIENCE}` }), proxied.client).catch((error: unknown) => error as AppError);
+      const failed = await applyThrough(
+        await workspace({ 'audiences.yaml': `adAccountId: 1234\n${AUDIENCE}` }),
+        proxied.client,
+      ).catch((error: unknown) => error as AppError);
       await proxied.close();
       expect(lists).toBeGreaterThan(2);
       expect(failed).toMatchObject({ code: 'API_RATE_LIMITED' });
       const said = [(failed as AppError).summary, (failed as AppError).detail].join('\n');
-      expect(said).toContain(`gave up: the request was retried until the retry budget of 0.3 s ran out; ${lists - 1} of its ${lists} attempts were quota answers, the last one too (waiting `);
+      expect(said).toContain(
+        `gave up: the request was retried until the retry budget of 0.3 s ran out; ${lists - 1} of its ${lists} attempts were quota answers, the last one too (waiting `,
+      );
       expect(said).not.toContain('the quota answers were retried');
     });
   });

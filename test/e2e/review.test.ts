@@ -50,14 +50,24 @@ async function reviewedAccount(): Promise<string> {
   const cwd = await workspace({ 'audiences.yaml': before });
   expect((await runCli(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
   const ids = await audienceIds();
-  await emulatorRoute(emulator, 'POST', '/_emulator/links', { adAccountId: 1234, audienceId: ids.get('seoul-live'), adGroupId: 101 });
-  await emulatorRoute(emulator, 'POST', '/_emulator/links', { adAccountId: 1234, audienceId: ids.get('retired'), adGroupId: 102 });
+  await emulatorRoute(emulator, 'POST', '/_emulator/links', {
+    adAccountId: 1234,
+    audienceId: ids.get('seoul-live'),
+    adGroupId: 101,
+  });
+  await emulatorRoute(emulator, 'POST', '/_emulator/links', {
+    adAccountId: 1234,
+    audienceId: ids.get('retired'),
+    adGroupId: 102,
+  });
   await writeFile(join(cwd, 'audiences.yaml'), after);
   return cwd;
 }
 
 async function audienceIds(): Promise<Map<string, number>> {
-  const response = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, { headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234' } });
+  const response = await fetch(`${emulator.url}/openapi/v4/targetings/audiences`, {
+    headers: { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234' },
+  });
   const { content } = (await response.json()) as { content: Array<{ id: number; name: string }> };
   return new Map(content.map((audience) => [audience.name, audience.id]));
 }
@@ -90,22 +100,40 @@ describe('a comment a reviewer reads in ten seconds', () => {
     expect(markdown.code).toBe(0);
     const rows = tableRows(markdown.stdout);
     expect(rows[0]).toEqual(['`-`', expect.stringMatching(/^unlink ad group 102 from audience "retired"/), '', '']);
-    expect(rows[1]).toEqual(['`-`', expect.stringMatching(/^delete audience "retired"/), '', ':warning: **deletes an audience in use**']);
+    expect(rows[1]).toEqual([
+      '`-`',
+      expect.stringMatching(/^delete audience "retired"/),
+      '',
+      ':warning: **deletes an audience in use**',
+    ]);
     const row = (title: string): string[] | undefined => rows.find((cells) => cells[1]?.startsWith(title));
-    expect(row('update audience "seoul-live"')?.slice(2)).toEqual(['ages', '**LIVE** · :warning: **narrows an audience in use** · narrows ages']);
-    expect(row('update audience "cohort-fans"')?.slice(2)).toEqual(['type, cohortTargetings', ':warning: **type change, empties cohortTargetings**']);
+    expect(row('update audience "seoul-live"')?.slice(2)).toEqual([
+      'ages',
+      '**LIVE** · :warning: **narrows an audience in use** · narrows ages',
+    ]);
+    expect(row('update audience "cohort-fans"')?.slice(2)).toEqual([
+      'type, cohortTargetings',
+      ':warning: **type change, empties cohortTargetings**',
+    ]);
     expect(row('create audience "new-one"')?.slice(2)).toEqual(['', '']);
 
     const text = await runCli(['plan'], { cwd, env });
-    expect(text.stdout).toMatch(/~ update audience "seoul-live" \(id \d+\) \[LIVE; risk: narrows an audience in use; narrows ages\]\n/);
+    expect(text.stdout).toMatch(
+      /~ update audience "seoul-live" \(id \d+\) \[LIVE; risk: narrows an audience in use; narrows ages\]\n/,
+    );
     expect(text.stdout).toMatch(/- delete audience "retired" \(id \d+\) \[risk: deletes an audience in use\]\n/);
-    const textTitles = text.stdout.split('\n').flatMap((line) => /^ {2}[-+~] (.*?)(?: \[[^\]]*\])?$/.exec(line)?.slice(1, 2) ?? []);
+    const textTitles = text.stdout
+      .split('\n')
+      .flatMap((line) => /^ {2}[-+~] (.*?)(?: \[[^\]]*\])?$/.exec(line)?.slice(1, 2) ?? []);
     expect(textTitles).toEqual(rows.map((cells) => cells[1]));
   });
 
   it('show --format markdown of a saved plan prints the comment the plan printed, byte for byte', async () => {
     const cwd = await reviewedAccount();
-    const planned = await runCli(['plan', 'audiences.yaml', '--format', 'markdown', '--commit', '0123abc', '--out', 'plan.json'], { cwd, env });
+    const planned = await runCli(
+      ['plan', 'audiences.yaml', '--format', 'markdown', '--commit', '0123abc', '--out', 'plan.json'],
+      { cwd, env },
+    );
     expect(planned.code).toBe(0);
     expect(planned.stdout).toContain('Planned at commit 0123abc.');
     // No service is needed to show a saved plan.
@@ -122,8 +150,12 @@ audiences:
     const cwd = await workspace({ 'audiences.yaml': file });
     const text = await runCli(['plan'], { cwd, env });
     expect(text.stdout.match(/warning\[LINK_MISSING\]/g)).toHaveLength(1);
-    expect(text.stdout).toContain('warning[LINK_MISSING]: 2 audiences declare ad groups that do not use them: "banner" (ad groups 101, 102), "boards" (ad group 103)');
-    const json = JSON.parse((await runCli(['plan', '--format', 'json'], { cwd, env })).stdout) as Array<{ warnings: Array<{ code: string }> }>;
+    expect(text.stdout).toContain(
+      'warning[LINK_MISSING]: 2 audiences declare ad groups that do not use them: "banner" (ad groups 101, 102), "boards" (ad group 103)',
+    );
+    const json = JSON.parse((await runCli(['plan', '--format', 'json'], { cwd, env })).stdout) as Array<{
+      warnings: Array<{ code: string }>;
+    }>;
     expect(json[0]?.warnings.filter((warning) => warning.code === 'LINK_MISSING')).toHaveLength(1);
   });
 });
@@ -153,7 +185,9 @@ audiences:
     const markdown = await runCli(['plan', '--format', 'markdown'], { cwd, env });
     expect(markdown.stdout).toContain(':information_source: **Note:** only the service can check these values');
     expect(markdown.stdout).toContain('- district codes: I99 (audience "districts")');
-    const json = JSON.parse((await runCli(['plan', '--format', 'json'], { cwd, env })).stdout) as Array<{ serviceChecks?: unknown }>;
+    const json = JSON.parse((await runCli(['plan', '--format', 'json'], { cwd, env })).stdout) as Array<{
+      serviceChecks?: unknown;
+    }>;
     expect(json[0]?.serviceChecks).toEqual([
       { name: 'districts', field: 'depth2Locations', what: 'districtCode', values: ['I99'] },
       { name: 'districts', field: 'trackerTargetings', what: 'memberId', values: ['trackId=trk-web'] },
@@ -166,11 +200,15 @@ audiences:
   });
 
   it('validate does not send a code to a list it cannot vouch for', async () => {
-    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - { name: misplaced, type: DISPLAY, locations: [I99] }\n' });
+    const cwd = await workspace({
+      'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - { name: misplaced, type: DISPLAY, locations: [I99] }\n',
+    });
     const result = await runCli(['validate'], { cwd, env });
     expect(result.code).toBe(1);
     expect(result.stdout + result.stderr).toContain('"I99" is not a province code');
-    expect(result.stdout + result.stderr).toContain('hint: I99 has the form of a district code, which depth2Locations takes; whether that district exists only the service can tell');
+    expect(result.stdout + result.stderr).toContain(
+      'hint: I99 has the form of a district code, which depth2Locations takes; whether that district exists only the service can tell',
+    );
     expect(result.stdout + result.stderr).not.toContain('list it under');
   });
 });
@@ -178,7 +216,9 @@ audiences:
 describe('names in the comment', () => {
   it('render inert in every Markdown form: no URL, reference or math is made of a name', async () => {
     const name = 'see https://evil.example/x www.evil.example GH-12 !7 ~urgent %sprint $$x^2$$ $y$ deadbeef12 :x:';
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n  - { name: ${JSON.stringify(name)}, type: DISPLAY, adGroups: [101] }\n` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\naudiences:\n  - { name: ${JSON.stringify(name)}, type: DISPLAY, adGroups: [101] }\n`,
+    });
     const planned = await runCli(['plan', '--format', 'markdown', '--out', 'plan.json'], { cwd, env });
     expect(planned.code).toBe(0);
     const shown = await runCli(['show', 'plan.json', '--format', 'markdown'], { cwd, env: {} });
@@ -188,7 +228,9 @@ describe('names in the comment', () => {
       expect(rendered).toHaveLength(2);
       for (const line of rendered) {
         expect(line).not.toMatch(/https?:\/\/|www\.|GH-\d|[!~%$]|deadbeef|:x:/i);
-        expect(line).toContain('https&#58;//evil.example/x www&#46;evil.example GH&#45;12 &#33;7 &#126;urgent &#37;sprint &#36;&#36;x^2&#36;&#36;');
+        expect(line).toContain(
+          'https&#58;//evil.example/x www&#46;evil.example GH&#45;12 &#33;7 &#126;urgent &#37;sprint &#36;&#36;x^2&#36;&#36;',
+        );
       }
     }
   });

@@ -24,7 +24,10 @@ afterEach(async () => {
   await emulator.close();
 });
 
-/** Gives a live audience fields of the service that the tool does not model, as JSON text (every digit of a number kept). */
+/**
+ * Gives a live audience fields of the service that the tool does not model, as JSON text (every digit of a number
+ * kept).
+ */
 async function giveFields(id: string, json: string): Promise<void> {
   const response = await fetch(`${emulator.url}/_emulator/audiences/${id}/fields`, { method: 'PUT', body: json });
   expect(response.status, await response.text()).toBe(200);
@@ -63,7 +66,11 @@ describe('fields of a live audience the file cannot hold', () => {
     const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(applied.code, applied.stderr).toBe(0);
     const [stored] = await storedAudiences(emulator);
-    expect(stored).toMatchObject({ name: 'kept', ages: ['20'], extra: { zzzTargetings: ZZZ, note: '"from the ad manager"' } });
+    expect(stored).toMatchObject({
+      name: 'kept',
+      ages: ['20'],
+      extra: { zzzTargetings: ZZZ, note: '"from the ad manager"' },
+    });
     expect((await storedAudiences(emulator)).map((audience) => audience.name)).toEqual(['kept']);
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
   });
@@ -71,20 +78,26 @@ describe('fields of a live audience the file cannot hold', () => {
   it('make a saved plan stale when they change in the same second as the plan read them', async () => {
     const made = await live.client.create(definition({ name: 'same-second' }));
     await giveFields(made.id, '{"note":"first"}');
-    const cwd = await workspace({ 'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: same-second\n    type: DISPLAY\n    ages: [30]\n` });
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: same-second\n    type: DISPLAY\n    ages: [30]\n`,
+    });
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
     // The test route changes no date: as a change made within the same second as the plan's read.
     await giveFields(made.id, '{"note":"second"}');
     const applied = await runInProcess(['apply', 'plan.json'], { cwd, env });
     expect(applied.code).toBe(1);
-    expect(applied.stderr).toContain(`audience "same-second" (id ${made.id}) was modified since the plan read it (note changed)`);
+    expect(applied.stderr).toContain(
+      `audience "same-second" (id ${made.id}) was modified since the plan read it (note changed)`,
+    );
     expect((await storedAudiences(emulator))[0]?.extra).toEqual({ note: '"second"' });
   });
 });
 
 describe('lookalikes, a set the file manages', () => {
   it('are imported, compared and removed like any targeting set', async () => {
-    await live.client.create(definition({ name: 'like', lookalikeTargetings: [{ lookalikeId: 8001, inclusionType: 'INCLUDE' }] }));
+    await live.client.create(
+      definition({ name: 'like', lookalikeTargetings: [{ lookalikeId: 8001, inclusionType: 'INCLUDE' }] }),
+    );
     const cwd = await workspace({});
     expect((await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml'], { cwd, env })).code).toBe(0);
     const text = await readFile(join(cwd, 'audiences.yaml'), 'utf8');
@@ -107,14 +120,21 @@ describe('the real tracker member', () => {
   });
 
   it('is imported in the shape the service answers, never changes for what the service adds, and its terms are compared and sent', async () => {
-    const member = { trackId: 'trk-web', eventCode: 'purchase', trackerTargetingTerms: ['ONE_MONTH'], inclusionType: 'INCLUDE' };
+    const member = {
+      trackId: 'trk-web',
+      eventCode: 'purchase',
+      trackerTargetingTerms: ['ONE_MONTH'],
+      inclusionType: 'INCLUDE',
+    };
     const made = await live.client.create(definition({ name: 'pixel', trackerTargetings: [member] }));
     const cwd = await workspace({});
     const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml'], { cwd, env });
     expect(imported.code).toBe(0);
     expect(imported.stderr).not.toContain('warning');
     const text = await readFile(join(cwd, 'audiences.yaml'), 'utf8');
-    expect(text).toContain('trackerTargetings:\n      - {trackId: trk-web, eventCode: purchase, trackerTargetingTerms: [ONE_MONTH], inclusionType: INCLUDE}');
+    expect(text).toContain(
+      'trackerTargetings:\n      - {trackId: trk-web, eventCode: purchase, trackerTargetingTerms: [ONE_MONTH], inclusionType: INCLUDE}',
+    );
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
 
     // An unrelated edit keeps the member as the service has it: its own id and rule are sent back.
@@ -123,29 +143,53 @@ describe('the real tracker member', () => {
     await writeFile(join(cwd, 'audiences.yaml'), women);
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
     expect((await storedAudiences(emulator))[0]?.trackerTargetings).toEqual(before);
-    const log = (await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ method: string; body?: { trackerTargetings?: unknown[] } }> };
+    const log = (await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as {
+      requests: Array<{ method: string; body?: { trackerTargetings?: unknown[] } }>;
+    };
     const sent = log.requests.find((entry) => entry.method === 'PUT')?.body?.trackerTargetings;
-    expect(sent).toEqual([{ ...member, id: expect.any(Number), trackRuleId: expect.any(Number), trackRuleName: 'Website pixel: purchase, ONE_MONTH', trackName: 'Website pixel' }]);
+    expect(sent).toEqual([
+      {
+        ...member,
+        id: expect.any(Number),
+        trackRuleId: expect.any(Number),
+        trackRuleName: 'Website pixel: purchase, ONE_MONTH',
+        trackName: 'Website pixel',
+      },
+    ]);
 
-    await writeFile(join(cwd, 'audiences.yaml'), women.replace('trackerTargetingTerms: [ONE_MONTH]', 'trackerTargetingTerms: [ONE_WEEK]'));
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      women.replace('trackerTargetingTerms: [ONE_MONTH]', 'trackerTargetingTerms: [ONE_WEEK]'),
+    );
     const planned = await runInProcess(['plan'], { cwd, env });
     expect(planned.stdout).toMatch(
       /~ update audience "pixel" \(id \d+\) \[narrows and broadens trackerTargetings\]\n\s+trackerTargetings:\n\s+- trackId=trk-web [^\n]*trackerTargetingTerms=\["ONE_MONTH"\][^\n]*\n\s+\+ trackId=trk-web eventCode=purchase inclusionType=INCLUDE trackerTargetingTerms=\["ONE_WEEK"\]\n\n/,
     );
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
-    expect((await live.client.read(made.id)).definition.trackerTargetings).toMatchObject([{ trackerTargetingTerms: ['ONE_WEEK'] }]);
+    expect((await live.client.read(made.id)).definition.trackerTargetings).toMatchObject([
+      { trackerTargetingTerms: ['ONE_WEEK'] },
+    ]);
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
   });
 
   it('is another member when the file writes its retention in the other form: the plan says so, and the service judges the update', async () => {
-    await live.client.create(definition({ name: 'pixel', trackerTargetings: [{ trackId: 'trk-web', eventCode: 'purchase', trackerTargetingTerms: ['ONE_MONTH'], inclusionType: 'INCLUDE' }] }));
+    await live.client.create(
+      definition({
+        name: 'pixel',
+        trackerTargetings: [
+          { trackId: 'trk-web', eventCode: 'purchase', trackerTargetingTerms: ['ONE_MONTH'], inclusionType: 'INCLUDE' },
+        ],
+      }),
+    );
     const cwd = await workspace({
       'audiences.yaml':
         'adAccountId: 1234\naudiences:\n  - name: pixel\n    type: DISPLAY\n    trackerTargetings: [{ trackId: trk-web, eventCode: purchase, retentionDays: 30, inclusionType: INCLUDE }]\n',
     });
     const planned = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
     expect(planned.code).toBe(2);
-    expect(planned.stdout).toMatch(/- trackId=trk-web [^\n]*trackerTargetingTerms=\["ONE_MONTH"\][^\n]*\n\s+\+ trackId=trk-web eventCode=purchase inclusionType=INCLUDE retentionDays=30\n/);
+    expect(planned.stdout).toMatch(
+      /- trackId=trk-web [^\n]*trackerTargetingTerms=\["ONE_MONTH"\][^\n]*\n\s+\+ trackId=trk-web eventCode=purchase inclusionType=INCLUDE retentionDays=30\n/,
+    );
     const applied = await runInProcess(['apply', '--auto-approve'], { cwd, env });
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain("unknown field 'trackerTargetings[0].retentionDays'");

@@ -13,7 +13,10 @@ const fixtures = fileURLToPath(new URL('../fixtures/config/', import.meta.url));
 
 async function audiences(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -27,7 +30,11 @@ afterAll(() => rmSync(empty, { recursive: true, force: true }));
 describe('audiences validate', () => {
   it('exits 0 with one line per valid file', async () => {
     const result = await audiences(fixtures, 'validate', '-f', 'valid.yaml', '-f', 'other-account.yaml');
-    expect(result).toEqual({ code: 0, stdout: 'valid.yaml: ok (3 audiences)\nother-account.yaml: ok (1 audience)\n', stderr: '' });
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'valid.yaml: ok (3 audiences)\nother-account.yaml: ok (1 audience)\n',
+      stderr: '',
+    });
   });
 
   it('reads ./audiences.yaml when no file is named', async () => {
@@ -79,7 +86,10 @@ describe('audiences validate', () => {
   it('writes out the escapes of a file name in its verdict', async () => {
     const good = 'good\u001b]0;owned\u0007.yaml';
     const bad = 'bad\r\u001b[32mok.yaml';
-    const cwd = await workspace({ [good]: 'adAccountId: 1234\naudiences: []\n', [bad]: 'adAccountId: 1234\naudiences: 7\n' });
+    const cwd = await workspace({
+      [good]: 'adAccountId: 1234\naudiences: []\n',
+      [bad]: 'adAccountId: 1234\naudiences: 7\n',
+    });
     const result = await runInProcess(['validate', '-f', good, '-f', bad], { cwd, env: {} });
     expect(result.stdout).toBe('good\\u001b]0;owned\\u0007.yaml: ok (0 audiences)\n');
     expect(result.stderr).toContain('bad\\r\\u001b[32mok.yaml: invalid (1 problem)\n');
@@ -95,7 +105,8 @@ describe('audiences validate', () => {
 
   it('says an unclosed bracket where it opens, and a key out of line as indentation', async () => {
     const cwd = await workspace({
-      'bracket.yaml': 'adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n    ages: [20, 25\n    genders: [F]\n',
+      'bracket.yaml':
+        'adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n    ages: [20, 25\n    genders: [F]\n',
       'indent.yaml': 'adAccountId: 1234\naudiences:\n  - name: a\n    type: DISPLAY\n   ages: [20]\n',
     });
     expect(await audiences(cwd, 'validate', 'bracket.yaml', 'indent.yaml')).toEqual({
@@ -134,8 +145,13 @@ describe('audiences validate', () => {
   });
 
   it('suggests the dashed form of a registration number written as ten bare digits, quoted or not, and says when that form cannot exist either', async () => {
-    const business = (number: string) => `adAccountId: 1234\nbusiness:\n  registrationNumber: ${number}\naudiences: []\n`;
-    const cwd = await workspace({ 'bare.yaml': business('1208147521'), 'quoted.yaml': business('"1208147521"'), 'mistyped.yaml': business('1234567890') });
+    const business = (number: string) =>
+      `adAccountId: 1234\nbusiness:\n  registrationNumber: ${number}\naudiences: []\n`;
+    const cwd = await workspace({
+      'bare.yaml': business('1208147521'),
+      'quoted.yaml': business('"1208147521"'),
+      'mistyped.yaml': business('1234567890'),
+    });
     expect(await audiences(cwd, 'validate', 'bare.yaml', 'quoted.yaml', 'mistyped.yaml')).toEqual({
       code: 1,
       stdout: '',
@@ -158,7 +174,9 @@ describe('audiences validate', () => {
     const result = await audiences(fixtures, 'validate', '-f', 'warning.yaml');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('warning.yaml: ok (1 audience)\n');
-    expect(result.stderr).toBe('warning.yaml:5:18: warning: audiences[0].genders[1]: repeats genders[0]\n  hint: a set holds each value once: remove the repeat\n');
+    expect(result.stderr).toBe(
+      'warning.yaml:5:18: warning: audiences[0].genders[1]: repeats genders[0]\n  hint: a set holds each value once: remove the repeat\n',
+    );
   });
 
   it('shows the first 200 problems in file order, then how many more there are, and counts them all', async () => {
@@ -166,7 +184,8 @@ describe('audiences validate', () => {
     // 5,004 problems of two kinds: 4,550 misspelt types (the schema's) and, on every tenth
     // audience but the first of them, a repeated name (a rule's): 454.
     const lines = ['adAccountId: 1234', 'audiences:'];
-    for (let index = 0; index < 4550; index += 1) lines.push(`  - name: ${index % 10 === 9 ? 'twin' : `a${index}`}`, '    type: DISPLY');
+    for (let index = 0; index < 4550; index += 1)
+      lines.push(`  - name: ${index % 10 === 9 ? 'twin' : `a${index}`}`, '    type: DISPLY');
     writeFileSync(join(dir, 'many.yaml'), `${lines.join('\n')}\n`);
     const result = await audiences(dir, 'validate', '-f', 'many.yaml');
     expect(result.code).toBe(1);
@@ -178,7 +197,9 @@ describe('audiences validate', () => {
       'many.yaml:6:11: audiences[1].type: unknown value "DISPLY"',
       'many.yaml:8:11: audiences[2].type: unknown value "DISPLY"',
     ]);
-    expect(problems).toContain('many.yaml:41:11: audiences[19].name: "twin" is already the name of audiences[9] (line 21)');
+    expect(problems).toContain(
+      'many.yaml:41:11: audiences[19].name: "twin" is already the name of audiences[9] (line 21)',
+    );
     const places = problems.map((line) => Number(line.split(':')[1]) * 1000 + Number(line.split(':')[2]));
     expect(places).toEqual([...places].sort((a, b) => a - b));
     expect(result.stderr.endsWith('… and 4804 more problems\nmany.yaml: invalid (5004 problems)\n')).toBe(true);
@@ -195,8 +216,16 @@ describe('audiences validate', () => {
       '  hint: is this the right file? 10,000 audiences take about 1 MB (2 MB as import writes them, with a comment each)',
       '',
     ].join('\n');
-    expect(await audiences(dir, 'validate', '-f', 'valid.yaml', '-f', 'big.yaml')).toEqual({ code: 1, stdout: '', stderr: expected });
-    expect(await audiences(dir, 'plan', '--emulator', '-f', 'big.yaml')).toEqual({ code: 1, stdout: '', stderr: expected });
+    expect(await audiences(dir, 'validate', '-f', 'valid.yaml', '-f', 'big.yaml')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expected,
+    });
+    expect(await audiences(dir, 'plan', '--emulator', '-f', 'big.yaml')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expected,
+    });
   });
 
   it('refuses an -f without a file as a usage error', async () => {
@@ -228,9 +257,18 @@ describe('validate --format json', () => {
     const result = await runInProcess(['validate', 'good.yaml', 'bad.yaml', '--format', 'json'], { cwd, env: {} });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
-    const [good, bad] = JSON.parse(result.stdout) as Array<{ file: string; valid: boolean; audiences: number; errors: Array<{ line: number; column: number; message: string }> }>;
+    const [good, bad] = JSON.parse(result.stdout) as Array<{
+      file: string;
+      valid: boolean;
+      audiences: number;
+      errors: Array<{ line: number; column: number; message: string }>;
+    }>;
     expect(good).toEqual({ file: 'good.yaml', valid: true, audiences: 1, errors: [], warnings: [] });
-    expect(bad).toMatchObject({ file: 'bad.yaml', valid: false, errors: [{ line: 4, column: 11, pointer: '/audiences/0/type' }] });
+    expect(bad).toMatchObject({
+      file: 'bad.yaml',
+      valid: false,
+      errors: [{ line: 4, column: 11, pointer: '/audiences/0/type' }],
+    });
     expect(bad?.errors[0]?.message).toContain('type');
     const refused = await runInProcess(['validate', 'missing.yaml', '--format', 'json'], { cwd, env: {} });
     expect(JSON.parse(refused.stdout)).toMatchObject([{ file: 'missing.yaml', valid: false }]);

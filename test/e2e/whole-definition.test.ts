@@ -38,7 +38,10 @@ describe('whole definitions through the CLI', () => {
     const cwd = await workspace({ 'audiences.yaml': before });
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
 
-    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n    depth2Locations: [H01]\n');
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n    depth2Locations: [H01]\n',
+    );
     const plan = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain(
@@ -53,7 +56,8 @@ describe('whole definitions through the CLI', () => {
         '        - customerFileId=5001 inclusionType=EXCLUDE "VIP customers"',
       ].join('\n'),
     );
-    // The provinces narrowed to a district are an edit; the block the file no longer names is what a reviewer may not have meant.
+    // The provinces narrowed to a district are an edit; the block the file no longer names is what a reviewer may not
+    // have meant.
     expect(plan.stdout).toContain(
       [
         'warning[OMITTED_FIELDS]: audience "busan-area" says nothing of customerFileTargetings, which the account has, so the update empties it: a field the file leaves out is empty',
@@ -66,41 +70,65 @@ describe('whole definitions through the CLI', () => {
 
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
     const [stored] = await storedAudiences(emulator as RunningEmulator);
-    expect(stored).toMatchObject({ locationType: 'AREA', locations: [], depth2Locations: ['H01'], customerFileTargetings: [] });
+    expect(stored).toMatchObject({
+      locationType: 'AREA',
+      locations: [],
+      depth2Locations: ['H01'],
+      customerFileTargetings: [],
+    });
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
   });
 
   it('narrows provinces to a district, and a province to nothing, with no OMITTED_FIELDS warning: the file names the regions', async () => {
     const env = await start();
-    const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n    locations: [H, C]\n' });
+    const cwd = await workspace({
+      'audiences.yaml':
+        'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n    locations: [H, C]\n',
+    });
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
 
-    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n    depth2Locations: [H01]\n');
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n    depth2Locations: [H01]\n',
+    );
     const narrowed = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
     expect(narrowed.code).toBe(2);
     expect(narrowed.stdout).toContain('      depth2Locations:\n        + H01\n');
     expect(narrowed.stdout).not.toContain('warning[');
 
-    await writeFile(join(cwd, 'audiences.yaml'), 'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n');
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      'adAccountId: 1234\naudiences:\n  - name: busan-area\n    type: DISPLAY\n',
+    );
     const everywhere = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
-    expect(everywhere.stdout).toContain('warning[OMITTED_FIELDS]: audience "busan-area" says nothing of locations, which the account has, so the update empties it');
+    expect(everywhere.stdout).toContain(
+      'warning[OMITTED_FIELDS]: audience "busan-area" says nothing of locations, which the account has, so the update empties it',
+    );
   });
 
   it('sends a region written in full with its names, and one written as a code as its code', async () => {
     const env = await start();
     const cwd = await workspace({
-      'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: DISPLAY\n    locations: [{ value: I, description: 서울특별시, depth1Name: 서울특별시 }, K]\n',
+      'audiences.yaml':
+        'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: DISPLAY\n    locations: [{ value: I, description: 서울특별시, depth1Name: 서울특별시 }, K]\n',
     });
     expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
-    const log = (await (await fetch(`${(emulator as RunningEmulator).url}/_emulator/requests`)).json()) as { requests: Array<{ method: string; body?: { locations?: unknown } }> };
+    const log = (await (await fetch(`${(emulator as RunningEmulator).url}/_emulator/requests`)).json()) as {
+      requests: Array<{ method: string; body?: { locations?: unknown } }>;
+    };
     const create = log.requests.find((request) => request.method === 'POST');
-    expect(create?.body?.locations).toEqual([{ value: 'I', description: '서울특별시', depth1Name: '서울특별시' }, { value: 'K' }]);
+    expect(create?.body?.locations).toEqual([
+      { value: 'I', description: '서울특별시', depth1Name: '서울특별시' },
+      { value: 'K' },
+    ]);
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
   });
 
-  it.each(['number', 'text'] as const)('plans, applies and imports an account whose answers spell member ids as %s', async (memberIds) => {
-    const env = await start(memberIds);
-    const file = `adAccountId: 1234
+  it.each(['number', 'text'] as const)(
+    'plans, applies and imports an account whose answers spell member ids as %s',
+    async (memberIds) => {
+      const env = await start(memberIds);
+      const file = `adAccountId: 1234
 audiences:
   - name: ids-as-written
     type: DISPLAY
@@ -112,26 +140,35 @@ audiences:
     type: MESSAGE
     talkChannelGroupTargetings: [{ groupId: "9001", inclusionType: INCLUDE }]
 `;
-    const cwd = await workspace({ 'audiences.yaml': file });
-    const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env });
-    expect(apply.stderr).not.toContain('differs');
-    expect(apply.code).toBe(0);
-    const again = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
-    expect(again.stdout).toContain('No changes');
-    expect(again.code).toBe(0);
+      const cwd = await workspace({ 'audiences.yaml': file });
+      const apply = await runInProcess(['apply', '--auto-approve'], { cwd, env });
+      expect(apply.stderr).not.toContain('differs');
+      expect(apply.code).toBe(0);
+      const again = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
+      expect(again.stdout).toContain('No changes');
+      expect(again.code).toBe(0);
 
-    const running = emulator as RunningEmulator;
-    const { id } = (await storedAudiences(running)).find((audience) => audience.name === 'ids-as-written') ?? { id: 0 };
-    const headers = { authorization: `Bearer ${running.accessToken}`, adAccountId: '1234' };
-    const read = (await (await fetch(`${running.url}/openapi/v4/targetings/${id}`, { headers })).json()) as { talkChannelTargetings: Array<{ profileId: unknown }> };
-    expect(typeof read.talkChannelTargetings[0]?.profileId).toBe(memberIds === 'number' ? 'number' : 'string');
+      const running = emulator as RunningEmulator;
+      const { id } = (await storedAudiences(running)).find((audience) => audience.name === 'ids-as-written') ?? {
+        id: 0,
+      };
+      const headers = { authorization: `Bearer ${running.accessToken}`, adAccountId: '1234' };
+      const read = (await (await fetch(`${running.url}/openapi/v4/targetings/${id}`, { headers })).json()) as {
+        talkChannelTargetings: Array<{ profileId: unknown }>;
+      };
+      expect(typeof read.talkChannelTargetings[0]?.profileId).toBe(memberIds === 'number' ? 'number' : 'string');
 
-    const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd, env });
-    expect(imported.code).toBe(0);
-    const text = await readFile(join(cwd, 'imported.yaml'), 'utf8');
-    expect(text).toContain(memberIds === 'number' ? '{profileId: 501, inclusionType: INCLUDE}' : '{profileId: "501", inclusionType: INCLUDE}');
-    const planned = await runInProcess(['plan', '-f', 'imported.yaml', '--detailed-exitcode'], { cwd, env });
-    expect(planned.stdout).toContain('No changes');
-    expect(planned.code).toBe(0);
-  });
+      const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'imported.yaml'], { cwd, env });
+      expect(imported.code).toBe(0);
+      const text = await readFile(join(cwd, 'imported.yaml'), 'utf8');
+      expect(text).toContain(
+        memberIds === 'number'
+          ? '{profileId: 501, inclusionType: INCLUDE}'
+          : '{profileId: "501", inclusionType: INCLUDE}',
+      );
+      const planned = await runInProcess(['plan', '-f', 'imported.yaml', '--detailed-exitcode'], { cwd, env });
+      expect(planned.stdout).toContain('No changes');
+      expect(planned.code).toBe(0);
+    },
+  );
 });

@@ -52,7 +52,11 @@ export function definition(overrides: Partial<AudienceDefinition> = {}): Audienc
 }
 
 /** A live audience, fully read (its id given as a number for short, kept as the model's text). */
-export function liveAudience(id: number | Long, overrides: Partial<AudienceDefinition> = {}, status: LiveAudience['audienceStatus'] = 'AVAILABLE'): LiveAudience {
+export function liveAudience(
+  id: number | Long,
+  overrides: Partial<AudienceDefinition> = {},
+  status: LiveAudience['audienceStatus'] = 'AVAILABLE',
+): LiveAudience {
   const full = definition(overrides);
   return {
     id: String(id),
@@ -68,19 +72,41 @@ export function liveAudience(id: number | Long, overrides: Partial<AudienceDefin
 }
 
 /** A declared audience: its whole definition, the fields not given empty (as a file that leaves them out). */
-export function desiredAudience(fields: Partial<AudienceDefinition> & { name: string }, extra: Partial<Omit<DesiredAudience, 'definition'>> = {}): DesiredAudience {
+export function desiredAudience(
+  fields: Partial<AudienceDefinition> & { name: string },
+  extra: Partial<Omit<DesiredAudience, 'definition'>> = {},
+): DesiredAudience {
   return { key: fields.name, protect: false, omitted: [], renamedFrom: [], ...extra, definition: definition(fields) };
 }
 
-export function desiredState(audiences: DesiredAudience[], overrides: Partial<Omit<DesiredState, 'audiences'>> = {}): DesiredState {
-  return { adAccountId: 1234, prune: false, pruneImages: false, ignore: [], protect: [], source: { files: ['audiences.yaml'], hash: 'hash' }, ...overrides, audiences };
+export function desiredState(
+  audiences: DesiredAudience[],
+  overrides: Partial<Omit<DesiredState, 'audiences'>> = {},
+): DesiredState {
+  return {
+    adAccountId: 1234,
+    prune: false,
+    pruneImages: false,
+    ignore: [],
+    protect: [],
+    source: { files: ['audiences.yaml'], hash: 'hash' },
+    ...overrides,
+    audiences,
+  };
 }
 
 /** The live state of an account, every audience read in full and with the links given (none by default). */
 export function liveState(audiences: LiveAudience[], links: Record<string, AdGroupLink[]> = {}): LiveState {
   return {
     adAccountId: 1234,
-    audiences: audiences.map(({ id, name, audienceStatus, type, createdDate, lastModifiedDate }) => ({ id, name, audienceStatus, type, createdDate, lastModifiedDate })),
+    audiences: audiences.map(({ id, name, audienceStatus, type, createdDate, lastModifiedDate }) => ({
+      id,
+      name,
+      audienceStatus,
+      type,
+      createdDate,
+      lastModifiedDate,
+    })),
     details: Object.fromEntries(audiences.map((audience) => [String(audience.id), audience])),
     links: Object.fromEntries(audiences.map((audience) => [String(audience.id), links[audience.id] ?? []])),
   };

@@ -22,8 +22,15 @@ const bin = fileURLToPath(new URL('../../bin/audiences.js', import.meta.url));
 /** Runs the built command (`bin/audiences.js`) as a child process. */
 export function runCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      {
+        cwd: options.cwd,
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -32,7 +39,15 @@ export function runCli(args: string[], options: { cwd: string; env?: Record<stri
  * Runs the CLI's `main` in this process with a scripted terminal (for prompts). An answer may
  * be a function, called when the prompt is read: it does what happens while the person reads.
  */
-export async function runInProcess(args: string[], options: { cwd: string; env: Record<string, string>; answers?: Array<string | (() => Promise<string>)>; tty?: boolean }): Promise<CliResult> {
+export async function runInProcess(
+  args: string[],
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    answers?: Array<string | (() => Promise<string>)>;
+    tty?: boolean;
+  },
+): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const answers = [...(options.answers ?? [])];
@@ -62,7 +77,15 @@ export async function applyThrough(cwd: string, client: AudienceClient): Promise
   const code = await runApply(
     { savedPlan: undefined, files: [], autoApprove: true, allowMassDelete: false },
     {
-      view: textApplyView({ stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), stdinIsTTY: false, readLine: async () => null }, plainStyle),
+      view: textApplyView(
+        {
+          stdout: (text) => void (stdout += text),
+          stderr: (text) => void (stderr += text),
+          stdinIsTTY: false,
+          readLine: async () => null,
+        },
+        plainStyle,
+      ),
       cwd,
       client: () => client,
     },
@@ -81,7 +104,9 @@ export async function workspace(files: Record<string, string>): Promise<string> 
 }
 
 /** An emulator on a free loopback port, and the environment that points the CLI at it. */
-export async function emulatorEnv(options: EmulatorOptions = {}): Promise<{ emulator: RunningEmulator; env: Record<string, string> }> {
+export async function emulatorEnv(
+  options: EmulatorOptions = {},
+): Promise<{ emulator: RunningEmulator; env: Record<string, string> }> {
   const emulator = await startEmulator({ port: 0, ...options });
   const env = {
     ADS_API_URL: emulator.url,
@@ -94,7 +119,12 @@ export async function emulatorEnv(options: EmulatorOptions = {}): Promise<{ emul
 }
 
 /** Calls a test-only route of the emulator. */
-export async function emulatorRoute(emulator: RunningEmulator, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function emulatorRoute(
+  emulator: RunningEmulator,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
   const response = await fetch(`${emulator.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json' },

@@ -16,8 +16,13 @@ export interface LiveClient {
   close(): Promise<void>;
 }
 
-/** The real audience client over the real transport, pointed at an emulator (or at `baseUrl`, a proxy in front of it). */
-export function connectClient(emulator: RunningEmulator, options: { adAccountId?: number; retry?: Partial<RetryPolicy>; concurrency?: number; baseUrl?: string } = {}): LiveClient {
+/**
+ * The real audience client over the real transport, pointed at an emulator (or at `baseUrl`, a proxy in front of it).
+ */
+export function connectClient(
+  emulator: RunningEmulator,
+  options: { adAccountId?: number; retry?: Partial<RetryPolicy>; concurrency?: number; baseUrl?: string } = {},
+): LiveClient {
   const http = createHttpClient({
     service: 'audience',
     baseUrl: options.baseUrl ?? emulator.url,
@@ -31,7 +36,10 @@ export function connectClient(emulator: RunningEmulator, options: { adAccountId?
 /** The desired state of a file given as data, through the real YAML text and validation. */
 export function desiredFromFile(file: AudiencesFile, name = 'audiences.yaml'): DesiredState {
   const result = validateConfig(stringify(file), name);
-  if (!result.ok) throw new Error(`invalid test file:\n${result.issues.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`).join('\n')}`);
+  if (!result.ok)
+    throw new Error(
+      `invalid test file:\n${result.issues.map((issue) => `${issue.line}:${issue.column}: ${issue.message}`).join('\n')}`,
+    );
   return result.value;
 }
 
@@ -46,7 +54,12 @@ export async function storedAudiences(emulator: RunningEmulator, adAccountId = 1
 }
 
 /** Links an ad group to an audience, as the ad manager would (ids as the client holds them, or numbers for short). */
-export async function linkAdGroup(emulator: RunningEmulator, audienceId: string | number, adGroupId: string | number, adAccountId = 1234): Promise<void> {
+export async function linkAdGroup(
+  emulator: RunningEmulator,
+  audienceId: string | number,
+  adGroupId: string | number,
+  adAccountId = 1234,
+): Promise<void> {
   await emulatorRoute(emulator, 'POST', '/_emulator/links', { adAccountId, audienceId, adGroupId });
 }
 
@@ -64,11 +77,23 @@ export async function resetEmulator(emulator: RunningEmulator): Promise<void> {
  */
 export const outside = {
   async create(emulator: RunningEmulator, name: string, definition: Record<string, unknown> = {}): Promise<string> {
-    const answer = (await outsideRequest(emulator, 'POST', '/openapi/v4/targetings', { ...outsideBody(name), ...definition })) as { id: number };
+    const answer = (await outsideRequest(emulator, 'POST', '/openapi/v4/targetings', {
+      ...outsideBody(name),
+      ...definition,
+    })) as { id: number };
     return String(answer.id);
   },
-  async update(emulator: RunningEmulator, id: string, name: string, definition: Record<string, unknown>): Promise<void> {
-    await outsideRequest(emulator, 'PUT', '/openapi/v4/targetings', { id: Number(id), ...outsideBody(name), ...definition });
+  async update(
+    emulator: RunningEmulator,
+    id: string,
+    name: string,
+    definition: Record<string, unknown>,
+  ): Promise<void> {
+    await outsideRequest(emulator, 'PUT', '/openapi/v4/targetings', {
+      id: Number(id),
+      ...outsideBody(name),
+      ...definition,
+    });
   },
   async delete(emulator: RunningEmulator, id: string): Promise<void> {
     await outsideRequest(emulator, 'DELETE', `/openapi/v4/targetings/${id}`);
@@ -79,9 +104,22 @@ function outsideBody(name: string): Record<string, unknown> {
   return { adAccountId: 1234, name, type: 'DISPLAY', ageType: 'ALL', genderType: 'ALL', locationType: 'ALL' };
 }
 
-async function outsideRequest(emulator: RunningEmulator, method: string, path: string, body?: unknown): Promise<unknown> {
-  const headers = { authorization: `Bearer ${emulator.accessToken}`, adAccountId: '1234', 'content-type': 'application/json' };
-  const response = await fetch(`${emulator.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+async function outsideRequest(
+  emulator: RunningEmulator,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const headers = {
+    authorization: `Bearer ${emulator.accessToken}`,
+    adAccountId: '1234',
+    'content-type': 'application/json',
+  };
+  const response = await fetch(`${emulator.url}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return text ? JSON.parse(text) : undefined;

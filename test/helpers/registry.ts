@@ -13,7 +13,18 @@ interface LockEntry {
 }
 
 /** The fields of a lock entry that a registry's manifest of that version carries too. */
-const MANIFEST_FIELDS = ['dependencies', 'optionalDependencies', 'peerDependencies', 'peerDependenciesMeta', 'bin', 'engines', 'os', 'cpu', 'libc', 'license'];
+const MANIFEST_FIELDS = [
+  'dependencies',
+  'optionalDependencies',
+  'peerDependencies',
+  'peerDependenciesMeta',
+  'bin',
+  'engines',
+  'os',
+  'cpu',
+  'libc',
+  'license',
+];
 
 /**
  * A loopback stand-in for the npm registry that knows exactly the packages of this repository's
@@ -22,7 +33,10 @@ const MANIFEST_FIELDS = ['dependencies', 'optionalDependencies', 'peerDependenci
  * test can install the packed tool into another project the way a team does, with no network.
  * A package the lock does not hold is a 404, as a typo would be.
  */
-export async function lockRegistry(lockFile: string, cacheDir = process.env.npm_config_cache || join(homedir(), '.npm')): Promise<StandIn> {
+export async function lockRegistry(
+  lockFile: string,
+  cacheDir = process.env.npm_config_cache || join(homedir(), '.npm'),
+): Promise<StandIn> {
   const lock = JSON.parse(await readFile(lockFile, 'utf8')) as { packages: Record<string, LockEntry> };
   const packages = new Map<string, Map<string, LockEntry>>();
   for (const [path, entry] of Object.entries(lock.packages)) {
@@ -48,8 +62,13 @@ export async function lockRegistry(lockFile: string, cacheDir = process.env.npm_
         {
           name,
           version,
-          ...Object.fromEntries(MANIFEST_FIELDS.filter((field) => entry[field] !== undefined).map((field) => [field, entry[field]])),
-          dist: { tarball: `${server.url}/-/tarball/${encodeURIComponent(name)}/${version}.tgz`, integrity: entry.integrity },
+          ...Object.fromEntries(
+            MANIFEST_FIELDS.filter((field) => entry[field] !== undefined).map((field) => [field, entry[field]]),
+          ),
+          dist: {
+            tarball: `${server.url}/-/tarball/${encodeURIComponent(name)}/${version}.tgz`,
+            integrity: entry.integrity,
+          },
         },
       ]),
     );

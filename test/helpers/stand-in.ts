@@ -26,7 +26,9 @@ export type Answer = { status?: number; headers?: Record<string, string>; json?:
  * A loopback HTTP server standing in for a remote API (GitHub's, GitLab's, a registry): it
  * records every request and answers with `handle`'s answer (404 when it has none).
  */
-export async function standIn(handle: (request: RecordedRequest, url: URL) => Answer | Promise<Answer>): Promise<StandIn> {
+export async function standIn(
+  handle: (request: RecordedRequest, url: URL) => Answer | Promise<Answer>,
+): Promise<StandIn> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -40,7 +42,12 @@ export async function standIn(handle: (request: RecordedRequest, url: URL) => An
         // Not JSON: kept as text.
       }
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const request: RecordedRequest = { method: req.method ?? 'GET', path: `${url.pathname}${url.search}`, headers: req.headers, body };
+      const request: RecordedRequest = {
+        method: req.method ?? 'GET',
+        path: `${url.pathname}${url.search}`,
+        headers: req.headers,
+        body,
+      };
       requests.push(request);
       Promise.resolve(handle(request, url))
         .then((answer) => {
@@ -48,8 +55,14 @@ export async function standIn(handle: (request: RecordedRequest, url: URL) => An
             res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Not Found' }));
             return;
           }
-          const payload = answer.bytes ?? (answer.json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(answer.json)));
-          res.writeHead(answer.status ?? 200, { ...(answer.json === undefined ? {} : { 'content-type': 'application/json' }), ...answer.headers }).end(payload);
+          const payload =
+            answer.bytes ?? (answer.json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(answer.json)));
+          res
+            .writeHead(answer.status ?? 200, {
+              ...(answer.json === undefined ? {} : { 'content-type': 'application/json' }),
+              ...answer.headers,
+            })
+            .end(payload);
         })
         .catch((error: unknown) => res.writeHead(500).end(String(error)));
     });
@@ -118,10 +131,27 @@ function crc32(data: Buffer): number {
 }
 
 /** Runs a program; never throws: its exit code and output. */
-export function run(file: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<{ code: number; stdout: string; stderr: string }> {
+export function run(
+  file: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd: options.cwd, env: options.env ?? process.env, maxBuffer: 64 * 1024 * 1024, timeout: options.timeoutMs ?? 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) }),
+    execFile(
+      file,
+      args,
+      {
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: options.timeoutMs ?? 60_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        }),
     );
   });
 }
@@ -130,7 +160,13 @@ export function run(file: string, args: string[], options: { cwd: string; env?: 
 export async function git(cwd: string, ...args: string[]): Promise<string> {
   const result = await run('git', args, {
     cwd,
-    env: { ...process.env, GIT_AUTHOR_NAME: 'dev', GIT_AUTHOR_EMAIL: 'dev@example.test', GIT_COMMITTER_NAME: 'dev', GIT_COMMITTER_EMAIL: 'dev@example.test' },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'dev',
+      GIT_AUTHOR_EMAIL: 'dev@example.test',
+      GIT_COMMITTER_NAME: 'dev',
+      GIT_COMMITTER_EMAIL: 'dev@example.test',
+    },
   });
   if (result.code !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
   return result.stdout.trim();

@@ -22,7 +22,15 @@ import { applyAndVerify } from '../../src/operations/apply.js';
 import { planDesired } from '../../src/operations/plan.js';
 import type { Change, ChangeResult } from '../../src/plan/index.js';
 import { definition } from '../helpers/builders.js';
-import { connectClient, desiredFromFile, linkAdGroup, resetEmulator, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
+import {
+  connectClient,
+  desiredFromFile,
+  linkAdGroup,
+  resetEmulator,
+  setFaults,
+  storedAudiences,
+  type LiveClient,
+} from '../helpers/live-account.js';
 
 let emulator: RunningEmulator;
 let live: LiveClient;
@@ -43,7 +51,10 @@ const AD_GROUPS = [101, 102] as const;
 interface AudienceScenario {
   /** In the account before: its definition and the ad groups using it, or absent. */
   live: { variant: 0 | 1; links: number[] } | null;
-  /** In the file: its definition and maybe its ad groups (some of those it has: the others are unlinked), or absent (pruned). */
+  /**
+   * In the file: its definition and maybe its ad groups (some of those it has: the others are unlinked), or absent
+   * (pruned).
+   */
   desired: { variant: 0 | 1; keepLinks: boolean[] | null } | null;
 }
 
@@ -67,7 +78,13 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
     fc.record({
       // Half of them to create, a third of the others to delete.
       live: fc.option(fc.record({ variant, links: fc.subarray([...AD_GROUPS]) }), { nil: null, freq: 2 }),
-      desired: fc.option(fc.record({ variant, keepLinks: fc.option(fc.array(fc.boolean(), { minLength: 2, maxLength: 2 }), { nil: null }) }), { nil: null, freq: 3 }),
+      desired: fc.option(
+        fc.record({
+          variant,
+          keepLinks: fc.option(fc.array(fc.boolean(), { minLength: 2, maxLength: 2 }), { nil: null }),
+        }),
+        { nil: null, freq: 3 },
+      ),
     }),
     { minLength: 2, maxLength: 4 },
   ),
@@ -79,7 +96,11 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   retry: fc
     .tuple(
       fc.integer({ min: 1, max: 3 }),
-      fc.constantFrom({ budgetMs: 5_000, baseDelayMs: 1, maxDelayMs: 2 }, { budgetMs: 6, baseDelayMs: 4, maxDelayMs: 8 }, { budgetMs: 0, baseDelayMs: 8, maxDelayMs: 8 }),
+      fc.constantFrom(
+        { budgetMs: 5_000, baseDelayMs: 1, maxDelayMs: 2 },
+        { budgetMs: 6, baseDelayMs: 4, maxDelayMs: 8 },
+        { budgetMs: 0, baseDelayMs: 8, maxDelayMs: 8 },
+      ),
     )
     .map(([maxAttempts, waits]) => ({ maxAttempts, ...waits })),
   concurrency: fc.integer({ min: 1, max: 4 }),
@@ -95,7 +116,9 @@ function keyOf(change: Change | ChangeResult): string {
 async function makeAccount(audiences: AudienceScenario[]): Promise<void> {
   for (const [index, audience] of audiences.entries()) {
     if (audience.live === null) continue;
-    const made = await live.client.create(definition({ name: `audience-${index}`, ...VARIANTS[audience.live.variant] }));
+    const made = await live.client.create(
+      definition({ name: `audience-${index}`, ...VARIANTS[audience.live.variant] }),
+    );
     for (const adGroupId of audience.live.links) await linkAdGroup(emulator, made.id, adGroupId);
   }
 }
@@ -107,7 +130,14 @@ function fileOf(audiences: AudienceScenario[]) {
     const { variant: chosen, keepLinks } = audience.desired;
     const links = audience.live?.links ?? [];
     const adGroups = keepLinks === null ? undefined : links.filter((_adGroupId, at) => keepLinks[at] === true);
-    return [{ name: `audience-${index}`, type: 'DISPLAY', ...VARIANTS[chosen], ...(adGroups === undefined ? {} : { adGroups }) }];
+    return [
+      {
+        name: `audience-${index}`,
+        type: 'DISPLAY',
+        ...VARIANTS[chosen],
+        ...(adGroups === undefined ? {} : { adGroups }),
+      },
+    ];
   });
   return desiredFromFile({ adAccountId: 1234, prune: true, audiences: entries });
 }
@@ -170,10 +200,20 @@ async function applyUnderFaults(run: Scenario): Promise<void> {
   const stored = (await storedAudiences(emulator)).map((audience) => audience.name);
   expect(new Set(stored).size, `no audience made twice: ${stored.join(', ')}`).toBe(stored.length);
   const planned = new Set(next.changes.map(keyOf));
-  const outcomes = results.map((result) => `${keyOf(result)}: ${result.status}${result.verified === undefined ? '' : ' (verified)'} ${result.cause ?? ''}`).join('\n');
+  const outcomes = results
+    .map(
+      (result) =>
+        `${keyOf(result)}: ${result.status}${result.verified === undefined ? '' : ' (verified)'} ${result.cause ?? ''}`,
+    )
+    .join('\n');
   for (const key of done) expect(planned.has(key), `reported done, yet planned again: ${key}\n${outcomes}`).toBe(false);
-  for (const key of notDone) expect(planned.has(key), `reported not done, yet not planned again: ${key}\n${outcomes}`).toBe(true);
-  for (const key of planned) expect(notDone.has(key) || unknown.has(key), `planned again, yet reported as neither not done nor unknown: ${key}\n${outcomes}`).toBe(true);
+  for (const key of notDone)
+    expect(planned.has(key), `reported not done, yet not planned again: ${key}\n${outcomes}`).toBe(true);
+  for (const key of planned)
+    expect(
+      notDone.has(key) || unknown.has(key),
+      `planned again, yet reported as neither not done nor unknown: ${key}\n${outcomes}`,
+    ).toBe(true);
 
   seen.changes += plan.changes.length;
   seen.done += summary.ok;

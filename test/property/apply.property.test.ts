@@ -30,7 +30,15 @@ import { planDesired } from '../../src/operations/plan.js';
 import type { Plan } from '../../src/plan/index.js';
 import { definition } from '../helpers/builders.js';
 import { audienceEntry, desiredFile } from '../helpers/emulator-arbitraries.js';
-import { connectClient, desiredFromFile, linkAdGroup, resetEmulator, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
+import {
+  connectClient,
+  desiredFromFile,
+  linkAdGroup,
+  resetEmulator,
+  setFaults,
+  storedAudiences,
+  type LiveClient,
+} from '../helpers/live-account.js';
 
 let emulator: RunningEmulator;
 let live: LiveClient;
@@ -80,11 +88,17 @@ interface Drift {
 
 const drift: fc.Arbitrary<Drift> = fc.record({
   changed: fc.record({ pick: fc.nat(), entry: audienceEntry('placeholder') }),
-  created: fc.uniqueArray(fc.record({ name: fc.constantFrom('hand-1', 'hand-2', 'legacy-1'), linkedTo: fc.constantFrom(101 as const, 102 as const, 105 as const, null, null) }), {
-    selector: (created) => created.name,
-    minLength: 1,
-    maxLength: 3,
-  }),
+  created: fc.uniqueArray(
+    fc.record({
+      name: fc.constantFrom('hand-1', 'hand-2', 'legacy-1'),
+      linkedTo: fc.constantFrom(101 as const, 102 as const, 105 as const, null, null),
+    }),
+    {
+      selector: (created) => created.name,
+      minLength: 1,
+      maxLength: 3,
+    },
+  ),
   deleted: fc.nat(),
 });
 
@@ -109,12 +123,17 @@ async function makeDrift(file: AudiencesFile, change: Drift): Promise<void> {
   await live.client.delete(idOf(change.deleted));
 }
 
-/** The emulator's own records: each declared audience exactly once, and hand-made ones only where the file leaves them. */
+/**
+ * The emulator's own records: each declared audience exactly once, and hand-made ones only where the file leaves them.
+ */
 async function expectStoredState(file: AudiencesFile, change: Drift | null): Promise<void> {
   const stored = await storedAudiences(emulator);
   const names = stored.map((audience) => audience.name).sort();
   const ignored = (name: string) => (file.ignore ?? []).length > 0 && name.startsWith('legacy-');
-  const expected = [...file.audiences.map((audience) => audience.name), ...(change?.created ?? []).map((created) => created.name).filter((name) => !file.prune || ignored(name))].sort();
+  const expected = [
+    ...file.audiences.map((audience) => audience.name),
+    ...(change?.created ?? []).map((created) => created.name).filter((name) => !file.prune || ignored(name)),
+  ].sort();
   expect(names).toEqual(expected);
 }
 
@@ -127,10 +146,13 @@ function held(full: AudienceDefinition): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = {};
   for (const field of DEFINITION_FIELDS) {
     const value = full[field] as JsonValue;
-    if ((REGION_FIELDS as readonly string[]).includes(field)) out[field] = (value as unknown as Region[]).map((region) => region.value).sort();
+    if ((REGION_FIELDS as readonly string[]).includes(field))
+      out[field] = (value as unknown as Region[]).map((region) => region.value).sort();
     else if ((TARGETING_FIELDS as readonly string[]).includes(field)) {
       const keys = TARGETING_DECLARED_FIELDS[field as TargetingField];
-      out[field] = (value as JsonObject[]).map((member) => stableStringify(Object.fromEntries(keys.map((key) => [key, String(member[key])])))).sort();
+      out[field] = (value as JsonObject[])
+        .map((member) => stableStringify(Object.fromEntries(keys.map((key) => [key, String(member[key])]))))
+        .sort();
     } else out[field] = Array.isArray(value) ? [...value].map(String).sort() : value;
   }
   return out;
@@ -138,7 +160,12 @@ function held(full: AudienceDefinition): Record<string, JsonValue> {
 
 /** An entry with some fields deleted; the *Type fields go too, so that they follow from the lists that are left. */
 function withoutFields(entry: Audience, deleted: string[]): Audience {
-  const kept = Object.entries(entry).filter(([field]) => field === 'name' || field === 'type' || !(deleted.includes(field) || ['ageType', 'genderType', 'locationType'].includes(field)));
+  const kept = Object.entries(entry).filter(
+    ([field]) =>
+      field === 'name' ||
+      field === 'type' ||
+      !(deleted.includes(field) || ['ageType', 'genderType', 'locationType'].includes(field)),
+  );
   return Object.fromEntries(kept) as unknown as Audience;
 }
 
@@ -164,7 +191,9 @@ describe('apply against the emulator', () => {
         const desired = desiredFromFile({ adAccountId: 1234, audiences: [desiredEntry] });
         await planAndApply(desired);
         const read = await live.client.read(made.id);
-        expect(held(read.definition)).toEqual(held((desired.audiences[0] as DesiredState['audiences'][number]).definition));
+        expect(held(read.definition)).toEqual(
+          held((desired.audiences[0] as DesiredState['audiences'][number]).definition),
+        );
         await expectNoChanges(desired);
       }),
       { numRuns: 100 },
@@ -174,22 +203,36 @@ describe('apply against the emulator', () => {
   it('never loses what the file cannot hold: any fields of a live audience beyond the file stay exactly as they were, whatever valid definition is applied', async () => {
     // Fields of the service the tool does not model (no field of the spec starts with x), with any JSON values.
     // Any JSON, and Longs past 2^53 (bigints, written with every digit), which JSON.parse would change.
-    const value = fc.oneof(fc.jsonValue(), fc.bigInt({ min: 2n ** 53n, max: 2n ** 63n - 1n }), fc.array(fc.record({ id: fc.bigInt({ min: 2n ** 53n, max: 2n ** 63n - 1n }), name: fc.string() })));
+    const value = fc.oneof(
+      fc.jsonValue(),
+      fc.bigInt({ min: 2n ** 53n, max: 2n ** 63n - 1n }),
+      fc.array(fc.record({ id: fc.bigInt({ min: 2n ** 53n, max: 2n ** 63n - 1n }), name: fc.string() })),
+    );
     const extras = fc.dictionary(fc.stringMatching(/^x[A-Za-z0-9]{0,12}$/), value, { minKeys: 1, maxKeys: 4 });
     await fc.assert(
-      fc.asyncProperty(audienceEntry('the-audience'), audienceEntry('the-audience'), extras, async (liveEntry, desiredEntry, fields) => {
-        await resetEmulator(emulator);
-        const made = await live.client.create(fullDefinition(liveEntry));
-        const given = await fetch(`${emulator.url}/_emulator/audiences/${made.id}/fields`, { method: 'PUT', body: stringify(fields) });
-        expect(given.status).toBe(200);
-        const before = (await storedAudiences(emulator))[0]?.extra;
-        const desired = desiredFromFile({ adAccountId: 1234, audiences: [desiredEntry] });
-        await planAndApply(desired);
-        const [after] = await storedAudiences(emulator);
-        expect(after?.extra).toEqual(before);
-        expect(held((await live.client.read(made.id)).definition)).toEqual(held((desired.audiences[0] as DesiredState['audiences'][number]).definition));
-        await expectNoChanges(desired);
-      }),
+      fc.asyncProperty(
+        audienceEntry('the-audience'),
+        audienceEntry('the-audience'),
+        extras,
+        async (liveEntry, desiredEntry, fields) => {
+          await resetEmulator(emulator);
+          const made = await live.client.create(fullDefinition(liveEntry));
+          const given = await fetch(`${emulator.url}/_emulator/audiences/${made.id}/fields`, {
+            method: 'PUT',
+            body: stringify(fields),
+          });
+          expect(given.status).toBe(200);
+          const before = (await storedAudiences(emulator))[0]?.extra;
+          const desired = desiredFromFile({ adAccountId: 1234, audiences: [desiredEntry] });
+          await planAndApply(desired);
+          const [after] = await storedAudiences(emulator);
+          expect(after?.extra).toEqual(before);
+          expect(held((await live.client.read(made.id)).definition)).toEqual(
+            held((desired.audiences[0] as DesiredState['audiences'][number]).definition),
+          );
+          await expectNoChanges(desired);
+        },
+      ),
       { numRuns: 100 },
     );
   }, 60_000);
@@ -220,7 +263,11 @@ describe('apply against the emulator', () => {
       fc.asyncProperty(desiredFile(4), async (file) => {
         await resetEmulator(emulator);
         await planAndApply(desiredFromFile(file));
-        const imported = await importAccount({ adAccountId: 1234, out: undefined, force: false, names: [] }, live.client, process.cwd());
+        const imported = await importAccount(
+          { adAccountId: 1234, out: undefined, force: false, names: [] },
+          live.client,
+          process.cwd(),
+        );
         expect(imported.imported).toBe(file.audiences.length);
         const result = validateConfig(imported.text, 'imported.yaml');
         if (!result.ok) throw new Error(result.issues.map((issue) => issue.message).join('\n'));

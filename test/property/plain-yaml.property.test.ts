@@ -16,7 +16,10 @@ import { parsePlain } from '../../src/config/plain-yaml.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Either the fast reading refuses the text, or parseDocument (as validate-config.ts asks it) reads the same value without a problem. */
+/**
+ * Either the fast reading refuses the text, or parseDocument (as validate-config.ts asks it) reads the same value
+ * without a problem.
+ */
 function expectAgreement(text: string): void {
   const fast = parsePlain(text);
   if (fast === undefined) return;
@@ -94,19 +97,37 @@ const TRICKY_SCALARS = [
   '00.1',
 ];
 
-const token = fc.oneof(fc.constantFrom(...TRICKY_SCALARS), fc.string({ maxLength: 8 }), fc.string({ unit: 'binary', maxLength: 6 }), fc.stringMatching(/^[-+.0-9eExXoObB_]{1,8}$/));
+const token = fc.oneof(
+  fc.constantFrom(...TRICKY_SCALARS),
+  fc.string({ maxLength: 8 }),
+  fc.string({ unit: 'binary', maxLength: 6 }),
+  fc.stringMatching(/^[-+.0-9eExXoObB_]{1,8}$/),
+);
 
 /** JSON-like values, with keys and strings drawn from the tricky tokens too. */
 const value = fc.letrec((tie) => ({
   node: fc.oneof({ depthSize: 'small' }, tie('scalar'), tie('list'), tie('map')),
-  scalar: fc.oneof(token, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.string({ unit: 'grapheme', maxLength: 40 })),
+  scalar: fc.oneof(
+    token,
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.string({ unit: 'grapheme', maxLength: 40 }),
+  ),
   list: fc.array(tie('node'), { maxLength: 4 }),
   map: fc.dictionary(token, tie('node'), { maxKeys: 4 }),
 })).node;
 
 const styles = fc.record({
   collectionStyle: fc.constantFrom('any' as const, 'block' as const, 'flow' as const),
-  defaultStringType: fc.constantFrom('PLAIN' as const, 'QUOTE_DOUBLE' as const, 'QUOTE_SINGLE' as const, 'BLOCK_FOLDED' as const, 'BLOCK_LITERAL' as const),
+  defaultStringType: fc.constantFrom(
+    'PLAIN' as const,
+    'QUOTE_DOUBLE' as const,
+    'QUOTE_SINGLE' as const,
+    'BLOCK_FOLDED' as const,
+    'BLOCK_LITERAL' as const,
+  ),
   defaultKeyType: fc.constantFrom(null, 'PLAIN' as const, 'QUOTE_DOUBLE' as const, 'QUOTE_SINGLE' as const),
   lineWidth: fc.constantFrom(0, 20, 80),
   indent: fc.constantFrom(2, 4),
@@ -118,7 +139,14 @@ type Tree = null | boolean | number | string | Tree[] | { [key: string]: Tree };
 
 const KEYS = ['name', 'type', 'ages', 'a-b', 'x_y', 'true', 'False', 'null', 'Null', 'e5', 'NaN', 'inf', 'y', 'on'];
 const key = fc.oneof(fc.constantFrom(...KEYS), fc.stringMatching(/^[A-Za-z_][\w-]{0,6}$/));
-const leaf: fc.Arbitrary<Tree> = fc.oneof(token, fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null), fc.string({ maxLength: 12 }));
+const leaf: fc.Arbitrary<Tree> = fc.oneof(
+  token,
+  fc.integer(),
+  fc.double({ noNaN: true }),
+  fc.boolean(),
+  fc.constant(null),
+  fc.string({ maxLength: 12 }),
+);
 const tree = fc.letrec<{ map: { [key: string]: Tree }; node: Tree }>((tie) => ({
   node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 3 }), tie('map')),
   map: fc.dictionary(key, tie('node'), { maxKeys: 4 }),
@@ -148,14 +176,17 @@ function renderTree(map: { [key: string]: Tree }, style: Layout): string {
   const lines: string[] = [];
   let counter = 0;
   const comment = (): string => (style.comments && (style.seed + counter++) % 3 === 0 ? '  # note' : '');
-  const isScalar = (value: Tree): value is null | boolean | number | string => value === null || typeof value !== 'object';
+  const isScalar = (value: Tree): value is null | boolean | number | string =>
+    value === null || typeof value !== 'object';
   const entries = (value: { [key: string]: Tree }, indent: number, first?: string): void => {
     Object.entries(value).forEach(([name, child], index) => {
       const pad = index === 0 && first !== undefined ? first : ' '.repeat(indent);
       counter += 1;
       if (isScalar(child)) lines.push(`${pad}${name}: ${renderScalar(child, style, counter)}${comment()}`.trimEnd());
       else if (Array.isArray(child) && (child.length === 0 || (style.flowLists && child.every(isScalar)))) {
-        lines.push(`${pad}${name}: [${child.map((item) => renderScalar(item, style, counter)).join(', ')}]${comment()}`);
+        lines.push(
+          `${pad}${name}: [${child.map((item) => renderScalar(item, style, counter)).join(', ')}]${comment()}`,
+        );
       } else if (!Array.isArray(child) && Object.keys(child).length === 0) lines.push(`${pad}${name}: {}`);
       else {
         lines.push(`${pad}${name}:${comment()}`);
@@ -169,7 +200,8 @@ function renderTree(map: { [key: string]: Tree }, style: Layout): string {
       const pad = ' '.repeat(indent);
       counter += 1;
       if (isScalar(item)) lines.push(`${pad}${style.dash}${renderScalar(item, style, counter)}`.trimEnd());
-      else if (Array.isArray(item) || Object.keys(item).length === 0) lines.push(`${pad}${style.dash}${JSON.stringify(item)}`);
+      else if (Array.isArray(item) || Object.keys(item).length === 0)
+        lines.push(`${pad}${style.dash}${JSON.stringify(item)}`);
       else entries(item, indent + style.dash.length, `${pad}${style.dash}`);
     }
   };
@@ -177,8 +209,13 @@ function renderTree(map: { [key: string]: Tree }, style: Layout): string {
   return lines.join('\n') + '\n';
 }
 
-/** Small slips of the hand: a space more or less, a blank line, trailing spaces, a tab, Windows line ends, a CR last. */
-const slip = fc.record({ line: fc.nat(), kind: fc.constantFrom('none', 'indent', 'dedent', 'blank', 'trailing', 'tab', 'join', 'crlf', 'cr-last') });
+/**
+ * Small slips of the hand: a space more or less, a blank line, trailing spaces, a tab, Windows line ends, a CR last.
+ */
+const slip = fc.record({
+  line: fc.nat(),
+  kind: fc.constantFrom('none', 'indent', 'dedent', 'blank', 'trailing', 'tab', 'join', 'crlf', 'cr-last'),
+});
 function applySlip(text: string, { line, kind }: { line: number; kind: string }): string {
   const lines = text.split('\n');
   const at = line % Math.max(1, lines.length - 1);
@@ -221,21 +258,60 @@ describe('the fast reading of a plain file agrees with yaml', () => {
 
   it('on hand-written plain scalars, as keys, values and list items', () => {
     fc.assert(
-      fc.property(fc.array(token, { minLength: 1, maxLength: 6 }), fc.constantFrom('map', 'list', 'flow'), (tokens, shape) => {
-        const lines = shape === 'map' ? tokens.map((item, index) => `k${index}: ${item}`) : shape === 'list' ? tokens.map((item) => `- ${item}`) : [`[${tokens.join(', ')}]`];
-        expectAgreement(lines.join('\n') + '\n');
-        expectAgreement(tokens.map((item) => `${item}: v`).join('\n') + '\n');
-      }),
+      fc.property(
+        fc.array(token, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom('map', 'list', 'flow'),
+        (tokens, shape) => {
+          const lines =
+            shape === 'map'
+              ? tokens.map((item, index) => `k${index}: ${item}`)
+              : shape === 'list'
+                ? tokens.map((item) => `- ${item}`)
+                : [`[${tokens.join(', ')}]`];
+          expectAgreement(lines.join('\n') + '\n');
+          expectAgreement(tokens.map((item) => `${item}: v`).join('\n') + '\n');
+        },
+      ),
       { numRuns: 2000 },
     );
   });
 
   it('on lines made of YAML punctuation', () => {
     const word = fc.constantFrom('a', 'x y', '1', '.5', 'true', '~', ' ', '  ');
-    const punctuation = fc.constantFrom(':', ': ', '-', '- ', '#', ' #', ',', ', ', '[', ']', '{', '}', '"', "'", '\\', '?', '!', '&', '*', '|', '>', '%', '@', '\t', '\r');
+    const punctuation = fc.constantFrom(
+      ':',
+      ': ',
+      '-',
+      '- ',
+      '#',
+      ' #',
+      ',',
+      ', ',
+      '[',
+      ']',
+      '{',
+      '}',
+      '"',
+      "'",
+      '\\',
+      '?',
+      '!',
+      '&',
+      '*',
+      '|',
+      '>',
+      '%',
+      '@',
+      '\t',
+      '\r',
+    );
     const piece = fc.oneof({ arbitrary: word, weight: 4 }, { arbitrary: punctuation, weight: 1 });
     const line = fc
-      .tuple(fc.constantFrom('', '  ', '- ', '  - '), fc.constantFrom('', 'a: ', 'b: ', 'c:'), fc.array(piece, { maxLength: 6 }))
+      .tuple(
+        fc.constantFrom('', '  ', '- ', '  - '),
+        fc.constantFrom('', 'a: ', 'b: ', 'c:'),
+        fc.array(piece, { maxLength: 6 }),
+      )
       .map(([indent, key, pieces]) => indent + key + pieces.join(''));
     let read = 0;
     fc.assert(
@@ -261,7 +337,9 @@ describe('the fast reading of a plain file agrees with yaml', () => {
   });
 
   it('on every YAML file of the repository', () => {
-    const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+    const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
     expect(files.length).toBeGreaterThan(20);
     let read = 0;
     for (const file of files) {
@@ -274,18 +352,38 @@ describe('the fast reading of a plain file agrees with yaml', () => {
   });
 
   it('leaves anchors, aliases, tags, merge keys, directives and explicit keys to yaml', () => {
-    for (const text of ['a: &x 1\nb: *x\n', 'a: !!str 1\n', 'base: {a: 1}\nother:\n  <<: {b: 2}\n', '%YAML 1.1\n---\na: yes\n', '? a\n: 1\n']) {
+    for (const text of [
+      'a: &x 1\nb: *x\n',
+      'a: !!str 1\n',
+      'base: {a: 1}\nother:\n  <<: {b: 2}\n',
+      '%YAML 1.1\n---\na: yes\n',
+      '? a\n: 1\n',
+    ]) {
       expect(parsePlain(text), text).toBeUndefined();
     }
   });
 
   it('leaves to yaml a file in which yaml finds a problem', () => {
-    const problems = ['a: 1\na: 2\n', 'true: 1\nTrue: 2\n', 'a: {b: 1, b: 2}\n', 'a: "\\q"\n', 'a: [1, "\\x4"]\n', 'a: 1\n---\nb: 2\n', 'a: [1, 2\n', '\ta: 1\n', '['.repeat(20_000)];
+    const problems = [
+      'a: 1\na: 2\n',
+      'true: 1\nTrue: 2\n',
+      'a: {b: 1, b: 2}\n',
+      'a: "\\q"\n',
+      'a: [1, "\\x4"]\n',
+      'a: 1\n---\nb: 2\n',
+      'a: [1, 2\n',
+      '\ta: 1\n',
+      '['.repeat(20_000),
+    ];
     for (const text of problems) expect(parsePlain(text), text).toBeUndefined();
   });
 
   it('reads keys as yaml names them in an object', () => {
-    for (const text of ['True: 1\n__proto__: {x: 1}\n', '__proto__:\n  x: 1\n', 'a:\n  - toString: 1\n    constructor:\n']) {
+    for (const text of [
+      'True: 1\n__proto__: {x: 1}\n',
+      '__proto__:\n  x: 1\n',
+      'a:\n  - toString: 1\n    constructor:\n',
+    ]) {
       expect(parsePlain(text), text).toBeDefined();
       expectAgreement(text);
     }
@@ -295,13 +393,15 @@ describe('the fast reading of a plain file agrees with yaml', () => {
   it('refuses a long line that is not plain at once', () => {
     const spaces = ' '.repeat(60_000);
     const started = Date.now();
-    for (const text of [`a: [x${spaces}\n`, `a: {a: x${spaces}\n`, `a: x${spaces}:\n`, `a: x${spaces}\t\n`]) expect(parsePlain(text)).toBeUndefined();
+    for (const text of [`a: [x${spaces}\n`, `a: {a: x${spaces}\n`, `a: x${spaces}:\n`, `a: x${spaces}\t\n`])
+      expect(parsePlain(text)).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('leaves a huge line to yaml, without overflowing the stack', () => {
     const scalar = 'x'.repeat(9 * 1024 * 1024);
-    for (const text of [`a: ${scalar}\n`, `a: "${scalar}"\n`, `a: [${scalar}]\n`]) expect(parsePlain(text)).toBeUndefined();
+    for (const text of [`a: ${scalar}\n`, `a: "${scalar}"\n`, `a: [${scalar}]\n`])
+      expect(parsePlain(text)).toBeUndefined();
     expect(parsePlain(`a: ${'x'.repeat(60_000)}\n`)?.value).toStrictEqual({ a: 'x'.repeat(60_000) });
   });
 });

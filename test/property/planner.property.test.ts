@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFINITION_FIELDS, REGION_FIELDS, stableStringify, TARGETING_FIELDS, TARGETING_MEMBER_KEYS, type AudienceDefinition, type JsonValue } from '../../src/model/index.js';
+import {
+  DEFINITION_FIELDS,
+  REGION_FIELDS,
+  stableStringify,
+  TARGETING_FIELDS,
+  TARGETING_MEMBER_KEYS,
+  type AudienceDefinition,
+  type JsonValue,
+} from '../../src/model/index.js';
 import { inconsistencies, planAccount, type Change } from '../../src/plan/index.js';
 import { audienceDefinition, audienceDefinitions, audienceName, shuffled } from '../helpers/arbitraries.js';
 import { desiredAudience, desiredState, liveAudience, liveState } from '../helpers/builders.js';
@@ -19,18 +27,31 @@ function declare(definitions: AudienceDefinition[]) {
  * added to each member, and member ids in the other spelling (the spec does not show their type).
  */
 function asAnswered(full: AudienceDefinition): fc.Arbitrary<AudienceDefinition> {
-  const respell = (value: JsonValue): JsonValue => (typeof value === 'number' ? String(value) : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
-  return fc.record({ respellIds: fc.boolean(), regionName: fc.string({ maxLength: 8 }) }).map(({ respellIds, regionName }) => {
-    const copy: Record<string, unknown> = { ...full };
-    for (const field of REGION_FIELDS) copy[field] = full[field].map((region) => ({ ...region, description: regionName, depth1Name: regionName }));
-    for (const field of TARGETING_FIELDS) {
-      copy[field] = full[field].map((member) => ({
-        ...Object.fromEntries(Object.entries(member).map(([key, value]) => [key, respellIds && key.endsWith('Id') ? respell(value) : value])),
-        displayName: `name of ${String(member[TARGETING_MEMBER_KEYS[field][0] ?? ''])}`,
-      }));
-    }
-    return copy as unknown as AudienceDefinition;
-  });
+  const respell = (value: JsonValue): JsonValue =>
+    typeof value === 'number'
+      ? String(value)
+      : typeof value === 'string' && /^\d+$/.test(value)
+        ? Number(value)
+        : value;
+  return fc
+    .record({ respellIds: fc.boolean(), regionName: fc.string({ maxLength: 8 }) })
+    .map(({ respellIds, regionName }) => {
+      const copy: Record<string, unknown> = { ...full };
+      for (const field of REGION_FIELDS)
+        copy[field] = full[field].map((region) => ({ ...region, description: regionName, depth1Name: regionName }));
+      for (const field of TARGETING_FIELDS) {
+        copy[field] = full[field].map((member) => ({
+          ...Object.fromEntries(
+            Object.entries(member).map(([key, value]) => [
+              key,
+              respellIds && key.endsWith('Id') ? respell(value) : value,
+            ]),
+          ),
+          displayName: `name of ${String(member[TARGETING_MEMBER_KEYS[field][0] ?? ''])}`,
+        }));
+      }
+      return copy as unknown as AudienceDefinition;
+    });
 }
 
 /** A change as planned without a base. */
@@ -40,7 +61,9 @@ function withoutDrift(change: Change): Change {
 
 describe('planner properties', () => {
   it('planning a state against itself is empty, whatever names and id spellings the service answers with', () => {
-    const scenario = audienceDefinitions(6).chain((definitions) => fc.tuple(fc.constant(definitions), fc.tuple(...definitions.map(asAnswered))));
+    const scenario = audienceDefinitions(6).chain((definitions) =>
+      fc.tuple(fc.constant(definitions), fc.tuple(...definitions.map(asAnswered))),
+    );
     fc.assert(
       fc.property(scenario, ([definitions, answered]) => {
         const live = liveState(answered.map((full, index) => liveAudience(index + 1, full)));
@@ -57,9 +80,13 @@ describe('planner properties', () => {
     fc.assert(
       fc.property(scenario, ([wanted, existing]) => {
         const plan = planAccount(declare([wanted]), liveState([liveAudience(1, existing)]), options);
-        const differing = DEFINITION_FIELDS.filter((field) => stableStringify(wanted[field] as JsonValue) !== stableStringify(existing[field] as JsonValue));
+        const differing = DEFINITION_FIELDS.filter(
+          (field) => stableStringify(wanted[field] as JsonValue) !== stableStringify(existing[field] as JsonValue),
+        );
         const update = plan.changes.find((change) => change.action === 'update');
-        expect(update?.action === 'update' ? update.display.fields.map((change) => change.field) : []).toEqual(differing);
+        expect(update?.action === 'update' ? update.display.fields.map((change) => change.field) : []).toEqual(
+          differing,
+        );
       }),
       RUNS,
     );
@@ -72,8 +99,13 @@ describe('planner properties', () => {
         const desired = { ...declare(wanted), prune };
         const plain = planAccount(desired, live, options);
         const itself = planAccount(desired, live, { ...options, base: { ref: 'main', desired } });
-        expect(itself.changes.map((change) => 'drift' in change && change.drift)).toEqual(plain.changes.map(() => true));
-        const account = planAccount(desired, live, { ...options, base: { ref: 'main', desired: { ...declare(existing), prune } } });
+        expect(itself.changes.map((change) => 'drift' in change && change.drift)).toEqual(
+          plain.changes.map(() => true),
+        );
+        const account = planAccount(desired, live, {
+          ...options,
+          base: { ref: 'main', desired: { ...declare(existing), prune } },
+        });
         expect(account).toEqual(plain);
         expect(itself.changes.map(withoutDrift)).toEqual(plain.changes);
       }),
@@ -114,7 +146,9 @@ describe('planner properties', () => {
   it('applying a plan’s updates gives a state that plans to no changes', () => {
     fc.assert(
       fc.property(
-        audienceDefinitions(5).chain((wanted) => fc.tuple(fc.constant(wanted), fc.tuple(...wanted.map((full) => audienceDefinition(fc.constant(full.name)))))),
+        audienceDefinitions(5).chain((wanted) =>
+          fc.tuple(fc.constant(wanted), fc.tuple(...wanted.map((full) => audienceDefinition(fc.constant(full.name))))),
+        ),
         ([wanted, existing]) => {
           const live = liveState(existing.map((full, index) => liveAudience(index + 1, full)));
           const plan = planAccount(declare(wanted), live, options);
@@ -130,14 +164,26 @@ describe('planner properties', () => {
   });
 });
 
-/** Names that print alike, each spelt several ways: composed (NFC), decomposed (NFD), and Å also as the angstrom sign. */
-const SPELLINGS = [['caf\u00e9', 'cafe\u0301'], ['na\u00efve', 'nai\u0308ve'], ['\u00c5', 'A\u030a', '\u212b'], ['plain']];
+/**
+ * Names that print alike, each spelt several ways: composed (NFC), decomposed (NFD), and Å also as the angstrom sign.
+ */
+const SPELLINGS = [
+  ['caf\u00e9', 'cafe\u0301'],
+  ['na\u00efve', 'nai\u0308ve'],
+  ['\u00c5', 'A\u030a', '\u212b'],
+  ['plain'],
+];
 const spelling = fc.constantFrom(...SPELLINGS.flat());
-const codePoints = (name: string) => Array.from(name, (char) => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+const codePoints = (name: string) =>
+  Array.from(name, (char) => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
 
 describe('names that print alike but are spelt otherwise', () => {
   it('are one audience when one declared name and one live audience share the look; never a delete and a create without a warning showing both', () => {
-    const scenario = fc.record({ declared: fc.uniqueArray(spelling, { maxLength: 5 }), live: fc.array(spelling, { maxLength: 5 }), prune: fc.boolean() });
+    const scenario = fc.record({
+      declared: fc.uniqueArray(spelling, { maxLength: 5 }),
+      live: fc.array(spelling, { maxLength: 5 }),
+      prune: fc.boolean(),
+    });
     fc.assert(
       fc.property(scenario, ({ declared, live, prune }) => {
         const state = liveState(live.map((name, index) => liveAudience(index + 1, { name })));
@@ -149,19 +195,34 @@ describe('names that print alike but are spelt otherwise', () => {
           state,
           options,
         );
-        const warnings = plan.warnings.filter((warning) => warning.code === 'NAME_SPELLING').map((warning) => warning.message);
+        const warnings = plan.warnings
+          .filter((warning) => warning.code === 'NAME_SPELLING')
+          .map((warning) => warning.message);
         const look = (name: string) => name.normalize('NFC');
         for (const created of plan.changes.filter((change) => change.action === 'create')) {
-          for (const deleted of plan.changes.filter((change) => change.action === 'delete' && look(change.name) === look(created.name))) {
-            expect(warnings.some((message) => message.includes(codePoints(created.name)) && message.includes(codePoints(deleted.name)))).toBe(true);
+          for (const deleted of plan.changes.filter(
+            (change) => change.action === 'delete' && look(change.name) === look(created.name),
+          )) {
+            expect(
+              warnings.some(
+                (message) => message.includes(codePoints(created.name)) && message.includes(codePoints(deleted.name)),
+              ),
+            ).toBe(true);
           }
         }
         for (const name of declared) {
           const alike = live.flatMap((other, index) => (look(other) === look(name) ? [index + 1] : []));
           const declaredAlike = declared.filter((other) => look(other) === look(name));
           if (alike.length !== 1 || declaredAlike.length !== 1 || live[(alike[0] ?? 0) - 1] === name) continue;
-          expect(plan.changes.filter((change) => look(change.name) === look(name))).toEqual([expect.objectContaining({ action: 'update', id: String(alike[0]), name })]);
-          expect(warnings.some((message) => message.includes(codePoints(name)) && message.includes(codePoints(live[(alike[0] ?? 0) - 1] ?? '')))).toBe(true);
+          expect(plan.changes.filter((change) => look(change.name) === look(name))).toEqual([
+            expect.objectContaining({ action: 'update', id: String(alike[0]), name }),
+          ]);
+          expect(
+            warnings.some(
+              (message) =>
+                message.includes(codePoints(name)) && message.includes(codePoints(live[(alike[0] ?? 0) - 1] ?? '')),
+            ),
+          ).toBe(true);
         }
       }),
       RUNS,

@@ -8,14 +8,19 @@ function isUnlink(change: Change): change is AdGroupUnlink {
   return change.action === 'unlink';
 }
 
-/** Ad-group links: each unlink is one request, all of them before any audience is changed (a delete needs its ad groups released). */
+/**
+ * Ad-group links: each unlink is one request, all of them before any audience is changed (a delete needs its ad groups
+ * released).
+ */
 export const adGroupLinkKind: ApplyKind<'adGroupLink'> = {
   kind: 'adGroupLink',
   apply: async (changes, { audiences, started, finished, signal }) => {
     const unlinks = changes.filter(isUnlink);
     const results = await startInTurns(unlinks, async (change) => {
       if (!signal.aborted) started(change);
-      const result = signal.aborted ? notStarted(change) : await attempt(change, () => audiences.unlink(change.id, change.adGroupId));
+      const result = signal.aborted
+        ? notStarted(change)
+        : await attempt(change, () => audiences.unlink(change.id, change.adGroupId));
       finished(change, result);
       return result;
     });
@@ -26,7 +31,9 @@ export const adGroupLinkKind: ApplyKind<'adGroupLink'> = {
     const checks = done.map(async ({ change }) => {
       if (!isUnlink(change) || !ids.has(change.id)) return [];
       const links = await audiences.adGroups(change.id);
-      return links.some((link) => link.adGroupId === change.adGroupId) ? [`ad group ${change.adGroupId} still uses audience ${quoted(change.name)} (id ${change.id})`] : [];
+      return links.some((link) => link.adGroupId === change.adGroupId)
+        ? [`ad group ${change.adGroupId} still uses audience ${quoted(change.name)} (id ${change.id})`]
+        : [];
     });
     return (await Promise.all(checks)).flat();
   },

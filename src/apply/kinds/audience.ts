@@ -3,7 +3,15 @@ import type { AudienceClient, BatchAnswer } from '../../api/audiences.js';
 import { sameJsonText } from '../../api/long-json.js';
 import { startInTurns } from '../../api/in-turns.js';
 import { compareLongs, type AudienceDefinition, type LiveAudience, type Long } from '../../model/index.js';
-import { diffDefinition, knownAudienceIds, type AudienceCreate, type AudienceDelete, type AudienceUpdate, type Change, type ChangeResult } from '../../plan/index.js';
+import {
+  diffDefinition,
+  knownAudienceIds,
+  type AudienceCreate,
+  type AudienceDelete,
+  type AudienceUpdate,
+  type Change,
+  type ChangeResult,
+} from '../../plan/index.js';
 import type { ApplyKind } from '../kind.js';
 import { attempt, causeOf, done, identify, notStarted, unmade } from '../results.js';
 import { quoted } from '../../model/index.js';
@@ -56,7 +64,8 @@ export const audienceKind: ApplyKind<'audience'> = {
     const blocked = blockedDeletes(context.earlier);
     const deletes = changes.filter(isDelete);
     // The list that settled the races shows the account as this apply leaves it, unless a delete follows.
-    if (context.listed) context.listed.ids = races.wrote || deletes.some((change) => !blocked.has(change.id)) ? undefined : races.ids;
+    if (context.listed)
+      context.listed.ids = races.wrote || deletes.some((change) => !blocked.has(change.id)) ? undefined : races.ids;
     for (const change of deletes.filter((candidate) => blocked.has(candidate.id))) {
       finish(change, { ...identify(change), status: 'skipped', cause: blocked.get(change.id) });
     }
@@ -68,14 +77,19 @@ export const audienceKind: ApplyKind<'audience'> = {
         continue;
       }
       for (const change of batch) context.started(change);
-      (await deleteBatch(batch, context.audiences)).forEach((result, index) => finish(batch[index] as AudienceDelete, result));
+      (await deleteBatch(batch, context.audiences)).forEach((result, index) =>
+        finish(batch[index] as AudienceDelete, result),
+      );
     }
     return results;
   },
   verify: async (done, { audiences, present }) => {
     const ids = await present();
     const checks = done.map(async ({ change, result }): Promise<string[]> => {
-      if (change.action === 'delete') return ids.has(change.id) ? [`audience ${quoted(change.name)} (id ${change.id}) still exists after its delete`] : [];
+      if (change.action === 'delete')
+        return ids.has(change.id)
+          ? [`audience ${quoted(change.name)} (id ${change.id}) still exists after its delete`]
+          : [];
       if (!isWrite(change)) return [];
       const id = result.id;
       if (id === null || !ids.has(id)) return [`audience ${quoted(change.name)} is missing after its ${change.action}`];
@@ -133,7 +147,10 @@ async function settleRaces(
   for (const { change, result, id } of made) {
     const named = newIdsByName.get(change.name) ?? [];
     const mine = candidates.get(change);
-    const race = mine === undefined ? await settleRace(change, result, id, named, client) : await settleUnknownOwner(change, result, mine, named, client);
+    const race =
+      mine === undefined
+        ? await settleRace(change, result, id, named, client)
+        : await settleUnknownOwner(change, result, mine, named, client);
     if (race === undefined) continue;
     wrote ||= race.deleted;
     settled.set(change, race.result);
@@ -141,7 +158,10 @@ async function settleRaces(
   return { settled, ids: new Set(listed.map((summary) => summary.id)), wrote };
 }
 
-/** What settling the races came to: the results that change, the ids the list found, and whether a duplicate was deleted since. */
+/**
+ * What settling the races came to: the results that change, the ids the list found, and whether a duplicate was deleted
+ * since.
+ */
 interface SettledRaces {
   settled: Map<Change, ChangeResult>;
   ids: ReadonlySet<Long> | undefined;
@@ -157,12 +177,18 @@ type Race = { result: ChangeResult; deleted: boolean } | undefined;
  * made); the search stops there. Also the first id found with another definition, or the error
  * that kept an audience from being read (then nothing can be told).
  */
-async function lowestAlike(change: AudienceCreate, ids: readonly Long[], client: AudienceClient, same?: Long): Promise<{ kept?: Long; other?: Long; unreadable?: { id: Long; error: unknown } }> {
+async function lowestAlike(
+  change: AudienceCreate,
+  ids: readonly Long[],
+  client: AudienceClient,
+  same?: Long,
+): Promise<{ kept?: Long; other?: Long; unreadable?: { id: Long; error: unknown } }> {
   let other: Long | undefined;
   for (const id of ids) {
     if (id === same) return { kept: id, other };
     try {
-      if (differingFields(change.after, await client.read(id, { continuation: true })).length === 0) return { kept: id, other };
+      if (differingFields(change.after, await client.read(id, { continuation: true })).length === 0)
+        return { kept: id, other };
       other ??= id;
     } catch (error) {
       return { other, unreadable: { id, error } };
@@ -176,10 +202,17 @@ async function lowestAlike(change: AudienceCreate, ids: readonly Long[], client:
  * with a lower id was made since the plan (`named`, lowest first), this one is deleted and that
  * one adopted. Undefined when nothing changes and nothing is to be said.
  */
-async function settleRace(change: AudienceCreate, result: ChangeResult, id: Long, named: readonly Long[], client: AudienceClient): Promise<Race> {
+async function settleRace(
+  change: AudienceCreate,
+  result: ChangeResult,
+  id: Long,
+  named: readonly Long[],
+  client: AudienceClient,
+): Promise<Race> {
   const lower = named.filter((other) => compareLongs(other, id) < 0);
   if (lower.length === 0) return undefined;
-  const duplicate = (other: Long) => `the next plan stops at DUPLICATE_LIVE_NAME until one of ids ${other} and ${id} is pinned or deleted`;
+  const duplicate = (other: Long) =>
+    `the next plan stops at DUPLICATE_LIVE_NAME until one of ids ${other} and ${id} is pinned or deleted`;
   const { kept, other, unreadable } = await lowestAlike(change, [...lower, id], client, id);
   if (unreadable !== undefined) {
     const cause = `another audience named ${quoted(change.name)} appeared meanwhile (id ${unreadable.id}), and it could not be read (${causeOf(unreadable.error)}): both are kept; ${duplicate(unreadable.id)}`;
@@ -188,14 +221,32 @@ async function settleRace(change: AudienceCreate, result: ChangeResult, id: Long
   if (kept === id) {
     const rival = other as Long;
     return {
-      result: { ...result, cause: `another audience named ${quoted(change.name)} appeared meanwhile (id ${rival}) with another definition: both are kept; ${duplicate(rival)}` },
+      result: {
+        ...result,
+        cause: `another audience named ${quoted(change.name)} appeared meanwhile (id ${rival}) with another definition: both are kept; ${duplicate(rival)}`,
+      },
       deleted: false,
     };
   }
   const race = `another apply created ${quoted(change.name)} at the same time (id ${String(kept)}), and the lowest id stays`;
   const failure = await deleteDuplicates([id], client);
-  if (failure !== undefined) return { result: { ...result, cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed (${failure}): ${duplicate(kept as Long)}` }, deleted: true };
-  return { result: { ...result, id: kept as Long, differing: undefined, cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted` }, deleted: true };
+  if (failure !== undefined)
+    return {
+      result: {
+        ...result,
+        cause: `${race}, but deleting the duplicate this apply made (id ${id}) failed (${failure}): ${duplicate(kept as Long)}`,
+      },
+      deleted: true,
+    };
+  return {
+    result: {
+      ...result,
+      id: kept as Long,
+      differing: undefined,
+      cause: `adopted: ${race}; the duplicate this apply made (id ${id}) was deleted`,
+    },
+    deleted: true,
+  };
 }
 
 /**
@@ -205,24 +256,44 @@ async function settleRace(change: AudienceCreate, result: ChangeResult, id: Long
  * deleted, whoever made them. One that could not be read is left, and so is one with another
  * definition (someone's own): the change then says the next plan will stop at the name.
  */
-async function settleUnknownOwner(change: AudienceCreate, result: ChangeResult, mine: readonly Long[], named: readonly Long[], client: AudienceClient): Promise<Race> {
+async function settleUnknownOwner(
+  change: AudienceCreate,
+  result: ChangeResult,
+  mine: readonly Long[],
+  named: readonly Long[],
+  client: AudienceClient,
+): Promise<Race> {
   const listed = `the account held ${mine.length} audiences named ${quoted(change.name)} made since the plan (ids ${mine.join(', ')}), and which one this create made is unknown`;
-  const left = 'the next plan stops at DUPLICATE_LIVE_NAME until one of them is pinned in the file or the others are deleted';
+  const left =
+    'the next plan stops at DUPLICATE_LIVE_NAME until one of them is pinned in the file or the others are deleted';
   const { kept, other, unreadable } = await lowestAlike(change, named, client);
   if (unreadable !== undefined)
-    return { result: { ...result, cause: `${listed}; audience ${unreadable.id} could not be read (${causeOf(unreadable.error)}), so none was deleted: ${left}` }, deleted: false };
-  if (kept === undefined) return { result: { ...result, cause: `${listed}; none of them holds its definition any longer: ${left}` }, deleted: false };
+    return {
+      result: {
+        ...result,
+        cause: `${listed}; audience ${unreadable.id} could not be read (${causeOf(unreadable.error)}), so none was deleted: ${left}`,
+      },
+      deleted: false,
+    };
+  if (kept === undefined)
+    return {
+      result: { ...result, cause: `${listed}; none of them holds its definition any longer: ${left}` },
+      deleted: false,
+    };
   const duplicates: Long[] = [];
   const others = other === undefined ? [] : [other];
   const problems: string[] = [];
   for (const id of mine.filter((candidate) => compareLongs(candidate, kept) > 0 && named.includes(candidate))) {
     const read = await lowestAlike(change, [id], client);
     if (read.kept !== undefined) duplicates.push(id);
-    else if (read.unreadable !== undefined) problems.push(`audience ${id} could not be read (${causeOf(read.unreadable.error)}), so it was not deleted`);
+    else if (read.unreadable !== undefined)
+      problems.push(`audience ${id} could not be read (${causeOf(read.unreadable.error)}), so it was not deleted`);
     else others.push(id);
   }
   if (others.length > 0)
-    problems.push(`${others.length === 1 ? `audience ${others[0]} holds` : `audiences ${others.join(', ')} hold`} another definition, so ${others.length === 1 ? 'it is' : 'they are'} kept`);
+    problems.push(
+      `${others.length === 1 ? `audience ${others[0]} holds` : `audiences ${others.join(', ')} hold`} another definition, so ${others.length === 1 ? 'it is' : 'they are'} kept`,
+    );
   let deleted = '';
   if (duplicates.length > 0) {
     const which = `the duplicate${duplicates.length === 1 ? '' : 's'} (id${duplicates.length === 1 ? '' : 's'} ${duplicates.join(', ')})`;
@@ -232,7 +303,10 @@ async function settleUnknownOwner(change: AudienceCreate, result: ChangeResult, 
   }
   const stays = `${listed}: the lowest id with its definition stays (id ${kept})${deleted}`;
   const cause = problems.length === 0 ? `adopted: ${stays}` : `${stays}; but ${problems.join('; ')}: ${left}`;
-  return { result: { ...result, id: kept, differing: kept === result.id ? result.differing : undefined, cause }, deleted: duplicates.length > 0 };
+  return {
+    result: { ...result, id: kept, differing: kept === result.id ? result.differing : undefined, cause },
+    deleted: duplicates.length > 0,
+  };
 }
 
 /**
@@ -255,26 +329,45 @@ async function deleteDuplicates(ids: readonly Long[], client: AudienceClient): P
  * A create or an update, with the fields the service's answer holds otherwise than sent (left
  * to verifying when a create found after a lost answer could not be read back).
  */
-async function write(change: AudienceCreate | AudienceUpdate, client: AudienceClient, existing: ReadonlySet<Long>): Promise<{ result: ChangeResult; candidates: Long[] }> {
+async function write(
+  change: AudienceCreate | AudienceUpdate,
+  client: AudienceClient,
+  existing: ReadonlySet<Long>,
+): Promise<{ result: ChangeResult; candidates: Long[] }> {
   try {
     const written =
       change.action === 'create'
         ? await client.create(change.after, existing)
-        : { ...(await client.update(change.id, change.after, { before: change.before, unmodelled: change.kept })), id: change.id, candidates: [] };
+        : {
+            ...(await client.update(change.id, change.after, { before: change.before, unmodelled: change.kept })),
+            id: change.id,
+            candidates: [],
+          };
     const differing = written.audience === null ? {} : { differing: writtenDiffering(change, written.audience) };
-    return { result: { ...done(change, written.verified), id: written.id, ...differing }, candidates: written.candidates };
+    return {
+      result: { ...done(change, written.verified), id: written.id, ...differing },
+      candidates: written.candidates,
+    };
   } catch (error) {
     return { result: unmade(change, error), candidates: [] };
   }
 }
 
-/** The audiences whose deletes must wait, and why: an unlink of theirs failed (or may not have been made), so an ad group may still use them. */
+/**
+ * The audiences whose deletes must wait, and why: an unlink of theirs failed (or may not have been made), so an ad
+ * group may still use them.
+ */
 function blockedDeletes(earlier: readonly ChangeResult[]): Map<Long, string> {
   const blocked = new Map<Long, string>();
   for (const result of earlier) {
     if (result.action !== 'unlink' || result.id === null) continue;
-    if (result.status === 'failed') blocked.set(result.id, `unlinking ad group ${result.adGroupId} failed, so the audience is still in use`);
-    if (result.status === 'unknown') blocked.set(result.id, `whether ad group ${result.adGroupId} was unlinked is unknown, so the audience may still be in use`);
+    if (result.status === 'failed')
+      blocked.set(result.id, `unlinking ad group ${result.adGroupId} failed, so the audience is still in use`);
+    if (result.status === 'unknown')
+      blocked.set(
+        result.id,
+        `whether ad group ${result.adGroupId} was unlinked is unknown, so the audience may still be in use`,
+      );
   }
   return blocked;
 }
@@ -287,7 +380,10 @@ function blockedDeletes(earlier: readonly ChangeResult[]): Map<Long, string> {
 function writtenDiffering(change: AudienceCreate | AudienceUpdate, live: LiveAudience): string[] {
   const fields = differingFields(change.after, live);
   if (change.action === 'create') return fields;
-  return [...fields, ...Object.keys(change.kept).filter((field) => !sameJsonText(change.kept[field], live.unmodelled[field]))];
+  return [
+    ...fields,
+    ...Object.keys(change.kept).filter((field) => !sameJsonText(change.kept[field], live.unmodelled[field])),
+  ];
 }
 
 /** The fields of `sent` that the audience the service holds does not have as sent. */
@@ -308,18 +404,29 @@ async function deleteBatch(changes: AudienceDelete[], client: AudienceClient): P
   const { deletedUnanswered, lostAnswer, sent, answer } = await client.deleteMany(changes.map((change) => change.id));
   const listed = `the batch delete's answer was lost (${lostAnswer ?? ''}); the account was listed and the audience`;
   const sentLast = changes.filter((change) => sent.includes(change.id));
-  const answered = 'error' in answer ? sentLast.map((change) => unmade(change, answer.error)) : await answeredDeletes(sentLast, answer, client);
+  const answered =
+    'error' in answer
+      ? sentLast.map((change) => unmade(change, answer.error))
+      : await answeredDeletes(sentLast, answer, client);
   const results = new Map(sentLast.map((change, index) => [change, answered[index] as ChangeResult]));
   return changes.map((change) => {
     const result = results.get(change);
     if (result === undefined)
-      return deletedUnanswered.includes(change.id) ? done(change, `${listed} was gone`) : { ...identify(change), status: 'unknown', cause: 'the batch delete gave no account of it' };
-    return result.status === 'ok' && lostAnswer !== null ? { ...result, verified: `${listed} was still there, so it was sent again and deleted` } : result;
+      return deletedUnanswered.includes(change.id)
+        ? done(change, `${listed} was gone`)
+        : { ...identify(change), status: 'unknown', cause: 'the batch delete gave no account of it' };
+    return result.status === 'ok' && lostAnswer !== null
+      ? { ...result, verified: `${listed} was still there, so it was sent again and deleted` }
+      : result;
   });
 }
 
 /** The deletes of a batch the service answered: failed where a message names them or the account still holds them. */
-async function answeredDeletes(changes: AudienceDelete[], answer: BatchAnswer, client: AudienceClient): Promise<ChangeResult[]> {
+async function answeredDeletes(
+  changes: AudienceDelete[],
+  answer: BatchAnswer,
+  client: AudienceClient,
+): Promise<ChangeResult[]> {
   if (answer.failCount === 0) return changes.map((change) => done(change, null));
   const messages = answer.errorMessages;
   const ids = new Set(changes.map((change) => change.id));
@@ -328,17 +435,32 @@ async function answeredDeletes(changes: AudienceDelete[], answer: BatchAnswer, c
     const id = audienceIdOf(message, ids);
     if (id !== undefined && !named.has(id)) named.set(id, message);
   }
-  const failed = (change: AudienceDelete, cause: string): ChangeResult => ({ ...identify(change), status: 'failed', cause });
-  if (named.size >= answer.failCount) return changes.map((change) => (named.has(change.id) ? failed(change, named.get(change.id) as string) : done(change, null)));
+  const failed = (change: AudienceDelete, cause: string): ChangeResult => ({
+    ...identify(change),
+    status: 'failed',
+    cause,
+  });
+  if (named.size >= answer.failCount)
+    return changes.map((change) =>
+      named.has(change.id) ? failed(change, named.get(change.id) as string) : done(change, null),
+    );
   let remaining: Set<Long>;
   try {
     remaining = new Set((await client.list({ continuation: true })).map((summary) => summary.id));
   } catch (error) {
     // The named ones were refused; of the others, some were deleted and some not, and which cannot be told.
     const cause = `the batch delete reported ${answer.failCount} failures (${fewMessages(messages)}), not all of them named, and the account could not be read again to tell which: ${causeOf(error)}`;
-    return changes.map((change) => (named.has(change.id) ? failed(change, named.get(change.id) as string) : { ...identify(change), status: 'unknown', cause }));
+    return changes.map((change) =>
+      named.has(change.id)
+        ? failed(change, named.get(change.id) as string)
+        : { ...identify(change), status: 'unknown', cause },
+    );
   }
-  return changes.map((change) => (remaining.has(change.id) ? failed(change, named.get(change.id) ?? (fewMessages(messages) || 'the batch delete did not delete it')) : done(change, null)));
+  return changes.map((change) =>
+    remaining.has(change.id)
+      ? failed(change, named.get(change.id) ?? (fewMessages(messages) || 'the batch delete did not delete it'))
+      : done(change, null),
+  );
 }
 
 /** A batch's messages on one change's line: the first few, and how many more there were. */

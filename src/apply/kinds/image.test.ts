@@ -40,7 +40,9 @@ function memoryStore(): ImageStore & { files: Map<string, Uint8Array>; lock: Map
 }
 
 /** A service that answers after a tick, counting how many requests overlap, and fails the prompts it is told to. */
-function fakeService(fail: (body: Record<string, unknown>) => boolean = () => false): ImageClient & { peak: number; order: string[] } {
+function fakeService(
+  fail: (body: Record<string, unknown>) => boolean = () => false,
+): ImageClient & { peak: number; order: string[] } {
   let active = 0;
   const service = {
     peak: 0,
@@ -53,7 +55,11 @@ function fakeService(fail: (body: Record<string, unknown>) => boolean = () => fa
       active -= 1;
       if (fail(body)) throw new Error('the service refused');
       const bytes = new Uint8Array([...PNG, service.order.length]);
-      return { jobId: 'j', modelVersion: 'v2.0', images: [{ id: 'i', seed: 42, bytes, format: 'png', nsfwContentDetected: null, nsfwScore: null }] };
+      return {
+        jobId: 'j',
+        modelVersion: 'v2.0',
+        images: [{ id: 'i', seed: 42, bytes, format: 'png', nsfwContentDetected: null, nsfwScore: null }],
+      };
     },
     textToImage: (body: unknown) => service.answer('t2i', body as Record<string, unknown>),
     variations: (body: unknown) => service.answer('variations', body as Record<string, unknown>),
@@ -71,7 +77,11 @@ describe('applyImages', () => {
     expect(results.map((result) => result.status)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
     expect(service.peak).toBe(2);
     const entry = store.lock.get('c');
-    expect(entry).toMatchObject({ seeds: [42], modelVersion: 'v2.0', outputs: [{ path: 'c.png', sha256: sha256(store.files.get('c.png') as Uint8Array) }] });
+    expect(entry).toMatchObject({
+      seeds: [42],
+      modelVersion: 'v2.0',
+      outputs: [{ path: 'c.png', sha256: sha256(store.files.get('c.png') as Uint8Array) }],
+    });
   });
 
   it('starts a variation only after its source, with the bytes the source got, and records their hash', async () => {
@@ -79,7 +89,11 @@ describe('applyImages', () => {
     const store = memoryStore();
     await applyImages([generate('variant', 'banner'), generate('banner')], service, store, { concurrency: 4 });
     expect(service.order).toEqual(['t2i:text', 'variations:with-image']);
-    expect(store.lock.get('variant')?.request.inputs.image).toEqual({ from: 'banner', file: 'banner.png', sha256: sha256(store.files.get('banner.png') as Uint8Array) });
+    expect(store.lock.get('variant')?.request.inputs.image).toEqual({
+      from: 'banner',
+      file: 'banner.png',
+      sha256: sha256(store.files.get('banner.png') as Uint8Array),
+    });
   });
 
   it('skips what is made from a failed image, and writes and locks neither', async () => {
@@ -95,7 +109,13 @@ describe('applyImages', () => {
     );
     expect(results).toEqual([
       { action: 'generate', name: 'banner', id: null, status: 'failed', cause: 'the service refused' },
-      { action: 'generate', name: 'variant', id: null, status: 'skipped', cause: 'its image comes from image "banner", which was not generated' },
+      {
+        action: 'generate',
+        name: 'variant',
+        id: null,
+        status: 'skipped',
+        cause: 'its image comes from image "banner", which was not generated',
+      },
     ]);
     expect(reported).toEqual(['banner failed', 'variant skipped']);
     expect(store.files.size + store.lock.size).toBe(0);
@@ -105,7 +125,11 @@ describe('applyImages', () => {
     const store = memoryStore();
     store.files.set('source.png', new Uint8Array([1, 2, 3]));
     const change = generate('variant');
-    change.after.request = { ...change.after.request, operation: 'variations', inputs: { image: { file: 'source.png', sha256: 'planned-hash' } } };
+    change.after.request = {
+      ...change.after.request,
+      operation: 'variations',
+      inputs: { image: { file: 'source.png', sha256: 'planned-hash' } },
+    };
     const [result] = await applyImages([change], fakeService(), store, { concurrency: 1 });
     expect(result).toMatchObject({ status: 'skipped', cause: 'image source.png changed since the plan was made' });
   });
@@ -116,7 +140,11 @@ describe('applyImages', () => {
     store.files.set('a.png', a);
     store.files.set('b.png', b);
     const entry = (path: string, bytes: Uint8Array): LockedImage => ({
-      request: { operation: 't2i', params: { version: 'v2.0', prompt: path, width: 384, height: 384, image_format: 'png', samples: 1 }, inputs: {} },
+      request: {
+        operation: 't2i',
+        params: { version: 'v2.0', prompt: path, width: 384, height: 384, image_format: 'png', samples: 1 },
+        inputs: {},
+      },
       requestHash: 'h',
       seeds: [1],
       modelVersion: 'v2.0',
@@ -132,7 +160,12 @@ describe('applyImages', () => {
       copies: [{ from, to }],
       deletes: [],
     });
-    const results = await applyImages([move('first', 'a.png', 'b.png', a), move('second', 'b.png', 'a.png', b)], undefined, store, { concurrency: 1 });
+    const results = await applyImages(
+      [move('first', 'a.png', 'b.png', a), move('second', 'b.png', 'a.png', b)],
+      undefined,
+      store,
+      { concurrency: 1 },
+    );
     expect(results.map((result) => result.status)).toEqual(['ok', 'ok']);
     expect([store.files.get('a.png'), store.files.get('b.png')]).toEqual([b, a]);
     expect(store.lock.get('first')?.outputs).toEqual([{ path: 'b.png', sha256: sha256(a) }]);
@@ -147,7 +180,11 @@ describe('applyImages', () => {
       name: 'first',
       id: null,
       before: {
-        request: { operation: 't2i', params: { version: 'v2.0', width: 384, height: 384, image_format: 'png', samples: 1 }, inputs: {} },
+        request: {
+          operation: 't2i',
+          params: { version: 'v2.0', width: 384, height: 384, image_format: 'png', samples: 1 },
+          inputs: {},
+        },
         requestHash: 'h',
         seeds: [1],
         modelVersion: 'v2.0',
@@ -158,7 +195,10 @@ describe('applyImages', () => {
       deletes: ['a.png'],
     };
     const [result] = await applyImages([change], undefined, store, { concurrency: 1 });
-    expect(result).toMatchObject({ status: 'skipped', cause: 'a.png changed since the plan was made; nothing was moved' });
+    expect(result).toMatchObject({
+      status: 'skipped',
+      cause: 'a.png changed since the plan was made; nothing was moved',
+    });
     expect([...store.files.keys()]).toEqual(['a.png']);
     expect(store.lock.size).toBe(0);
   });

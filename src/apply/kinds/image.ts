@@ -27,7 +27,13 @@ export const imageKind: ApplyKind<'image'> = {
   apply: async (changes, { images, started, finished, signal }) => {
     const imageChanges = changes.filter(isImageChange);
     const results = images
-      ? await applyImages(imageChanges, images.client, images.store, { concurrency: images.concurrency, signal }, { started, finished })
+      ? await applyImages(
+          imageChanges,
+          images.client,
+          images.store,
+          { concurrency: images.concurrency, signal },
+          { started, finished },
+        )
       : imageChanges.map((change) => {
           const result: ChangeResult = { ...identify(change), status: 'skipped', cause: NO_IMAGE_SERVICE };
           finished(change, result);
@@ -58,8 +64,18 @@ export async function applyImages(
   const slots = limiter(Math.max(1, options.concurrency));
   const generated = new Map<string, Promise<Uint8Array | undefined>>();
   const results = new Map<ImageGenerate | ImageMove | ImageRemove, ChangeResult>();
-  const finish = (change: ImageGenerate | ImageMove | ImageRemove, status: ChangeResult['status'], cause?: string): void => {
-    const result: ChangeResult = { action: change.action, name: change.name, id: null, status, ...(cause === undefined ? {} : { cause }) };
+  const finish = (
+    change: ImageGenerate | ImageMove | ImageRemove,
+    status: ChangeResult['status'],
+    cause?: string,
+  ): void => {
+    const result: ChangeResult = {
+      action: change.action,
+      name: change.name,
+      id: null,
+      status,
+      ...(cause === undefined ? {} : { cause }),
+    };
     results.set(change, result);
     progress.finished?.(change, result);
   };
@@ -75,7 +91,8 @@ export async function applyImages(
   const generates = changes.filter((change): change is ImageGenerate => change.action === 'generate');
   // Register every generation before any starts, so a dependant finds its source's promise.
   const settle = new Map<string, (bytes: Uint8Array | undefined) => void>();
-  for (const change of generates) generated.set(change.name, new Promise((resolve) => settle.set(change.name, resolve)));
+  for (const change of generates)
+    generated.set(change.name, new Promise((resolve) => settle.set(change.name, resolve)));
 
   await Promise.all(
     generates.map(async (change) => {
@@ -114,7 +131,9 @@ export async function applyImages(
     progress.started?.(change);
     try {
       // Only the files the plan said it deletes, as the lock recorded them: the others are left alone.
-      const refused = await store.remove(change.before.outputs.filter((output) => change.deletes.includes(output.path)));
+      const refused = await store.remove(
+        change.before.outputs.filter((output) => change.deletes.includes(output.path)),
+      );
       if (refused !== undefined) {
         finish(change, 'skipped', `${refused}; nothing was removed`);
         continue;
@@ -150,8 +169,12 @@ async function applyMoves(
     }
     progress.started?.(move);
     try {
-      const files = await Promise.all(move.copies.map(async ({ from, to }) => ({ from, path: to, bytes: await store.read(from) })));
-      const changed = files.find(({ from, bytes }) => sha256(bytes) !== move.before.outputs.find((output) => output.path === from)?.sha256);
+      const files = await Promise.all(
+        move.copies.map(async ({ from, to }) => ({ from, path: to, bytes: await store.read(from) })),
+      );
+      const changed = files.find(
+        ({ from, bytes }) => sha256(bytes) !== move.before.outputs.find((output) => output.path === from)?.sha256,
+      );
       if (changed) finish(move, 'skipped', `${changed.from} changed since the plan was made; nothing was moved`);
       else copies.set(move, files);
     } catch (error) {
@@ -162,7 +185,13 @@ async function applyMoves(
   for (const [move, files] of copies) {
     try {
       await store.write(files);
-      await store.record(move.name, { ...move.before, outputs: move.before.outputs.map((output, index) => ({ path: move.after.outputs[index] ?? output.path, sha256: output.sha256 })) });
+      await store.record(move.name, {
+        ...move.before,
+        outputs: move.before.outputs.map((output, index) => ({
+          path: move.after.outputs[index] ?? output.path,
+          sha256: output.sha256,
+        })),
+      });
       written.push(move);
     } catch (error) {
       finish(move, 'failed', causeOf(error));
@@ -180,8 +209,15 @@ async function applyMoves(
 
 type InputBytes = Partial<Record<(typeof IMAGE_INPUT_FIELDS)[number], Uint8Array>>;
 
-/** The bytes of each input: a file as planned (its hash must not have changed), or a source's output. A string says why not. */
-async function resolveInputs(change: ImageGenerate, generated: Map<string, Promise<Uint8Array | undefined>>, store: ImageStore): Promise<InputBytes | string> {
+/**
+ * The bytes of each input: a file as planned (its hash must not have changed), or a source's output. A string says why
+ * not.
+ */
+async function resolveInputs(
+  change: ImageGenerate,
+  generated: Map<string, Promise<Uint8Array | undefined>>,
+  store: ImageStore,
+): Promise<InputBytes | string> {
   const bytes: InputBytes = {};
   for (const field of IMAGE_INPUT_FIELDS) {
     const input = change.after.request.inputs[field];
@@ -200,8 +236,16 @@ async function resolveInputs(change: ImageGenerate, generated: Map<string, Promi
   return bytes;
 }
 
-/** One generation: the request, the checks of its answer, the files, then the lock. Returns the first file, or why it failed. */
-async function generate(change: ImageGenerate, inputs: InputBytes, client: ImageClient | undefined, store: ImageStore): Promise<Uint8Array | string> {
+/**
+ * One generation: the request, the checks of its answer, the files, then the lock. Returns the first file, or why it
+ * failed.
+ */
+async function generate(
+  change: ImageGenerate,
+  inputs: InputBytes,
+  client: ImageClient | undefined,
+  store: ImageStore,
+): Promise<Uint8Array | string> {
   if (!client) return NO_IMAGE_SERVICE;
   const { request, seeds, outputs } = change.after;
   // The plan decided the seeds: pinned, locked (to reproduce the files) or none (the service chooses).
@@ -217,11 +261,14 @@ async function generate(change: ImageGenerate, inputs: InputBytes, client: Image
         ? await client.variations(body as unknown as VariationsRequest)
         : await client.inpainting(body as unknown as InpaintingRequest);
 
-  if (answer.images.length !== outputs.length) return `the service returned ${answer.images.length} images for ${outputs.length} samples`;
+  if (answer.images.length !== outputs.length)
+    return `the service returned ${answer.images.length} images for ${outputs.length} samples`;
   const flagged = answer.images.flatMap((image, index) => (image.nsfwContentDetected === true ? [outputs[index]] : []));
-  if (flagged.length > 0) return `the service flagged ${flagged.join(', ')} as unsafe content (nsfw_checker); nothing was written`;
+  if (flagged.length > 0)
+    return `the service flagged ${flagged.join(', ')} as unsafe content (nsfw_checker); nothing was written`;
   const wrong = answer.images.find((image) => image.format !== request.params.image_format);
-  if (wrong) return `the service returned a ${wrong.format} file where ${request.params.image_format} was asked for; nothing was written`;
+  if (wrong)
+    return `the service returned a ${wrong.format} file where ${request.params.image_format} was asked for; nothing was written`;
 
   const files = answer.images.map((image, index) => ({ path: outputs[index] as string, bytes: image.bytes }));
   await store.write(files);

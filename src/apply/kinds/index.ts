@@ -10,6 +10,11 @@ import { imageKind } from './image.js';
  * nothing). Applied in the order of KINDS: the ad groups are released before an audience
  * changes or goes, the images come last.
  */
-export const APPLY_KINDS: ApplyKinds = { business: null, adGroupLink: adGroupLinkKind, audience: audienceKind, image: imageKind };
+export const APPLY_KINDS: ApplyKinds = {
+  business: null,
+  adGroupLink: adGroupLinkKind,
+  audience: audienceKind,
+  image: imageKind,
+};
 
 export const APPLY_KINDS_IN_ORDER: readonly ApplyKind[] = inKindOrder<ApplyKind>(APPLY_KINDS);

@@ -13,29 +13,61 @@ export const applyCommand: CommandDefinition = {
   describe: 'Make the ad account match the files (or apply a saved plan)',
   examples: [
     ['$0 apply', 'plan audiences.yaml, show the plan, and apply it once approved'],
-    ['$0 apply plan.json', 'apply exactly a plan saved with `audiences plan --out plan.json` (refused if the account moved)'],
+    [
+      '$0 apply plan.json',
+      'apply exactly a plan saved with `audiences plan --out plan.json` (refused if the account moved)',
+    ],
     ['$0 apply -f a.yaml --auto-approve', 'plan and apply without asking (in a pipeline)'],
   ],
   environment: SERVICE_ENVIRONMENT,
   builder: (argv) =>
     argv
       .positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' })
-      .option('file', { alias: 'f', type: 'string', array: true, requiresArg: true, describe: 'A desired-state file (repeat for several; default: audiences.yaml)' })
-      .option('auto-approve', { type: 'boolean', default: false, describe: 'Apply without asking (required without a terminal)' })
-      .option('allow-mass-delete', { type: 'boolean', default: false, describe: "Allow a plan that deletes more than the mass-delete share of the managed audiences (30%, or the file's massDelete)" }),
+      .option('file', {
+        alias: 'f',
+        type: 'string',
+        array: true,
+        requiresArg: true,
+        describe: 'A desired-state file (repeat for several; default: audiences.yaml)',
+      })
+      .option('auto-approve', {
+        type: 'boolean',
+        default: false,
+        describe: 'Apply without asking (required without a terminal)',
+      })
+      .option('allow-mass-delete', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Allow a plan that deletes more than the mass-delete share of the managed audiences (30%, or the file's massDelete)",
+      }),
   run: async (args, io) => {
     const savedPlan = typeof args['plan'] === 'string' ? args['plan'] : undefined;
     const files = fileArgs(args, 'audiences apply -f audiences.yaml');
-    if (savedPlan && files.length > 0) throw new UsageError('give either a saved plan or -f files, not both', 'a saved plan already says what to change');
+    if (savedPlan && files.length > 0)
+      throw new UsageError(
+        'give either a saved plan or -f files, not both',
+        'a saved plan already says what to change',
+      );
     // From here an interrupt is the apply's: before any change it stops the command, saying nothing was changed.
     let opened: Services | undefined;
     const interrupts = interruptible(io, () => opened?.stopStarting());
     try {
-      const [style, { runApply }, { textApplyView }] = await Promise.all([outputStyle(args, io), import('../../operations/apply.js'), import('../apply-view.js'), loadServices()]);
+      const [style, { runApply }, { textApplyView }] = await Promise.all([
+        outputStyle(args, io),
+        import('../../operations/apply.js'),
+        import('../apply-view.js'),
+        loadServices(),
+      ]);
       return await withServices(args, io, (services) => {
         opened = services;
         return runApply(
-          { savedPlan, files, autoApprove: args['autoApprove'] === true, allowMassDelete: args['allowMassDelete'] === true },
+          {
+            savedPlan,
+            files,
+            autoApprove: args['autoApprove'] === true,
+            allowMassDelete: args['allowMassDelete'] === true,
+          },
           {
             view: textApplyView(io, style),
             interrupts,

@@ -21,29 +21,77 @@ export const emulatorCommand: CommandDefinition = {
   describe: 'Serve the local emulator of the audience, company and image-generation services',
   examples: [
     ['$0 emulator --port 8080', 'serve the emulator and print the environment to reach it'],
-    ['$0 emulator --rate-limit 10 --no-quota-retry-after', 'an account that allows 10 requests a second and answers 429 without Retry-After'],
+    [
+      '$0 emulator --rate-limit 10 --no-quota-retry-after',
+      'an account that allows 10 requests a second and answers 429 without Retry-After',
+    ],
     ['$0 emulator --seed seed.yaml', "serve an account that holds seed.yaml's audiences and links"],
     ['$0 emulator --seed seed.yaml --seed-only', "seed --emulator's state (.audiences/emulator-state.json) and stop"],
   ],
   environment: ['IMAGEGEN_MODEL_FAMILY', 'IMAGEGEN_AUTH_SCHEME', 'ADS_COMPANY_PATH'],
   builder: (argv) =>
     argv
-      .option('port', { requiresArg: true, type: 'number', default: 0, describe: 'Port on 127.0.0.1 (0 = any free port)' })
-      .option('state', { requiresArg: true, type: 'string', describe: 'Persist the state in this file, locked while serving (default: in memory)' })
+      .option('port', {
+        requiresArg: true,
+        type: 'number',
+        default: 0,
+        describe: 'Port on 127.0.0.1 (0 = any free port)',
+      })
+      .option('state', {
+        requiresArg: true,
+        type: 'string',
+        describe: 'Persist the state in this file, locked while serving (default: in memory)',
+      })
       .option('seed', {
         requiresArg: true,
         type: 'string',
         array: true,
-        describe: 'Before serving, create the audiences of this desired-state file in its account and link them to its adGroups, as in the ad manager (repeatable)',
+        describe:
+          'Before serving, create the audiences of this desired-state file in its account and link them to its adGroups, as in the ad manager (repeatable)',
       })
-      .option('seed-only', { type: 'boolean', default: false, describe: "Seed and stop without serving: into the --state file, by default --emulator's (.audiences/emulator-state.json)" })
-      .option('latency', { requiresArg: true, type: 'number', default: 0, describe: 'Added latency per request, in ms' })
-      .option('jitter', { requiresArg: true, type: 'number', default: 0, describe: 'Random extra latency up to this many ms' })
-      .option('fault-rate', { requiresArg: true, type: 'number', default: 0, describe: 'Share of requests answered with a fault (0 to 1)' })
-      .option('fault-kinds', { requiresArg: true, type: 'string', default: '5xx,429,reset', describe: 'Faults to inject, comma-separated' })
+      .option('seed-only', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Seed and stop without serving: into the --state file, by default --emulator's (.audiences/emulator-state.json)",
+      })
+      .option('latency', {
+        requiresArg: true,
+        type: 'number',
+        default: 0,
+        describe: 'Added latency per request, in ms',
+      })
+      .option('jitter', {
+        requiresArg: true,
+        type: 'number',
+        default: 0,
+        describe: 'Random extra latency up to this many ms',
+      })
+      .option('fault-rate', {
+        requiresArg: true,
+        type: 'number',
+        default: 0,
+        describe: 'Share of requests answered with a fault (0 to 1)',
+      })
+      .option('fault-kinds', {
+        requiresArg: true,
+        type: 'string',
+        default: '5xx,429,reset',
+        describe: 'Faults to inject, comma-separated',
+      })
       .option('fault-seed', { requiresArg: true, type: 'number', default: 1, describe: 'Seed of the fault sequence' })
-      .option('rate-limit', { requiresArg: true, type: 'number', default: 0, describe: 'Requests per second per ad account (0 = unlimited)' })
-      .option('rate-limit-scope', { requiresArg: true, choices: ['all', 'writes'] satisfies RateLimitScope[], default: 'all', describe: 'What the rate limit counts: all requests, or only writes' })
+      .option('rate-limit', {
+        requiresArg: true,
+        type: 'number',
+        default: 0,
+        describe: 'Requests per second per ad account (0 = unlimited)',
+      })
+      .option('rate-limit-scope', {
+        requiresArg: true,
+        choices: ['all', 'writes'] satisfies RateLimitScope[],
+        default: 'all',
+        describe: 'What the rate limit counts: all requests, or only writes',
+      })
       .option('quota-status', {
         type: 'number',
         requiresArg: true,
@@ -51,26 +99,46 @@ export const emulatorCommand: CommandDefinition = {
         default: 429,
         describe: 'Status of a rate-limited or injected-429 answer: 429 (code -813) or 400 (code -10)',
       })
-      .option('quota-retry-after', { type: 'boolean', default: true, describe: 'Send Retry-After with those answers (--no-quota-retry-after: never)' })
+      .option('quota-retry-after', {
+        type: 'boolean',
+        default: true,
+        describe: 'Send Retry-After with those answers (--no-quota-retry-after: never)',
+      })
       .option('member-ids', {
         requiresArg: true,
         choices: ['catalog', 'number', 'text'] as const,
         default: 'catalog' as const,
-        describe: "How answers spell targeting member ids: as the item's own id, digit-only ids as numbers, or all as text",
+        describe:
+          "How answers spell targeting member ids: as the item's own id, digit-only ids as numbers, or all as text",
       })
       .option('tracker-shape', {
         requiresArg: true,
         choices: ['retentionDays', 'terms'] satisfies TrackerShape[],
         default: 'retentionDays',
-        describe: "How tracker members are taken and answered: with retentionDays, or with the real service's trackerTargetingTerms",
+        describe:
+          "How tracker members are taken and answered: with retentionDays, or with the real service's trackerTargetingTerms",
       })
       .option('list-shape', {
         requiresArg: true,
-        choices: ['whole', 'null-content', 'missing-content', 'paged', 'paged-model', 'paged-unfollowable', 'duplicate-ids'] satisfies ListShape[],
+        choices: [
+          'whole',
+          'null-content',
+          'missing-content',
+          'paged',
+          'paged-model',
+          'paged-unfollowable',
+          'duplicate-ids',
+        ] satisfies ListShape[],
         default: 'whole',
-        describe: "How the list of audiences and the lists of ad groups answer: whole as the spec shows, one page of several (Spring's Page or PagedModel), or not whole",
+        describe:
+          "How the list of audiences and the lists of ad groups answer: whole as the spec shows, one page of several (Spring's Page or PagedModel), or not whole",
       })
-      .option('page-size', { requiresArg: true, type: 'number', default: 20, describe: 'Items per page of a paged list, when the request asks for no size' })
+      .option('page-size', {
+        requiresArg: true,
+        type: 'number',
+        default: 20,
+        describe: 'Items per page of a paged list, when the request asks for no size',
+      })
       .option('quirks', { type: 'boolean', default: false, describe: "Answer with the spec examples' quirks" }),
   run: async (args, io) => {
     const kinds = String(args['faultKinds'])
@@ -78,11 +146,18 @@ export const emulatorCommand: CommandDefinition = {
       .map((kind) => kind.trim())
       .filter(Boolean);
     const unknown = kinds.filter((kind) => kind !== '5xx' && kind !== '429' && kind !== 'reset');
-    if (unknown.length > 0) throw new UsageError(`unknown fault kinds: ${unknown.join(', ')}`, 'use 5xx, 429 and reset, e.g. --fault-kinds 5xx,429');
+    if (unknown.length > 0)
+      throw new UsageError(
+        `unknown fault kinds: ${unknown.join(', ')}`,
+        'use 5xx, 429 and reset, e.g. --fault-kinds 5xx,429',
+      );
     const problem = numberProblem(args);
     if (problem) throw new UsageError(problem, 'see `audiences emulator --help` for each option and its default');
     const seeds = seedFiles(args);
-    const [{ startLocalEmulator, EMULATOR_STATE_FILE }, { pathSettings }] = await Promise.all([import('../../operations/connection.js'), import('../../api/path-settings.js')]);
+    const [{ startLocalEmulator, EMULATOR_STATE_FILE }, { pathSettings }] = await Promise.all([
+      import('../../operations/connection.js'),
+      import('../../api/path-settings.js'),
+    ]);
     const paths = pathSettings(io.env);
     const state = typeof args['state'] === 'string' ? args['state'] : seeds.only ? EMULATOR_STATE_FILE : undefined;
     if (state !== undefined) await mkdir(dirname(resolve(io.cwd, state)), { recursive: true });
@@ -90,7 +165,8 @@ export const emulatorCommand: CommandDefinition = {
       ...paths,
       port: Number(args['port']),
       statePath: state === undefined ? undefined : resolve(io.cwd, state),
-      onStateWait: (waitMs) => io.stderr(`Waiting for another process that uses ${state}, up to ${Math.round(waitMs / 1000)} s…\n`),
+      onStateWait: (waitMs) =>
+        io.stderr(`Waiting for another process that uses ${state}, up to ${Math.round(waitMs / 1000)} s…\n`),
       latencyMs: Number(args['latency']),
       jitterMs: Number(args['jitter']),
       faultRate: Number(args['faultRate']),
@@ -125,7 +201,9 @@ export const emulatorCommand: CommandDefinition = {
       }
       if (seeds.only) {
         await emulator.close();
-        io.stderr(`The state is in ${state}${state === EMULATOR_STATE_FILE ? ', which `--emulator` reads in this folder' : ''}.\n`);
+        io.stderr(
+          `The state is in ${state}${state === EMULATOR_STATE_FILE ? ', which `--emulator` reads in this folder' : ''}.\n`,
+        );
         return 0;
       }
     }
@@ -165,26 +243,51 @@ export const emulatorCommand: CommandDefinition = {
 /** The files of --seed, and whether to stop once they are seeded. */
 function seedFiles(args: Record<string, unknown>): { files: string[]; only: boolean } {
   const files = Array.isArray(args['seed']) ? args['seed'].map(String) : [];
-  if (files.some((file) => file.trim() === '')) throw new UsageError('--seed needs a file name', 'e.g. --seed seed.yaml, a desired-state file');
+  if (files.some((file) => file.trim() === ''))
+    throw new UsageError('--seed needs a file name', 'e.g. --seed seed.yaml, a desired-state file');
   const only = args['seedOnly'] === true;
-  if (only && files.length === 0) throw new UsageError('--seed-only needs --seed FILE', 'e.g. audiences emulator --seed seed.yaml --seed-only');
+  if (only && files.length === 0)
+    throw new UsageError('--seed-only needs --seed FILE', 'e.g. audiences emulator --seed seed.yaml --seed-only');
   return { files, only };
 }
 
 /** Seeds the running emulator through its own API, and says what each file made. */
-async function seed(files: string[], emulator: RunningEmulator, paths: ReturnType<typeof pathSettings>, args: Record<string, unknown>, io: Io): Promise<void> {
+async function seed(
+  files: string[],
+  emulator: RunningEmulator,
+  paths: ReturnType<typeof pathSettings>,
+  args: Record<string, unknown>,
+  io: Io,
+): Promise<void> {
   const [{ seedEmulator }, { createServices }, { emulatorControl }] = await Promise.all([
     import('../../operations/seed-emulator.js'),
     import('../../api/services.js'),
     import('../../operations/emulator-control.js'),
   ]);
-  const endpoints = { apiUrl: emulator.url, companyUrl: undefined, imageUrl: undefined, accessToken: emulator.accessToken, appKey: undefined, ...paths };
-  const services = createServices(endpoints, { concurrency: 8, verbose: args['verbose'] === true, log: (line) => io.stderr(`${line}\n`) });
+  const endpoints = {
+    apiUrl: emulator.url,
+    companyUrl: undefined,
+    imageUrl: undefined,
+    accessToken: emulator.accessToken,
+    appKey: undefined,
+    ...paths,
+  };
+  const services = createServices(endpoints, {
+    concurrency: 8,
+    verbose: args['verbose'] === true,
+    log: (line) => io.stderr(`${line}\n`),
+  });
   try {
-    const accounts = await seedEmulator(files, io.cwd, { audiences: (id) => services.audiences(id), control: emulatorControl(emulator.url) });
+    const accounts = await seedEmulator(files, io.cwd, {
+      audiences: (id) => services.audiences(id),
+      control: emulatorControl(emulator.url),
+    });
     for (const account of accounts) {
       const links = account.audiences.reduce((sum, audience) => sum + audience.adGroupIds.length, 0);
-      const made = account.audiences.map((audience) => `${visible(audience.name)} (id ${audience.id}${audience.adGroupIds.length > 0 ? `, ad groups ${audience.adGroupIds.join(', ')}` : ''})`);
+      const made = account.audiences.map(
+        (audience) =>
+          `${visible(audience.name)} (id ${audience.id}${audience.adGroupIds.length > 0 ? `, ad groups ${audience.adGroupIds.join(', ')}` : ''})`,
+      );
       io.stderr(
         `Seeded ad account ${account.adAccountId} from ${visible(account.file)}: ${plural(account.audiences.length, 'audience')}, ${plural(links, 'link')}${made.length > 0 ? `: ${made.join('; ')}` : ''}.\n`,
       );
@@ -205,7 +308,8 @@ function numberProblem(args: Record<string, unknown>): string | undefined {
   if (!Number.isInteger(port) || port < 0 || port > 65535) return '--port must be an integer from 0 to 65535';
   for (const name of ['latency', 'jitter', 'faultSeed', 'rateLimit']) {
     const value = Number(args[name]);
-    if (!Number.isInteger(value) || value < 0) return `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must be a non-negative integer`;
+    if (!Number.isInteger(value) || value < 0)
+      return `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} must be a non-negative integer`;
   }
   const pageSize = Number(args['pageSize']);
   if (!Number.isInteger(pageSize) || pageSize < 1) return '--page-size must be a positive integer';

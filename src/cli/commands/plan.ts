@@ -18,19 +18,54 @@ export const planCommand: CommandDefinition = {
     ['$0 plan', 'the plan of audiences.yaml'],
     ['$0 plan a.yaml b.yaml --out plan.json', 'the plan of two files, saved for `audiences apply plan.json`'],
     ['$0 plan --format markdown', 'the plan as a pull-request comment'],
-    ['$0 plan --format markdown --base origin/main', 'the comment of a pull request into main: what reverts a change made outside the tool is marked so'],
+    [
+      '$0 plan --format markdown --base origin/main',
+      'the comment of a pull request into main: what reverts a change made outside the tool is marked so',
+    ],
   ],
   environment: SERVICE_ENVIRONMENT,
   builder: (argv) =>
     argv
       .positional('files', { type: 'string', array: true, describe: 'Desired-state files, as with -f' })
-      .option('file', { alias: 'f', type: 'string', array: true, requiresArg: true, describe: 'A desired-state file (repeat for several; default: audiences.yaml)' })
-      .option('out', { type: 'string', requiresArg: true, describe: 'Save the plan to this file for `audiences apply PLAN`' })
-      .option('format', { requiresArg: true, choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' })
-      .option('detailed-exitcode', { type: 'boolean', default: false, describe: 'Exit 0 with no changes, 2 with changes, 1 on error' })
-      .option('allow-mass-delete', { type: 'boolean', default: false, describe: "Allow a plan that deletes more than the mass-delete share of the managed audiences (30%, or the file's massDelete)" })
-      .option('cache', { type: 'boolean', default: false, describe: 'Reuse single reads of unchanged audiences (kept under .audiences/cache/)' })
-      .option('commit', { type: 'string', requiresArg: true, describe: 'The commit planned, named in the Markdown comment (a pipeline passes its own)' })
+      .option('file', {
+        alias: 'f',
+        type: 'string',
+        array: true,
+        requiresArg: true,
+        describe: 'A desired-state file (repeat for several; default: audiences.yaml)',
+      })
+      .option('out', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Save the plan to this file for `audiences apply PLAN`',
+      })
+      .option('format', {
+        requiresArg: true,
+        choices: ['text', 'json', 'markdown'] as const,
+        default: 'text' as const,
+        describe: 'Output format',
+      })
+      .option('detailed-exitcode', {
+        type: 'boolean',
+        default: false,
+        describe: 'Exit 0 with no changes, 2 with changes, 1 on error',
+      })
+      .option('allow-mass-delete', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Allow a plan that deletes more than the mass-delete share of the managed audiences (30%, or the file's massDelete)",
+      })
+      .option('cache', {
+        type: 'boolean',
+        default: false,
+        describe: 'Reuse single reads of unchanged audiences (kept under .audiences/cache/)',
+      })
+      .option('commit', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'The commit planned, named in the Markdown comment (a pipeline passes its own)',
+      })
       .option('base', {
         type: 'string',
         requiresArg: true,
@@ -46,7 +81,13 @@ export const planCommand: CommandDefinition = {
 };
 
 /** The plan command itself; a failure is also written in the output format by withErrorOutput. */
-async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files: string[], format: PlanFormat, context: CommentContext): Promise<number> {
+async function plan(
+  args: Parameters<CommandDefinition['run']>[0],
+  io: Io,
+  files: string[],
+  format: PlanFormat,
+  context: CommentContext,
+): Promise<number> {
   const out = fileOption(args, 'out', '--out', 'audiences plan --out plan.json');
   const base = baseOption(args);
   const [style, { planFiles }, { renderPlans }, saved] = await Promise.all([
@@ -88,6 +129,7 @@ async function plan(args: Parameters<CommandDefinition['run']>[0], io: Io, files
 function baseOption(args: Parameters<CommandDefinition['run']>[0]): string | undefined {
   const value = args['base'];
   if (typeof value !== 'string') return undefined;
-  if (value.trim() === '') throw new UsageError('--base needs a git ref (a branch, tag or commit)', 'audiences plan --base origin/main');
+  if (value.trim() === '')
+    throw new UsageError('--base needs a git ref (a branch, tag or commit)', 'audiences plan --base origin/main');
   return value;
 }

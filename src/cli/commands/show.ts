@@ -16,14 +16,21 @@ export const showCommand: CommandDefinition = {
   ],
   environment: ['NO_COLOR', 'FORCE_COLOR'],
   builder: (argv) =>
-    argv
-      .positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' })
-      .option('format', { requiresArg: true, choices: ['text', 'json', 'markdown'] as const, default: 'text' as const, describe: 'Output format' }),
+    argv.positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' }).option('format', {
+      requiresArg: true,
+      choices: ['text', 'json', 'markdown'] as const,
+      default: 'text' as const,
+      describe: 'Output format',
+    }),
   run: async (args, io) => {
     const file = String(args['plan']);
     const format = args['format'] as PlanFormat;
     return withErrorOutput(format, { files: [file] }, io, async () => {
-      const [style, { readSavedPlans, savedPlanContext }, { renderPlans }] = await Promise.all([outputStyle(args, io), import('../../operations/saved-plan.js'), import('../../render/index.js')]);
+      const [style, { readSavedPlans, savedPlanContext }, { renderPlans }] = await Promise.all([
+        outputStyle(args, io),
+        import('../../operations/saved-plan.js'),
+        import('../../render/index.js'),
+      ]);
       const plans = await readSavedPlans(file, io.cwd, 'show');
       io.stdout(renderPlans(plans, format, style, savedPlanContext(plans, file)));
       return 0;

@@ -28,7 +28,12 @@ export const validateCommand: CommandDefinition = {
         array: true,
         describe: 'A desired-state file (repeat for several; default: audiences.yaml)',
       })
-      .option('format', { requiresArg: true, choices: ['text', 'json'] as const, default: 'text' as const, describe: 'Output format (json: every problem as data)' }),
+      .option('format', {
+        requiresArg: true,
+        choices: ['text', 'json'] as const,
+        default: 'text' as const,
+        describe: 'Output format (json: every problem as data)',
+      }),
   run: async (args, io) => {
     const files = fileArgs(args, 'audiences validate -f audiences.yaml');
     const format = args['format'] as 'text' | 'json';
@@ -44,17 +49,35 @@ export const validateCommand: CommandDefinition = {
 
 /** One file's result as JSON data: whether it is valid, its audiences, and every problem at its place. */
 function asData(result: FileValidation) {
-  const problem = (issue: ConfigIssue) => ({ line: issue.line, column: issue.column, pointer: issue.pointer, message: issue.message, ...(issue.hint ? { hint: issue.hint } : {}) });
-  return { file: result.file, valid: result.ok, audiences: result.audiences, errors: result.errors.map(problem), warnings: result.warnings.map(problem) };
+  const problem = (issue: ConfigIssue) => ({
+    line: issue.line,
+    column: issue.column,
+    pointer: issue.pointer,
+    message: issue.message,
+    ...(issue.hint ? { hint: issue.hint } : {}),
+  });
+  return {
+    file: result.file,
+    valid: result.ok,
+    audiences: result.audiences,
+    errors: result.errors.map(problem),
+    warnings: result.warnings.map(problem),
+  };
 }
 
 /** The problems on stderr, capped, and a verdict per file (its name made visible, as in the problems' lines). */
-function printText(results: FileValidation[], formatIssues: (issues: ConfigIssue[], severity?: 'warning') => string[], io: Io): void {
+function printText(
+  results: FileValidation[],
+  formatIssues: (issues: ConfigIssue[], severity?: 'warning') => string[],
+  io: Io,
+): void {
   for (const result of results) {
     const lines = [...formatIssues(result.errors), ...formatIssues(result.warnings, 'warning')];
     if (lines.length > 0) io.stderr(lines.join('\n') + '\n');
     if (result.ok) {
-      io.stdout(`${visible(result.file)}: ok (${result.audiences} ${result.audiences === 1 ? 'audience' : 'audiences'})\n`);
+      io.stdout(
+        `${visible(result.file)}: ok (${result.audiences} ${result.audiences === 1 ? 'audience' : 'audiences'})\n`,
+      );
     } else {
       const count = result.errors.length;
       io.stderr(`${visible(result.file)}: invalid (${count} ${count === 1 ? 'problem' : 'problems'})\n`);

@@ -35,7 +35,14 @@ export async function inspectFile(dir: string, path: string, input: boolean): Pr
     return { status: 'refused', reason: (error as Error).message };
   }
   const bytes = await readFile(absolute);
-  const found: LocalFile = { status: 'present', sha256: sha256(bytes), format: detectImageFormat(bytes) ?? (isHeic(bytes) ? 'heic' : null), width: null, height: null, identity };
+  const found: LocalFile = {
+    status: 'present',
+    sha256: sha256(bytes),
+    format: detectImageFormat(bytes) ?? (isHeic(bytes) ? 'heic' : null),
+    width: null,
+    height: null,
+    identity,
+  };
   if (link) found.link = true;
   if (!input) return found;
   if (found.format !== null) {
@@ -54,7 +61,10 @@ export async function inspectFile(dir: string, path: string, input: boolean): Pr
 /** HEIC by its `ftyp` box and an HEVC brand, the way the format is recognised without decoding it. */
 function isHeic(bytes: Uint8Array): boolean {
   if (bytes.length < 16 || new TextDecoder().decode(bytes.subarray(4, 8)) !== 'ftyp') return false;
-  const size = Math.min(bytes.length, ((bytes[0] ?? 0) << 24) | ((bytes[1] ?? 0) << 16) | ((bytes[2] ?? 0) << 8) | (bytes[3] ?? 0));
+  const size = Math.min(
+    bytes.length,
+    ((bytes[0] ?? 0) << 24) | ((bytes[1] ?? 0) << 16) | ((bytes[2] ?? 0) << 8) | (bytes[3] ?? 0),
+  );
   const brands = new TextDecoder().decode(bytes.subarray(8, Math.max(8, size)));
   return /heic|heix|heim|heis|hevc|hevx|hevm|hevs/.test(brands);
 }

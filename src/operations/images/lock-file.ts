@@ -38,7 +38,10 @@ export async function readLock(dir: string): Promise<Uint8Array | undefined | { 
   }
 }
 
-/** The lock's bytes for a check or an update, which cannot go on when it is refused (`shown`: the lock as the user knows it). */
+/**
+ * The lock's bytes for a check or an update, which cannot go on when it is refused (`shown`: the lock as the user knows
+ * it).
+ */
 export async function readLockOrThrow(dir: string, shown: string): Promise<Uint8Array | undefined> {
   const read = await readLock(dir);
   if (read !== undefined && 'refused' in read) throw lockError(shown, read.refused);
@@ -46,5 +49,10 @@ export async function readLockOrThrow(dir: string, shown: string): Promise<Uint8
 }
 
 export function lockError(shown: string, problem: string): AppError {
-  return new AppError({ code: 'IMAGE_LOCK', source: 'user', summary: `${shown} cannot be used: ${problem}`, hint: IMAGE_LOCK_HINT });
+  return new AppError({
+    code: 'IMAGE_LOCK',
+    source: 'user',
+    summary: `${shown} cannot be used: ${problem}`,
+    hint: IMAGE_LOCK_HINT,
+  });
 }

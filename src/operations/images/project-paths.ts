@@ -13,7 +13,12 @@ import { AppError } from '../../errors.js';
 export async function inside(dir: string, path: string): Promise<string> {
   const refused = await outsideReason(dir, path);
   if (refused !== undefined) {
-    throw new AppError({ code: 'IMAGE_PATH', source: 'user', summary: `refusing ${path}: ${refused}`, hint: 'keep image files in the folder of the desired-state file or below it' });
+    throw new AppError({
+      code: 'IMAGE_PATH',
+      source: 'user',
+      summary: `refusing ${path}: ${refused}`,
+      hint: 'keep image files in the folder of the desired-state file or below it',
+    });
   }
   return resolve(dir, path);
 }
@@ -48,7 +53,10 @@ export async function outsideReason(dir: string, path: string): Promise<string |
  * The real folder of a project path (its links resolved), when it is still in the project;
  * undefined when it no longer exists (nor does the file), `refused` when it leads out.
  */
-export async function realParent(dir: string, path: string): Promise<{ real: string } | { refused: string } | undefined> {
+export async function realParent(
+  dir: string,
+  path: string,
+): Promise<{ real: string } | { refused: string } | undefined> {
   let real: string;
   try {
     real = await realpath(dirname(resolve(dir, path)));
@@ -56,7 +64,9 @@ export async function realParent(dir: string, path: string): Promise<{ real: str
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return { refused: (error as Error).message };
   }
-  return within(await realpath(dir), real) ? { real } : { refused: 'it leads out of the project folder through a link' };
+  return within(await realpath(dir), real)
+    ? { real }
+    : { refused: 'it leads out of the project folder through a link' };
 }
 
 function within(root: string, path: string): boolean {

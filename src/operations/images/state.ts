@@ -12,12 +12,22 @@ import { readLock } from './lock-file.js';
  * which a removal would delete). Nothing when the file declares no images and has no lock. Paths that lead out of
  * the file's folder, through `..` or a link, are refused rather than read; so is the lock.
  */
-export async function readImageState(desired: DesiredState, file: string, cwd: string): Promise<ImageState | undefined> {
+export async function readImageState(
+  desired: DesiredState,
+  file: string,
+  cwd: string,
+): Promise<ImageState | undefined> {
   const dir = dirname(resolve(cwd, file));
   const lockRead = await readLock(dir);
   if (!desired.images && lockRead === undefined) return undefined;
 
-  const state: ImageState = { dir: relative(cwd, dir) || '.', file: basename(file), lock: emptyImageLock(), lockHash: null, files: dictionary() };
+  const state: ImageState = {
+    dir: relative(cwd, dir) || '.',
+    file: basename(file),
+    lock: emptyImageLock(),
+    lockHash: null,
+    files: dictionary(),
+  };
   if (lockRead !== undefined && 'refused' in lockRead) state.lockProblem = lockRead.refused;
   else if (lockRead !== undefined) {
     state.lockHash = sha256(lockRead);

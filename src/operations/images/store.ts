@@ -24,7 +24,9 @@ export function createImageStore(dir: string, shownLock: string): ImageStore {
       }
     },
     remove: async (files) => {
-      const changed = (await Promise.all(files.map((file) => removalProblem(dir, file)))).filter((problem) => problem !== undefined);
+      const changed = (await Promise.all(files.map((file) => removalProblem(dir, file)))).filter(
+        (problem) => problem !== undefined,
+      );
       if (changed.length > 0) return changed.join('; ');
       // Each file's folder, its links resolved again right before the unlinks: a folder swapped
       // for a link since the check must not lead an unlink out of the project.
@@ -79,7 +81,8 @@ async function removalProblem(dir: string, file: LockedOutput): Promise<string |
     if (!info.isFile()) return `${file.path} is no longer a regular file`;
     const bytes = await readFile(absolute);
     if (sha256(bytes) !== file.sha256) return `${file.path} changed since the plan was made`;
-    if (detectImageFormat(bytes) === undefined) return `${file.path} is not an image (by its content), and the tool writes only images`;
+    if (detectImageFormat(bytes) === undefined)
+      return `${file.path} is not an image (by its content), and the tool writes only images`;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return `${file.path}: ${(error as Error).message}`;

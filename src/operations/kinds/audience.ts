@@ -45,7 +45,11 @@ export const audienceSource: KindOperations<'audience'> = {
  * second list confirms it (see confirmGone). Once another kind's read failed (`signal`), no more
  * requests start.
  */
-async function readAudiences(states: DesiredState[], reader: AccountReader, signal: AbortSignal | undefined): Promise<Partial<LiveState>> {
+async function readAudiences(
+  states: DesiredState[],
+  reader: AccountReader,
+  signal: AbortSignal | undefined,
+): Promise<Partial<LiveState>> {
   const listed = await reader.list();
   signal?.throwIfAborted();
   const needed = neededReadsOfAll(states, listed);
@@ -76,10 +80,13 @@ async function readAudiences(states: DesiredState[], reader: AccountReader, sign
   const gone = notFound.size === 0 ? [] : await confirmGone(listed, notFound, reader);
   const goneIds = new Set(gone.map((summary) => summary.id));
   for (const id of notFound) {
-    if (!goneIds.has(id)) unreadable[String(id)] = 'the service answered 404 (not found) for it, yet the account still lists it';
+    if (!goneIds.has(id))
+      unreadable[String(id)] = 'the service answered 404 (not found) for it, yet the account still lists it';
   }
   const kept = (id: Long) => !goneIds.has(id) && unreadable[String(id)] === undefined;
-  const details = Object.fromEntries(needed.detailIds.flatMap((id, index) => (reads[index] && kept(id) ? [[String(id), reads[index]]] : [])));
+  const details = Object.fromEntries(
+    needed.detailIds.flatMap((id, index) => (reads[index] && kept(id) ? [[String(id), reads[index]]] : [])),
+  );
   return {
     audiences: listed.filter((summary) => !goneIds.has(summary.id)),
     details,
@@ -92,11 +99,15 @@ async function readAudiences(states: DesiredState[], reader: AccountReader, sign
 /**
  * The audiences of `notFound` (their read or ad groups answered the service's 404) that a
  * second list no longer has: deleted after the first list (by someone else, while the plan or
- * an import read), so the plan treats them as not there, and says so, and an import leaves them out. One the second list still has is
- * not taken for gone: a 404 the account contradicts must not plan a create of an audience that
+ * an import read), so the plan treats them as not there, and says so, and an import leaves them out. One the second
+ * list still has is not taken for gone: a 404 the account contradicts must not plan a create of an audience that
  * exists.
  */
-export async function confirmGone(listed: LiveAudienceSummary[], notFound: ReadonlySet<Long>, reader: Pick<AccountReader, 'list'>): Promise<LiveAudienceSummary[]> {
+export async function confirmGone(
+  listed: LiveAudienceSummary[],
+  notFound: ReadonlySet<Long>,
+  reader: Pick<AccountReader, 'list'>,
+): Promise<LiveAudienceSummary[]> {
   const still = new Set((await reader.list()).map((summary) => summary.id));
   return listed.filter((summary) => notFound.has(summary.id) && !still.has(summary.id));
 }

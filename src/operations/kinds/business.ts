@@ -8,7 +8,12 @@ export const businessSource: KindOperations<'business'> = {
     if (!desired.business) return {};
     // Opened only for a file that declares a business.
     const business = services?.business?.(desired.adAccountId);
-    if (!business) throw new AppError({ code: 'NO_SERVICE', source: 'internal', summary: 'the file declares a business, but no business lookup was given' });
+    if (!business)
+      throw new AppError({
+        code: 'NO_SERVICE',
+        source: 'internal',
+        summary: 'the file declares a business, but no business lookup was given',
+      });
     return { business: await business.lookup(desired.business.registrationNumber) };
   },
   readCurrent: async (plan, { services }) => {

@@ -27,12 +27,17 @@ export const imageSource: KindOperations<'image'> = {
     if (!recorded || cwd === undefined) return {};
     const dir = resolve(cwd, plan.imageDir ?? '.');
     const lock = await readLockOrThrow(dir, join(plan.imageDir ?? '.', LOCK_FILE));
-    const hashes = await Promise.all(recorded.files.map(async ({ path }) => [path, hashOf(await inspectFile(dir, path, false))] as const));
+    const hashes = await Promise.all(
+      recorded.files.map(async ({ path }) => [path, hashOf(await inspectFile(dir, path, false))] as const),
+    );
     return { images: { lockHash: lock === undefined ? null : sha256(lock), files: Object.fromEntries(hashes) } };
   },
   saving: (plan, { cwd, planFile }) => {
     if (plan.imageDir === undefined || plan.imageHome === undefined) return plan;
-    return { ...plan, imageHome: { ...plan.imageHome, fromPlan: relative(dirname(planFile), resolve(cwd, plan.imageDir)) || '.' } };
+    return {
+      ...plan,
+      imageHome: { ...plan.imageHome, fromPlan: relative(dirname(planFile), resolve(cwd, plan.imageDir)) || '.' },
+    };
   },
   placing: async (plan, { cwd, planFile }) => {
     if (plan.imageDir === undefined || plan.imageHome === undefined) return plan;
@@ -54,10 +59,23 @@ export const imageSource: KindOperations<'image'> = {
  * wins; else one of that name. None found, the plan is refused: its images would be written
  * where no file of the project is.
  */
-async function homeOf(plan: Plan, imageDir: string, home: NonNullable<Plan['imageHome']>, cwd: string, planFile: string): Promise<string> {
-  const candidates = [...(home.fromPlan === undefined ? [] : [resolve(dirname(planFile), home.fromPlan)]), resolve(cwd, imageDir)];
-  const found = await Promise.all(candidates.map(async (dir) => ({ dir, hash: await regularFileHash(join(dir, home.file)) })));
-  const chosen = found.find((candidate) => candidate.hash === plan.fingerprint.desiredHash) ?? found.find((candidate) => candidate.hash !== undefined);
+async function homeOf(
+  plan: Plan,
+  imageDir: string,
+  home: NonNullable<Plan['imageHome']>,
+  cwd: string,
+  planFile: string,
+): Promise<string> {
+  const candidates = [
+    ...(home.fromPlan === undefined ? [] : [resolve(dirname(planFile), home.fromPlan)]),
+    resolve(cwd, imageDir),
+  ];
+  const found = await Promise.all(
+    candidates.map(async (dir) => ({ dir, hash: await regularFileHash(join(dir, home.file)) })),
+  );
+  const chosen =
+    found.find((candidate) => candidate.hash === plan.fingerprint.desiredHash) ??
+    found.find((candidate) => candidate.hash !== undefined);
   if (chosen) return chosen.dir;
   const looked = [...new Set(candidates.map((dir) => join(relative(cwd, dir) || '.', home.file)))];
   throw new AppError({
@@ -76,10 +94,20 @@ const IMAGE_CONCURRENCY = 4;
  * the image service when it generates (its address and key are checked here, before anything
  * is changed, so a missing one cannot stop an apply halfway; removing needs no service).
  */
-function imageServices(plan: Plan, client: (() => ImageClient) | undefined, cwd: string, concurrency: number | undefined): ApplyServices['images'] {
+function imageServices(
+  plan: Plan,
+  client: (() => ImageClient) | undefined,
+  cwd: string,
+  concurrency: number | undefined,
+): ApplyServices['images'] {
   if (!plan.changes.some((change) => change.kind === 'image')) return undefined;
   const generates = plan.changes.some((change) => change.action === 'generate');
-  if (generates && !client) throw new AppError({ code: 'NO_SERVICE', source: 'internal', summary: 'the plan generates images, but no image-generation client was given' });
+  if (generates && !client)
+    throw new AppError({
+      code: 'NO_SERVICE',
+      source: 'internal',
+      summary: 'the plan generates images, but no image-generation client was given',
+    });
   return {
     ...(generates && client ? { client: client() } : {}),
     store: createImageStore(resolve(cwd, plan.imageDir ?? '.'), join(plan.imageDir ?? '.', LOCK_FILE)),

@@ -29,7 +29,10 @@ export interface ReadContext {
   cwd?: string | undefined;
   /** Aborted when another kind's read failed: the plan has failed, so no more requests start. */
   signal?: AbortSignal | undefined;
-  /** The file at its base, planned against the same read (see PlanBase): what its plan needs is read too, in the same pass. */
+  /**
+   * The file at its base, planned against the same read (see PlanBase): what its plan needs is read too, in the same
+   * pass.
+   */
   base?: DesiredState | undefined;
 }
 
@@ -63,14 +66,23 @@ export interface SavedPlanContext {
  */
 export interface KindOperations<K extends KindName = KindName> {
   kind: K;
-  /** Its share of the live state (LiveParts), and of the kinds read with it: a kind read with another one (the ad groups, with their audiences) has none. */
+  /**
+   * Its share of the live state (LiveParts), and of the kinds read with it: a kind read with another one (the ad
+   * groups, with their audiences) has none.
+   */
   read?(desired: DesiredState, context: ReadContext): Promise<Partial<LiveState>>;
   readCurrent(plan: Plan, context: CurrentContext): Promise<Partial<PartOf<CurrentParts, K>>>;
   /** A plan about to be saved: with what finding its local files again needs, wherever it is applied from. */
   saving?(plan: Plan, context: SavedPlanContext): Plan;
-  /** A saved plan about to be applied: its local paths made to start from `cwd`; an error when its files cannot be found. */
+  /**
+   * A saved plan about to be applied: its local paths made to start from `cwd`; an error when its files cannot be
+   * found.
+   */
   placing?(plan: Plan, context: SavedPlanContext): Promise<Plan>;
-  /** The services its changes are applied with, checked before anything is changed (a missing setting must not stop an apply halfway). */
+  /**
+   * The services its changes are applied with, checked before anything is changed (a missing setting must not stop an
+   * apply halfway).
+   */
   applyServices?(plan: Plan, context: ServiceContext): PartOf<ServiceParts, K>;
 }
 

@@ -1,4 +1,12 @@
-import { compareLongs, compareText, sortLongs, type AdGroupLink, type DesiredAudience, type LiveState, type Long } from '../../model/index.js';
+import {
+  compareLongs,
+  compareText,
+  sortLongs,
+  type AdGroupLink,
+  type DesiredAudience,
+  type LiveState,
+  type Long,
+} from '../../model/index.js';
 import { sameEnds } from '../drift.js';
 import type { PlanKind } from '../kind.js';
 import { notRead } from '../reads.js';
@@ -19,7 +27,8 @@ export const adGroupLinkKind: PlanKind<'adGroupLink'> = {
     const errors: PlanProblem[] = [];
     const notLinked: Array<{ audience: DesiredAudience; adGroupIds: Long[] }> = [];
     for (const audience of identities.missing) {
-      if (audience.adGroups && audience.adGroups.length > 0) notLinked.push({ audience, adGroupIds: audience.adGroups });
+      if (audience.adGroups && audience.adGroups.length > 0)
+        notLinked.push({ audience, adGroupIds: audience.adGroups });
     }
     for (const { desired: audience, live: summary } of identities.matched) {
       const links = readableLinks(live, summary.id);
@@ -51,7 +60,11 @@ export const adGroupLinkKind: PlanKind<'adGroupLink'> = {
     if (desired.prune) {
       // A protected one is not deleted (the audience kind says why), so its ad groups stay.
       for (const summary of identities.undeclared.filter((candidate) => !identities.protectedBy.has(candidate.id))) {
-        changes.push(...(readableLinks(live, summary.id) ?? []).map((link) => unlink(summary.name, summary.id, link, 'audience-deleted')));
+        changes.push(
+          ...(readableLinks(live, summary.id) ?? []).map((link) =>
+            unlink(summary.name, summary.id, link, 'audience-deleted'),
+          ),
+        );
       }
     }
     return { changes, errors, warnings: linkMissing(notLinked) };
@@ -62,24 +75,48 @@ export const adGroupLinkKind: PlanKind<'adGroupLink'> = {
       const now = byId.get(entry.id);
       const links = current.adGroupIds[String(entry.id)];
       if (!now || entry.adGroupIds === null || links === undefined) return [];
-      if (links === null) return [`audience ${quoted(now.name)} (id ${entry.id}) no longer exists: the service answered 404 (not found) for its ad groups`];
+      if (links === null)
+        return [
+          `audience ${quoted(now.name)} (id ${entry.id}) no longer exists: the service answered 404 (not found) for its ad groups`,
+        ];
       if (sameIds(entry.adGroupIds, links)) return [];
-      return [`the ad groups using audience ${quoted(now.name)} (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${sortLongs(links).join(', ') || 'none'} now`];
+      return [
+        `the ad groups using audience ${quoted(now.name)} (id ${entry.id}) changed: ${entry.adGroupIds.join(', ') || 'none'} then, ${sortLongs(links).join(', ') || 'none'} now`,
+      ];
     });
   },
   // With their audience's changes (see the audience kind), before them, by ad group.
-  orderKey: (change) => [change.name, BigInt(change.id ?? 0), 0, BigInt(change.action === 'unlink' ? change.adGroupId : 0)],
+  orderKey: (change) => [
+    change.name,
+    BigInt(change.id ?? 0),
+    0,
+    BigInt(change.action === 'unlink' ? change.adGroupId : 0),
+  ],
   // For the same reason too: an ad group the change unlinks because it deletes the audience is its own.
   review: (change) => ({ fields: [], live: anyLive([change.before]), effects: [], risks: [] }),
   inconsistencies: (change, read) => {
-    const found = [...(change.adGroupId === change.before.adGroupId ? [] : [`it shows ad group ${change.before.adGroupId}`]), ...notRead(change.id, read)];
-    return found.map((problem) => `the unlink of ad group ${change.adGroupId} from audience ${quoted(change.name)} (id ${change.id}): ${problem}`);
+    const found = [
+      ...(change.adGroupId === change.before.adGroupId ? [] : [`it shows ad group ${change.before.adGroupId}`]),
+      ...notRead(change.id, read),
+    ];
+    return found.map(
+      (problem) =>
+        `the unlink of ad group ${change.adGroupId} from audience ${quoted(change.name)} (id ${change.id}): ${problem}`,
+    );
   },
-  drift: (change, base) => (change.action === 'unlink' && base.action === 'unlink' && change.display.reason === base.display.reason && sameEnds(change, base) ? { ...change, drift: true } : change),
+  drift: (change, base) =>
+    change.action === 'unlink' &&
+    base.action === 'unlink' &&
+    change.display.reason === base.display.reason &&
+    sameEnds(change, base)
+      ? { ...change, drift: true }
+      : change,
 };
 
 /** The audiences whose links must be read again to check a saved plan. */
-export function linksToRecheck(plan: { fingerprint: { audiences: Array<{ id: Long; adGroupIds: Long[] | null }> } }): Long[] {
+export function linksToRecheck(plan: {
+  fingerprint: { audiences: Array<{ id: Long; adGroupIds: Long[] | null }> };
+}): Long[] {
   return plan.fingerprint.audiences.filter((entry) => entry.adGroupIds !== null).map((entry) => entry.id);
 }
 
@@ -106,7 +143,16 @@ export function adGroupRef(link: AdGroupLink): AdGroupRef {
 }
 
 function unlink(name: string, id: Long, link: AdGroupLink, reason: AdGroupUnlink['display']['reason']): AdGroupUnlink {
-  return { action: 'unlink', kind: 'adGroupLink', name, id, adGroupId: link.adGroupId, before: adGroupRef(link), after: null, display: { reason } };
+  return {
+    action: 'unlink',
+    kind: 'adGroupLink',
+    name,
+    id,
+    adGroupId: link.adGroupId,
+    before: adGroupRef(link),
+    after: null,
+    display: { reason },
+  };
 }
 
 /**
@@ -120,12 +166,27 @@ function linkMissing(unlinked: Array<{ audience: DesiredAudience; adGroupIds: Lo
   if (others.length === 0) {
     const { audience, adGroupIds } = only;
     const which = adGroupIds.length === 1 ? 'does' : 'do';
-    return [{ code: 'LINK_MISSING', name: audience.key, message: `audience ${quoted(audience.key)} declares ad group${plural(adGroupIds)} ${adGroupIds.join(', ')}, which ${which} not use it`, hint }];
+    return [
+      {
+        code: 'LINK_MISSING',
+        name: audience.key,
+        message: `audience ${quoted(audience.key)} declares ad group${plural(adGroupIds)} ${adGroupIds.join(', ')}, which ${which} not use it`,
+        hint,
+      },
+    ];
   }
   const list = [...unlinked]
     .sort((a, b) => compareText(a.audience.key, b.audience.key))
-    .map(({ audience, adGroupIds }) => `${quoted(audience.key)} (ad group${plural(adGroupIds)} ${adGroupIds.join(', ')})`);
-  return [{ code: 'LINK_MISSING', message: `${unlinked.length} audiences declare ad groups that do not use them: ${list.join(', ')}`, hint }];
+    .map(
+      ({ audience, adGroupIds }) => `${quoted(audience.key)} (ad group${plural(adGroupIds)} ${adGroupIds.join(', ')})`,
+    );
+  return [
+    {
+      code: 'LINK_MISSING',
+      message: `${unlinked.length} audiences declare ad groups that do not use them: ${list.join(', ')}`,
+      hint,
+    },
+  ];
 }
 
 function sameIds(a: Long[], b: Long[]): boolean {

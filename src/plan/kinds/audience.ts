@@ -44,7 +44,14 @@ export const audienceKind: PlanKind<'audience'> = {
     const errors: PlanProblem[] = [];
     const warnings: PlanProblem[] = [];
     for (const audience of identities.missing) {
-      changes.push({ action: 'create', kind: 'audience', name: audience.key, id: null, before: null, after: audience.definition });
+      changes.push({
+        action: 'create',
+        kind: 'audience',
+        name: audience.key,
+        id: null,
+        before: null,
+        after: audience.definition,
+      });
     }
     for (const { desired: audience, live: summary } of identities.matched) {
       warnings.push(...statusWarnings(summary));
@@ -111,15 +118,24 @@ export const audienceKind: PlanKind<'audience'> = {
 function audienceInconsistencies(change: ChangeOf<'audience'>, read: ReadonlySet<Long>): string[] {
   switch (change.action) {
     case 'create':
-      return change.name === change.after.name ? [] : [`its name is not the one it creates (${quoted(change.after.name)})`];
+      return change.name === change.after.name
+        ? []
+        : [`its name is not the one it creates (${quoted(change.after.name)})`];
     case 'update': {
-      const found = change.name === change.after.name ? [] : [`its name is not the one it writes (${quoted(change.after.name)})`];
+      const found =
+        change.name === change.after.name ? [] : [`its name is not the one it writes (${quoted(change.after.name)})`];
       found.push(...notRead(change.id, read), ...keptProblems(change.kept));
       found.push(...shownFieldProblems(change.display.fields, diffDefinition(change.after, change.before)));
       return found;
     }
     case 'delete':
-      return [...(change.name === change.before.name ? [] : [`its name is not the one it deletes (${quoted(change.before.name)})`]), ...notRead(change.id, read), ...keptProblems(change.kept)];
+      return [
+        ...(change.name === change.before.name
+          ? []
+          : [`its name is not the one it deletes (${quoted(change.before.name)})`]),
+        ...notRead(change.id, read),
+        ...keptProblems(change.kept),
+      ];
   }
 }
 
@@ -129,19 +145,26 @@ function audienceInconsistencies(change: ChangeOf<'audience'>, read: ReadonlySet
  */
 function shownFieldProblems(shown: FieldChange[], changed: FieldChange[]): string[] {
   const names = (fields: FieldChange[]): string => fields.map((field) => field.field).join(', ') || 'none';
-  if (names(shown) !== names(changed)) return [`the fields it shows (${names(shown)}) are not what it changes (${names(changed)})`];
+  if (names(shown) !== names(changed))
+    return [`the fields it shows (${names(shown)}) are not what it changes (${names(changed)})`];
   return shown.flatMap((field, index) => {
     const made = changed[index] as FieldChange;
-    const parts = FIELD_CHANGE_PARTS.filter((part) => !jsonEqual((field[part] ?? null) as JsonValue, (made[part] ?? null) as JsonValue));
+    const parts = FIELD_CHANGE_PARTS.filter(
+      (part) => !jsonEqual((field[part] ?? null) as JsonValue, (made[part] ?? null) as JsonValue),
+    );
     if (parts.length === 0) return [];
-    const said = (change: FieldChange): string => parts.map((part) => `${part} ${JSON.stringify(change[part] ?? null)}`).join(', ');
+    const said = (change: FieldChange): string =>
+      parts.map((part) => `${part} ${JSON.stringify(change[part] ?? null)}`).join(', ');
     return [`the change of ${field.field} it shows (${said(field)}) is not the one it makes (${said(made)})`];
   });
 }
 
 const FIELD_CHANGE_PARTS = ['before', 'after', 'added', 'removed'] as const;
 
-/** The fields the tool models (or the service alone sets) are never among those kept as read: an update would send them otherwise than it shows. */
+/**
+ * The fields the tool models (or the service alone sets) are never among those kept as read: an update would send them
+ * otherwise than it shows.
+ */
 const MODELLED: ReadonlySet<string> = new Set([...DEFINITION_FIELDS, ...SERVICE_ONLY_FIELDS]);
 
 /** What a change keeps as read that is no field the file cannot hold, or no JSON text. */
@@ -165,8 +188,12 @@ function keptProblems(kept: UnmodelledFields): string[] {
  */
 export function rereadIds(plan: Plan, audiences: LiveAudienceSummary[]): Long[] {
   const readAt = new Map(plan.fingerprint.audiences.map((entry) => [entry.id, entry.lastModifiedDate]));
-  const sameDate = new Set(audiences.filter((summary) => readAt.get(summary.id) === summary.lastModifiedDate).map((summary) => summary.id));
-  return plan.changes.filter((change): change is AudienceUpdate => change.action === 'update' && sameDate.has(change.id)).map((change) => change.id);
+  const sameDate = new Set(
+    audiences.filter((summary) => readAt.get(summary.id) === summary.lastModifiedDate).map((summary) => summary.id),
+  );
+  return plan.changes
+    .filter((change): change is AudienceUpdate => change.action === 'update' && sameDate.has(change.id))
+    .map((change) => change.id);
 }
 
 /**
@@ -174,7 +201,10 @@ export function rereadIds(plan: Plan, audiences: LiveAudienceSummary[]): Long[] 
  * every one of the account. None of them is the audience a create made.
  */
 export function knownAudienceIds(plan: Plan): Set<Long> {
-  return new Set([...plan.fingerprint.audiences.map((entry) => entry.id), ...(plan.fingerprint.accountAudienceIds ?? [])]);
+  return new Set([
+    ...plan.fingerprint.audiences.map((entry) => entry.id),
+    ...(plan.fingerprint.accountAudienceIds ?? []),
+  ]);
 }
 
 /** An audience the plan read was modified or deleted; a name it creates was taken; with prune, an audience appeared. */
@@ -185,21 +215,33 @@ function changedSinceRead(plan: Plan, current: CurrentState): string[] {
     const now = byId.get(entry.id);
     if (!now) reasons.push(`audience ${entry.id} no longer exists`);
     else if (now.lastModifiedDate !== entry.lastModifiedDate) {
-      reasons.push(`audience ${quoted(now.name)} (id ${entry.id}) was modified at ${now.lastModifiedDate}, after the plan read it (${entry.lastModifiedDate})`);
+      reasons.push(
+        `audience ${quoted(now.name)} (id ${entry.id}) was modified at ${now.lastModifiedDate}, after the plan read it (${entry.lastModifiedDate})`,
+      );
     }
   }
   // A name the plan creates may still be held by an audience it renames away from that name,
   // never by any other: not even one it read, renamed since within the second its date shows.
-  const renamedAway = new Set(plan.changes.flatMap((change) => (change.action === 'update' ? [`${change.id} ${change.before.name}`] : [])));
+  const renamedAway = new Set(
+    plan.changes.flatMap((change) => (change.action === 'update' ? [`${change.id} ${change.before.name}`] : [])),
+  );
   for (const change of plan.changes) {
     if (change.action !== 'create') continue;
-    const taken = current.audiences.find((summary) => summary.name === change.name && !renamedAway.has(`${summary.id} ${change.name}`));
-    if (taken) reasons.push(`an audience named ${quoted(change.name)} now exists (id ${taken.id}), which the plan would create again`);
+    const taken = current.audiences.find(
+      (summary) => summary.name === change.name && !renamedAway.has(`${summary.id} ${change.name}`),
+    );
+    if (taken)
+      reasons.push(
+        `an audience named ${quoted(change.name)} now exists (id ${taken.id}), which the plan would create again`,
+      );
   }
   if (plan.fingerprint.accountAudienceIds) {
     const known = new Set(plan.fingerprint.accountAudienceIds);
     const added = current.audiences.filter((summary) => !known.has(summary.id));
-    if (added.length > 0) reasons.push(`audience${plural(added)} ${added.map((summary) => `${quoted(summary.name)} (id ${summary.id})`).join(', ')} appeared since the plan, which prunes`);
+    if (added.length > 0)
+      reasons.push(
+        `audience${plural(added)} ${added.map((summary) => `${quoted(summary.name)} (id ${summary.id})`).join(', ')} appeared since the plan, which prunes`,
+      );
   }
   return reasons;
 }
@@ -214,8 +256,15 @@ function updatedSinceRead(plan: Plan, current: CurrentState): string[] {
     const now = change.action === 'update' ? reread[String(change.id)] : undefined;
     if (change.action !== 'update' || !now) return [];
     const kept = new Set([...Object.keys(change.kept), ...Object.keys(now.unmodelled)]);
-    const fields = [...diffDefinition(change.before, now.definition).map((field) => field.field), ...[...kept].filter((field) => change.kept[field] !== now.unmodelled[field]).sort(compareText)];
-    return fields.length === 0 ? [] : [`audience ${quoted(change.name)} (id ${change.id}) was modified since the plan read it (${fields.join(', ')} changed)`];
+    const fields = [
+      ...diffDefinition(change.before, now.definition).map((field) => field.field),
+      ...[...kept].filter((field) => change.kept[field] !== now.unmodelled[field]).sort(compareText),
+    ];
+    return fields.length === 0
+      ? []
+      : [
+          `audience ${quoted(change.name)} (id ${change.id}) was modified since the plan read it (${fields.join(', ')} changed)`,
+        ];
   });
 }
 
@@ -229,7 +278,13 @@ function protectedDelete(summary: LiveAudienceSummary, glob: string): PlanProble
   };
 }
 
-function update(audience: DesiredAudience, id: Long, detail: LiveAudience, fields: FieldChange[], remaining: AdGroupLink[]): AudienceUpdate {
+function update(
+  audience: DesiredAudience,
+  id: Long,
+  detail: LiveAudience,
+  fields: FieldChange[],
+  remaining: AdGroupLink[],
+): AudienceUpdate {
   return {
     action: 'update',
     kind: 'audience',
@@ -245,7 +300,9 @@ function update(audience: DesiredAudience, id: Long, detail: LiveAudience, field
 /** The ad groups that use an audience once the unlinks planned for it are done. */
 function linksAfterUnlinks({ live, planned }: PlanInput, id: Long): AdGroupLink[] {
   const links = requireRead(readableLinks(live, id), `the ad groups of audience ${id}, which changes`);
-  const unlinked = new Set(planned.flatMap((change) => (change.action === 'unlink' && change.id === id ? [change.adGroupId] : [])));
+  const unlinked = new Set(
+    planned.flatMap((change) => (change.action === 'unlink' && change.id === id ? [change.adGroupId] : [])),
+  );
   return links.filter((link) => !unlinked.has(link.adGroupId));
 }
 
@@ -276,7 +333,9 @@ function readDetail(live: LiveState, summary: LiveAudienceSummary): LiveAudience
 function goneWarnings({ desired, live, identities }: PlanInput): PlanProblem[] {
   const created = new Set(identities.missing.map((audience) => audience.key));
   return (live.gone ?? []).map((summary) => {
-    const declared = desired.audiences.find((audience) => (audience.id === undefined ? audience.key === summary.name : audience.id === summary.id));
+    const declared = desired.audiences.find((audience) =>
+      audience.id === undefined ? audience.key === summary.name : audience.id === summary.id,
+    );
     const gone = `audience ${quoted(summary.name)} (id ${summary.id}) was deleted while the plan read the account (listed, then not found when read)`;
     if (declared && created.has(declared.key)) {
       return {
@@ -286,7 +345,11 @@ function goneWarnings({ desired, live, identities }: PlanInput): PlanProblem[] {
         hint: 'if it was deleted on purpose, remove it from the file; otherwise applying the plan makes it again',
       };
     }
-    return { code: 'AUDIENCE_GONE', name: summary.name, message: `${gone}: ${declared ? 'nothing is planned for it' : 'there is nothing left to delete'}` };
+    return {
+      code: 'AUDIENCE_GONE',
+      name: summary.name,
+      message: `${gone}: ${declared ? 'nothing is planned for it' : 'there is nothing left to delete'}`,
+    };
   });
 }
 
@@ -296,7 +359,9 @@ function goneWarnings({ desired, live, identities }: PlanInput): PlanProblem[] {
  * warning says how to keep it. A criterion the file names and changes is an edit, said by the plan alone.
  */
 function omittedFieldWarnings(audience: DesiredAudience, fields: FieldChange[]): PlanProblem[] {
-  const emptied = fields.filter((change) => audience.omitted.includes(change.field as DefinitionField)).map((change) => change.field);
+  const emptied = fields
+    .filter((change) => audience.omitted.includes(change.field as DefinitionField))
+    .map((change) => change.field);
   if (emptied.length === 0) return [];
   const them = emptied.length === 1 ? 'it' : 'them';
   return [
@@ -338,7 +403,13 @@ function campaignRuleErrors(name: string, definition: AudienceDefinition, links:
 function statusWarnings(summary: LiveAudienceSummary): PlanProblem[] {
   if (summary.audienceStatus !== 'ERROR' && summary.audienceStatus !== 'SEED_NOT_ENOUGH') return [];
   const meaning = summary.audienceStatus === 'ERROR' ? 'is unusable' : 'has too few members to be used';
-  return [{ code: 'AUDIENCE_STATUS', name: summary.name, message: `audience ${quoted(summary.name)} (id ${summary.id}) is ${summary.audienceStatus}: it ${meaning}` }];
+  return [
+    {
+      code: 'AUDIENCE_STATUS',
+      name: summary.name,
+      message: `audience ${quoted(summary.name)} (id ${summary.id}) is ${summary.audienceStatus}: it ${meaning}`,
+    },
+  ];
 }
 
 /** Every live audience the plan read, with its date and links as read; with prune, every id of the account. */

@@ -13,9 +13,16 @@ describe('planBusiness', () => {
   };
 
   it('is an error when no business has the number, or an expected field differs', () => {
-    expect(planBusiness({ registrationNumber: '120-81-47521', expected: {} }, null).errors.map((error) => error.code)).toEqual(['BUSINESS_NOT_FOUND']);
-    const mismatch = planBusiness({ registrationNumber: '120-81-47521', expected: { name: 'Other Ltd.', representationName: 'Kim Minji' } }, company);
-    expect(mismatch.errors.map((error) => error.message)).toEqual(['the business 120-81-47521 has name "Demo Commerce Co., Ltd.", but the file expects "Other Ltd."']);
+    expect(
+      planBusiness({ registrationNumber: '120-81-47521', expected: {} }, null).errors.map((error) => error.code),
+    ).toEqual(['BUSINESS_NOT_FOUND']);
+    const mismatch = planBusiness(
+      { registrationNumber: '120-81-47521', expected: { name: 'Other Ltd.', representationName: 'Kim Minji' } },
+      company,
+    );
+    expect(mismatch.errors.map((error) => error.message)).toEqual([
+      'the business 120-81-47521 has name "Demo Commerce Co., Ltd.", but the file expects "Other Ltd."',
+    ]);
     expect(mismatch.header).toEqual({ registrationNumber: '120-81-47521', company });
   });
 });

@@ -1,4 +1,10 @@
-import { businessMismatches, jsonEqual, type Company, type DesiredBusiness, type JsonValue } from '../../model/index.js';
+import {
+  businessMismatches,
+  jsonEqual,
+  type Company,
+  type DesiredBusiness,
+  type JsonValue,
+} from '../../model/index.js';
 import type { PlanKind } from '../kind.js';
 import { requireRead } from '../reads.js';
 import type { PlanBusiness, PlanProblem } from '../types.js';
@@ -18,7 +24,9 @@ export const businessKind: PlanKind<'business'> = {
   staleReasons: (plan, current) => {
     if (!plan.business || current.business === undefined) return [];
     const same = jsonEqual(current.business as unknown as JsonValue, plan.business.company as unknown as JsonValue);
-    return same ? [] : [`the business registered under ${plan.business.registrationNumber} changed since the plan was made`];
+    return same
+      ? []
+      : [`the business registered under ${plan.business.registrationNumber} changed since the plan was made`];
   },
 };
 
@@ -26,7 +34,10 @@ export const businessKind: PlanKind<'business'> = {
  * The declared business against the lookup's answer: the plan's header, and an error (so
  * nothing is applied) when no business has the number or an expected field differs.
  */
-export function planBusiness(desired: DesiredBusiness, company: Company | null): { header: PlanBusiness; errors: PlanProblem[] } {
+export function planBusiness(
+  desired: DesiredBusiness,
+  company: Company | null,
+): { header: PlanBusiness; errors: PlanProblem[] } {
   const header: PlanBusiness = { registrationNumber: desired.registrationNumber, company };
   if (company === null) {
     return {

@@ -19,7 +19,11 @@ const variant: DesiredImage = {
 
 function locked(image: DesiredImage, hashes: string[], inputHash?: string): LockedImage {
   return {
-    request: { operation: image.operation, params: image.params, inputs: inputHash === undefined ? {} : { image: { from: 'banner', file: 'banner.webp', sha256: inputHash } } },
+    request: {
+      operation: image.operation,
+      params: image.params,
+      inputs: inputHash === undefined ? {} : { image: { from: 'banner', file: 'banner.webp', sha256: inputHash } },
+    },
     requestHash: 'h',
     seeds: hashes.map((_, index) => 100 + index),
     modelVersion: 'v2.0',
@@ -32,14 +36,28 @@ const png = (sha256: string): LocalFile => ({ status: 'present', sha256, format:
 
 /** Both images generated before: the lock and the files agree. */
 function generated(overrides: Partial<Record<string, LocalFile>> = {}): ImageState {
-  const files: Record<string, LocalFile> = { 'banner.webp': present('b'), 'variant-1.png': present('v1'), 'variant-2.png': present('v2') };
+  const files: Record<string, LocalFile> = {
+    'banner.webp': present('b'),
+    'variant-1.png': present('v1'),
+    'variant-2.png': present('v2'),
+  };
   for (const [path, file] of Object.entries(overrides)) if (file) files[path] = file;
-  return { dir: '.', lock: { lockVersion: 1, images: { banner: locked(banner, ['b']), variant: locked(variant, ['v1', 'v2'], 'b') } }, lockHash: 'lock', files };
+  return {
+    dir: '.',
+    lock: { lockVersion: 1, images: { banner: locked(banner, ['b']), variant: locked(variant, ['v1', 'v2'], 'b') } },
+    lockHash: 'lock',
+    files,
+  };
 }
 
 describe('planImages', () => {
   it('generates new images in dependency order, a dependant waiting for its source', () => {
-    const state: ImageState = { dir: '.', lock: { lockVersion: 1, images: {} }, lockHash: null, files: { 'banner.webp': { status: 'absent' } } };
+    const state: ImageState = {
+      dir: '.',
+      lock: { lockVersion: 1, images: {} },
+      lockHash: null,
+      files: { 'banner.webp': { status: 'absent' } },
+    };
     const plan = planImages([variant, banner], state, false);
     expect(plan.errors).toEqual([]);
     expect(plan.changes.map((change) => [change.action, change.name])).toEqual([
@@ -48,7 +66,11 @@ describe('planImages', () => {
     ]);
     const second = plan.changes[1];
     expect(second?.action === 'generate' && second.after).toEqual({
-      request: { operation: 'variations', params: variant.params, inputs: { image: { from: 'banner', file: 'banner.webp', sha256: null } } },
+      request: {
+        operation: 'variations',
+        params: variant.params,
+        inputs: { image: { from: 'banner', file: 'banner.webp', sha256: null } },
+      },
       seeds: null,
       outputs: ['variant-1.png', 'variant-2.png'],
     });
@@ -60,9 +82,21 @@ describe('planImages', () => {
 
   it('regenerates a missing or altered file with the locked seeds, without touching what is made from it', () => {
     const missing = planImages([banner, variant], generated({ 'banner.webp': { status: 'absent' } }), false);
-    expect(missing.changes).toEqual([expect.objectContaining({ name: 'banner', after: expect.objectContaining({ seeds: [100] }), display: { reason: 'output-missing', fields: [] } })]);
+    expect(missing.changes).toEqual([
+      expect.objectContaining({
+        name: 'banner',
+        after: expect.objectContaining({ seeds: [100] }),
+        display: { reason: 'output-missing', fields: [] },
+      }),
+    ]);
     const altered = planImages([banner, variant], generated({ 'variant-2.png': present('edited') }), false);
-    expect(altered.changes).toEqual([expect.objectContaining({ name: 'variant', after: expect.objectContaining({ seeds: [100, 101] }), display: { reason: 'output-altered', fields: [] } })]);
+    expect(altered.changes).toEqual([
+      expect.objectContaining({
+        name: 'variant',
+        after: expect.objectContaining({ seeds: [100, 101] }),
+        display: { reason: 'output-altered', fields: [] },
+      }),
+    ]);
   });
 
   it('regenerates a changed request with new seeds, and what is made from it after it', () => {
@@ -72,36 +106,59 @@ describe('planImages', () => {
       generated(),
       false,
     );
-    expect(plan.changes.map((change) => [change.name, change.action === 'generate' ? change.display.reason : '', change.action === 'generate' ? change.after.seeds : ''])).toEqual([
+    expect(
+      plan.changes.map((change) => [
+        change.name,
+        change.action === 'generate' ? change.display.reason : '',
+        change.action === 'generate' ? change.after.seeds : '',
+      ]),
+    ).toEqual([
       ['banner', 'request-changed', null],
       ['variant', 'input-regenerated', null],
     ]);
     const first = plan.changes[0];
-    expect(first?.action === 'generate' && first.display.fields).toEqual([{ field: 'prompt', before: 'a kite', after: 'a red kite' }]);
+    expect(first?.action === 'generate' && first.display.fields).toEqual([
+      { field: 'prompt', before: 'a kite', after: 'a red kite' },
+    ]);
   });
 
   it('sends pinned seeds, and treats pinning other seeds as a changed request', () => {
     const pinned = { ...banner, params: { ...banner.params, seed: [7] } };
     const plan = planImages([pinned], generated(), false);
     expect(plan.changes).toEqual([
-      expect.objectContaining({ after: expect.objectContaining({ seeds: [7] }), display: { reason: 'request-changed', fields: [{ field: 'seed', before: null, after: [7] }] } }),
+      expect.objectContaining({
+        after: expect.objectContaining({ seeds: [7] }),
+        display: { reason: 'request-changed', fields: [{ field: 'seed', before: null, after: [7] }] },
+      }),
     ]);
   });
 
   it('regenerates when a local input changed, since the request records its content', () => {
     const fromFile: DesiredImage = { ...variant, inputs: { image: { file: 'source.png' } } };
-    const state = generated({ 'source.png': { status: 'present', sha256: 'new', format: 'png', width: 10, height: 10 } });
+    const state = generated({
+      'source.png': { status: 'present', sha256: 'new', format: 'png', width: 10, height: 10 },
+    });
     const lockedEntry = state.lock.images['variant'] as LockedImage;
     lockedEntry.request.inputs = { image: { file: 'moved/source.png', sha256: 'new' } };
     expect(planImages([banner, fromFile], state, false).changes).toEqual([]);
     lockedEntry.request.inputs = { image: { file: 'source.png', sha256: 'old' } };
-    expect(planImages([banner, fromFile], state, false).changes).toEqual([expect.objectContaining({ name: 'variant', display: expect.objectContaining({ reason: 'request-changed' }) })]);
+    expect(planImages([banner, fromFile], state, false).changes).toEqual([
+      expect.objectContaining({ name: 'variant', display: expect.objectContaining({ reason: 'request-changed' }) }),
+    ]);
   });
 
   it('removes images dropped from the file only with prune', () => {
     expect(planImages([banner], generated(), false).changes).toEqual([]);
     const plan = planImages([banner], generated({ 'variant-1.png': png('v1'), 'variant-2.png': png('v2') }), true);
-    expect(plan.changes).toEqual([expect.objectContaining({ action: 'remove', kind: 'image', name: 'variant', after: null, deletes: ['variant-1.png', 'variant-2.png'] })]);
+    expect(plan.changes).toEqual([
+      expect.objectContaining({
+        action: 'remove',
+        kind: 'image',
+        name: 'variant',
+        after: null,
+        deletes: ['variant-1.png', 'variant-2.png'],
+      }),
+    ]);
     expect(plan.warnings).toEqual([]);
   });
 
@@ -109,8 +166,14 @@ describe('planImages', () => {
     const cases: Array<[LocalFile | undefined, string | undefined]> = [
       [png('v1'), undefined],
       [{ status: 'absent' }, ''],
-      [{ status: 'refused', reason: 'it leads out of the project folder through a link' }, 'it leads out of the project folder through a link'],
-      [{ status: 'present', sha256: 'v1', format: 'png', width: 384, height: 384, link: true }, 'it is a link, and the tool writes files, not links'],
+      [
+        { status: 'refused', reason: 'it leads out of the project folder through a link' },
+        'it leads out of the project folder through a link',
+      ],
+      [
+        { status: 'present', sha256: 'v1', format: 'png', width: 384, height: 384, link: true },
+        'it is a link, and the tool writes files, not links',
+      ],
       [png('edited'), 'its bytes are not the ones the lock records for it'],
       [present('v1'), 'it is not an image (by its content), and the tool writes only images'],
       [undefined, 'it was not read'],
@@ -121,7 +184,9 @@ describe('planImages', () => {
       if (file) state.files['variant-1.png'] = file;
       state.files['variant-2.png'] = { status: 'absent' };
       const plan = planImages([banner], state, true);
-      expect(plan.changes).toEqual([expect.objectContaining({ name: 'variant', deletes: reason === undefined ? ['variant-1.png'] : [] })]);
+      expect(plan.changes).toEqual([
+        expect.objectContaining({ name: 'variant', deletes: reason === undefined ? ['variant-1.png'] : [] }),
+      ]);
       expect(plan.warnings).toEqual(
         reason
           ? [
@@ -139,9 +204,20 @@ describe('planImages', () => {
 
   it('leaves alone a file of a removed image that a declared image writes or reads, whatever its bytes', () => {
     const renamed: DesiredImage = { ...variant, key: 'renamed', outputs: ['variant-1.png', 'renamed-2.png'] };
-    const reader: DesiredImage = { ...variant, key: 'reader', inputs: { image: { file: 'variant-2.png' } }, outputs: ['reader.png'] };
-    const plan = planImages([banner, renamed, reader], generated({ 'variant-1.png': png('v1'), 'variant-2.png': png('v2') }), true);
-    expect(plan.changes.find((change) => change.action === 'remove')).toEqual(expect.objectContaining({ name: 'variant', deletes: [] }));
+    const reader: DesiredImage = {
+      ...variant,
+      key: 'reader',
+      inputs: { image: { file: 'variant-2.png' } },
+      outputs: ['reader.png'],
+    };
+    const plan = planImages(
+      [banner, renamed, reader],
+      generated({ 'variant-1.png': png('v1'), 'variant-2.png': png('v2') }),
+      true,
+    );
+    expect(plan.changes.find((change) => change.action === 'remove')).toEqual(
+      expect.objectContaining({ name: 'variant', deletes: [] }),
+    );
     expect(plan.warnings.map((warning) => warning.message)).toEqual([
       'image "variant" is removed, but its file variant-1.png is left alone: the declared image "renamed" writes it',
       'image "variant" is removed, but its file variant-2.png is left alone: the declared image "reader" reads it',
@@ -164,38 +240,79 @@ describe('planImages', () => {
       },
     ]);
     // Already at its new path (moved by hand): only the lock follows.
-    const byHand = planImages([moved, variant], generated({ 'banner.webp': { status: 'absent' }, 'art/banner.webp': present('b') }), true);
+    const byHand = planImages(
+      [moved, variant],
+      generated({ 'banner.webp': { status: 'absent' }, 'art/banner.webp': present('b') }),
+      true,
+    );
     expect(byHand.changes).toMatchObject([{ action: 'move', copies: [], deletes: [] }]);
     // Neither holds the locked bytes: generated again with the locked seeds.
-    const lost = planImages([moved, variant], generated({ 'banner.webp': present('edited'), 'art/banner.webp': { status: 'absent' } }), true);
-    expect(lost.changes).toMatchObject([{ action: 'generate', name: 'banner', after: { seeds: [100] }, display: { reason: 'output-missing' } }]);
+    const lost = planImages(
+      [moved, variant],
+      generated({ 'banner.webp': present('edited'), 'art/banner.webp': { status: 'absent' } }),
+      true,
+    );
+    expect(lost.changes).toMatchObject([
+      { action: 'generate', name: 'banner', after: { seeds: [100] }, display: { reason: 'output-missing' } },
+    ]);
   });
 
   it('deletes the old file of a move only with prune, as a removal would, and never the file a new path names by another name', () => {
     const moved: DesiredImage = { ...banner, outputs: ['art/banner.webp'] };
-    const deleted = planImages([moved, variant], generated({ 'banner.webp': png('b'), 'art/banner.webp': { status: 'absent' } }), true);
+    const deleted = planImages(
+      [moved, variant],
+      generated({ 'banner.webp': png('b'), 'art/banner.webp': { status: 'absent' } }),
+      true,
+    );
     expect(deleted.changes).toMatchObject([{ action: 'move', deletes: ['banner.webp'] }]);
     expect(deleted.warnings).toEqual([]);
 
-    const linkedOld: LocalFile = { status: 'present', sha256: 'b', format: 'webp', width: null, height: null, link: true };
-    const sameFile: LocalFile = { status: 'present', sha256: 'b', format: 'webp', width: null, height: null, identity: '1:7' };
+    const linkedOld: LocalFile = {
+      status: 'present',
+      sha256: 'b',
+      format: 'webp',
+      width: null,
+      height: null,
+      link: true,
+    };
+    const sameFile: LocalFile = {
+      status: 'present',
+      sha256: 'b',
+      format: 'webp',
+      width: null,
+      height: null,
+      identity: '1:7',
+    };
     const cases: Array<[Record<string, LocalFile>, string]> = [
       [{ 'banner.webp': linkedOld }, 'it is a link, and the tool writes files, not links'],
-      [{ 'banner.webp': sameFile, 'art/banner.webp': sameFile }, 'it is the file art/banner.webp names, by another name on this disk'],
+      [
+        { 'banner.webp': sameFile, 'art/banner.webp': sameFile },
+        'it is the file art/banner.webp names, by another name on this disk',
+      ],
     ];
     for (const [files, reason] of cases) {
       const plan = planImages([moved, variant], generated({ 'art/banner.webp': { status: 'absent' }, ...files }), true);
       expect(plan.changes).toMatchObject([{ action: 'move', deletes: [] }]);
-      expect(plan.warnings.map((warning) => warning.message)).toEqual([`image "banner" is moved, but its old file banner.webp is left alone: ${reason}`]);
+      expect(plan.warnings.map((warning) => warning.message)).toEqual([
+        `image "banner" is moved, but its old file banner.webp is left alone: ${reason}`,
+      ]);
     }
   });
 
   it("moves two images trading their paths, each copying the other's old file and deleting neither", () => {
     const a: DesiredImage = { ...banner, key: 'a', outputs: ['b.webp'] };
-    const b: DesiredImage = { ...banner, key: 'b', params: { ...banner.params, prompt: 'a boat' }, outputs: ['a.webp'] };
+    const b: DesiredImage = {
+      ...banner,
+      key: 'b',
+      params: { ...banner.params, prompt: 'a boat' },
+      outputs: ['a.webp'],
+    };
     const state: ImageState = {
       dir: '.',
-      lock: { lockVersion: 1, images: { a: locked({ ...a, outputs: ['a.webp'] }, ['ha']), b: locked({ ...b, outputs: ['b.webp'] }, ['hb']) } },
+      lock: {
+        lockVersion: 1,
+        images: { a: locked({ ...a, outputs: ['a.webp'] }, ['ha']), b: locked({ ...b, outputs: ['b.webp'] }, ['hb']) },
+      },
       lockHash: 'lock',
       files: { 'a.webp': present('ha'), 'b.webp': present('hb') },
     };
@@ -231,8 +348,13 @@ describe('planImages', () => {
       'IMAGE_INPUT image "fix": reference_image gone.png does not exist',
     ]);
     const heicVariation: DesiredImage = { ...variant, inputs: { image: { file: 'photo.heic' } } };
-    const heic: ImageState = { ...state, files: { 'photo.heic': { status: 'present', sha256: 'z', format: 'heic', width: 10, height: 10 } } };
-    expect(planImages([heicVariation], heic, false).errors.map((error) => error.message)).toEqual(['image "variant": image photo.heic is a heic file (by its content)']);
+    const heic: ImageState = {
+      ...state,
+      files: { 'photo.heic': { status: 'present', sha256: 'z', format: 'heic', width: 10, height: 10 } },
+    };
+    expect(planImages([heicVariation], heic, false).errors.map((error) => error.message)).toEqual([
+      'image "variant": image photo.heic is a heic file (by its content)',
+    ]);
   });
 
   it('refuses to plan from a lock it cannot read', () => {

@@ -18,7 +18,15 @@ import {
 } from '../../model/index.js';
 import type { PlanKind } from '../kind.js';
 import { NOTHING_TO_REVIEW } from '../review.js';
-import type { FieldChange, Fingerprint, ImageGenerate, ImageGenerateReason, ImageMove, ImageRemove, PlanProblem } from '../types.js';
+import type {
+  FieldChange,
+  Fingerprint,
+  ImageGenerate,
+  ImageGenerateReason,
+  ImageMove,
+  ImageRemove,
+  PlanProblem,
+} from '../types.js';
 import { quoted } from '../../model/index.js';
 
 /**
@@ -29,9 +37,19 @@ export const imageKind: PlanKind<'image'> = {
   kind: 'image',
   plan: ({ desired, live }) => {
     if (!live.images) return { changes: [], errors: [], warnings: [] };
-    const { changes, errors, warnings, fingerprint } = planImages(desired.images ?? [], live.images, desired.pruneImages);
+    const { changes, errors, warnings, fingerprint } = planImages(
+      desired.images ?? [],
+      live.images,
+      desired.pruneImages,
+    );
     const { dir, file } = live.images;
-    return { changes, errors, warnings, fingerprint: { images: fingerprint }, header: { imageDir: dir, ...(file === undefined ? {} : { imageHome: { file } }) } };
+    return {
+      changes,
+      errors,
+      warnings,
+      fingerprint: { images: fingerprint },
+      header: { imageDir: dir, ...(file === undefined ? {} : { imageHome: { file } }) },
+    };
   },
   staleReasons: (plan, current) => {
     const recorded = plan.fingerprint.images;
@@ -41,13 +59,23 @@ export const imageKind: PlanKind<'image'> = {
     for (const { path, sha256: then } of recorded.files) {
       const hash = now.files[path] ?? null;
       if (hash === then) continue;
-      reasons.push(then === null ? `${path} appeared since the plan was made` : hash === null ? `${path} was deleted since the plan was made` : `${path} changed since the plan was made`);
+      reasons.push(
+        then === null
+          ? `${path} appeared since the plan was made`
+          : hash === null
+            ? `${path} was deleted since the plan was made`
+            : `${path} changed since the plan was made`,
+      );
     }
     return reasons;
   },
   // A generation shows the fields of its request that changed; a move or a removal, none.
-  review: (change) => (change.action === 'generate' ? { ...NOTHING_TO_REVIEW, fields: change.display.fields.map((field) => field.field) } : NOTHING_TO_REVIEW),
-  inconsistencies: (change) => imageInconsistencies(change).map((problem) => `the ${change.action} of image ${quoted(change.name)}: ${problem}`),
+  review: (change) =>
+    change.action === 'generate'
+      ? { ...NOTHING_TO_REVIEW, fields: change.display.fields.map((field) => field.field) }
+      : NOTHING_TO_REVIEW,
+  inconsistencies: (change) =>
+    imageInconsistencies(change).map((problem) => `the ${change.action} of image ${quoted(change.name)}: ${problem}`),
 };
 
 /** A removal or a move copies and deletes only the files its lock entry records, each to the path at its place. */
@@ -57,19 +85,29 @@ function imageInconsistencies(change: ImageGenerate | ImageMove | ImageRemove): 
     case 'remove': {
       const recorded = new Set(change.before.outputs.map((output) => output.path));
       const unrecorded = change.deletes.filter((path) => !recorded.has(path));
-      if (unrecorded.length > 0) found.push(`it deletes ${unrecorded.map((path) => JSON.stringify(path)).join(', ')}, which its lock entry does not record`);
+      if (unrecorded.length > 0)
+        found.push(
+          `it deletes ${unrecorded.map((path) => JSON.stringify(path)).join(', ')}, which its lock entry does not record`,
+        );
       break;
     }
     case 'move': {
       const { before, after } = change;
-      if (after.outputs.length !== before.outputs.length) found.push(`it moves ${before.outputs.length} files to ${after.outputs.length} paths`);
+      if (after.outputs.length !== before.outputs.length)
+        found.push(`it moves ${before.outputs.length} files to ${after.outputs.length} paths`);
       for (const { from, to } of change.copies) {
         const index = before.outputs.findIndex((output) => output.path === from);
-        if (index < 0 || after.outputs[index] !== to) found.push(`it copies ${JSON.stringify(from)} to ${JSON.stringify(to)}, which its lock entry does not move there`);
+        if (index < 0 || after.outputs[index] !== to)
+          found.push(
+            `it copies ${JSON.stringify(from)} to ${JSON.stringify(to)}, which its lock entry does not move there`,
+          );
       }
       const recorded = new Set(before.outputs.map((output) => output.path));
       const unrecorded = change.deletes.filter((path) => !recorded.has(path) || after.outputs.includes(path));
-      if (unrecorded.length > 0) found.push(`it deletes ${unrecorded.map((path) => JSON.stringify(path)).join(', ')}, which is not an old file of its lock entry`);
+      if (unrecorded.length > 0)
+        found.push(
+          `it deletes ${unrecorded.map((path) => JSON.stringify(path)).join(', ')}, which is not an old file of its lock entry`,
+        );
       break;
     }
     case 'generate':
@@ -110,7 +148,12 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
   };
   if (state.lockProblem !== undefined) {
     const lock = state.dir === '.' ? LOCK_FILE : `${state.dir}/${LOCK_FILE}`;
-    return { changes: [], errors: [{ code: 'IMAGE_LOCK', message: `${lock} cannot be used: ${state.lockProblem}`, hint: IMAGE_LOCK_HINT }], warnings: [], fingerprint };
+    return {
+      changes: [],
+      errors: [{ code: 'IMAGE_LOCK', message: `${lock} cannot be used: ${state.lockProblem}`, hint: IMAGE_LOCK_HINT }],
+      warnings: [],
+      fingerprint,
+    };
   }
 
   const errors: PlanProblem[] = [];
@@ -121,14 +164,33 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
   const uses = declaredUses(desired);
   for (const image of dependencyOrder(desired)) {
     errors.push(...fileProblems(image, state));
-    const request: ImageRequest = { operation: image.operation, params: image.params, inputs: recordInputs(image, byName, state, regenerated) };
+    const request: ImageRequest = {
+      operation: image.operation,
+      params: image.params,
+      inputs: recordInputs(image, byName, state, regenerated),
+    };
     const locked = own(state.lock.images, image.key);
     const decision = decide(image, request, locked, state);
     if (!decision) continue;
     if ('copies' in decision) {
-      const { deletes, leftAlone } = prune ? oldFiles(image, decision.locked, state, uses) : { deletes: [], leftAlone: [] };
-      warnings.push(...leftAlone.map(({ path, reason }) => leftAloneWarning(image.key, `is moved, but its old file ${path} is left alone: ${reason}`)));
-      changes.push({ action: 'move', kind: 'image', name: image.key, id: null, before: decision.locked, after: { outputs: image.outputs }, copies: decision.copies, deletes });
+      const { deletes, leftAlone } = prune
+        ? oldFiles(image, decision.locked, state, uses)
+        : { deletes: [], leftAlone: [] };
+      warnings.push(
+        ...leftAlone.map(({ path, reason }) =>
+          leftAloneWarning(image.key, `is moved, but its old file ${path} is left alone: ${reason}`),
+        ),
+      );
+      changes.push({
+        action: 'move',
+        kind: 'image',
+        name: image.key,
+        id: null,
+        before: decision.locked,
+        after: { outputs: image.outputs },
+        copies: decision.copies,
+        deletes,
+      });
       continue;
     }
     regenerated.set(image.key, decision.reason);
@@ -139,7 +201,10 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
       id: null,
       before: locked ?? null,
       after: { request, seeds: decision.seeds, outputs: image.outputs },
-      display: { reason: decision.reason, fields: decision.reason === 'request-changed' && locked ? requestFields(locked.request, request) : [] },
+      display: {
+        reason: decision.reason,
+        fields: decision.reason === 'request-changed' && locked ? requestFields(locked.request, request) : [],
+      },
     });
   }
 
@@ -160,7 +225,12 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
 }
 
 function leftAloneWarning(name: string, what: string): PlanProblem {
-  return { code: 'IMAGE_LEFT_ALONE', name, message: `image ${quoted(name)} ${what}`, hint: 'the tool deletes only the files it wrote; delete this one by hand if it should go' };
+  return {
+    code: 'IMAGE_LEFT_ALONE',
+    name,
+    message: `image ${quoted(name)} ${what}`,
+    hint: 'the tool deletes only the files it wrote; delete this one by hand if it should go',
+  };
 }
 
 /**
@@ -169,15 +239,25 @@ function leftAloneWarning(name: string, what: string): PlanProblem {
  * of it on a disk that ignores case, or a hard link) stays too: deleting it would delete the
  * moved file.
  */
-function oldFiles(image: DesiredImage, locked: LockedImage, state: ImageState, uses: Map<string, string>): { deletes: string[]; leftAlone: Array<{ path: string; reason: string }> } {
+function oldFiles(
+  image: DesiredImage,
+  locked: LockedImage,
+  state: ImageState,
+  uses: Map<string, string>,
+): { deletes: string[]; leftAlone: Array<{ path: string; reason: string }> } {
   const deletes: string[] = [];
   const leftAlone: Array<{ path: string; reason: string }> = [];
-  const identities = new Map(image.outputs.flatMap((path) => identityOf(own(state.files, path)).map((identity) => [identity, path] as const)));
+  const identities = new Map(
+    image.outputs.flatMap((path) => identityOf(own(state.files, path)).map((identity) => [identity, path] as const)),
+  );
   for (const { path, sha256 } of locked.outputs) {
     if (image.outputs.includes(path) || deletes.includes(path)) continue;
     const file = own(state.files, path);
     const same = identityOf(file).map((identity) => identities.get(identity))[0];
-    const reason = same === undefined ? leftAloneReason(file, sha256, uses.get(path)) : `it is the file ${same} names, by another name on this disk`;
+    const reason =
+      same === undefined
+        ? leftAloneReason(file, sha256, uses.get(path))
+        : `it is the file ${same} names, by another name on this disk`;
     if (reason === undefined) deletes.push(path);
     else if (reason !== '') leftAlone.push({ path, reason });
   }
@@ -202,7 +282,8 @@ function leftAloneReason(file: LocalFile | undefined, recorded: string, use: str
   if (use !== undefined) return use;
   if (file.link) return 'it is a link, and the tool writes files, not links';
   if (file.sha256 !== recorded) return 'its bytes are not the ones the lock records for it';
-  if (file.format === null || file.format === 'heic') return 'it is not an image (by its content), and the tool writes only images';
+  if (file.format === null || file.format === 'heic')
+    return 'it is not an image (by its content), and the tool writes only images';
   return undefined;
 }
 
@@ -211,7 +292,9 @@ function declaredUses(desired: DesiredImage[]): Map<string, string> {
   const uses = new Map<string, string>();
   for (const image of desired) {
     for (const output of image.outputs) uses.set(output, `the declared image ${quoted(image.key)} writes it`);
-    for (const input of Object.values(image.inputs)) if ('file' in input && !uses.has(input.file)) uses.set(input.file, `the declared image ${quoted(image.key)} reads it`);
+    for (const input of Object.values(image.inputs))
+      if ('file' in input && !uses.has(input.file))
+        uses.set(input.file, `the declared image ${quoted(image.key)} reads it`);
   }
   return uses;
 }
@@ -227,10 +310,14 @@ function decide(
   request: ImageRequest,
   locked: LockedImage | undefined,
   state: ImageState,
-): { reason: ImageGenerateReason; seeds: number[] | null } | { copies: ImageMove['copies']; locked: LockedImage } | undefined {
+):
+  | { reason: ImageGenerateReason; seeds: number[] | null }
+  | { copies: ImageMove['copies']; locked: LockedImage }
+  | undefined {
   const pinned = image.params.seed ?? null;
   if (!locked) return { reason: 'new', seeds: pinned };
-  if (Object.values(request.inputs).some((input) => input.sha256 === null)) return { reason: 'input-regenerated', seeds: pinned };
+  if (Object.values(request.inputs).some((input) => input.sha256 === null))
+    return { reason: 'input-regenerated', seeds: pinned };
   if (requestKey(request) !== requestKey(locked.request)) return { reason: 'request-changed', seeds: pinned };
   const copies: ImageMove['copies'] = [];
   let moved = false;
@@ -255,7 +342,12 @@ function decide(
  * have: the locked one, unless that image gets new content in this plan (null: known only
  * once it is generated).
  */
-function recordInputs(image: DesiredImage, byName: Map<string, DesiredImage>, state: ImageState, regenerated: Map<string, ImageGenerateReason>): ImageRequest['inputs'] {
+function recordInputs(
+  image: DesiredImage,
+  byName: Map<string, DesiredImage>,
+  state: ImageState,
+  regenerated: Map<string, ImageGenerateReason>,
+): ImageRequest['inputs'] {
   const inputs: ImageRequest['inputs'] = {};
   for (const field of IMAGE_INPUT_FIELDS) {
     const input = image.inputs[field];
@@ -263,7 +355,10 @@ function recordInputs(image: DesiredImage, byName: Map<string, DesiredImage>, st
     let recorded: RecordedInput;
     if ('from' in input) {
       const reason = regenerated.get(input.from);
-      const sha256 = reason !== undefined && NEW_CONTENT.includes(reason) ? null : (own(state.lock.images, input.from)?.outputs[0]?.sha256 ?? null);
+      const sha256 =
+        reason !== undefined && NEW_CONTENT.includes(reason)
+          ? null
+          : (own(state.lock.images, input.from)?.outputs[0]?.sha256 ?? null);
       recorded = { from: input.from, file: byName.get(input.from)?.outputs[0] ?? '', sha256 };
     } else {
       const file = own(state.files, input.file);
@@ -277,22 +372,35 @@ function recordInputs(image: DesiredImage, byName: Map<string, DesiredImage>, st
 /** Output paths that lead out of the project, and local inputs that are missing or unfit. */
 function fileProblems(image: DesiredImage, state: ImageState): PlanProblem[] {
   const problems: PlanProblem[] = [];
-  const problem = (code: PlanProblem['code'], message: string, hint: string): void => void problems.push({ code, name: image.key, message: `image ${quoted(image.key)}: ${message}`, hint });
+  const problem = (code: PlanProblem['code'], message: string, hint: string): void =>
+    void problems.push({ code, name: image.key, message: `image ${quoted(image.key)}: ${message}`, hint });
   for (const path of image.outputs) {
     const file = own(state.files, path);
     if (file?.status === 'refused')
-      problem('IMAGE_PATH', `cannot write ${path}: ${file.reason}`, 'keep image files in the folder of the desired-state file or below it, not through links that lead elsewhere');
+      problem(
+        'IMAGE_PATH',
+        `cannot write ${path}: ${file.reason}`,
+        'keep image files in the folder of the desired-state file or below it, not through links that lead elsewhere',
+      );
   }
   for (const field of IMAGE_INPUT_FIELDS) {
     const input = image.inputs[field];
     if (!input || 'from' in input) continue;
     const file = own(state.files, input.file);
     if (!file || file.status === 'absent') {
-      problem('IMAGE_INPUT', `${field} ${input.file} does not exist`, 'check the path: it is relative to the desired-state file');
+      problem(
+        'IMAGE_INPUT',
+        `${field} ${input.file} does not exist`,
+        'check the path: it is relative to the desired-state file',
+      );
       continue;
     }
     if (file.status === 'refused') {
-      problem('IMAGE_PATH', `cannot read ${field} ${input.file}: ${file.reason}`, 'keep input images in the folder of the desired-state file or below it');
+      problem(
+        'IMAGE_PATH',
+        `cannot read ${field} ${input.file}: ${file.reason}`,
+        'keep input images in the folder of the desired-state file or below it',
+      );
       continue;
     }
     const accepted = INPUT_FORMATS[image.operation];
@@ -304,7 +412,13 @@ function fileProblems(image: DesiredImage, state: ImageState): PlanProblem[] {
       );
       continue;
     }
-    if (image.operation === 'inpainting' && field !== 'mask' && file.width !== null && file.height !== null && Math.max(file.width, file.height) > INPAINTING_MAX_SIDE) {
+    if (
+      image.operation === 'inpainting' &&
+      field !== 'mask' &&
+      file.width !== null &&
+      file.height !== null &&
+      Math.max(file.width, file.height) > INPAINTING_MAX_SIDE
+    ) {
       problem(
         'IMAGE_INPUT',
         `${field} ${input.file} is ${file.width}×${file.height} pixels; inpainting takes at most ${INPAINTING_MAX_SIDE} a side`,
@@ -319,7 +433,8 @@ function fileProblems(image: DesiredImage, state: ImageState): PlanProblem[] {
 function requestFields(before: ImageRequest, after: ImageRequest): FieldChange[] {
   const fields: FieldChange[] = [];
   const push = (field: string, a: JsonValue | undefined, b: JsonValue | undefined): void => {
-    if (JSON.stringify(a ?? null) !== JSON.stringify(b ?? null)) fields.push({ field, before: a ?? null, after: b ?? null });
+    if (JSON.stringify(a ?? null) !== JSON.stringify(b ?? null))
+      fields.push({ field, before: a ?? null, after: b ?? null });
   };
   push('operation', before.operation, after.operation);
   const paramsBefore = before.params as unknown as Record<string, JsonValue>;

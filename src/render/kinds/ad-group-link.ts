@@ -11,7 +11,11 @@ export const adGroupLinkRenderer: KindRenderer<'adGroupLink'> = {
     title: `unlink ad group ${change.adGroupId} from audience ${quoted(change.name)} (id ${change.id})`,
     lines: [
       { kind: 'field', label: 'ad group', text: adGroupDetail(change.before) },
-      { kind: 'field', label: 'reason', text: change.display.reason === 'audience-deleted' ? 'the audience is deleted' : 'not in the declared adGroups' },
+      {
+        kind: 'field',
+        label: 'reason',
+        text: change.display.reason === 'audience-deleted' ? 'the audience is deleted' : 'not in the declared adGroups',
+      },
     ],
   }),
   describe: (result, name) => `unlink ad group ${result.adGroupId} from audience ${name} (id ${result.id})`,

@@ -1,4 +1,10 @@
-import { IMAGE_INPUT_FIELDS, IMAGE_PARAM_FIELDS, quoted, type JsonValue, type RecordedInput } from '../../model/index.js';
+import {
+  IMAGE_INPUT_FIELDS,
+  IMAGE_PARAM_FIELDS,
+  quoted,
+  type JsonValue,
+  type RecordedInput,
+} from '../../model/index.js';
 import type { ImageGenerate, ImageGenerateReason, ImageMove, ImageRemove } from '../../plan/index.js';
 import type { Block, Line } from '../block.js';
 import type { KindRenderer } from '../kind.js';
@@ -34,10 +40,19 @@ export function imageBlock(change: ImageGenerate | ImageMove | ImageRemove): Omi
     const lines: Line[] = change.after.outputs.flatMap((path, index): Line[] => {
       const old = change.before.outputs[index]?.path;
       if (old === undefined || old === path) return [];
-      return [{ kind: 'field', label: 'file', text: `${old} → ${path} (${copied.has(path) ? 'copied; nothing is generated' : 'already there'})` }];
+      return [
+        {
+          kind: 'field',
+          label: 'file',
+          text: `${old} → ${path} (${copied.has(path) ? 'copied; nothing is generated' : 'already there'})`,
+        },
+      ];
     });
-    const kept = change.before.outputs.map((output) => output.path).filter((path) => !change.after.outputs.includes(path) && !change.deletes.includes(path));
-    if (change.deletes.length > 0) lines.push({ kind: 'field', label: 'files deleted', text: change.deletes.join(', ') });
+    const kept = change.before.outputs
+      .map((output) => output.path)
+      .filter((path) => !change.after.outputs.includes(path) && !change.deletes.includes(path));
+    if (change.deletes.length > 0)
+      lines.push({ kind: 'field', label: 'files deleted', text: change.deletes.join(', ') });
     if (kept.length > 0) lines.push({ kind: 'field', label: 'old files kept', text: kept.join(', ') });
     return { symbol: '~', title: `move image ${quoted(change.name)}`, lines };
   }
@@ -45,7 +60,13 @@ export function imageBlock(change: ImageGenerate | ImageMove | ImageRemove): Omi
     return {
       symbol: '-',
       title: `remove image ${quoted(change.name)}`,
-      lines: [{ kind: 'field', label: 'files deleted', text: change.deletes.length === 0 ? '(none)' : change.deletes.join(', ') }],
+      lines: [
+        {
+          kind: 'field',
+          label: 'files deleted',
+          text: change.deletes.length === 0 ? '(none)' : change.deletes.join(', '),
+        },
+      ],
     };
   }
   const { request, seeds, outputs } = change.after;
@@ -55,7 +76,8 @@ export function imageBlock(change: ImageGenerate | ImageMove | ImageRemove): Omi
     const params = request.params as unknown as Record<string, JsonValue | undefined>;
     for (const field of IMAGE_PARAM_FIELDS) {
       const value = params[field];
-      if (value !== undefined && field !== 'seed') lines.push({ kind: 'field', label: field, text: typeof value === 'string' ? value : JSON.stringify(value) });
+      if (value !== undefined && field !== 'seed')
+        lines.push({ kind: 'field', label: field, text: typeof value === 'string' ? value : JSON.stringify(value) });
     }
     for (const field of IMAGE_INPUT_FIELDS) {
       const input = request.inputs[field];
@@ -65,18 +87,24 @@ export function imageBlock(change: ImageGenerate | ImageMove | ImageRemove): Omi
   for (const field of change.display.fields) {
     lines.push({ kind: 'field', label: field.field, text: `${valueText(field.before)} → ${valueText(field.after)}` });
   }
-  lines.push({ kind: 'field', label: 'seeds', text: seeds === null ? 'chosen by the service, then locked' : seeds.join(', ') });
+  lines.push({
+    kind: 'field',
+    label: 'seeds',
+    text: seeds === null ? 'chosen by the service, then locked' : seeds.join(', '),
+  });
   lines.push({ kind: 'field', label: outputs.length === 1 ? 'file' : 'files', text: outputs.join(', ') });
   return { symbol: change.display.reason === 'new' ? '+' : '~', title: `generate image ${quoted(change.name)}`, lines };
 }
 
 function inputText(input: RecordedInput): string {
-  const hash = input.sha256 === null ? 'generated first' : input.sha256 === '' ? 'missing' : `sha256 ${input.sha256.slice(0, 12)}`;
+  const hash =
+    input.sha256 === null ? 'generated first' : input.sha256 === '' ? 'missing' : `sha256 ${input.sha256.slice(0, 12)}`;
   return 'from' in input ? `${input.file} from image "${input.from}" (${hash})` : `${input.file} (${hash})`;
 }
 
 function valueText(value: JsonValue): string {
   if (value === null) return '(none)';
-  if (typeof value === 'object' && !Array.isArray(value) && ('file' in value || 'from' in value)) return inputText(value as unknown as RecordedInput);
+  if (typeof value === 'object' && !Array.isArray(value) && ('file' in value || 'from' in value))
+    return inputText(value as unknown as RecordedInput);
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
