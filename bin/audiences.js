@@ -34,7 +34,7 @@ if (help !== undefined) {
   const code = await main(args);
   // main has awaited everything it started, so the process ends once its output is written:
   // an exit that waits for the event loop to empty also tears down the heap, 8–12 ms more in a
-  // process holding 100,000 objects (README, Performance). The stderr lines of main's last
+  // process holding 100,000 objects (bench/NOTES.md). The stderr lines of main's last
   // turn go out a turn later (cli/process-io.ts), so that turn comes first; then an empty
   // write calls back once the writes before it are done (a pipe is written to asynchronously).
   await new Promise((resolve) => setImmediate(resolve));

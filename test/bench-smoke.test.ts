@@ -164,7 +164,7 @@ describe('the targets', () => {
     expect(verdict(text, 'plan-10pct-changed, N = 1000')).toBe('MISSED');
     expect(verdict(text, '--requests-per-second 50: wall <= 1.05x')).toBe('met');
     expect(text).toContain('median of 3 1.049 (10490 ms against 10000 ms), 0 refused, 0 failed');
-    // The README's tables show the run the target was held to.
+    // The tables of bench/NOTES.md show the run the target was held to.
     const rows = renderMarkdown([
       ...repeated('plan-no-change', [1050, 1232, 1296], [1000, 1100, 1200]),
       paced(10_560, 0),
@@ -298,7 +298,7 @@ describe('npm run bench, on a tiny account', () => {
     expect(quota[0]?.refused).toBeGreaterThan(0);
   });
 
-  it("prints the README's tables from the results: each plan and apply with its floor (the run of its repetitions the target is held to), each quota run", () => {
+  it('prints the tables of bench/NOTES.md from the results: each plan and apply with its floor (the run of its repetitions the target is held to), each quota run', () => {
     const rows = renderMarkdown(results)
       .split('\n')
       .filter((line) => line.startsWith('| '));

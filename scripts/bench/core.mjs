@@ -47,7 +47,7 @@ export const FULL_OPTIONS = Object.freeze({
  * The runs measured `repeat` times: each plan and apply of up to this many audiences, with its
  * floor each time, and each quota run at REPEATED_FROM_RATE writes a second or more (about ten
  * seconds each). One run moves by more than these targets' margins on a machine whose two
- * CPUs differ (README, Performance); the larger runs, at N = 5000 and R = 10, are measured once.
+ * CPUs differ (bench/NOTES.md); the larger runs, at N = 5000 and R = 10, are measured once.
  */
 const REPEATED_UP_TO_N = 1000;
 const REPEATED_FROM_RATE = 50;

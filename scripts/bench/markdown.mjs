@@ -1,9 +1,9 @@
 /**
- * The README's tables of figures (Performance, "Figures") from a results file:
+ * The tables of figures of bench/NOTES.md ("Figures") from a results file:
  *
  *   node scripts/bench/markdown.mjs [bench/results.json]
  *
- * prints them as Markdown, to replace the README's after a full `npm run bench`. A run
+ * prints them as Markdown, to replace those of bench/NOTES.md after a full `npm run bench`. A run
  * measured several times shows as its median (see table.mjs).
  */
 import { readFile } from 'node:fs/promises';

@@ -63,8 +63,8 @@ const CREDENTIAL_VARIABLE: Record<ServiceName, string> = {
 };
 
 /**
- * The setting that shapes a service's paths beyond its URL, with its default and the real service's value (README,
- * Where the services are).
+ * The setting that shapes a service's paths beyond its URL, with its default and the real service's value
+ * (docs/real-service.md).
  */
 const PATH_VARIABLE: Partial<Record<ServiceName, string>> = {
   business:

@@ -8,7 +8,7 @@ import { redact } from '../secrets.js';
 
 /**
  * Where the real services differ from the spec's literal paths and scheme (DESIGN.md), each with
- * the spec's value, its default: the README's "Where the services are" gives the real ones.
+ * the spec's value, its default: docs/real-service.md gives the real ones.
  */
 export const PATH_SETTINGS = {
   /** The path segment the spec writes as `imagegen` ("imagegen stands for the model family name"). */

@@ -10,8 +10,8 @@ import { git, rsyncStandIn, run, standIn, type RecordedRequest, type StandIn } f
 import type { RunningEmulator } from '../../src/emulator/server.js';
 
 /**
- * The route the README gives to install the tool into the repository that holds
- * audiences.yaml (a packed tarball, committed under vendor/), its commands as the README writes
+ * The route docs/pipelines.md gives to install the tool into the repository that holds
+ * audiences.yaml (a packed tarball, committed under vendor/), its commands as docs/pipelines.md writes
  * them, then the GitLab CI example's jobs run in that repository by gitlab-ci-local (shell
  * executor; the schema check is pipeline-examples.test.ts's) against the emulator: the plan job
  * posts its note to a loopback stand-in for the GitLab API and keeps the saved plan with its
@@ -27,12 +27,12 @@ const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'
 const tarball = `audiences-${version}.tgz`;
 
 /**
- * The README's install route: the commands of the shell block under "Install into the
+ * The install route of docs/pipelines.md: the commands of the shell block under "Install into the
  * repository", step 1 (in a clone of this repository) and step 2 (in the team's repository).
  */
 async function installRoute(): Promise<{ inClone: string[]; inTeam: string[] }> {
-  const readme = await readFile(join(root, 'README.md'), 'utf8');
-  const block = /```sh\n([^]*?)```/.exec(readme.slice(readme.indexOf('## Install into the repository')))?.[1] ?? '';
+  const doc = await readFile(join(root, 'docs', 'pipelines.md'), 'utf8');
+  const block = /```sh\n([^]*?)```/.exec(doc.slice(doc.indexOf('## Install into the repository')))?.[1] ?? '';
   const commands = (text: string) =>
     text
       .split('\n')
@@ -139,10 +139,10 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe('installing the packed tool into a team repository, as the README says', () => {
-  it("runs the README's commands: the ref checked out in a clone, the tarball installed from vendor/, `.audiences/` left out of git", async () => {
+describe('installing the packed tool into a team repository, as docs/pipelines.md says', () => {
+  it('runs the commands of docs/pipelines.md: the ref checked out in a clone, the tarball installed from vendor/, `.audiences/` left out of git', async () => {
     const route = await installRoute();
-    // 1. In a clone of this repository (../audiences beside the team's), at the ref the README names.
+    // 1. In a clone of this repository (../audiences beside the team's), at the ref docs/pipelines.md names.
     expect(route.inClone).toEqual([expect.stringMatching(/^git checkout \S+$/), 'npm ci', 'npm pack']);
     await git(dir, 'clone', '--quiet', root, 'audiences');
     const checkout = await run('sh', ['-c', route.inClone[0]!], { cwd: join(dir, 'audiences') });
@@ -225,7 +225,7 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
 
   beforeAll(async () => {
     rsyncPath = `${await rsyncStandIn(dir)}${delimiter}${npmEnv.PATH}`;
-    // The team's repository on its default branch: the tool installed as the README says (its
+    // The team's repository on its default branch: the tool installed as docs/pipelines.md says (its
     // files staged), the example as its CI file; gitlab-ci-local's own folder left out.
     await appendFile(join(team, '.gitignore'), '.gitlab-ci-local/\n');
     await copyFile(join(root, 'examples', 'gitlab-ci.yml'), join(team, '.gitlab-ci.yml'));

@@ -210,19 +210,19 @@ describe('the GitLab CI example', () => {
   });
 });
 
-describe('the refs the README and the examples name', () => {
+describe('the refs docs/pipelines.md and the examples name', () => {
   it('each exists in a clone of this repository: `git checkout` takes it', async () => {
-    const readme = await read('README.md');
+    const doc = await read('docs/pipelines.md');
     const texts = [
-      readme,
+      doc,
       actionText,
       gitlabText,
       ...(await Promise.all(workflowNames.map((name) => read(`examples/github-actions/${name}`)))),
     ];
     const refs = new Set([
       ...texts.flatMap((text) => [...text.matchAll(/your-org\/audiences@([^\s`'"),]+)/g)].map((match) => match[1]!)),
-      ...[...readme.matchAll(/^git checkout (\S+)/gm)].map((match) => match[1]!),
-      ...[...readme.matchAll(/audiences\.git#([^\s`'"]+)/g)].map((match) => match[1]!),
+      ...[...doc.matchAll(/^git checkout (\S+)/gm)].map((match) => match[1]!),
+      ...[...doc.matchAll(/audiences\.git#([^\s`'"]+)/g)].map((match) => match[1]!),
     ]);
     expect(refs.size).toBeGreaterThan(0);
     const dir = await mkdtemp(join(tmpdir(), 'audiences-clone-'));
