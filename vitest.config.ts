@@ -63,6 +63,7 @@ export default defineConfig({
             'test/comments/**/*.test.ts',
             'test/property/planner.property.test.ts',
             'test/property/plain-yaml.property.test.ts',
+            'test/docs.test.ts',
           ],
           exclude: loopback,
         },
