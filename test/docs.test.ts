@@ -2,6 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ENVIRONMENT } from '../src/cli/command.js';
+import { runInProcess } from './helpers/cli.js';
 
 /**
  * The documentation as a reader follows it: the README stays short, and every relative link
@@ -95,6 +97,35 @@ describe('the documentation', () => {
     );
     expect(broken).toEqual([]);
     expect(pages).toContain('docs/commands.md');
+  });
+
+  it("has docs/file.md name every field of the desired-state file's schema", () => {
+    const fields = new Set<string>();
+    const collect = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(collect);
+      else if (typeof node === 'object' && node !== null) {
+        const { properties } = node as { properties?: Record<string, unknown> };
+        if (properties !== undefined) Object.keys(properties).forEach((name) => fields.add(name));
+        Object.values(node).forEach(collect);
+      }
+    };
+    collect(JSON.parse(readFileSync(join(root, 'schemas/audiences.schema.json'), 'utf8')));
+    const reference = readFileSync(join(root, 'docs/file.md'), 'utf8');
+    expect(fields.size).toBeGreaterThan(50);
+    expect([...fields].filter((field) => !reference.includes(`\`${field}\``) && !reference.includes(`${field}:`))).toEqual([]);
+  });
+
+  it('has docs/commands.md name every option of every command, and docs/ every variable the commands read', async () => {
+    const options = new Set<string>();
+    for (const command of ['validate', 'plan', 'show', 'apply', 'import', 'company', 'emulator']) {
+      const help = await runInProcess([command, '--help'], { cwd: root, env: {} });
+      for (const match of help.stdout.matchAll(/^ {2}(?:-\w, | {4})(--[\w-]+)/gm)) options.add(match[1]!);
+    }
+    const commands = readFileSync(join(root, 'docs/commands.md'), 'utf8');
+    const docs = readdirSync(join(root, 'docs')).map((name) => readFileSync(join(root, 'docs', name), 'utf8'));
+    expect(options.size).toBeGreaterThan(30);
+    expect([...options].filter((option) => !commands.includes(`${option}`) && !commands.includes(option.replace(/^--/, '--no-')))).toEqual([]);
+    expect(Object.keys(ENVIRONMENT).filter((variable) => !docs.some((text) => text.includes(`\`${variable}\``)))).toEqual([]);
   });
 
   it('names anchors as GitHub does', () => {
