@@ -1,7 +1,7 @@
 /**
  * The kinds of resource the tool manages: the one list every layer's registry and every shared
  * shape is keyed by. A kind added here makes the type check name each piece it still lacks
- * (see the README, "Kinds of resource"). The order is the order kinds are read, planned and
+ * (see CONTRIBUTING.md, "Kinds of resource"). The order is the order kinds are read, planned and
  * applied: each sees what the kinds before it planned or did.
  */
 export const KINDS = ['business', 'adGroupLink', 'audience', 'image'] as const;

@@ -57,7 +57,7 @@ function after(anchor: string, insert: string): (text: string) => string {
 const newKind = { 'src/model/kinds.ts': after("'image'", ", 'customerFile'") };
 
 /**
- * Every piece a kind without changes needs besides its name, each where the README says (its applier and renderer:
+ * Every piece a kind without changes needs besides its name, each where CONTRIBUTING.md says (its applier and renderer:
  * null).
  */
 const pieces = {
