@@ -29,13 +29,17 @@ function proseLines(text: string): Array<{ line: string; number: number }> {
   let fence: string | undefined;
   text.split('\n').forEach((line, index) => {
     const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
-    if (marker !== undefined && (fence === undefined || marker.startsWith(fence))) fence = fence === undefined ? marker : undefined;
+    if (marker !== undefined && (fence === undefined || marker.startsWith(fence)))
+      fence = fence === undefined ? marker : undefined;
     else if (fence === undefined) lines.push({ line, number: index + 1 });
   });
   return lines;
 }
 
-/** A heading's anchor as GitHub makes it: the text without its markup, lower case, punctuation dropped, spaces as hyphens. */
+/**
+ * A heading's anchor as GitHub makes it: the text without its markup, lower case, punctuation dropped, spaces as
+ * hyphens.
+ */
 function githubSlug(heading: string): string {
   const text = heading
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
@@ -64,7 +68,11 @@ function anchorsOf(text: string): Set<string> {
 /** The relative links of a Markdown text (code spans and blocks left out), each with its line. */
 function relativeLinks(text: string): Array<{ target: string; number: number }> {
   return proseLines(text).flatMap(({ line, number }) =>
-    [...line.replace(/(`+)[^`]*?\1/g, 'code').matchAll(/!?\[(?:[^[\]]|\[[^\]]*\])*\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g)]
+    [
+      ...line
+        .replace(/(`+)[^`]*?\1/g, 'code')
+        .matchAll(/!?\[(?:[^[\]]|\[[^\]]*\])*\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g),
+    ]
       .map((match) => match[1]!)
       .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith('//'))
       .map((target) => ({ target, number })),
@@ -77,7 +85,8 @@ function brokenBecause(page: string, target: string): string | undefined {
   const file = path === '' ? join(root, page) : join(root, dirname(page), decodeURIComponent(path));
   if (!existsSync(file)) return `${relative(root, file)} does not exist`;
   if (anchor === undefined || anchor === '') return undefined;
-  if (statSync(file).isDirectory() || !file.endsWith('.md')) return `#${anchor} points into ${relative(root, file)}, which has no headings`;
+  if (statSync(file).isDirectory() || !file.endsWith('.md'))
+    return `#${anchor} points into ${relative(root, file)}, which has no headings`;
   const anchors = anchorsOf(readFileSync(file, 'utf8'));
   return anchors.has(decodeURIComponent(anchor)) ? undefined : `${relative(root, file)} has no heading #${anchor}`;
 }
@@ -112,7 +121,9 @@ describe('the documentation', () => {
     collect(JSON.parse(readFileSync(join(root, 'schemas/audiences.schema.json'), 'utf8')));
     const reference = readFileSync(join(root, 'docs/file.md'), 'utf8');
     expect(fields.size).toBeGreaterThan(50);
-    expect([...fields].filter((field) => !reference.includes(`\`${field}\``) && !reference.includes(`${field}:`))).toEqual([]);
+    expect(
+      [...fields].filter((field) => !reference.includes(`\`${field}\``) && !reference.includes(`${field}:`)),
+    ).toEqual([]);
   });
 
   it('has docs/commands.md name every option of every command, and docs/ every variable the commands read', async () => {
@@ -124,8 +135,14 @@ describe('the documentation', () => {
     const commands = readFileSync(join(root, 'docs/commands.md'), 'utf8');
     const docs = readdirSync(join(root, 'docs')).map((name) => readFileSync(join(root, 'docs', name), 'utf8'));
     expect(options.size).toBeGreaterThan(30);
-    expect([...options].filter((option) => !commands.includes(`${option}`) && !commands.includes(option.replace(/^--/, '--no-')))).toEqual([]);
-    expect(Object.keys(ENVIRONMENT).filter((variable) => !docs.some((text) => text.includes(`\`${variable}\``)))).toEqual([]);
+    expect(
+      [...options].filter(
+        (option) => !commands.includes(`${option}`) && !commands.includes(option.replace(/^--/, '--no-')),
+      ),
+    ).toEqual([]);
+    expect(
+      Object.keys(ENVIRONMENT).filter((variable) => !docs.some((text) => text.includes(`\`${variable}\``))),
+    ).toEqual([]);
   });
 
   it('names anchors as GitHub does', () => {

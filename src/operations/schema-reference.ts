@@ -2,7 +2,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { isRecord } from '../config/rules.js';
 
-/** Where the schema is in a project that installs the tool as a dependency (see the install route of docs/pipelines.md). */
+/**
+ * Where the schema is in a project that installs the tool as a dependency (see the install route of
+ * docs/pipelines.md).
+ */
 const INSTALLED_SCHEMA = join('node_modules', 'audiences', 'schemas', 'audiences.schema.json');
 
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const;
