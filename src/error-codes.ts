@@ -385,6 +385,12 @@ export const PLAN_PROBLEMS = {
       'The file loosens the mass-delete guard of the `--base` ref: until the change is merged, the stricter of the two holds.',
     todo: 'The loosened guard applies once the change is merged; if this change itself must delete more, pass `--allow-mass-delete` for one run.',
   },
+  TARGET_UNMATCHED: {
+    severity: 'warning',
+    means:
+      'A `--target` glob of a scoped `plan` or `apply` matches no audience or image of the file or of its ad account, declared or live: nothing is planned for it (as Terraform plans nothing for a `-target` its configuration lacks).',
+    todo: 'Check the name: a glob matches whole names (`seoul-*`, not `seoul`); `audiences import` lists the names the account has.',
+  },
   BASE_NOT_PLANNED: {
     severity: 'warning',
     means:

@@ -4,7 +4,7 @@ import type { ApplyProgress, ApplyServices, ListedAfterWrites } from '../apply/k
 import { applyPlan, countOutcomes, verifyApplied } from '../apply/applier.js';
 import { causeOf, notStarted, stoppedInFlight, stoppedSettling } from '../apply/results.js';
 import { INTERRUPTED_EXIT_CODE } from '../errors.js';
-import type { AppliedAccount, Change, ChangeResult, Plan } from '../plan/index.js';
+import type { AppliedAccount, Change, ChangeResult, Plan, PlanScope } from '../plan/index.js';
 import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { KindServices } from './kinds/kind.js';
 import { planFiles } from './plan.js';
@@ -72,6 +72,8 @@ export interface ApplyRequest {
   files: string[];
   autoApprove: boolean;
   allowMassDelete: boolean;
+  /** Plan and apply only within this scope (`--target`, `--kind`, `--exclude`); never with a saved plan. */
+  scope?: PlanScope | undefined;
 }
 
 /**
@@ -201,7 +203,7 @@ async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
 async function plannedFromFiles(request: ApplyRequest, deps: ApplyDeps): Promise<Plan[] | undefined> {
   const planned = await planFiles(
     request.files,
-    { allowMassDelete: request.allowMassDelete },
+    { allowMassDelete: request.allowMassDelete, scope: request.scope },
     { cwd: deps.cwd, reader: deps.client, services: deps.services },
   );
   const plans = planned.map((account) => account.plan);

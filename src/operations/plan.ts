@@ -2,7 +2,7 @@ import type { ConfigIssue } from '../config/index.js';
 import { ConfigError } from '../config/index.js';
 import type { DesiredState, LiveState } from '../model/index.js';
 import type { AccountReader } from './account-reader.js';
-import { planAccount, type Plan, type PlanOptions } from '../plan/index.js';
+import { planAccount, type Plan, type PlanOptions, type PlanScope } from '../plan/index.js';
 import { readBases } from './base-files.js';
 import { cachedReader } from './detail-cache.js';
 import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
@@ -29,10 +29,12 @@ export interface PlanDeps {
   services?: Partial<KindServices>;
 }
 
-/** What `plan` is asked: the guard's override, and a git ref whose files are planned too (see readBases). */
+/** What `plan` is asked: the guard's override, a git ref whose files are planned too (see readBases), a scope. */
 export interface PlanFilesOptions {
   allowMassDelete: boolean;
   base?: string | undefined;
+  /** `--target`, `--kind`, `--exclude`: each file's plan is partial, within it. */
+  scope?: PlanScope | undefined;
 }
 
 /**
@@ -44,7 +46,11 @@ export async function planFiles(files: string[], options: PlanFilesOptions, deps
   const bases = options.base === undefined ? [] : await readBases(desiredStates, options.base, deps.cwd);
   return Promise.all(
     desiredStates.map(async ({ file, desired }, index) => {
-      const planOptions: PlanOptions = { allowMassDelete: options.allowMassDelete, base: bases[index] };
+      const planOptions: PlanOptions = {
+        allowMassDelete: options.allowMassDelete,
+        base: bases[index],
+        scope: options.scope,
+      };
       const context = { services: deps.services, file, cwd: deps.cwd };
       if (!deps.cache)
         return {

@@ -14,5 +14,6 @@ export { diffDefinition } from './diff.js';
 export type { ChangeReview, Criterion, CriterionEffect, Risk } from './review.js';
 export { reviewChange } from './kinds/index.js';
 export { inconsistencies } from './consistency.js';
+export { SCOPE_KINDS, scopeText } from './scope.js';
 export { PLAN_FORMAT_VERSION, upgradeProblem, upgradeSavedPlan } from './format.js';
 export type * from './results.js';

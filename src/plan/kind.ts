@@ -24,6 +24,7 @@ import type {
   ImageRemove,
   Plan,
   PlanProblem,
+  PlanScope,
   PlanSummary,
 } from './types.js';
 
@@ -31,6 +32,11 @@ export interface PlanOptions {
   allowMassDelete: boolean;
   /** The file as it was at a git ref (`plan --base REF`): see PlanBase. Without it, nothing is compared. */
   base?: PlanBase | undefined;
+  /**
+   * `--target`, `--kind`, `--exclude`: the plan holds only the changes within it, and neither deletes nor guards
+   * anything outside it (see scope.ts). Without it, the whole file and account.
+   */
+  scope?: PlanScope | undefined;
 }
 
 /**

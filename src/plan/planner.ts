@@ -1,4 +1,4 @@
-import { compareText, type DesiredState, type LiveState } from '../model/index.js';
+import { compareText, type DesiredState, type KindName, type LiveState } from '../model/index.js';
 import { baseNotPlanned, comparedBase, markDrift } from './drift.js';
 import { PLAN_FORMAT_VERSION } from './format.js';
 import { matchIdentities } from './identity.js';
@@ -6,7 +6,8 @@ import type { CurrentState, OrderKey, PlanHeader, PlanOptions } from './kind.js'
 import { PLAN_KINDS_IN_ORDER } from './kinds/index.js';
 import { missingReadError, missingReads } from './reads.js';
 import { serviceChecks } from './service-checks.js';
-import type { Change, Fingerprint, Plan, PlanProblem, PlanSummary } from './types.js';
+import { coversKind, problemInScope, scopeTest, unmatchedTargets, withinScope } from './scope.js';
+import type { Change, Fingerprint, Plan, PlanProblem, PlanScope, PlanSummary } from './types.js';
 
 /**
  * desired + live → plan, as a pure function: each kind of resource plans its share, in the
@@ -30,6 +31,8 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
       : ordered;
   const { business, imageDir, imageHome } = header;
   const checks = serviceChecks(changes);
+  const { scope } = options;
+  if (scope) warnings.push(...unmatchedTargets(scope, namesOf(desired, live), desired.adAccountId));
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     adAccountId: desired.adAccountId,
@@ -42,7 +45,18 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     fingerprint,
     ...(imageDir === undefined ? {} : { imageDir }),
     ...(imageHome === undefined ? {} : { imageHome }),
+    ...(scope ? { partial: true as const, scope } : {}),
   };
+}
+
+/** Every name a target may mean: the file's audiences and images, the account's audiences, the lock's images. */
+function namesOf(desired: DesiredState, live: LiveState): string[] {
+  return [
+    ...desired.audiences.map((audience) => audience.key),
+    ...(desired.images ?? []).map((image) => image.key),
+    ...live.audiences.map((summary) => summary.name),
+    ...Object.keys(live.images?.lock.images ?? {}),
+  ];
 }
 
 /** Each kind's share of the plan, in the order of the registry, unordered. */
@@ -50,20 +64,44 @@ function planKinds(desired: DesiredState, live: LiveState, options: PlanOptions)
   const identities = matchIdentities(desired, live.audiences);
   const missing = missingReads(desired, live, identities);
   if (missing.length > 0) throw missingReadError(missing);
+  const within = scoping(options.scope);
   const planned: Change[] = [];
-  const errors: PlanProblem[] = [...identities.errors];
-  const warnings: PlanProblem[] = [...identities.warnings];
+  const errors: PlanProblem[] = within.problems('audience', identities.errors);
+  const warnings: PlanProblem[] = within.problems('audience', identities.warnings);
   let fingerprint: Fingerprint = { desiredHash: desired.source.hash, audiences: [], accountAudienceIds: null };
   let header: Partial<PlanHeader> = {};
   for (const kind of PLAN_KINDS_IN_ORDER) {
+    // Each kind sees only the changes in scope of those before it: an update out of an unlink's scope keeps its ad group.
     const part = kind.plan({ desired, live, options, identities, planned });
-    planned.push(...part.changes);
-    errors.push(...part.errors);
-    warnings.push(...part.warnings);
-    fingerprint = { ...fingerprint, ...part.fingerprint };
+    const scopeKind = kind.kind === 'business' ? null : kind.kind;
+    planned.push(...within.changes(part.changes));
+    errors.push(...within.problems(scopeKind, part.errors));
+    warnings.push(...within.problems(scopeKind, part.warnings));
+    // A kind the scope leaves out records nothing a saved plan is checked against (an image file edited since).
+    if (within.covers(scopeKind)) fingerprint = { ...fingerprint, ...part.fingerprint };
     header = { ...header, ...part.header };
   }
   return { planned, errors, warnings, fingerprint, header };
+}
+
+/** What a scope keeps of each kind's share of the plan; without a scope, everything. */
+function scoping(scope: PlanScope | undefined) {
+  if (!scope)
+    return {
+      changes: (changes: Change[]) => changes,
+      problems: (_kind: KindName | null, problems: PlanProblem[]) => [...problems],
+      covers: (_kind: KindName | null) => true,
+    };
+  const inScope = scopeTest(scope);
+  const covers = (kind: KindName | null) => kind === null || coversKind(scope, kind);
+  return {
+    changes: (changes: Change[]) => withinScope(changes, inScope, scope),
+    // The business is every kind's precondition: its problems are always the plan's.
+    problems: (kind: KindName | null, problems: PlanProblem[]) =>
+      kind === null ? [...problems] : problems.filter((problem) => problemInScope(kind, problem, inScope, scope)),
+    // The audiences' reads record the links too: an unlink's plan is checked against them.
+    covers: (kind: KindName | null) => covers(kind) || (kind === 'audience' && covers('adGroupLink')),
+  };
 }
 
 /** Why a saved plan no longer fits the account and the local files, kind by kind; nothing when it still does. */

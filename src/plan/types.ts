@@ -24,6 +24,8 @@ export type {
   PlanSummary,
   ProblemCode,
   PlanOrigin,
+  PlanScope,
+  ScopeKind,
   ServiceCheck,
   ServiceCheckWhat,
 } from './generated/plan.js';

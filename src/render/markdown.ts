@@ -4,7 +4,7 @@ import { rendererOf, SHOWN_KINDS } from './kinds/index.js';
 import { businessLine } from './business.js';
 import type { Block, Mark } from './block.js';
 import { buildSections, leadLine, serviceCheckItems, SERVICE_CHECKS_NOTE } from './rows.js';
-import { actionCount, count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
+import { actionCount, count, hasChanges, noChangesText, partialText, problemText, summaryText } from './summary.js';
 import { quoted, visible } from '../model/index.js';
 
 /** Pull-request comments are limited to 65,536 characters; keep a margin for the note. */
@@ -20,6 +20,8 @@ export const MARKDOWN_LIMIT = 65_000;
  */
 export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   const head: string[] = [accountMarker(plan.adAccountId), `### Ad account ${plan.adAccountId}`, ''];
+  const partial = partialText(plan);
+  if (partial) head.push(`:warning: **${escape(partial)}.**`, '');
   if (plan.business) head.push(escape(businessLine(plan.business)), '');
   head.push(hasChanges(plan) ? `**Plan: ${summaryText(plan)}.**` : `**${noChangesText(plan)}**`, '');
   const sections = buildSections(plan);

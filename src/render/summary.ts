@@ -1,4 +1,4 @@
-import type { ChangeAction, Plan, PlanProblem } from '../plan/index.js';
+import { scopeText, type ChangeAction, type Plan, type PlanProblem } from '../plan/index.js';
 import type { ActionWords } from './kind.js';
 import { SHOWN_KINDS } from './kinds/index.js';
 import { visible } from '../model/index.js';
@@ -42,4 +42,13 @@ export function problemText(problem: PlanProblem): string {
 
 export function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * What a partial plan says first, in every view: it holds only what its scope covers, and the rest of the file and the
+ * account is neither planned nor pruned (a saved one applies only what it holds).
+ */
+export function partialText(plan: Plan): string | undefined {
+  if (!plan.scope) return undefined;
+  return `Partial plan (${scopeText(plan.scope)}): only the changes within this scope; the rest of the file and the account is not planned, and nothing outside the scope is deleted`;
 }

@@ -4,7 +4,7 @@ import type { Block, Line, Mark } from './block.js';
 import { buildSections, leadLine, serviceCheckItems, SERVICE_CHECKS_NOTE } from './rows.js';
 import type { Style } from './style.js';
 import { visible } from '../model/index.js';
-import { count, hasChanges, noChangesText, problemText, summaryText } from './summary.js';
+import { count, hasChanges, noChangesText, partialText, problemText, summaryText } from './summary.js';
 
 /** The plan for a terminal: `+ ~ -` blocks, each changed field before → after, then problems and a summary. */
 export function renderText(plan: Plan, style: Style): string {
@@ -13,6 +13,8 @@ export function renderText(plan: Plan, style: Style): string {
     ...(plan.business ? [businessLine(plan.business)] : []),
     '',
   ];
+  const partial = partialText(plan);
+  if (partial) out.push(style.warn(`${visible(partial)}.`), '');
   for (const section of buildSections(plan)) {
     if (section.lead)
       out.push(

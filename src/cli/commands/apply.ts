@@ -2,6 +2,7 @@ import { fileArgs, SERVICE_ENVIRONMENT, UsageError, type CommandDefinition } fro
 import { interruptible } from '../interrupts.js';
 import { outputStyle } from '../output.js';
 import type { Services } from '../../api/services.js';
+import { scopeOf, scopeOptions } from '../scope-options.js';
 import { loadServices, withServices } from '../services.js';
 
 /**
@@ -18,10 +19,11 @@ export const applyCommand: CommandDefinition = {
       'apply exactly a plan saved with `audiences plan --out plan.json` (refused if the account moved)',
     ],
     ['$0 apply -f a.yaml --auto-approve', 'plan and apply without asking (in a pipeline)'],
+    ['$0 apply --kind image', 'plan and apply only the images (the audiences are left as they are)'],
   ],
   environment: SERVICE_ENVIRONMENT,
   builder: (argv) =>
-    argv
+    scopeOptions(argv)
       .positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' })
       .option('file', {
         alias: 'f',
@@ -49,6 +51,12 @@ export const applyCommand: CommandDefinition = {
         'give either a saved plan or -f files, not both',
         'a saved plan already says what to change',
       );
+    const scope = scopeOf(args, "audiences apply --target 'spring-*'");
+    if (savedPlan && scope)
+      throw new UsageError(
+        'a saved plan cannot be scoped: --target, --kind and --exclude go with `audiences plan --out`',
+        "the saved plan applies exactly what it holds: plan again with the scope (`audiences plan --target 'spring-*' --out plan.json`)",
+      );
     // From here an interrupt is the apply's: before any change it stops the command, saying nothing was changed.
     let opened: Services | undefined;
     const interrupts = interruptible(io, () => opened?.stopStarting());
@@ -67,6 +75,7 @@ export const applyCommand: CommandDefinition = {
             files,
             autoApprove: args['autoApprove'] === true,
             allowMassDelete: args['allowMassDelete'] === true,
+            scope,
           },
           {
             view: textApplyView(io, style),

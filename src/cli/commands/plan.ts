@@ -3,6 +3,7 @@ import type { Io } from '../io.js';
 import { outputStyle } from '../output.js';
 import { withErrorOutput } from '../report-error.js';
 import type { CommentContext } from '../../render/comment.js';
+import { scopeOf, scopeOptions } from '../scope-options.js';
 import { loadServices, withServices } from '../services.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
@@ -18,6 +19,7 @@ export const planCommand: CommandDefinition = {
     ['$0 plan', 'the plan of audiences.yaml'],
     ['$0 plan a.yaml b.yaml --out plan.json', 'the plan of two files, saved for `audiences apply plan.json`'],
     ['$0 plan --format markdown', 'the plan as a pull-request comment'],
+    ["$0 plan --target 'spring-*' --out plan.json", 'a partial plan: only the audiences and images named spring-…'],
     [
       '$0 plan --format markdown --base origin/main',
       'the comment of a pull request into main: what reverts a change made outside the tool is marked so',
@@ -25,7 +27,7 @@ export const planCommand: CommandDefinition = {
   ],
   environment: SERVICE_ENVIRONMENT,
   builder: (argv) =>
-    argv
+    scopeOptions(argv)
       .positional('files', { type: 'string', array: true, describe: 'Desired-state files, as with -f' })
       .option('file', {
         alias: 'f',
@@ -90,6 +92,7 @@ async function plan(
 ): Promise<number> {
   const out = fileOption(args, 'out', '--out', 'audiences plan --out plan.json');
   const base = baseOption(args);
+  const scope = scopeOf(args, "audiences plan --target 'spring-*' --kind audience");
   const [style, { planFiles }, { renderPlans }, saved] = await Promise.all([
     outputStyle(args, io),
     import('../../operations/plan.js'),
@@ -103,7 +106,7 @@ async function plan(
   const planned = await withServices(args, io, (services, connection) =>
     planFiles(
       files,
-      { allowMassDelete: args['allowMassDelete'] === true, base },
+      { allowMassDelete: args['allowMassDelete'] === true, base, scope },
       {
         cwd: io.cwd,
         reader: (adAccountId) => services.audiences(adAccountId),

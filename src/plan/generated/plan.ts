@@ -40,11 +40,13 @@ export type ImageRequest = Model.ImageRequest
 
 export type ImageGenerateReason = ("new" | "request-changed" | "input-regenerated" | "output-missing" | "output-altered")
 
-export type ProblemCode = ("LINK_MISSING" | "AUDIENCE_STATUS" | "DUPLICATE_LIVE_NAME" | "NAME_SPELLING" | "PINNED_ID_DELETED" | "PINNED_ID_IGNORED" | "RENAME_AMBIGUOUS" | "RENAMED_FROM_UNUSED" | "LOOKS_LIKE_RENAME" | "PROTECTED" | "MASS_DELETE" | "MASS_DELETE_LOOSENED" | "BASE_NOT_PLANNED" | "CAMPAIGN_RULE" | "OMITTED_FIELDS" | "LIVE_UNREADABLE" | "AUDIENCE_GONE" | "BUSINESS_NOT_FOUND" | "BUSINESS_MISMATCH" | "IMAGE_INPUT" | "IMAGE_PATH" | "IMAGE_LOCK" | "IMAGE_LEFT_ALONE")
+export type ProblemCode = ("LINK_MISSING" | "AUDIENCE_STATUS" | "DUPLICATE_LIVE_NAME" | "NAME_SPELLING" | "PINNED_ID_DELETED" | "PINNED_ID_IGNORED" | "RENAME_AMBIGUOUS" | "RENAMED_FROM_UNUSED" | "LOOKS_LIKE_RENAME" | "PROTECTED" | "MASS_DELETE" | "MASS_DELETE_LOOSENED" | "BASE_NOT_PLANNED" | "TARGET_UNMATCHED" | "CAMPAIGN_RULE" | "OMITTED_FIELDS" | "LIVE_UNREADABLE" | "AUDIENCE_GONE" | "BUSINESS_NOT_FOUND" | "BUSINESS_MISMATCH" | "IMAGE_INPUT" | "IMAGE_PATH" | "IMAGE_LOCK" | "IMAGE_LEFT_ALONE")
 
 export type Company = Model.Company
 
 export type ServiceCheckWhat = ("districtCode" | "townCode" | "interestCode" | "businessTypeCode" | "memberId" | "eventCode")
+
+export type ScopeKind = ("audience" | "adGroupLink" | "image")
 
 /**
  * A plan made by `audiences plan` (`--format json`, `--out`): plain data that `audiences apply` executes.
@@ -79,6 +81,11 @@ export interface Plan {
    * For people only: the values the changes send that only the service can check, by audience and field (absent when none). A plan without errors does not promise them.
    */
   serviceChecks?: ServiceCheck[]
+  /**
+   * Present only in a scoped plan (`--target`, `--kind`, `--exclude`): it holds only the changes within `scope`, and plans, deletes and guards nothing outside it. A plan without it covers the whole file and account.
+   */
+  partial?: true
+  scope?: PlanScope
   origin?: PlanOrigin
 }
 
@@ -291,6 +298,15 @@ export interface ServiceCheck {
    * @minItems 1
    */
   values: string[]
+}
+
+/**
+ * What a partial plan covers: the names it targets (none: every name), the kinds (none: every kind) and the names it excludes, as given on the command line.
+ */
+export interface PlanScope {
+  targets: string[]
+  kinds: ScopeKind[]
+  excludes: string[]
 }
 
 /**

@@ -26,6 +26,7 @@ import { notRead, requireRead } from '../reads.js';
 import { renameWarnings } from '../renames.js';
 import { reviewAudienceChange } from '../review.js';
 import { checkMassDelete, massDeleteGuard } from '../safety.js';
+import { changeNames, scopeKindOf, scopeTest } from '../scope.js';
 import type { AudienceUpdate, FieldChange, Plan, PlanProblem } from '../types.js';
 import { adGroupRef, plural, readableLinks } from './ad-group-link.js';
 import { quoted } from '../../model/index.js';
@@ -94,9 +95,9 @@ export const audienceKind: PlanKind<'audience'> = {
       }
     }
     warnings.push(...goneWarnings(input));
-    const deletes = changes.filter((change) => change.action === 'delete').length;
+    const { deletes, managed } = guardCounts(input, changes);
     const guard = massDeleteGuard(desired, options.base);
-    const massDelete = checkMassDelete(deletes, identities.managedCount, guard);
+    const massDelete = checkMassDelete(deletes, managed, guard);
     if (massDelete && !options.allowMassDelete) errors.push(massDelete);
     if (guard.loosened) warnings.push(guard.loosened);
     warnings.push(...renameWarnings(changes));
@@ -237,7 +238,9 @@ function changedSinceRead(plan: Plan, current: CurrentState): string[] {
   }
   if (plan.fingerprint.accountAudienceIds) {
     const known = new Set(plan.fingerprint.accountAudienceIds);
-    const added = current.audiences.filter((summary) => !known.has(summary.id));
+    // A scoped plan prunes only within its scope: an audience appearing outside it is none of its business.
+    const inScope = plan.scope ? scopeTest(plan.scope) : () => true;
+    const added = current.audiences.filter((summary) => !known.has(summary.id) && inScope('audience', [summary.name]));
     if (added.length > 0)
       reasons.push(
         `audience${plural(added)} ${added.map((summary) => `${quoted(summary.name)} (id ${summary.id})`).join(', ')} appeared since the plan, which prunes`,
@@ -412,9 +415,38 @@ function statusWarnings(summary: LiveAudienceSummary): PlanProblem[] {
   ];
 }
 
-/** Every live audience the plan read, with its date and links as read; with prune, every id of the account. */
-function fingerprint({ desired, live, identities }: PlanInput): FingerprintParts['audience'] {
-  const read = [...identities.matched.map((pair) => pair.live), ...(desired.prune ? identities.undeclared : [])];
+/**
+ * What the mass-delete guard counts: the deletes and the managed audiences, within the scope of a
+ * scoped plan (`--target 'old-*'` deleting 12 of the 12 managed `old-*` audiences is a mass
+ * delete, however many others the account has), so a scope can only make the guard stricter for
+ * what it plans, never let a delete through unguarded.
+ */
+function guardCounts({ identities, options }: PlanInput, changes: Array<ChangeOf<'audience'>>) {
+  const inScope = options.scope ? scopeTest(options.scope) : () => true;
+  const managed = options.scope
+    ? [
+        ...identities.matched.map((pair) => [pair.desired.key, pair.live.name]),
+        ...identities.undeclared.map((summary) => [summary.name]),
+      ].filter((names) => inScope('audience', names)).length
+    : identities.managedCount;
+  const deletes = changes.filter(
+    (change) => change.action === 'delete' && inScope(scopeKindOf(change), changeNames(change)),
+  ).length;
+  return { deletes, managed };
+}
+
+/**
+ * Every live audience the plan read, with its date and links as read; with prune, every id of the account. A scoped
+ * plan records only the audiences within its scope (of the audience or ad-group link kind): one edited outside it does
+ * not make the plan stale.
+ */
+function fingerprint({ desired, live, identities, options }: PlanInput): FingerprintParts['audience'] {
+  const inScope = options.scope ? scopeTest(options.scope) : () => true;
+  const within = (names: string[]) => inScope('audience', names) || inScope('adGroupLink', names);
+  const read = [
+    ...identities.matched.filter((pair) => within([pair.desired.key, pair.live.name])).map((pair) => pair.live),
+    ...(desired.prune ? identities.undeclared.filter((summary) => within([summary.name])) : []),
+  ];
   return {
     audiences: read
       .map((summary) => ({
