@@ -294,3 +294,45 @@ describe('a saved scoped plan', () => {
     expect(await names()).toEqual(['old-stray', 'spring-brand', 'spring-old']);
   });
 });
+
+describe('images in a scope', () => {
+  const IMAGES = `adAccountId: 1234
+images:
+  - name: hero-variant
+    image: { from: hero }
+    version: v2.0
+    width: 512
+    height: 384
+    output: art/hero-variant.png
+  - name: hero
+    prompt: a spring picnic in a park, watercolor
+    version: v2.0
+    width: 512
+    height: 384
+    output: art/hero.png
+  - name: banner
+    prompt: a autumn sale banner, flat colours
+    version: v2.0
+    width: 512
+    height: 384
+    output: art/banner.png
+audiences:
+  - { name: spring-sale, type: DISPLAY }
+`;
+
+  it('--kind image makes only the images; a targeted image brings the image it is made from, and is left out with it', async () => {
+    const cwd = await workspace({ 'audiences.yaml': IMAGES });
+    expect(await changesOf(cwd, '--kind', 'audience')).toEqual(['create spring-sale']);
+    expect(await changesOf(cwd, '--target', 'hero-variant')).toEqual(['generate hero', 'generate hero-variant']);
+    expect(await changesOf(cwd, '--target', 'hero-*', '--exclude', 'hero')).toEqual([]);
+    expect(await changesOf(cwd, '--exclude', 'hero')).toEqual(['create spring-sale', 'generate banner']);
+
+    const apply = await run(cwd, 'apply', '--kind', 'image', '--auto-approve');
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toContain('Partial plan (--kind image)');
+    expect(await storedAudiences(emulator)).toEqual([]);
+    const lock = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as { images: object };
+    expect(Object.keys(lock.images).sort()).toEqual(['banner', 'hero', 'hero-variant']);
+    expect(await changesOf(cwd)).toEqual(['create spring-sale']);
+  });
+});
