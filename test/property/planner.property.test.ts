@@ -11,7 +11,8 @@ import {
 } from '../../src/model/index.js';
 import { inconsistencies, planAccount, type Change } from '../../src/plan/index.js';
 import { audienceDefinition, audienceDefinitions, audienceName, shuffled } from '../helpers/arbitraries.js';
-import { desiredAudience, desiredState, liveAudience, liveState } from '../helpers/builders.js';
+import { changeNames, scopeKindOf, scopeTest } from '../../src/plan/scope.js';
+import { adGroupLink, desiredAudience, desiredState, liveAudience, liveState } from '../helpers/builders.js';
 import { planSchemaValidator } from '../helpers/plan-schema.js';
 
 const options = { allowMassDelete: true };
@@ -259,6 +260,75 @@ describe('the plan format', () => {
         const live = liveState(existing.map((full, index) => liveAudience(index + 1, full)));
         const plan = planAccount({ ...declare(wanted), prune }, live, options);
         expect(inconsistencies(JSON.parse(JSON.stringify(plan)) as typeof plan)).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('scoped plans', () => {
+  const GLOBS = ['a*', 'b*', '*-*', '?*1*', 'c?'];
+  /** Declared audiences (some with `adGroups: [1]`), live ones (some of the same names), their links, and a scope. */
+  const scenario = audienceDefinitions(5).chain((wanted) =>
+    fc.record({
+      wanted: fc.constant(wanted),
+      declaresAdGroups: fc.array(fc.boolean(), { minLength: wanted.length, maxLength: wanted.length }),
+      existing: fc.tuple(
+        audienceDefinitions(4),
+        fc
+          .subarray(wanted)
+          .chain((same) => fc.tuple(...same.map((full) => audienceDefinition(fc.constant(full.name))))),
+      ),
+      prune: fc.boolean(),
+      scope: fc.record({
+        targets: fc.subarray(GLOBS),
+        kinds: fc.subarray(['audience', 'adGroupLink'] as const),
+        excludes: fc.subarray(GLOBS, { maxLength: 2 }),
+      }),
+    }),
+  );
+  const keyOf = (change: Change) =>
+    JSON.stringify([
+      change.kind,
+      change.action,
+      change.id,
+      change.name,
+      'adGroupId' in change ? change.adGroupId : null,
+    ]);
+
+  it('hold exactly the whole plan’s changes within the scope, each delete with its unlinks first, and read back whole', () => {
+    fc.assert(
+      fc.property(scenario, ({ wanted, declaresAdGroups, existing: [others, same], prune, scope }) => {
+        const names = new Set(others.map((full) => full.name));
+        const live = liveState(
+          [...others, ...same.filter((full) => !names.has(full.name))].map((full, index) =>
+            liveAudience(index + 1, full),
+          ),
+          Object.fromEntries([1, 3, 5, 7].map((id) => [String(id), [adGroupLink(1), adGroupLink(2)]])),
+        );
+        const desired = {
+          ...desiredState(
+            wanted.map((full, index) => desiredAudience(full, declaresAdGroups[index] ? { adGroups: ['1'] } : {})),
+          ),
+          prune,
+        };
+        const whole = planAccount(desired, live, options);
+        const scoped = planAccount(desired, live, { ...options, scope });
+        const inScope = scopeTest(scope);
+        const within = (change: Change) => inScope(scopeKindOf(change), changeNames(change));
+        expect(scoped.changes.map(keyOf)).toEqual(whole.changes.filter(within).map(keyOf));
+        for (const [index, change] of scoped.changes.entries()) {
+          if (change.action !== 'delete') continue;
+          const unlinks = whole.changes.filter((other) => other.action === 'unlink' && other.id === change.id);
+          expect(
+            scoped.changes
+              .slice(0, index)
+              .filter((other) => other.id === change.id)
+              .map(keyOf),
+          ).toEqual(unlinks.map(keyOf));
+        }
+        expect(scoped).toMatchObject({ partial: true, scope });
+        expect(inconsistencies(JSON.parse(JSON.stringify(scoped)) as typeof scoped)).toEqual([]);
       }),
       RUNS,
     );
