@@ -1,32 +1,31 @@
-import type { Argv } from 'yargs';
+import type { Options } from 'yargs';
 import { parseNameGlob } from '../model/index.js';
 import { SCOPE_KINDS } from '../plan/scope.js';
 import type { PlanScope, ScopeKind } from '../plan/types.js';
 import { UsageError } from './command.js';
 
-/** `--target`, `--kind` and `--exclude`, as `plan` and `apply` take them. */
-export function scopeOptions<T>(argv: Argv<T>) {
-  return argv
-    .option('target', {
-      type: 'string',
-      array: true,
-      requiresArg: true,
-      describe: 'Plan only the audiences and images whose name matches this glob, with what they need (repeatable)',
-    })
-    .option('kind', {
-      type: 'string',
-      array: true,
-      requiresArg: true,
-      choices: SCOPE_KINDS,
-      describe: 'Plan only the changes of this kind (repeatable); an unlink made for a delete goes with the audience',
-    })
-    .option('exclude', {
-      type: 'string',
-      array: true,
-      requiresArg: true,
-      describe: 'Leave out the audiences and images whose name matches this glob (repeatable)',
-    });
-}
+/** `--target`, `--kind` and `--exclude`, as `plan` and `apply` take them (after their own options, in their help). */
+export const SCOPE_OPTIONS = {
+  target: {
+    type: 'string',
+    array: true,
+    requiresArg: true,
+    describe: 'Plan only the audiences and images whose name matches this glob, with what they need (repeatable)',
+  },
+  kind: {
+    type: 'string',
+    array: true,
+    requiresArg: true,
+    choices: SCOPE_KINDS,
+    describe: 'Plan only the changes of this kind (repeatable); an unlink made for a delete goes with the audience',
+  },
+  exclude: {
+    type: 'string',
+    array: true,
+    requiresArg: true,
+    describe: 'Leave out the audiences and images whose name matches this glob (repeatable)',
+  },
+} as const satisfies Record<string, Options>;
 
 /**
  * The scope the command line gives, when it gives one: a glob that is not one is a usage error naming the flag and the

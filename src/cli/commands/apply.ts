@@ -2,7 +2,7 @@ import { fileArgs, SERVICE_ENVIRONMENT, UsageError, type CommandDefinition } fro
 import { interruptible } from '../interrupts.js';
 import { outputStyle } from '../output.js';
 import type { Services } from '../../api/services.js';
-import { scopeOf, scopeOptions } from '../scope-options.js';
+import { SCOPE_OPTIONS, scopeOf } from '../scope-options.js';
 import { loadServices, withServices } from '../services.js';
 
 /**
@@ -23,7 +23,7 @@ export const applyCommand: CommandDefinition = {
   ],
   environment: SERVICE_ENVIRONMENT,
   builder: (argv) =>
-    scopeOptions(argv)
+    argv
       .positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' })
       .option('file', {
         alias: 'f',
@@ -42,7 +42,8 @@ export const applyCommand: CommandDefinition = {
         default: false,
         describe:
           "Allow a plan that deletes more than the mass-delete share of the managed audiences (30%, or the file's massDelete)",
-      }),
+      })
+      .options(SCOPE_OPTIONS),
   run: async (args, io) => {
     const savedPlan = typeof args['plan'] === 'string' ? args['plan'] : undefined;
     const files = fileArgs(args, 'audiences apply -f audiences.yaml');

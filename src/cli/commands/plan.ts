@@ -3,7 +3,7 @@ import type { Io } from '../io.js';
 import { outputStyle } from '../output.js';
 import { withErrorOutput } from '../report-error.js';
 import type { CommentContext } from '../../render/comment.js';
-import { scopeOf, scopeOptions } from '../scope-options.js';
+import { SCOPE_OPTIONS, scopeOf } from '../scope-options.js';
 import { loadServices, withServices } from '../services.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
@@ -27,7 +27,7 @@ export const planCommand: CommandDefinition = {
   ],
   environment: SERVICE_ENVIRONMENT,
   builder: (argv) =>
-    scopeOptions(argv)
+    argv
       .positional('files', { type: 'string', array: true, describe: 'Desired-state files, as with -f' })
       .option('file', {
         alias: 'f',
@@ -73,7 +73,8 @@ export const planCommand: CommandDefinition = {
         requiresArg: true,
         describe:
           "A git ref (the pull request's base): the files at it are planned too; a change they would make too is marked as reverting a change made outside the tool, and their mass-delete guard still holds",
-      }),
+      })
+      .options(SCOPE_OPTIONS),
   run: async (args, io) => {
     const files = fileArgs(args, 'audiences plan -f audiences.yaml');
     const format = args['format'] as PlanFormat;
