@@ -385,3 +385,26 @@ describe('planAccount: the mass-delete guard of the file', () => {
     expect(codes({ minManaged: 0, ratio: 0.7 })).toEqual([]);
   });
 });
+
+describe('a scoped plan', () => {
+  it('says of the declared ad groups that do not use their audience only those of the audiences in its scope', () => {
+    const desired = desiredState([
+      desiredAudience({ name: 'spring-a' }, { adGroups: ['101'] }),
+      desiredAudience({ name: 'spring-b' }, { adGroups: ['102'] }),
+      desiredAudience({ name: 'autumn' }, { adGroups: ['103'] }),
+    ]);
+    const live = liveState([
+      liveAudience(1, { name: 'spring-a' }),
+      liveAudience(2, { name: 'spring-b' }),
+      liveAudience(3, { name: 'autumn' }),
+    ]);
+    const plan = planAccount(desired, live, { ...options, scope: { targets: ['spring-*'], kinds: [], excludes: [] } });
+    expect(plan.warnings).toEqual([
+      expect.objectContaining({
+        code: 'LINK_MISSING',
+        message:
+          '2 audiences declare ad groups that do not use them: "spring-a" (ad group 101), "spring-b" (ad group 102)',
+      }),
+    ]);
+  });
+});

@@ -11,6 +11,7 @@ import { sameEnds } from '../drift.js';
 import type { PlanKind } from '../kind.js';
 import { notRead } from '../reads.js';
 import { anyLive } from '../review.js';
+import { scopeTest } from '../scope.js';
 import type { AdGroupRef, AdGroupUnlink, PlanProblem } from '../types.js';
 import { quoted } from '../../model/index.js';
 
@@ -22,7 +23,7 @@ import { quoted } from '../../model/index.js';
  */
 export const adGroupLinkKind: PlanKind<'adGroupLink'> = {
   kind: 'adGroupLink',
-  plan: ({ desired, live, identities }) => {
+  plan: ({ desired, live, identities, options }) => {
     const changes: AdGroupUnlink[] = [];
     const errors: PlanProblem[] = [];
     const notLinked: Array<{ audience: DesiredAudience; adGroupIds: Long[] }> = [];
@@ -67,7 +68,13 @@ export const adGroupLinkKind: PlanKind<'adGroupLink'> = {
         );
       }
     }
-    return { changes, errors, warnings: linkMissing(notLinked) };
+    // One warning for all: a scoped plan names only the audiences in its scope (the planner drops problems by name).
+    const inScope = options.scope ? scopeTest(options.scope) : () => true;
+    return {
+      changes,
+      errors,
+      warnings: linkMissing(notLinked.filter(({ audience }) => inScope('adGroupLink', [audience.key]))),
+    };
   },
   staleReasons: (plan, current) => {
     const byId = new Map(current.audiences.map((summary) => [summary.id, summary]));
