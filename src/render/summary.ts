@@ -30,6 +30,9 @@ export function hasChanges(plan: Plan): boolean {
  * account was not fully compared, so it must not claim that the account matches.
  */
 export function noChangesText(plan: Plan): string {
+  // A partial plan saw only its scope: it never claims the account matches the rest of the file.
+  if (plan.partial && plan.errors.length === 0)
+    return `No changes within the scope: ad account ${plan.adAccountId} matches the desired state there.`;
   return plan.errors.length === 0
     ? `No changes: ad account ${plan.adAccountId} matches the desired state.`
     : `No changes planned: ad account ${plan.adAccountId} cannot be brought to the desired state until the errors are resolved.`;

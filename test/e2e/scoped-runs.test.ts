@@ -161,7 +161,9 @@ describe('--target, --kind and --exclude', () => {
     expect(unmatched.stdout).toContain(
       'warning[TARGET_UNMATCHED]: --target "sprnig-*" matches no audience or image of the file or of ad account 1234, declared or live: nothing is planned for it',
     );
-    expect(unmatched.stdout).toContain('No changes');
+    // It saw only its scope: it does not say that the account matches the file.
+    expect(unmatched.stdout).toContain('No changes within the scope: ad account 1234 matches the desired state there.');
+    expect(unmatched.stdout).not.toContain('matches the desired state.\n');
 
     const braces = await run(cwd, 'plan', '--target', '{spring,autumn}-*');
     expect(braces.code).toBe(1);
