@@ -280,7 +280,7 @@ export const COMMAND_ERRORS = {
   SEED_NAME_TAKEN: {
     source: ['user'],
     means:
-      "`audiences emulator --seed FILE`: the emulator's account already holds audiences of names the file seeds; nothing of the file was seeded.",
+      "`audiences emulator --seed FILE`: the emulator's account already holds audiences of names a seed file declares; nothing was seeded, of any file.",
     todo: "Delete the emulator's state file (`.audiences/emulator-state.json` for `--emulator`, or the `--state` file) to start again, or rename them in the seed file.",
   },
   SEED_LINK: {

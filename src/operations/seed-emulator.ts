@@ -26,10 +26,9 @@ export interface SeedDeps {
  */
 export async function seedEmulator(files: string[], cwd: string, deps: SeedDeps): Promise<SeededAccount[]> {
   const states = await readValidDesiredStates(files, cwd);
-  const seeded: SeededAccount[] = [];
+  // Every file's names are checked before anything is made, so that a refusal leaves the emulator as it was.
   for (const { file, desired } of states) {
-    const client = deps.audiences(desired.adAccountId);
-    const taken = new Set((await client.list()).map((summary) => summary.name));
+    const taken = new Set((await deps.audiences(desired.adAccountId).list()).map((summary) => summary.name));
     const clashes = desired.audiences
       .filter((audience) => taken.has(audience.key))
       .map((audience) => quoted(audience.key));
@@ -37,10 +36,14 @@ export async function seedEmulator(files: string[], cwd: string, deps: SeedDeps)
       throw new AppError({
         code: 'SEED_NAME_TAKEN',
         source: 'user',
-        summary: `ad account ${desired.adAccountId} already holds ${clashes.join(', ')}, which ${file} seeds; nothing of ${file} was seeded`,
+        summary: `ad account ${desired.adAccountId} already holds ${clashes.join(', ')}, which ${file} seeds; nothing was seeded`,
         hint: "delete the emulator's state file (.audiences/emulator-state.json for --emulator, or the --state file) to start again from the emulator's empty accounts, or rename them in the seed file",
       });
     }
+  }
+  const seeded: SeededAccount[] = [];
+  for (const { file, desired } of states) {
+    const client = deps.audiences(desired.adAccountId);
     const account: SeededAccount = { file, adAccountId: desired.adAccountId, audiences: [], notes: notesOf(desired) };
     seeded.push(account);
     for (const audience of desired.audiences) {

@@ -72,12 +72,14 @@ describe('audiences emulator --seed', () => {
       'seed.yaml': SEED,
       'more.yaml':
         'adAccountId: 1234\naudiences:\n  - name: fresh\n    type: DISPLAY\n  - name: readers\n    type: DISPLAY\n',
+      'other.yaml': 'adAccountId: 5678\naudiences:\n  - name: other\n    type: DISPLAY\n',
     });
     expect((await runCli(['emulator', '--seed', 'seed.yaml', '--seed-only'], { cwd })).code).toBe(0);
-    const again = await runCli(['emulator', '--seed', 'more.yaml', '--seed-only'], { cwd });
+    // Another account's file, named first, is not seeded either: a refusal leaves the emulator as it was.
+    const again = await runCli(['emulator', '--seed', 'other.yaml', '--seed', 'more.yaml', '--seed-only'], { cwd });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(
-      'error[SEED_NAME_TAKEN]: ad account 1234 already holds "readers", which more.yaml seeds; nothing of more.yaml was seeded',
+      'error[SEED_NAME_TAKEN]: ad account 1234 already holds "readers", which more.yaml seeds; nothing was seeded',
     );
     expect(again.stderr).toContain(
       "hint: delete the emulator's state file (.audiences/emulator-state.json for --emulator, or the --state file)",
