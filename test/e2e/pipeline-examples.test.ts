@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { SERVICE_ENVIRONMENT } from '../../src/cli/command.js';
 import { runInProcess, workspace } from '../helpers/cli.js';
 import { git, run } from '../helpers/stand-in.js';
 
@@ -45,17 +46,8 @@ const actionText = await read('action.yml');
 const scriptText = await read('ci/github-action.mjs');
 const gitlabText = await read('examples/gitlab-ci.yml');
 
-/** The service variables a file with audiences, a business and images needs, plan to apply. */
-const SERVICE_VARIABLES = [
-  'ADS_API_URL',
-  'ADS_ACCESS_TOKEN',
-  'ADS_COMPANY_URL',
-  'ADS_COMPANY_PATH',
-  'IMAGEGEN_API_URL',
-  'IMAGEGEN_API_KEY',
-  'IMAGEGEN_MODEL_FAMILY',
-  'IMAGEGEN_AUTH_SCHEME',
-];
+/** The service variables a file with audiences, a business and images needs, plan to apply: the commands' own list, without the colour settings. */
+const SERVICE_VARIABLES = SERVICE_ENVIRONMENT.filter((name) => name !== 'NO_COLOR' && name !== 'FORCE_COLOR');
 
 /** Every file `audiences plan` reads for the repository's sample: the file, the lock, the images and their inputs. */
 async function filesTheToolReads(): Promise<string[]> {
