@@ -24,6 +24,8 @@ export interface ChangeResult {
    * the audience was found (id 123)". Only on `ok`.
    */
   verified?: string;
+  /** For an image generated: each file written, with the seed the service used for it (locked). */
+  written?: Array<{ path: string; seed: number }>;
   /**
    * For a create or update: the fields that the service's answer holds otherwise than sent (verified after the apply).
    */

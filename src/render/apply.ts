@@ -22,6 +22,7 @@ export function progressLine(result: ChangeResult, style: Style): string {
       return line(
         'ok',
         style.add,
+        result.written === undefined ? undefined : `wrote ${writtenText(result.written)}`,
         result.verified === undefined ? undefined : `verified: ${result.verified}`,
         result.cause,
       );
@@ -32,6 +33,11 @@ export function progressLine(result: ChangeResult, style: Style): string {
     case 'failed':
       return line('FAILED', style.error, result.cause ?? '');
   }
+}
+
+/** The files an image generation wrote, each with its seed: where to look, and how to make it again. */
+function writtenText(written: NonNullable<ChangeResult['written']>): string {
+  return written.map((file) => `${file.path} (seed ${file.seed})`).join(', ');
 }
 
 /** The width of a progress line's tag and the blanks after it: the changes line up. */

@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
+import { storedAudiences } from '../helpers/live-account.js';
 import { git, run as runProcess } from '../helpers/stand-in.js';
 import { temporaryDir } from '../helpers/temporary.js';
 
@@ -209,6 +210,44 @@ ${HERO}`),
       seeds: [expect.any(Number), expect.any(Number)],
     });
     expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
+  });
+
+  it("previews locally: the plan and a saved plan's show give each image's size, seeds and files; apply --kind image says which seed wrote each file", async () => {
+    const poster = `  - name: poster
+    prompt: a kite festival poster
+    version: v2.1
+    width: 1280
+    height: 768
+    upscale: true
+    scale: 4
+    seed: [7]
+    output: assets/poster.png
+`;
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\nimages:\n${HERO}${poster}audiences:\n  - { name: kites, type: DISPLAY }\n`,
+    });
+    const sizes = ['size: 512×384', 'size: 1280×768, enlarged ×4 (at most 2048 a side)'];
+    const plan = await run(cwd, 'plan', '--out', 'plan.json');
+    const shown = await run(cwd, 'show', 'plan.json');
+    for (const output of [plan.stdout, shown.stdout]) {
+      expect(output).toContain(
+        `${sizes[0]}\n      seeds: chosen by the service, then locked\n      file: assets/hero.webp\n`,
+      );
+      expect(output).toContain(`${sizes[1]}\n      seeds: 7\n      file: assets/poster.png\n`);
+    }
+
+    const preview = await run(cwd, 'apply', '--kind', 'image', '--auto-approve');
+    expect(preview.code, preview.stderr).toBe(0);
+    const lock = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as {
+      images: Record<string, { seeds: number[] }>;
+    };
+    const heroSeed = lock.images['hero']?.seeds[0];
+    expect(heroSeed).toEqual(expect.any(Number));
+    expect(preview.stderr).toContain(`ok      generate image "hero": wrote assets/hero.webp (seed ${heroSeed})\n`);
+    expect(preview.stderr).toContain('ok      generate image "poster": wrote assets/poster.png (seed 7)\n');
+    const { width, height } = await sharp(await readFile(join(cwd, 'assets/poster.png'))).metadata();
+    expect([width, height]).toEqual([2048, 1229]);
+    expect(await storedAudiences(emulator)).toEqual([]);
   });
 
   it('brings a lost or edited file back identical with the locked seeds', async () => {

@@ -68,6 +68,7 @@ export async function applyImages(
     change: ImageGenerate | ImageMove | ImageRemove,
     status: ChangeResult['status'],
     cause?: string,
+    written?: ChangeResult['written'],
   ): void => {
     const result: ChangeResult = {
       action: change.action,
@@ -75,6 +76,7 @@ export async function applyImages(
       id: null,
       status,
       ...(cause === undefined ? {} : { cause }),
+      ...(written === undefined ? {} : { written }),
     };
     results.set(change, result);
     progress.finished?.(change, result);
@@ -111,8 +113,13 @@ export async function applyImages(
         if (outcome === null) finish(change, 'skipped', NOT_STARTED);
         else if (typeof outcome === 'string') finish(change, 'failed', outcome);
         else {
-          first = outcome;
-          finish(change, 'ok');
+          first = outcome.files[0]?.bytes ?? new Uint8Array();
+          finish(
+            change,
+            'ok',
+            undefined,
+            outcome.files.map((file, index) => ({ path: file.path, seed: outcome.seeds[index] as number })),
+          );
         }
       } catch (error) {
         const result = unmade(change, error);
@@ -245,7 +252,7 @@ async function generate(
   inputs: InputBytes,
   client: ImageClient | undefined,
   store: ImageStore,
-): Promise<Uint8Array | string> {
+): Promise<{ files: Array<{ path: string; bytes: Uint8Array }>; seeds: number[] } | string> {
   if (!client) return NO_IMAGE_SERVICE;
   const { request, seeds, outputs } = change.after;
   // The plan decided the seeds: pinned, locked (to reproduce the files) or none (the service chooses).
@@ -273,14 +280,15 @@ async function generate(
   const files = answer.images.map((image, index) => ({ path: outputs[index] as string, bytes: image.bytes }));
   await store.write(files);
   const recorded = actualRequest(request, inputs);
+  const usedSeeds = answer.images.map((image) => image.seed);
   await store.record(change.name, {
     request: recorded,
     requestHash: sha256(new TextEncoder().encode(requestKey(recorded))),
-    seeds: answer.images.map((image) => image.seed),
+    seeds: usedSeeds,
     modelVersion: answer.modelVersion,
     outputs: files.map((file) => ({ path: file.path, sha256: sha256(file.bytes) })),
   });
-  return files[0]?.bytes ?? new Uint8Array();
+  return { files, seeds: usedSeeds };
 }
 
 /** The request as it was sent: every input's hash known (a source generated in this run has its new hash). */

@@ -2,6 +2,7 @@ import {
   IMAGE_INPUT_FIELDS,
   IMAGE_PARAM_FIELDS,
   quoted,
+  type ImageRequest,
   type JsonValue,
   type RecordedInput,
 } from '../../model/index.js';
@@ -87,6 +88,7 @@ export function imageBlock(change: ImageGenerate | ImageMove | ImageRemove): Omi
   for (const field of change.display.fields) {
     lines.push({ kind: 'field', label: field.field, text: `${valueText(field.before)} → ${valueText(field.after)}` });
   }
+  lines.push({ kind: 'field', label: 'size', text: sizeText(request) });
   lines.push({
     kind: 'field',
     label: 'seeds',
@@ -94,6 +96,27 @@ export function imageBlock(change: ImageGenerate | ImageMove | ImageRemove): Omi
   });
   lines.push({ kind: 'field', label: outputs.length === 1 ? 'file' : 'files', text: outputs.join(', ') });
   return { symbol: change.display.reason === 'new' ? '+' : '~', title: `generate image ${quoted(change.name)}`, lines };
+}
+
+/** The side the service caps an enlarged image at (the image service's spec, `scale`). */
+const MAX_ENLARGED_SIDE = 2048;
+
+/**
+ * The size of the files a request makes: its width and height (inpainting keeps the input image's), enlarged by
+ * `scale` when `upscale` is on.
+ */
+export function sizeText(request: ImageRequest): string {
+  const { width, height, upscale, scale = 2 } = request.params;
+  const asked =
+    request.operation === 'inpainting' || width === undefined || height === undefined
+      ? 'that of the input image'
+      : `${width}×${height}`;
+  if (upscale !== true) return asked;
+  const capped =
+    request.operation === 'inpainting' || Math.max(width ?? 0, height ?? 0) * scale > MAX_ENLARGED_SIDE
+      ? ` (at most ${MAX_ENLARGED_SIDE} a side)`
+      : '';
+  return `${asked}, enlarged ×${scale}${capped}`;
 }
 
 function inputText(input: RecordedInput): string {
