@@ -35,6 +35,8 @@ export interface PlanFilesOptions {
   base?: string | undefined;
   /** `--target`, `--kind`, `--exclude`: each file's plan is partial, within it. */
   scope?: PlanScope | undefined;
+  /** `--requests-per-second`: each plan's estimate says the least time its apply takes at it. */
+  requestsPerSecond?: number | undefined;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function planFiles(files: string[], options: PlanFilesOptions, deps
         allowMassDelete: options.allowMassDelete,
         base: bases[index],
         scope: options.scope,
+        requestsPerSecond: options.requestsPerSecond,
       };
       const context = { services: deps.services, file, cwd: deps.cwd };
       if (!deps.cache)

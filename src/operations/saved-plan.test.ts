@@ -37,7 +37,10 @@ describe('readSavedPlans', () => {
       changes: [{ id: 172, adGroupId: 911 }, { id: 172, adGroupId: 912 }, { id: 172 }, { id: 173 }],
     });
     await writeFile(join(dir, 'plan.json'), v1);
-    expect(await readSavedPlans('plan.json', dir, 'apply')).toEqual([JSON.parse(await saved('prune-with-links'))]);
+    // Version 1 had no estimate (the views then say none): the rest is the same plan.
+    const current = JSON.parse(await saved('prune-with-links')) as Record<string, unknown>;
+    delete current['estimate'];
+    expect(await readSavedPlans('plan.json', dir, 'apply')).toEqual([current]);
   });
 
   it('refuses a plan of format version 1 that removes an image, which does not say which files it deletes', async () => {

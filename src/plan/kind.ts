@@ -37,6 +37,8 @@ export interface PlanOptions {
    * anything outside it (see scope.ts). Without it, the whole file and account.
    */
   scope?: PlanScope | undefined;
+  /** The rate the apply will be paced at (`--requests-per-second`): the plan's estimate says the least time it takes. */
+  requestsPerSecond?: number | undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { compareText, type DesiredState, type KindName, type LiveState } from '../model/index.js';
 import { baseNotPlanned, comparedBase, markDrift } from './drift.js';
+import { estimateRequests } from './estimate.js';
 import { PLAN_FORMAT_VERSION } from './format.js';
 import { matchIdentities } from './identity.js';
 import type { CurrentState, OrderKey, PlanHeader, PlanOptions } from './kind.js';
@@ -33,7 +34,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
   const checks = serviceChecks(changes);
   const { scope } = options;
   if (scope) warnings.push(...unmatchedTargets(scope, namesOf(desired, live), desired.adAccountId));
-  return {
+  const plan: Plan = {
     formatVersion: PLAN_FORMAT_VERSION,
     adAccountId: desired.adAccountId,
     ...(business ? { business } : {}),
@@ -47,6 +48,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     ...(imageHome === undefined ? {} : { imageHome }),
     ...(scope ? { partial: true as const, scope } : {}),
   };
+  return { ...plan, estimate: estimateRequests(plan, options.requestsPerSecond) };
 }
 
 /** Every name a target may mean: the file's audiences and images, the account's audiences, the lock's images. */

@@ -25,6 +25,8 @@ export type {
   ProblemCode,
   PlanOrigin,
   PlanScope,
+  PlanEstimate,
+  EstimatedRequests,
   ScopeKind,
   ServiceCheck,
   ServiceCheckWhat,

@@ -4,7 +4,16 @@ import { rendererOf, SHOWN_KINDS } from './kinds/index.js';
 import { businessLine } from './business.js';
 import type { Block, Mark } from './block.js';
 import { buildSections, leadLine, serviceCheckItems, SERVICE_CHECKS_NOTE } from './rows.js';
-import { actionCount, count, hasChanges, noChangesText, partialText, problemText, summaryText } from './summary.js';
+import {
+  actionCount,
+  count,
+  estimateText,
+  hasChanges,
+  noChangesText,
+  partialText,
+  problemText,
+  summaryText,
+} from './summary.js';
 import { quoted, visible } from '../model/index.js';
 
 /** Pull-request comments are limited to 65,536 characters; keep a margin for the note. */
@@ -24,6 +33,8 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   if (partial) head.push(`:warning: **${escape(partial)}.**`, '');
   if (plan.business) head.push(escape(businessLine(plan.business)), '');
   head.push(hasChanges(plan) ? `**Plan: ${summaryText(plan)}.**` : `**${noChangesText(plan)}**`, '');
+  const estimate = estimateText(plan);
+  if (estimate) head.push(`${escape(estimate)}.`, '');
   const sections = buildSections(plan);
   const destructive = destructiveText(plan);
   if (destructive)

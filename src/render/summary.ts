@@ -1,4 +1,4 @@
-import { scopeText, type ChangeAction, type Plan, type PlanProblem } from '../plan/index.js';
+import { scopeText, type ChangeAction, type EstimatedRequests, type Plan, type PlanProblem } from '../plan/index.js';
 import type { ActionWords } from './kind.js';
 import { SHOWN_KINDS } from './kinds/index.js';
 import { visible } from '../model/index.js';
@@ -54,4 +54,34 @@ export function count(n: number, noun: string): string {
 export function partialText(plan: Plan): string | undefined {
   if (!plan.scope) return undefined;
   return `Partial plan (${scopeText(plan.scope)}): only the changes within this scope; the rest of the file and the account is not planned, and nothing outside the scope is deleted`;
+}
+
+const ESTIMATED: ReadonlyArray<[keyof EstimatedRequests, string, string]> = [
+  ['check', 'to check the saved plan', 'to check the saved plan'],
+  ['unlink', 'unlink', 'unlinks'],
+  ['create', 'create', 'creates'],
+  ['update', 'update', 'updates'],
+  ['delete', 'batch delete', 'batch deletes'],
+  ['generate', 'image generation', 'image generations'],
+  ['download', 'image download', 'image downloads'],
+  ['verify', 'to verify', 'to verify'],
+];
+
+/**
+ * `Apply: 9 requests (3 to check the saved plan, 2 creates, …); at 5 requests per second, at least 1.6 s`: what the
+ * plan's apply asks of the services. Nothing for a plan without changes (its apply only checks the plan, and the
+ * line would say more than the plan) or without an estimate (saved by an earlier version).
+ */
+export function estimateText(plan: Plan): string | undefined {
+  const { estimate } = plan;
+  if (!estimate || !hasChanges(plan)) return undefined;
+  const parts = ESTIMATED.flatMap(([key, one, many]) => {
+    const n = estimate.requests[key];
+    return n === 0 ? [] : [`${n} ${n === 1 ? one : many}`];
+  });
+  const time =
+    estimate.requestsPerSecond === undefined || estimate.leastSeconds === undefined
+      ? ''
+      : `; at ${estimate.requestsPerSecond} requests per second, at least ${estimate.leastSeconds} s`;
+  return `Apply: ${count(estimate.total, 'request')} (${parts.join(', ')})${time}`;
 }

@@ -4,7 +4,7 @@ import type { Block, Line, Mark } from './block.js';
 import { buildSections, leadLine, serviceCheckItems, SERVICE_CHECKS_NOTE } from './rows.js';
 import type { Style } from './style.js';
 import { visible } from '../model/index.js';
-import { count, hasChanges, noChangesText, partialText, problemText, summaryText } from './summary.js';
+import { count, estimateText, hasChanges, noChangesText, partialText, problemText, summaryText } from './summary.js';
 
 /** The plan for a terminal: `+ ~ -` blocks, each changed field before → after, then problems and a summary. */
 export function renderText(plan: Plan, style: Style): string {
@@ -37,6 +37,8 @@ export function renderText(plan: Plan, style: Style): string {
   const checks = serviceCheckItems(plan);
   if (checks.length > 0) out.push(`note: ${SERVICE_CHECKS_NOTE}`, ...checks.map((item) => `  ${item}`), '');
   if (hasChanges(plan)) out.push(style.bold(`Plan: ${summaryText(plan)}.`));
+  const estimate = estimateText(plan);
+  if (estimate) out.push(`${estimate}.`);
   if (plan.errors.length > 0)
     out.push(style.error(`The plan has ${count(plan.errors.length, 'error')} and cannot be applied.`));
   return `${out.join('\n').trimEnd()}\n`;

@@ -107,7 +107,12 @@ async function plan(
   const planned = await withServices(args, io, (services, connection) =>
     planFiles(
       files,
-      { allowMassDelete: args['allowMassDelete'] === true, base, scope },
+      {
+        allowMassDelete: args['allowMassDelete'] === true,
+        base,
+        scope,
+        requestsPerSecond: typeof args['requestsPerSecond'] === 'number' ? args['requestsPerSecond'] : undefined,
+      },
       {
         cwd: io.cwd,
         reader: (adAccountId) => services.audiences(adAccountId),

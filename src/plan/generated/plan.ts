@@ -14,6 +14,11 @@ export type AudienceDefinition = Model.AudienceDefinition
 export type Drift = true
 
 /**
+ * For people only, present only when the plan's ad account is declared in several files: the file that declares what the change makes (a delete that prune makes, and its unlinks, come from no one file and have none).
+ */
+export type File = string
+
+/**
  * An id of the service (a Long), as its decimal digits: exact past 2^53, where a JSON number read by JavaScript is not.
  */
 export type Long = Model.Long
@@ -86,6 +91,7 @@ export interface Plan {
    */
   partial?: true
   scope?: PlanScope
+  estimate?: PlanEstimate
   origin?: PlanOrigin
 }
 
@@ -97,6 +103,7 @@ export interface AudienceCreate {
   before: null
   after: AudienceDefinition
   drift?: Drift
+  file?: File
 }
 
 export interface AudienceUpdate {
@@ -108,6 +115,7 @@ export interface AudienceUpdate {
   after: AudienceDefinition
   kept: Kept
   drift?: Drift
+  file?: File
   /**
    * For people only: the fields that change and the ad groups the change touches.
    */
@@ -142,6 +150,7 @@ export interface AudienceDelete {
   kept: Kept
   after: null
   drift?: Drift
+  file?: File
   display: {
     impact: AdGroupRef[]
   }
@@ -162,6 +171,7 @@ export interface AdGroupUnlink {
   before: AdGroupRef
   after: null
   drift?: Drift
+  file?: File
   display: {
     reason: ("audience-deleted" | "not-declared")
   }
@@ -169,6 +179,7 @@ export interface AdGroupUnlink {
 
 export interface ImageGenerate {
   action: "generate"
+  file?: File
   kind: "image"
   name: string
   id: null
@@ -195,6 +206,7 @@ export interface ImageGenerate {
  */
 export interface ImageMove {
   action: "move"
+  file?: File
   kind: "image"
   name: string
   id: null
@@ -220,6 +232,7 @@ export interface ImageMove {
 
 export interface ImageRemove {
   action: "remove"
+  file?: File
   kind: "image"
   name: string
   id: null
@@ -307,6 +320,57 @@ export interface PlanScope {
   targets: string[]
   kinds: ScopeKind[]
   excludes: string[]
+}
+
+/**
+ * For people only: the requests `audiences apply` of this saved plan makes when the account did not change since and every request is answered at once (no retry, no lost answer, lists in one answer as the spec shows them), by what they do; with a known rate (`--requests-per-second`), the least time they take. A plan saved by an earlier version has none.
+ */
+export interface PlanEstimate {
+  requests: EstimatedRequests
+  total: number
+  /**
+   * The rate the plan was made with (`--requests-per-second`); absent without one.
+   */
+  requestsPerSecond?: number
+  /**
+   * With a rate: the least time the requests take, each service's requests spaced at the rate ((n - 1) / rate for the service with the most).
+   */
+  leastSeconds?: number
+}
+
+export interface EstimatedRequests {
+  /**
+   * Reads that check the saved plan is not stale: the list, each updated audience again, the ad groups of each audience whose links the plan read, the business lookup.
+   */
+  check: number
+  /**
+   * One per ad group unlinked.
+   */
+  unlink: number
+  /**
+   * One per audience created.
+   */
+  create: number
+  /**
+   * One per audience updated.
+   */
+  update: number
+  /**
+   * Batch deletes: one per 100 audiences deleted.
+   */
+  delete: number
+  /**
+   * One per image generated.
+   */
+  generate: number
+  /**
+   * One per file of a generated image answered as a URL (the service's default return_type).
+   */
+  download: number
+  /**
+   * Reads after the changes: the list that settles racing creates, the list that checks what was done, the ad groups of each audience unlinked and kept.
+   */
+  verify: number
 }
 
 /**
