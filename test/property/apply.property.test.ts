@@ -3,7 +3,8 @@
  * files for the seeded account 1234 are planned and applied with the real client over the
  * real transport, then planned again; then the account drifts (an audience changed through
  * the API, some created by hand — one maybe in use by an ad group —, one deleted by hand) and
- * plan + apply must repair it, with the emulator's stored state as the judge.
+ * plan + apply must repair it, with the emulator's stored state as the judge. Each of these applies sends exactly as
+ * many requests as its plan's estimate says.
  */
 import fc from 'fast-check';
 import { stringify } from 'lossless-json';
@@ -27,6 +28,7 @@ import { validateConfig } from '../../src/config/index.js';
 import { applyAndVerify } from '../../src/operations/apply.js';
 import { importAccount } from '../../src/operations/import.js';
 import { planDesired } from '../../src/operations/plan.js';
+import { checkPlanIsFresh } from '../../src/operations/stale.js';
 import type { Plan } from '../../src/plan/index.js';
 import { definition } from '../helpers/builders.js';
 import { audienceEntry, desiredFile } from '../helpers/emulator-arbitraries.js';
@@ -62,6 +64,35 @@ async function planAndApply(desired: DesiredState): Promise<Plan> {
   expect(applied.result.results.filter((result) => result.status !== 'ok')).toEqual([]);
   expect(applied.remaining).toEqual([]);
   return plan;
+}
+
+/**
+ * As `apply PLAN` does it: the saved plan checked against the account, then applied; the requests this sent, as the
+ * emulator logged them, are exactly as many as the plan's estimate says (the account is calm meanwhile).
+ */
+async function checkApplyAndCount(desired: DesiredState): Promise<Plan> {
+  const plan = await planDesired(desired, options, live.client);
+  expect(plan.errors).toEqual([]);
+  const before = await loggedSeq();
+  await checkPlanIsFresh(plan, live.client);
+  const applied = await applyAndVerify(plan, { audiences: live.client });
+  expect(applied.result.results.filter((result) => result.status !== 'ok')).toEqual([]);
+  expect(applied.remaining).toEqual([]);
+  expect(await loggedSince(before)).toBe(plan.estimate?.total);
+  return plan;
+}
+
+async function loggedRequests(): Promise<Array<{ seq: number }>> {
+  const answer = await fetch(`${emulator.url}/_emulator/requests`);
+  return ((await answer.json()) as { requests: Array<{ seq: number }> }).requests;
+}
+
+async function loggedSeq(): Promise<number> {
+  return (await loggedRequests()).at(-1)?.seq ?? 0;
+}
+
+async function loggedSince(seq: number): Promise<number> {
+  return (await loggedRequests()).filter((request) => request.seq > seq).length;
 }
 
 async function expectNoChanges(desired: DesiredState): Promise<void> {
@@ -243,13 +274,13 @@ describe('apply against the emulator', () => {
         await resetEmulator(emulator);
         const desired = desiredFromFile(file);
 
-        const first = await planAndApply(desired);
+        const first = await checkApplyAndCount(desired);
         expect(first.summary.create).toBe(file.audiences.length);
         await expectNoChanges(desired);
         await expectStoredState(file, null);
 
         await makeDrift(file, change);
-        const repair = await planAndApply(desired);
+        const repair = await checkApplyAndCount(desired);
         expect(repair.summary.create).toBeGreaterThanOrEqual(1);
         await expectNoChanges(desired);
         await expectStoredState(file, change);
