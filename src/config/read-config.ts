@@ -3,7 +3,9 @@ import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileTooLarge, readUpTo } from '../bounded-read.js';
 import type { AppError } from '../errors.js';
+import { LineCounter, parseDocument } from 'yaml';
 import { decodeUtf8 } from './decode.js';
+import { createLocator, type Path, type Position } from './positions.js';
 import type { ConfigIssue, ConfigResult } from './issues.js';
 import { LIMITS, validateConfig } from './validate-config.js';
 
@@ -121,4 +123,18 @@ function openProblem(error: unknown): Problem {
     return { message: 'permission denied', hint: 'check the permissions of the file' };
   if (code === 'EISDIR') return { message: 'is a directory, not a file', hint: 'name the YAML file with -f' };
   return { message: `cannot read the file: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+/**
+ * Where each of `paths` is written in a file (the key for a path that ends on a map's key, else the value): for a
+ * problem found once the file was read and checked, between files (a name declared in two). Read again with positions
+ * only then: a valid file is read without them (see plain-yaml.ts).
+ */
+export async function locateInFile(file: string, cwd: string, paths: readonly Path[]): Promise<Position[]> {
+  const read = await readBytes(resolve(cwd, file), file);
+  if (!read.ok) return paths.map(() => ({ line: 0, column: 0 }));
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(Buffer.from(read.bytes).toString('utf8'), { lineCounter, merge: true, logLevel: 'error' });
+  const locate = createLocator(doc, lineCounter);
+  return paths.map((path) => locate(path, 'value'));
 }

@@ -2,17 +2,22 @@ import type { ConfigIssue } from '../config/index.js';
 import { ConfigError } from '../config/index.js';
 import type { DesiredState, LiveState } from '../model/index.js';
 import type { AccountReader } from './account-reader.js';
-import { planAccount, type Plan, type PlanOptions, type PlanScope } from '../plan/index.js';
+import { planAccount, type Plan, type PlanBase, type PlanOptions, type PlanScope } from '../plan/index.js';
 import { readBases } from './base-files.js';
 import { cachedReader } from './detail-cache.js';
 import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { KindOperations, KindServices, ReadContext } from './kinds/kind.js';
+import { accountFileClashes, mergeAccountFiles, type AccountFile } from './account-files.js';
 import { validateFiles } from './validate.js';
 
 export type { AccountReader } from './account-reader.js';
 
 export interface PlannedAccount {
+  /** The file the account's images are planned beside: its one file, or of several, the one declaring the images. */
   file: string;
+  /** Every file that declares the account, as given. */
+  files: string[];
+  /** The account's desired state: of several files, all of them as one (see mergeAccountFiles). */
   desired: DesiredState;
   plan: Plan;
 }
@@ -40,36 +45,97 @@ export interface PlanFilesOptions {
 }
 
 /**
- * Reads the desired files, fails with every config problem at once, then plans each account (with a base, each file at
- * it too).
+ * Reads the desired files, fails with every config problem at once, then plans each account (with a base, its files at
+ * it too): the files of an account declared in several as one, each change saying which file it comes from.
  */
 export async function planFiles(files: string[], options: PlanFilesOptions, deps: PlanDeps): Promise<PlannedAccount[]> {
-  const desiredStates = await readValidDesiredStates(files, deps.cwd);
-  const bases = options.base === undefined ? [] : await readBases(desiredStates, options.base, deps.cwd);
+  const accounts = byAccount(await readValidDesiredStates(files, deps.cwd));
+  const bases =
+    options.base === undefined
+      ? []
+      : await Promise.all(accounts.map((account) => readAccountBase(account, options.base as string, deps.cwd)));
   return Promise.all(
-    desiredStates.map(async ({ file, desired }, index) => {
-      const planOptions: PlanOptions = {
-        allowMassDelete: options.allowMassDelete,
-        base: bases[index],
-        scope: options.scope,
-        requestsPerSecond: options.requestsPerSecond,
-      };
-      const context = { services: deps.services, file, cwd: deps.cwd };
-      if (!deps.cache)
-        return {
-          file,
-          desired,
-          plan: await planDesired(desired, planOptions, deps.reader(desired.adAccountId), context),
-        };
-      const reader = cachedReader(deps.reader(desired.adAccountId), deps.cwd, {
-        service: deps.cache.service,
-        adAccountId: desired.adAccountId,
-      });
-      const plan = await planDesired(desired, planOptions, reader, context);
-      await reader.save();
-      return { file, desired, plan };
+    accounts.map(async (account, index) => {
+      const { desired, home: file } = mergeAccountFiles(account);
+      const planned = await planAccountFile(file, desired, bases[index], options, deps);
+      const plan = account.length === 1 ? planned : withFiles(planned, account, file);
+      return { file, files: account.map((entry) => entry.file), desired, plan };
     }),
   );
+}
+
+/** One account's desired state planned, its images beside `file`. */
+async function planAccountFile(
+  file: string,
+  desired: DesiredState,
+  base: PlanBase | undefined,
+  options: PlanFilesOptions,
+  deps: PlanDeps,
+): Promise<Plan> {
+  const planOptions: PlanOptions = {
+    allowMassDelete: options.allowMassDelete,
+    base,
+    scope: options.scope,
+    requestsPerSecond: options.requestsPerSecond,
+  };
+  const context = { services: deps.services, file, cwd: deps.cwd };
+  if (!deps.cache) return planDesired(desired, planOptions, deps.reader(desired.adAccountId), context);
+  const reader = cachedReader(deps.reader(desired.adAccountId), deps.cwd, {
+    service: deps.cache.service,
+    adAccountId: desired.adAccountId,
+  });
+  const plan = await planDesired(desired, planOptions, reader, context);
+  await reader.save();
+  return plan;
+}
+
+/** The files grouped by the ad account they declare, each account where its first file is, its files in order. */
+function byAccount(states: AccountFile[]): AccountFile[][] {
+  const accounts = new Map<number, AccountFile[]>();
+  for (const state of states) {
+    const account = accounts.get(state.desired.adAccountId);
+    if (account) account.push(state);
+    else accounts.set(state.desired.adAccountId, [state]);
+  }
+  return [...accounts.values()];
+}
+
+/**
+ * An account's files at the base ref, as one (see PlanBase): those it holds, merged as the files are; absent when it
+ * holds none of them (every change is the change's own); a file it holds but cannot plan makes the base one that
+ * cannot be planned, and so do files there that could not be one account.
+ */
+async function readAccountBase(account: AccountFile[], ref: string, cwd: string): Promise<PlanBase> {
+  const bases = await readBases(account, ref, cwd);
+  for (const [index, base] of bases.entries())
+    if ('problem' in base)
+      return account.length === 1 ? base : { ref, problem: `${account[index]?.file}: ${base.problem}` };
+  const present = account.flatMap((entry, index) => {
+    const base = bases[index];
+    return base && 'desired' in base ? [{ file: entry.file, desired: base.desired }] : [];
+  });
+  if (present.length === 0) return { ref, absent: true };
+  const clash = accountFileClashes(present)[0];
+  if (clash)
+    return { ref, problem: `its files there are not one account: ${clash.file}: ${clash.message(clash.other)}` };
+  return { ref, desired: mergeAccountFiles(present).desired };
+}
+
+/**
+ * The plan of an account declared in several files, each change with the file it comes from: the one declaring the
+ * audience it makes or changes (an unlink, its audience's), the images' file for an image. A delete that prune makes
+ * is declared by no file, and neither are its unlinks.
+ */
+function withFiles(plan: Plan, account: AccountFile[], imageFile: string): Plan {
+  const declaring = new Map<string, string>();
+  for (const { file, desired } of account) for (const audience of desired.audiences) declaring.set(audience.key, file);
+  const deleted = new Set(plan.changes.flatMap((change) => (change.action === 'delete' ? [change.id] : [])));
+  const changes = plan.changes.map((change) => {
+    if (change.action === 'delete' || (change.action === 'unlink' && deleted.has(change.id))) return change;
+    const file = change.kind === 'image' ? imageFile : declaring.get(change.name);
+    return file === undefined ? change : { ...change, file };
+  });
+  return { ...plan, changes };
 }
 
 /** The desired state of each file, or a ConfigError with every problem of every file at once. */

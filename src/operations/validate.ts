@@ -1,5 +1,6 @@
-import { DEFAULT_CONFIG_FILE, readDesiredStates, type ConfigIssue } from '../config/index.js';
+import { DEFAULT_CONFIG_FILE, locateInFile, readDesiredStates, type ConfigIssue } from '../config/index.js';
 import type { DesiredState } from '../model/index.js';
+import { accountFileClashes, type AccountFile } from './account-files.js';
 
 export { formatIssues } from '../config/index.js';
 
@@ -15,35 +16,45 @@ export interface FileValidation {
 }
 
 /**
- * `audiences validate`: checks each file offline (the default file when none is named) and
- * that no two files describe the same ad account, since one file describes one account.
+ * `audiences validate`: checks each file offline (the default file when none is named), then the files that declare
+ * the same ad account together (see accountFileClashes): a problem between two files is the later file's, and names
+ * the other with its line and column.
  */
 export async function validateFiles(files: string[], deps: { cwd: string }): Promise<FileValidation[]> {
   const named = files.length > 0 ? [...new Set(files)] : [DEFAULT_CONFIG_FILE];
   const results = await readDesiredStates(named, deps.cwd);
-  const accounts = new Map<number, string>();
+  const accounts = new Map<number, AccountFile[]>();
+  for (const { file, result } of results) {
+    if (!result.ok) continue;
+    const account = accounts.get(result.value.adAccountId) ?? [];
+    accounts.set(result.value.adAccountId, [...account, { file, desired: result.value }]);
+  }
+  const clashes = [...accounts.values()].flatMap((account) => (account.length > 1 ? accountFileClashes(account) : []));
+  const errors = await Promise.all(
+    clashes.map(async (clash): Promise<ConfigIssue> => {
+      const [[at], [there]] = await Promise.all([
+        locateInFile(clash.file, deps.cwd, [clash.path]),
+        locateInFile(clash.other, deps.cwd, [clash.otherPath]),
+      ]);
+      const other = there && there.line > 0 ? `${clash.other}:${there.line}:${there.column}` : clash.other;
+      return {
+        file: clash.file,
+        line: at?.line ?? 0,
+        column: at?.column ?? 0,
+        pointer: clash.path.map((segment) => `/${segment}`).join(''),
+        message: clash.message(other),
+        hint: clash.hint,
+      };
+    }),
+  );
   return results.map(({ file, result }) => {
     if (!result.ok) return { file, ok: false, audiences: 0, errors: result.issues, warnings: [] };
-    const other = accounts.get(result.value.adAccountId);
-    accounts.set(result.value.adAccountId, other ?? file);
-    const errors: ConfigIssue[] =
-      other === undefined
-        ? []
-        : [
-            {
-              file,
-              line: 0,
-              column: 0,
-              pointer: '/adAccountId',
-              message: `ad account ${result.value.adAccountId} is also described by ${other}`,
-              hint: 'one file describes one ad account: merge the two files',
-            },
-          ];
+    const own = errors.filter((error) => error.file === file);
     return {
       file,
-      ok: errors.length === 0,
+      ok: own.length === 0,
       audiences: result.value.audiences.length,
-      errors,
+      errors: own,
       warnings: result.warnings,
       desired: result.value,
     };

@@ -12,6 +12,8 @@ export interface Block {
   /** What a reviewer must not miss, derived from the change (see reviewChange). */
   marks: Mark[];
   lines: Line[];
+  /** The file the change comes from, when the account is declared in several (see Change.file). */
+  file?: string;
 }
 
 /**

@@ -72,15 +72,18 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
     );
   if (!hasChanges(plan)) return `${head.join('\n').trimEnd()}\n`;
 
+  // An account declared in several files says which file each change comes from.
+  const byFile = plan.changes.some((change) => change.file !== undefined);
   const table = sections.flatMap((section, index) => [
     ...(section.lead
       ? [...(index > 0 ? [''] : []), `#### ${section.lead.title}`, '', leadLine(section.lead, escape, commitText), '']
       : []),
-    '| | change | fields | marks |',
-    '|---|---|---|---|',
+    ...(byFile
+      ? ['| | change | file | fields | marks |', '|---|---|---|---|---|']
+      : ['| | change | fields | marks |', '|---|---|---|---|']),
     ...section.blocks.map(
       (block) =>
-        `| \`${block.symbol}\` | ${escape(block.title)} | ${escape(block.fields.join(', '))} | ${marksCell(block.marks)} |`,
+        `| \`${block.symbol}\` | ${escape(block.title)} | ${byFile ? `${block.file === undefined ? 'no file (prune)' : escape(block.file)} | ` : ''}${escape(block.fields.join(', '))} | ${marksCell(block.marks)} |`,
     ),
   ]);
   // In the details, a hunk header (coloured apart) starts the changes made outside the tool.

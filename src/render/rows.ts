@@ -79,6 +79,7 @@ function buildBlocks(changes: Change[]): Block[] {
       fields: review.fields,
       marks: marksOf(review),
       lines: block.lines.map(visibleLine),
+      ...(change.file === undefined ? {} : { file: visible(change.file) }),
     };
   });
 }

@@ -48,7 +48,8 @@ const PAINT = { '+': 'add', '~': 'change', '-': 'remove' } as const;
 
 function blockLines(block: Block, style: Style): string[] {
   const paint = style[PAINT[block.symbol]];
-  const lines = [`  ${paint(block.symbol)} ${block.title}${marksText(block.marks, style)}`];
+  const from = block.file === undefined ? '' : style.dim(` (from ${block.file})`);
+  const lines = [`  ${paint(block.symbol)} ${block.title}${marksText(block.marks, style)}${from}`];
   let previousLabel: string | undefined;
   for (const line of block.lines) {
     if (line.kind === 'field') {

@@ -97,10 +97,30 @@ describe('audiences validate', () => {
     expect(result.stdout + result.stderr).not.toMatch(/[\u001b\u0007\r]/);
   });
 
-  it('refuses two files for the same ad account', async () => {
+  it('takes two files for the same ad account, each with audiences of its own', async () => {
     const result = await audiences(fixtures, 'validate', '-f', 'valid.yaml', '-f', 'same-account.yaml');
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'valid.yaml: ok (3 audiences)\nsame-account.yaml: ok (0 audiences)\n',
+      stderr: '',
+    });
+  });
+
+  it('refuses a name two files of one ad account declare, and a prune they disagree on, naming both places', async () => {
+    const cwd = await workspace({
+      'a.yaml': 'adAccountId: 1234\nprune: true\naudiences:\n  - name: shared\n    type: DISPLAY\n',
+      'b.yaml':
+        'adAccountId: 1234\naudiences:\n  - name: own\n    type: DISPLAY\n  - name: shared\n    type: DISPLAY\n',
+      'c.yaml': 'adAccountId: 99\naudiences:\n  - name: shared\n    type: DISPLAY\n',
+    });
+    const result = await audiences(cwd, 'validate', 'a.yaml', 'b.yaml', 'c.yaml');
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('same-account.yaml: ad account 1234 is also described by valid.yaml\n');
+    expect(result.stdout).toBe('a.yaml: ok (1 audience)\nc.yaml: ok (1 audience)\n');
+    expect(result.stderr).toContain('b.yaml:5:11: audience "shared" is also declared in a.yaml:4:11\n');
+    expect(result.stderr).toContain(
+      'b.yaml:1:1: prune is false here but true in a.yaml:2:8, a file of the same ad account\n',
+    );
+    expect(result.stderr).toContain('b.yaml: invalid (2 problems)\n');
   });
 
   it('says an unclosed bracket where it opens, and a key out of line as indentation', async () => {

@@ -1,0 +1,125 @@
+import type { DesiredBusiness, DesiredState } from '../model/index.js';
+import { DEFAULT_MASS_DELETE } from '../plan/index.js';
+
+/** Where in a file: map keys and list indexes, as the file's positions are found (config/positions.ts). */
+export type Path = ReadonlyArray<string | number>;
+
+/** One valid file of an account, as the account's other files are checked against it. */
+export interface AccountFile {
+  file: string;
+  desired: DesiredState;
+}
+
+/**
+ * A problem between two files of one ad account: at `path` in `file`, against `otherPath` in `other` (each located by
+ * the caller, which reads the files).
+ */
+export interface AccountFileClash {
+  file: string;
+  path: Path;
+  other: string;
+  otherPath: Path;
+  message: (other: string) => string;
+  hint: string;
+}
+
+/**
+ * Why files that declare the same ad account cannot be planned as one: a name declared in two of them (each audience
+ * belongs to one file), or a setting of the whole account they disagree on. `prune` and `business` are the account's:
+ * when several files set them, they must agree. The images and their lock stay beside one file: at most one file of
+ * the account declares `images:` (its `pruneImages` is the account's). `ignore`, `protect` and `massDelete` combine (see mergeAccountFiles).
+ */
+export function accountFileClashes(files: readonly AccountFile[]): AccountFileClash[] {
+  const clashes: AccountFileClash[] = [];
+  const declared = new Map<string, { file: string; index: number }>();
+  const [first] = files;
+  for (const { file, desired } of files) {
+    desired.audiences.forEach((audience, index) => {
+      const earlier = declared.get(audience.key);
+      if (earlier === undefined) return void declared.set(audience.key, { file, index });
+      clashes.push({
+        file,
+        path: ['audiences', index, 'name'],
+        other: earlier.file,
+        otherPath: ['audiences', earlier.index, 'name'],
+        message: (other) => `audience ${JSON.stringify(audience.key)} is also declared in ${other}`,
+        hint: 'an audience belongs to one file of its ad account: keep it in one of them',
+      });
+    });
+    if (first && file !== first.file && desired.prune !== first.desired.prune)
+      clashes.push({
+        file,
+        path: ['prune'],
+        other: first.file,
+        otherPath: ['prune'],
+        message: (other) =>
+          `prune is ${String(desired.prune)} here but ${String(first.desired.prune)} in ${other}, a file of the same ad account`,
+        hint: 'prune acts on the whole account (an audience none of its files declares): set it alike in every file of the account',
+      });
+  }
+  const business = files.filter(({ desired }) => desired.business !== undefined);
+  const [firstBusiness] = business;
+  for (const { file, desired } of business.slice(1))
+    if (!sameBusiness(desired.business, firstBusiness?.desired.business))
+      clashes.push({
+        file,
+        path: ['business'],
+        other: firstBusiness?.file ?? '',
+        otherPath: ['business'],
+        message: (other) => `business differs from the one ${other} declares for the same ad account`,
+        hint: 'an ad account has one business: declare it in one file of the account, or alike in each',
+      });
+  const images = files.filter(({ desired }) => desired.images !== undefined);
+  const [firstImages] = images;
+  for (const { file } of images.slice(1))
+    clashes.push({
+      file,
+      path: ['images'],
+      other: firstImages?.file ?? '',
+      otherPath: ['images'],
+      message: (other) => `${other}, a file of the same ad account, declares its images already`,
+      hint: 'the images and their lock stay beside one file of the account: declare them all in that one',
+    });
+  return clashes;
+}
+
+function sameBusiness(a: DesiredBusiness | undefined, b: DesiredBusiness | undefined): boolean {
+  const text = (business: DesiredBusiness | undefined) =>
+    business && JSON.stringify([business.registrationNumber, Object.entries(business.expected).sort()]);
+  return text(a) === text(b);
+}
+
+/**
+ * The files of one ad account as one desired state (their clashes checked first: see accountFileClashes): every
+ * file's audiences, `ignore` and `protect` globs (a name one file ignores or protects is so for the account), the
+ * strictest mass-delete guard of any file (a file that sets none holds the default), and the images of the one file
+ * that declares them. `source.hash` is that file's (else the first's): a saved plan finds its image folder by it.
+ */
+export function mergeAccountFiles(files: readonly AccountFile[]): { desired: DesiredState; home: string } {
+  const [first] = files;
+  if (first === undefined) throw new RangeError('an account is declared in one file at least');
+  if (files.length === 1) return { desired: first.desired, home: first.file };
+  const home = files.find(({ desired }) => desired.images !== undefined) ?? first;
+  const states = files.map(({ desired }) => desired);
+  const business = states.find((desired) => desired.business !== undefined)?.business;
+  const guards = states.map((desired) => ({ ...DEFAULT_MASS_DELETE, ...desired.massDelete }));
+  const massDelete = states.some((desired) => desired.massDelete !== undefined)
+    ? {
+        ratio: Math.min(...guards.map((guard) => guard.ratio)),
+        minManaged: Math.min(...guards.map((guard) => guard.minManaged)),
+      }
+    : undefined;
+  const desired: DesiredState = {
+    adAccountId: first.desired.adAccountId,
+    prune: first.desired.prune,
+    pruneImages: home.desired.pruneImages,
+    ...(massDelete === undefined ? {} : { massDelete }),
+    ignore: [...new Set(states.flatMap((state) => state.ignore))],
+    protect: [...new Set(states.flatMap((state) => state.protect))],
+    audiences: states.flatMap((state) => state.audiences),
+    ...(business === undefined ? {} : { business }),
+    ...(home.desired.images === undefined ? {} : { images: home.desired.images }),
+    source: { files: files.map(({ file }) => file), hash: home.desired.source.hash },
+  };
+  return { desired, home: home.file };
+}
