@@ -1,0 +1,159 @@
+/**
+ * An ad account declared in several files, through the real CLI against the emulator: the files are planned as one
+ * account (prune and the mass-delete guard act on what all of them declare), each change names the file it comes
+ * from in every view, a saved plan of them applies as one account, a name two of them declare is refused, and scoped
+ * runs and `emulator --seed` work across them.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { Plan } from '../../src/plan/index.js';
+import { emulatorEnv, runCli, runInProcess, workspace } from '../helpers/cli.js';
+import { linkAdGroup, outside, storedAudiences } from '../helpers/live-account.js';
+
+let emulator: RunningEmulator;
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  ({ emulator, env } = await emulatorEnv());
+});
+afterEach(async () => {
+  await emulator.close();
+});
+
+const run = (cwd: string, ...args: string[]) => runInProcess(args, { cwd, env });
+
+/** Team A's file: one audience of its own, one changed. */
+const TEAM_A = `adAccountId: 1234
+prune: true
+audiences:
+  - name: alpha
+    type: DISPLAY
+  - name: alpha-narrowed
+    type: DISPLAY
+    adGroups: [101]
+`;
+
+/** Team B's file, in another folder: its own audience, and a glob it leaves alone. */
+const TEAM_B = `adAccountId: 1234
+prune: true
+ignore: ["legacy-*"]
+audiences:
+  - name: beta
+    type: DISPLAY
+    ages: [20]
+`;
+
+async function jsonPlans(cwd: string, ...args: string[]): Promise<Plan[]> {
+  const result = await run(cwd, 'plan', '--format', 'json', ...args);
+  expect(result.stderr).toBe('');
+  return JSON.parse(result.stdout) as Plan[];
+}
+
+/** Each change as `action name file`, in the plan's order. */
+function changesOf(plan: Plan | undefined): string[] {
+  return (plan?.changes ?? []).map(
+    (change) =>
+      `${change.action} ${change.name}${change.action === 'unlink' ? ` ${change.adGroupId}` : ''} ${change.file ?? '-'}`,
+  );
+}
+
+async function names(): Promise<string[]> {
+  return (await storedAudiences(emulator)).map((audience) => audience.name).sort();
+}
+
+describe('an ad account in several files', () => {
+  it('prunes only what no file declares, names the file of each change, and a saved plan of both applies as one account', async () => {
+    const narrowed = await outside.create(emulator, 'alpha-narrowed');
+    await linkAdGroup(emulator, narrowed, 101);
+    await linkAdGroup(emulator, narrowed, 102);
+    await outside.create(emulator, 'beta');
+    await outside.create(emulator, 'legacy-kept');
+    const stray = await outside.create(emulator, 'stray');
+    await linkAdGroup(emulator, stray, 103);
+    const cwd = await workspace({ 'team-a/audiences.yaml': TEAM_A, 'team-b/audiences.yaml': TEAM_B });
+    const files = ['-f', 'team-a/audiences.yaml', '-f', 'team-b/audiences.yaml'];
+
+    // Alone, team A's file would prune team B's audience: the files are one account only together.
+    expect(changesOf((await jsonPlans(cwd, '-f', 'team-a/audiences.yaml', '--allow-mass-delete'))[0])).toContain(
+      'delete beta -',
+    );
+    const plans = await jsonPlans(cwd, ...files);
+    expect(plans).toHaveLength(1);
+    expect(changesOf(plans[0])).toEqual([
+      'create alpha team-a/audiences.yaml',
+      'unlink alpha-narrowed 102 team-a/audiences.yaml',
+      'update beta team-b/audiences.yaml',
+      'unlink stray 103 -',
+      'delete stray -',
+    ]);
+
+    const text = await run(cwd, 'plan', ...files);
+    expect(text.stdout).toContain('  + create audience "alpha" (from team-a/audiences.yaml)\n');
+    expect(text.stdout).toMatch(/~ update audience "beta".* \(from team-b\/audiences\.yaml\)\n/);
+    expect(text.stdout).toMatch(/- delete audience "stray" \(id \d+\) \[[^\]]*\]\n/);
+    const markdown = await run(cwd, 'plan', '--format', 'markdown', ...files);
+    expect(markdown.stdout).toContain('| | change | file | fields | marks |\n');
+    expect(markdown.stdout).toMatch(/\| `-` \| delete audience "stray" \(id \d+\) \| no file \(prune\) \|/);
+    expect(markdown.stdout).toMatch(/\| `\+` \| create audience "alpha" \| team-a/);
+
+    expect((await run(cwd, 'plan', ...files, '--out', 'plan.json')).code).toBe(0);
+    const saved = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as Plan[];
+    expect(saved.map((plan) => plan.adAccountId)).toEqual([1234]);
+    const applied = await run(cwd, 'apply', 'plan.json');
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(await names()).toEqual(['alpha', 'alpha-narrowed', 'beta', 'legacy-kept']);
+    expect((await run(cwd, 'plan', '--detailed-exitcode', ...files)).code).toBe(0);
+  });
+
+  it('refuses a name that two files of the account declare, naming both places, before reading the account', async () => {
+    const cwd = await workspace({
+      'a.yaml': TEAM_A,
+      'b.yaml': `${TEAM_B}  - name: alpha\n    type: DISPLAY\n`,
+    });
+    const result = await run(cwd, 'plan', 'a.yaml', 'b.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('b.yaml:8:11: audience "alpha" is also declared in a.yaml:4:11');
+    expect(result.stderr).toContain('an audience belongs to one file of its ad account');
+    expect(await names()).toEqual([]);
+  });
+
+  it('holds the deletes to the guard of all the files: the managed audiences of the account, the strictest share', async () => {
+    for (const name of ['alpha', 'beta', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'])
+      await outside.create(emulator, name);
+    const cwd = await workspace({
+      // Team A would allow any share; team B sets none, so the default 30% holds for the account.
+      'a.yaml': TEAM_A.replace('prune: true\n', 'prune: true\nmassDelete: { percent: 100 }\n'),
+      'b.yaml': TEAM_B,
+    });
+    const refused = await jsonPlans(cwd, 'a.yaml', 'b.yaml');
+    expect(refused[0]?.errors.map((error) => error.message)).toEqual([
+      'the plan deletes 8 of the 10 managed audiences (80%), more than the 30% allowed',
+    ]);
+    const allowed = await jsonPlans(cwd, 'a.yaml', 'b.yaml', '--allow-mass-delete');
+    expect(allowed[0]?.errors).toEqual([]);
+    expect(allowed[0]?.summary.delete).toBe(8);
+  });
+
+  it('scopes a run across the files, and seeds the emulator from both', async () => {
+    const cwd = await workspace({ 'a.yaml': TEAM_A, 'b.yaml': TEAM_B });
+    const seeded = await runCli(['emulator', '--seed', 'a.yaml', '--seed', 'b.yaml', '--seed-only'], { cwd });
+    expect(seeded.code, seeded.stderr).toBe(0);
+    expect(seeded.stderr).toContain('Seeded ad account 1234 from a.yaml: 2 audiences');
+    expect(seeded.stderr).toContain('Seeded ad account 1234 from b.yaml: 1 audience');
+    const emulated = (...args: string[]) => runCli(['--emulator', ...args], { cwd });
+    expect((await emulated('plan', 'a.yaml', 'b.yaml', '--detailed-exitcode')).code).toBe(0);
+
+    // Outside the scope, team A's edit is not planned.
+    await writeFile(
+      join(cwd, 'a.yaml'),
+      TEAM_A.replace('  - name: alpha\n    type: DISPLAY\n', '  - name: alpha\n    type: DISPLAY\n    ages: [30]\n'),
+    );
+    await writeFile(join(cwd, 'b.yaml'), TEAM_B.replace('ages: [20]', 'ages: [25]'));
+    const planned = async (...args: string[]) =>
+      changesOf((JSON.parse((await emulated('plan', '--format', 'json', ...args)).stdout) as Plan[])[0]);
+    expect(await planned('a.yaml', 'b.yaml', '--target', 'beta*')).toEqual(['update beta b.yaml']);
+    expect(await planned('a.yaml', 'b.yaml')).toEqual(['update alpha a.yaml', 'update beta b.yaml']);
+  });
+});
