@@ -4,7 +4,8 @@
  * from in every view, a saved plan of them applies as one account, a name two of them declare is refused, and scoped
  * runs and `emulator --seed` work across them.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
@@ -155,5 +156,61 @@ describe('an ad account in several files', () => {
       changesOf((JSON.parse((await emulated('plan', '--format', 'json', ...args)).stdout) as Plan[])[0]);
     expect(await planned('a.yaml', 'b.yaml', '--target', 'beta*')).toEqual(['update beta b.yaml']);
     expect(await planned('a.yaml', 'b.yaml')).toEqual(['update alpha a.yaml', 'update beta b.yaml']);
+  });
+
+  it('keeps the images beside the one file that declares them, and refuses them in two files of the account', async () => {
+    const images = `images:
+  - name: hero
+    prompt: a spring picnic in a park, watercolor
+    version: v2.0
+    width: 512
+    height: 384
+    output: hero.webp
+`;
+    const cwd = await workspace({
+      'a.yaml': TEAM_A,
+      'team-b/b.yaml': TEAM_B.replace('audiences:', `${images}audiences:`),
+    });
+    expect((await run(cwd, 'plan', 'a.yaml', 'team-b/b.yaml', '--out', 'plan.json')).code).toBe(0);
+    const [plan] = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as Plan[];
+    expect(changesOf(plan)).toContain('generate hero team-b/b.yaml');
+    const applied = await run(cwd, 'apply', 'plan.json');
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect((await stat(join(cwd, 'team-b', 'hero.webp'))).isFile()).toBe(true);
+    expect((await stat(join(cwd, 'team-b', 'images.lock.json'))).isFile()).toBe(true);
+    expect((await run(cwd, 'plan', '--detailed-exitcode', 'a.yaml', 'team-b/b.yaml')).code).toBe(0);
+
+    await writeFile(join(cwd, 'a.yaml'), TEAM_A.replace('audiences:', `${images}audiences:`));
+    const refused = await run(cwd, 'plan', 'a.yaml', 'team-b/b.yaml');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'team-b/b.yaml:5:3: a.yaml:4:3, a file of the same ad account, declares its images already',
+    );
+  });
+
+  it('with --base, plans the files at the base as one account: what they would make too is drift', async () => {
+    const cwd = await workspace({ 'a.yaml': TEAM_A, 'b.yaml': TEAM_B });
+    const git = (...args: string[]) =>
+      execFileSync(
+        'git',
+        ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args],
+        { cwd },
+      );
+    git('init', '--quiet', '--initial-branch=main');
+    git('add', '--all');
+    git('commit', '--quiet', '-m', 'base');
+    const applied = await run(cwd, 'apply', '--auto-approve', '-f', 'a.yaml', '-f', 'b.yaml');
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    // In the ad manager, someone narrows team A's audience; on a branch, team B edits its own.
+    const alpha = (await storedAudiences(emulator)).find((audience) => audience.name === 'alpha');
+    await outside.update(emulator, String(alpha?.id), 'alpha', { ageType: 'NOT_ALL', ages: ['40'] });
+    git('checkout', '--quiet', '-b', 'change');
+    await writeFile(join(cwd, 'b.yaml'), TEAM_B.replace('ages: [20]', 'ages: [25]'));
+    git('commit', '--quiet', '--all', '-m', 'change');
+    const [plan] = await jsonPlans(cwd, 'a.yaml', 'b.yaml', '--base', 'main');
+    expect(plan?.warnings.map((warning) => warning.code)).toEqual(['LINK_MISSING', 'OMITTED_FIELDS']);
+    expect(
+      plan?.changes.map((change) => `${change.name} ${'drift' in change ? 'drift' : 'own'} ${change.file}`),
+    ).toEqual(['alpha drift a.yaml', 'beta own b.yaml']);
   });
 });
