@@ -70,11 +70,12 @@ const ESTIMATED: ReadonlyArray<[keyof EstimatedRequests, string, string]> = [
 /**
  * `Apply: 9 requests (3 to check the saved plan, 2 creates, …); at 5 requests per second, at least 1.6 s`: what the
  * plan's apply asks of the services. Nothing for a plan without changes (its apply only checks the plan, and the
- * line would say more than the plan) or without an estimate (saved by an earlier version).
+ * line would say more than the plan), one with errors (it is never applied) or without an estimate (saved by an
+ * earlier version).
  */
 export function estimateText(plan: Plan): string | undefined {
   const { estimate } = plan;
-  if (!estimate || !hasChanges(plan)) return undefined;
+  if (!estimate || !hasChanges(plan) || plan.errors.length > 0) return undefined;
   const parts = ESTIMATED.flatMap(([key, one, many]) => {
     const n = estimate.requests[key];
     return n === 0 ? [] : [`${n} ${n === 1 ? one : many}`];
