@@ -120,6 +120,18 @@ describe('an ad account in several files', () => {
     expect(await names()).toEqual([]);
   });
 
+  it('renames an audience in place from another file than the one that declared it (renamedFrom names the account)', async () => {
+    const old = await outside.create(emulator, 'old-beta');
+    await linkAdGroup(emulator, old, 102);
+    const cwd = await workspace({
+      'a.yaml': TEAM_A,
+      'b.yaml': TEAM_B.replace('  - name: beta\n', '  - name: beta\n    renamedFrom: old-beta\n'),
+    });
+    const [plan] = await jsonPlans(cwd, 'a.yaml', 'b.yaml');
+    expect(changesOf(plan)).toEqual(['create alpha a.yaml', 'create alpha-narrowed a.yaml', 'update beta b.yaml']);
+    expect(plan?.changes.find((change) => change.name === 'beta')?.id).toBe(old);
+  });
+
   it('holds the deletes to the guard of all the files: the managed audiences of the account, the strictest share', async () => {
     for (const name of ['alpha', 'beta', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'])
       await outside.create(emulator, name);
