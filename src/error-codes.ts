@@ -129,6 +129,13 @@ export const COMMAND_ERRORS = {
     todo: 'Keep image files in the folder of the desired-state file or below it.',
   },
 
+  PREVIEW_INVALID: {
+    source: ['user'],
+    means:
+      "The file given to `plan --preview` or `show --preview` (what a pipeline's image preview did) cannot be read, is not JSON, or holds a field of the wrong shape: `requests` a whole number, `commit` a commit's hash or null, `notCommitted` one of fork, read-only, push-refused, `artifact` text, `urls` an object of image addresses (http or https, or a path from the root) by SHA-256.",
+    todo: 'Write it as docs/pipelines.md shows, or leave out `--preview`: the comment then names each image without showing it.',
+  },
+
   // Saved plans.
   PLAN_UNREADABLE: {
     source: ['user'],

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { basename, dirname, resolve } from 'node:path';
 import { desiredStateOfBytes, LIMITS } from '../config/index.js';
+import { parseImageLock } from '../config/image-lock.js';
 import { AppError } from '../errors.js';
-import type { DesiredState } from '../model/index.js';
+import { LOCK_FILE, type DesiredState, type ImageLock } from '../model/index.js';
 import type { PlanBase } from '../plan/index.js';
 
 /**
@@ -24,22 +25,27 @@ export async function readBases(
       const dir = dirname(resolve(cwd, file));
       const commit = commits.get(dir) ?? resolveRef(dir, ref, file);
       commits.set(dir, commit);
-      const bytes = await readAt(dir, await commit, basename(file));
-      if (bytes === undefined) return { ref, absent: true };
-      if ('problem' in bytes) return { ref, problem: bytes.problem };
+      const [bytes, imageLock] = await Promise.all([
+        readAt(dir, await commit, basename(file)),
+        readLockAt(dir, await commit),
+      ]);
+      const lock = imageLock === undefined ? {} : { imageLock };
+      if (bytes === undefined) return { ref, absent: true, ...lock };
+      if ('problem' in bytes) return { ref, problem: bytes.problem, ...lock };
       const result = desiredStateOfBytes(bytes, file);
       if (!result.ok) {
         const [first] = result.issues;
         const more = result.issues.length > 1 ? `, and ${result.issues.length - 1} more` : '';
         const where = first && first.line > 0 ? `line ${first.line}, column ${first.column}: ` : '';
-        return { ref, problem: `it is not valid there (${where}${first?.message ?? 'a problem'}${more})` };
+        return { ref, problem: `it is not valid there (${where}${first?.message ?? 'a problem'}${more})`, ...lock };
       }
       if (result.value.adAccountId !== desired.adAccountId)
         return {
           ref,
           problem: `it describes ad account ${result.value.adAccountId} there, not ${desired.adAccountId}`,
+          ...lock,
         };
-      return { ref, desired: result.value };
+      return { ref, desired: result.value, ...lock };
     }),
   );
 }
@@ -71,6 +77,18 @@ async function resolveRef(dir: string, ref: string, file: string): Promise<strin
     });
   }
   return commit;
+}
+
+/**
+ * images.lock.json beside the file at `commit`: null when the commit holds none (every image of the checkout's lock is
+ * new), undefined when it is not a lock there (nothing is told from it).
+ */
+async function readLockAt(dir: string, commit: string): Promise<ImageLock | null | undefined> {
+  const bytes = await readAt(dir, commit, LOCK_FILE);
+  if (bytes === undefined) return null;
+  if ('problem' in bytes) return undefined;
+  const lock = parseImageLock(new TextDecoder().decode(bytes));
+  return 'problem' in lock ? undefined : lock;
 }
 
 /** The bytes of `name` (in `dir`) at `commit`; undefined when the commit does not hold it. */

@@ -2,6 +2,7 @@ import type {
   Company,
   DesiredState,
   EveryKind,
+  ImageLock,
   KindName,
   LiveAudience,
   LiveAudienceSummary,
@@ -49,8 +50,15 @@ export interface PlanOptions {
  * or one renamed), so every change is the change's own. Without a file at the base to compare
  * with, the default guard is the floor: a change cannot loosen its guard by moving the file.
  */
-export type PlanBase =
-  { ref: string; desired: DesiredState } | { ref: string; problem: string } | { ref: string; absent: true };
+export type PlanBase = (
+  { ref: string; desired: DesiredState } | { ref: string; problem: string } | { ref: string; absent: true }
+) & {
+  /**
+   * images.lock.json beside the file at the ref (null: none there), which the images the change adds, changes or
+   * removes are told from (Plan.previews); absent when it could not be read as a lock.
+   */
+  imageLock?: ImageLock | null;
+};
 
 /**
  * What each kind plans from: both states, the audiences' identities, and the changes of the kinds planned before it.
@@ -105,7 +113,7 @@ export interface HeaderParts {
   business: Pick<Plan, 'business'>;
   adGroupLink: Record<never, never>;
   audience: Record<never, never>;
-  image: Pick<Plan, 'imageDir' | 'imageHome'>;
+  image: Pick<Plan, 'imageDir' | 'imageHome' | 'previews'>;
 }
 
 /** The plan's header fields that kinds give (the business; where image paths start). */

@@ -30,7 +30,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
           PLAN_KINDS_IN_ORDER,
         )
       : ordered;
-  const { business, imageDir, imageHome } = header;
+  const { business, imageDir, imageHome, previews } = header;
   const checks = serviceChecks(changes);
   const { scope } = options;
   if (scope) warnings.push(...unmatchedTargets(scope, namesOf(desired, live), desired.adAccountId));
@@ -46,6 +46,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     fingerprint,
     ...(imageDir === undefined ? {} : { imageDir }),
     ...(imageHome === undefined ? {} : { imageHome }),
+    ...(previews === undefined ? {} : { previews }),
     ...(scope ? { partial: true as const, scope } : {}),
   };
   return { ...plan, estimate: estimateRequests(plan, options.requestsPerSecond) };

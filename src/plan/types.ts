@@ -17,6 +17,8 @@ export type {
   ImageGenerate,
   ImageGenerateReason,
   ImageMove,
+  ImagePreview,
+  ImagePreviewStatus,
   ImageRemove,
   Plan,
   PlanBusiness,

@@ -1,5 +1,6 @@
 import type { Plan } from '../plan/index.js';
-import { count, hasChanges } from './summary.js';
+import { actionCount, count, hasChanges } from './summary.js';
+import { previewLines, previewRunLines, type PreviewRun } from './previews.js';
 import { commitText, escape, fenceFor, MARKDOWN_LIMIT, renderMarkdown } from './markdown.js';
 import { visible } from '../model/index.js';
 
@@ -9,6 +10,8 @@ import { visible } from '../model/index.js';
 export interface CommentContext {
   files: string[];
   commit?: string | undefined;
+  /** What the pipeline's image preview did (`--preview`), and where each image can be seen. */
+  preview?: PreviewRun | undefined;
 }
 
 /** A failed command as data: what JSON prints and the Markdown comment shows. */
@@ -43,11 +46,18 @@ export function commentMarker(files: string[]): string {
  */
 export function renderComment(plans: Plan[], context: CommentContext, limit = MARKDOWN_LIMIT): string {
   const head = commentHead(context);
+  if (context.preview)
+    head.push(
+      ...previewRunLines(
+        context.preview,
+        plans.some((plan) => actionCount(plan, 'generate') > 0),
+      ),
+    );
   if (plans.length > 1)
     head.push(plans.map((plan) => `- ad account ${plan.adAccountId}: ${accountState(plan)}`).join('\n'), '');
   const top = head.join('\n');
   const share = Math.floor((limit - top.length) / Math.max(1, plans.length)) - 2;
-  return `${[top.trimEnd(), ...plans.map((plan) => renderMarkdown(plan, share).trimEnd())].join('\n\n')}\n`;
+  return `${[top.trimEnd(), ...plans.map((plan) => renderMarkdown(plan, share, previewLines(plan, context.preview)).trimEnd())].join('\n\n')}\n`;
 }
 
 /** A failed plan in the same comment form: the error, its hint, and each problem at its file position. */

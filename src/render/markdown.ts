@@ -24,10 +24,11 @@ export const MARKDOWN_LIMIT = 65_000;
  * summary, the deletes and unlinks called out with their count, every file it deletes (never
  * folded or cut: a reviewer must see each at a glance), the problems, what only the service
  * checks, one table row per change (destructive ones first) with the fields it writes and its
- * marks, and the details folded in a `diff` block. Kept under `limit` characters: what does not
- * fit is cut, with a note saying how much.
+ * marks, and the details folded in a `diff` block. `images`: the lines that show the images
+ * the change adds, changes or removes (see previewLines), before the table. Kept under `limit`
+ * characters: what does not fit is cut, with a note saying how much.
  */
-export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
+export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, images: string[] = []): string {
   const head: string[] = [accountMarker(plan.adAccountId), `### Ad account ${plan.adAccountId}`, ''];
   const partial = partialText(plan);
   if (partial) head.push(`:warning: **${escape(partial)}.**`, '');
@@ -70,6 +71,7 @@ export function renderMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
       ...checks.map((item) => `- ${escape(item)}`),
       '',
     );
+  head.push(...images);
   if (!hasChanges(plan)) return `${head.join('\n').trimEnd()}\n`;
 
   // An account declared in several files says which file each change comes from.

@@ -8,6 +8,8 @@ import { ConfigError } from '../../src/config/issues.js';
 import type { Plan } from '../../src/plan/index.js';
 import { planAccount } from '../../src/plan/index.js';
 import { commentMarker, renderComment, renderErrorComment } from '../../src/render/index.js';
+import { lockChanges } from '../../src/plan/kinds/image.js';
+import { requestKey, type ImageLock, type ImageRequest, type LockedImage } from '../../src/model/index.js';
 import { desiredAudience, desiredState, liveState } from '../helpers/builders.js';
 
 /**
@@ -110,5 +112,66 @@ describe('the pull-request comment', () => {
     expect(table).toContain('&lt;img src=x&gt;');
     expect(table).toContain('\\`y\\`');
     expect(comment).toContain('````diff');
+  });
+
+  it('images of the change: new, changed beside its previous version, removed, each with its prompt, size, seeds and files', async () => {
+    const locked = (prompt: string, seed: number, path: string, hash: string): LockedImage => {
+      const request: ImageRequest = {
+        operation: 't2i',
+        params: { version: 'v2.0', prompt, width: 512, height: 384, image_format: 'webp', samples: 1 },
+        inputs: {},
+      };
+      return {
+        request,
+        requestHash: requestKey(request),
+        seeds: [seed],
+        modelVersion: 'v2.0',
+        outputs: [{ path, sha256: hash.repeat(64) }],
+      };
+    };
+    const lock = (images: Record<string, LockedImage>): ImageLock => ({ lockVersion: 1, images });
+    const base = lock({
+      'spring-banner': locked('a spring picnic in a park, watercolor', 7, 'assets/spring-banner.webp', 'a'),
+      'winter-sale': locked('snow on a <b>red</b> roof | 50% off', 9, 'assets/winter-sale.webp', 'b'),
+      unchanged: locked('a quiet street', 3, 'assets/unchanged.webp', 'f'),
+    });
+    const head = lock({
+      'spring-banner': locked('a spring picnic by a lake, watercolor', 8, 'assets/spring-banner.webp', 'c'),
+      'summer-hero': locked('a beach at noon, @team', 42, 'assets/summer-hero.webp', 'd'),
+      unchanged: base.images['unchanged']!,
+    });
+    const plan: Plan = { ...(await goldenPlan('no-changes')), previews: lockChanges(base, head) };
+    const url = (hash: string) => `https://github.example/team/ads/blob/${hash.repeat(7)}/x.webp?raw=true`;
+    const comment = renderComment([plan], {
+      ...context,
+      preview: {
+        requests: 2,
+        commit: 'c'.repeat(40),
+        urls: { ['a'.repeat(64)]: url('a'), ['c'.repeat(64)]: url('c'), ['d'.repeat(64)]: url('d') },
+      },
+    });
+    await expect(comment).toMatchFileSnapshot(join(here, 'images.md'));
+    const rows = comment.split('\n').filter((line) => line.startsWith('| **'));
+    expect(rows.map((row) => /^\| \*\*(\w+)\*\* ([\w-]+)/.exec(row)?.slice(1).join(' '))).toEqual([
+      'changed spring-banner',
+      'new summer-hero',
+      'removed winter-sale',
+    ]);
+    // The changed image shows the picture now and the one before, each at a bounded width.
+    expect(rows[0]).toContain(`<img src="${url('c')}" width="320" alt="spring-banner"> | <img src="${url('a')}"`);
+    expect(comment).toContain('2 image requests');
+    // Text from the file stays inert: no tag, no mention, no cell ended early.
+    expect(rows[2]).toContain('snow on a &lt;b&gt;red&lt;/b&gt; roof \\| 50% off');
+    expect(rows[1]).toContain('&#64;team');
+
+    const fork = renderComment([plan], {
+      ...context,
+      preview: { requests: 1, commit: null, notCommitted: 'fork', artifact: 'audiences-previews-7', urls: {} },
+    });
+    expect(fork).toContain(
+      ':warning: **The images were not committed to the branch:** the pull request comes from a fork, which this job cannot push to.',
+    );
+    expect(fork).toContain('The merge generates the images again');
+    expect(fork).not.toContain('<img');
   });
 });

@@ -3,6 +3,7 @@ import type { Io } from '../io.js';
 import { outputStyle } from '../output.js';
 import { withErrorOutput } from '../report-error.js';
 import type { CommentContext } from '../../render/comment.js';
+import { PREVIEW_OPTION, previewOf } from '../preview-option.js';
 import { SCOPE_OPTIONS, scopeOf } from '../scope-options.js';
 import { loadServices, withServices } from '../services.js';
 
@@ -74,6 +75,7 @@ export const planCommand: CommandDefinition = {
         describe:
           "A git ref (the pull request's base): the files at it are planned too; a change they would make too is marked as reverting a change made outside the tool, and their mass-delete guard still holds",
       })
+      .option('preview', PREVIEW_OPTION)
       .options(SCOPE_OPTIONS),
   run: async (args, io) => {
     const files = fileArgs(args, 'audiences plan -f audiences.yaml');
@@ -92,6 +94,7 @@ async function plan(
   context: CommentContext,
 ): Promise<number> {
   const out = fileOption(args, 'out', '--out', 'audiences plan --out plan.json');
+  const preview = await previewOf(args, io, 'audiences plan --base main --format markdown --preview preview.json');
   const base = baseOption(args);
   const scope = scopeOf(args, "audiences plan --target 'spring-*' --kind audience");
   const [style, { planFiles }, { renderPlans }, saved] = await Promise.all([
@@ -124,7 +127,7 @@ async function plan(
   // The files and commit go with each plan, so that `show --format markdown` of the saved plan prints this comment.
   const origin = { files, commit: context.commit ?? null, ...(base === undefined ? {} : { base }) };
   const plans = planned.map((account) => ({ ...account.plan, origin }));
-  io.stdout(renderPlans(plans, format, style, context));
+  io.stdout(renderPlans(plans, format, style, { ...context, ...(preview ? { preview } : {}) }));
   if (plans.some((plan) => plan.errors.length > 0)) return 1;
   if (saved) {
     await saved.savePlans(plans, saved.out, io.cwd);

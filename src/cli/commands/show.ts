@@ -1,6 +1,7 @@
 import type { CommandDefinition } from '../command.js';
 import { outputStyle } from '../output.js';
 import { withErrorOutput } from '../report-error.js';
+import { PREVIEW_OPTION, previewOf } from '../preview-option.js';
 import type { PlanFormat } from './plan.js';
 
 /**
@@ -16,12 +17,15 @@ export const showCommand: CommandDefinition = {
   ],
   environment: ['NO_COLOR', 'FORCE_COLOR'],
   builder: (argv) =>
-    argv.positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' }).option('format', {
-      requiresArg: true,
-      choices: ['text', 'json', 'markdown'] as const,
-      default: 'text' as const,
-      describe: 'Output format',
-    }),
+    argv
+      .positional('plan', { type: 'string', describe: 'A plan saved with `audiences plan --out`' })
+      .option('format', {
+        requiresArg: true,
+        choices: ['text', 'json', 'markdown'] as const,
+        default: 'text' as const,
+        describe: 'Output format',
+      })
+      .option('preview', PREVIEW_OPTION),
   run: async (args, io) => {
     const file = String(args['plan']);
     const format = args['format'] as PlanFormat;
@@ -32,7 +36,10 @@ export const showCommand: CommandDefinition = {
         import('../../render/index.js'),
       ]);
       const plans = await readSavedPlans(file, io.cwd, 'show');
-      io.stdout(renderPlans(plans, format, style, savedPlanContext(plans, file)));
+      const preview = await previewOf(args, io, 'audiences show plan.json --format markdown --preview preview.json');
+      io.stdout(
+        renderPlans(plans, format, style, { ...savedPlanContext(plans, file), ...(preview ? { preview } : {}) }),
+      );
       return 0;
     });
   },

@@ -51,6 +51,8 @@ export type Company = Model.Company
 
 export type ServiceCheckWhat = ("districtCode" | "townCode" | "interestCode" | "businessTypeCode" | "memberId" | "eventCode")
 
+export type ImagePreviewStatus = ("new" | "changed" | "removed")
+
 export type ScopeKind = ("audience" | "adGroupLink" | "image")
 
 /**
@@ -86,6 +88,10 @@ export interface Plan {
    * For people only: the values the changes send that only the service can check, by audience and field (absent when none). A plan without errors does not promise them.
    */
   serviceChecks?: ServiceCheck[]
+  /**
+   * For people only, present only with `plan --base REF` when the image lock differs there: the images the change under review adds, changes or removes, as images.lock.json records them at the base (`before`) and in the checkout (`after`). The comment shows them as pictures (`--preview`); generating them again is a change of `changes`, never of this.
+   */
+  previews?: ImagePreview[]
   /**
    * Present only in a scoped plan (`--target`, `--kind`, `--exclude`): it holds only the changes within `scope`, and plans, deletes and guards nothing outside it. A plan without it covers the whole file and account.
    */
@@ -311,6 +317,13 @@ export interface ServiceCheck {
    * @minItems 1
    */
   values: string[]
+}
+
+export interface ImagePreview {
+  name: string
+  status: ImagePreviewStatus
+  before: (null | LockedImage)
+  after: (null | LockedImage)
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   INPUT_FORMATS,
   requestKey,
   type DesiredImage,
+  type ImageLock,
   type ImageRequest,
   type ImageState,
   type JsonValue,
@@ -24,6 +25,7 @@ import type {
   ImageGenerate,
   ImageGenerateReason,
   ImageMove,
+  ImagePreview,
   ImageRemove,
   PlanProblem,
 } from '../types.js';
@@ -35,20 +37,26 @@ import { quoted } from '../../model/index.js';
  */
 export const imageKind: PlanKind<'image'> = {
   kind: 'image',
-  plan: ({ desired, live }) => {
+  plan: ({ desired, live, options }) => {
     if (!live.images) return { changes: [], errors: [], warnings: [] };
     const { changes, errors, warnings, fingerprint } = planImages(
       desired.images ?? [],
       live.images,
       desired.pruneImages,
     );
-    const { dir, file } = live.images;
+    const { dir, file, lockProblem } = live.images;
+    const baseLock = options.base?.imageLock;
+    const previews = baseLock === undefined || lockProblem !== undefined ? [] : lockChanges(baseLock, live.images.lock);
     return {
       changes,
       errors,
       warnings,
       fingerprint: { images: fingerprint },
-      header: { imageDir: dir, ...(file === undefined ? {} : { imageHome: { file } }) },
+      header: {
+        imageDir: dir,
+        ...(file === undefined ? {} : { imageHome: { file } }),
+        ...(previews.length === 0 ? {} : { previews }),
+      },
     };
   },
   staleReasons: (plan, current) => {
@@ -77,6 +85,29 @@ export const imageKind: PlanKind<'image'> = {
   inconsistencies: (change) =>
     imageInconsistencies(change).map((problem) => `the ${change.action} of image ${quoted(change.name)}: ${problem}`),
 };
+
+/**
+ * The images a change under review adds, changes or removes, told from the lock at its base and the lock it holds, by
+ * name: what a reviewer is shown as pictures. An entry whose request, seeds and files are the same is no change.
+ */
+export function lockChanges(base: ImageLock | null, head: ImageLock): ImagePreview[] {
+  const names = [...new Set([...Object.keys(base?.images ?? {}), ...Object.keys(head.images)])].sort(compareText);
+  return names.flatMap((name): ImagePreview[] => {
+    const before = base ? (own(base.images, name) ?? null) : null;
+    const after = own(head.images, name) ?? null;
+    if (before && after && sameLocked(before, after)) return [];
+    return [{ name, status: before === null ? 'new' : after === null ? 'removed' : 'changed', before, after }];
+  });
+}
+
+function sameLocked(a: LockedImage, b: LockedImage): boolean {
+  return (
+    a.requestHash === b.requestHash &&
+    requestKey(a.request) === requestKey(b.request) &&
+    JSON.stringify(a.seeds) === JSON.stringify(b.seeds) &&
+    JSON.stringify(a.outputs) === JSON.stringify(b.outputs)
+  );
+}
 
 /** A removal or a move copies and deletes only the files its lock entry records, each to the path at its place. */
 function imageInconsistencies(change: ImageGenerate | ImageMove | ImageRemove): string[] {
