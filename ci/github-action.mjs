@@ -19,6 +19,8 @@ import {
   downloadPlanArtifact,
   githubClient,
   mergedPullRequest,
+  PREVIEW_SUBJECT,
+  previewProblem,
   tokenLogin,
   upsertComment,
   upsertDriftIssue,
@@ -26,6 +28,14 @@ import {
 import { ApiError } from './lib/rest.mjs';
 import { MANIFEST_FILE, manifestProblem, PLAN_FILE, writeManifest } from './lib/saved-plan.mjs';
 import { commentMarker, declaresImages, parseFiles, planComment, runTool } from './lib/tool.mjs';
+import {
+  changedImageFiles,
+  generatePreviews,
+  keepAndRestore,
+  PREVIEW_FILE,
+  previewWanted,
+  writePreview,
+} from './lib/preview.mjs';
 
 /** A failure of the step, said in words that tell what to do. */
 class StepError extends Error {}
@@ -36,6 +46,8 @@ const files = parseFiles(env.INPUT_FILES);
 const repo = env.GITHUB_REPOSITORY ?? '';
 const runUrl = `${env.GITHUB_SERVER_URL ?? 'https://github.com'}/${repo}/actions/runs/${env.GITHUB_RUN_ID ?? ''}`;
 const temp = env.RUNNER_TEMP || cwd;
+/** The author of the commits the Action pushes: GitHub's own Actions bot. */
+const BOT_AUTHOR = { name: ACTIONS_BOT, email: '41898282+github-actions[bot]@users.noreply.github.com' };
 
 const commands = { plan, apply, drift };
 const command = process.argv[2] ?? env.INPUT_COMMAND ?? '';
@@ -56,7 +68,6 @@ try {
 async function plan() {
   const event = await readEvent();
   const pull = event.pull_request;
-  const commit = pull?.head?.sha ?? env.GITHUB_SHA;
   const planDir = join(temp, 'audiences-plan');
   await rm(planDir, { recursive: true, force: true });
   await mkdir(planDir, { recursive: true });
@@ -64,6 +75,11 @@ async function plan() {
 
   const base = pull?.base?.sha;
   if (base) await fetchCommit(base);
+  // The preview first: the plan is then made of the branch as it holds the images, so the merge generates none.
+  const preview =
+    pull && (await previewWanted(env.INPUT_PREVIEW_IMAGES, files, cwd)) ? await previewImages(pull) : undefined;
+  const commit = preview?.commit ?? pull?.head?.sha ?? env.GITHUB_SHA;
+  const previewFile = preview && (await previewData(planDir, preview, { commit, base }));
   const args = [
     'plan',
     ...files,
@@ -74,6 +90,7 @@ async function plan() {
     planFile,
     ...(commit ? ['--commit', commit] : []),
     ...(base ? ['--base', base] : []),
+    ...(previewFile ? ['--preview', previewFile] : []),
     ...allowMassDelete(),
   ];
   const run = await runTool(args, { cwd });
@@ -108,6 +125,7 @@ async function plan() {
       number: pull.number,
       named: `#${pull.number}`,
       headSha: commit ?? null,
+      ...(preview?.commit ? { previewOf: pull.head?.sha } : {}),
     });
     const saved = (run.code === 0 || run.code === 2) && (await exists(planFile));
     if (!saved) await rm(planFile, { force: true });
@@ -128,6 +146,97 @@ async function plan() {
   if (commentProblem) throw new StepError(commentProblem);
 }
 
+/**
+ * The image preview of a pull request: the images its files need generated in the checkout of
+ * its last commit and, when any file changed, committed with images.lock.json and pushed to
+ * its branch. Where that cannot be (a fork, a token that may not push, a refused push), the
+ * files go to the artifact step's folder and the checkout is put back as it was, so that the
+ * plan shows them still to generate, as the merge will.
+ * @param {any} pull the event's pull request
+ * @returns {Promise<{ requests: number, commit: string | null, notCommitted?: string, artifact?: string } | undefined>}
+ */
+async function previewImages(pull) {
+  const head = String(pull.head?.sha ?? '');
+  const at = (await git(['rev-parse', 'HEAD'], { cwd })).stdout.trim();
+  if (at !== head || !pull.head?.ref) {
+    warn(
+      `No image preview: the checkout is ${at.slice(0, 12)}, not the pull request's last commit ${head.slice(0, 12)}, on which the images would be committed. ` +
+        'Check it out with actions/checkout `ref: ${{ github.event.pull_request.head.sha }}` (see examples/github-actions/audiences-plan.yml), or set preview-images: false.',
+    );
+    return undefined;
+  }
+  const generated = await generatePreviews({ files, cwd });
+  if (generated.code !== 0)
+    warn(`The image preview failed (exit code ${generated.code}): what it generated is kept; the plan shows the rest.`);
+  const changed = await changedPaths(await imagePaths(files, cwd), cwd);
+  const result = { requests: generated.requests, commit: null };
+  if (changed.length === 0) {
+    console.log(`The image preview generated nothing: the branch holds every image as its lock records it.`);
+    return result;
+  }
+  const artifact = `audiences-previews-${pull.number}`;
+  const keep = async (/** @type {string} */ notCommitted, /** @type {string} */ why) => {
+    const dir = join(temp, 'audiences-previews');
+    await keepAndRestore({ paths: changed, cwd, at, dir });
+    output('preview-dir', dir);
+    warn(
+      `The preview images are not committed to the branch: ${why}. They are kept in the artifact ${artifact}; the merge generates them.`,
+    );
+    return { ...result, notCommitted, artifact };
+  };
+  const fork = pull.head?.repo?.id !== undefined && pull.head.repo.id !== pull.base?.repo?.id;
+  if (fork) return keep('fork', `#${pull.number} comes from the fork ${pull.head.repo.full_name ?? '?'}`);
+  const remote = env.AUDIENCES_GIT_REMOTE || 'origin';
+  const branch = String(pull.head.ref);
+  try {
+    await checkPush({ cwd, remote, branch });
+  } catch (error) {
+    if (!(error instanceof PushDeniedError)) throw error;
+    return keep(
+      'read-only',
+      `the token cannot push to ${branch} (give the job \`permissions: contents: write\`)\n${error.message}`,
+    );
+  }
+  try {
+    const pushed = await commitAndPush({
+      cwd,
+      paths: changed,
+      remote,
+      branch,
+      message: `${PREVIEW_SUBJECT}\n\nGenerated by ${runUrl} for #${pull.number} at ${head}.`,
+      author: BOT_AUTHOR,
+    });
+    console.log(
+      `The image preview: ${changed.join(', ')} committed and pushed to ${branch}${pushed ? ` (${pushed.commit})` : ''}.`,
+    );
+    return { ...result, commit: pushed?.commit ?? null };
+  } catch (error) {
+    return keep('push-refused', `the push to ${branch} failed\n${/** @type {Error} */ (error).message}`);
+  }
+}
+
+/**
+ * The comment's preview data: what the preview did, and the address of each image file the
+ * change adds, changes or removes, at the commit that holds it (GitHub shows a file of the
+ * repository at `blob/<commit>/<path>?raw=true`, in the comment and in Files changed).
+ * @param {string} dir
+ * @param {{ requests: number, commit: string | null, notCommitted?: string, artifact?: string }} preview
+ * @param {{ commit: string | undefined, base: string | undefined }} at
+ */
+async function previewData(dir, preview, { commit, base }) {
+  const prefix = (await git(['rev-parse', '--show-prefix'], { cwd })).stdout.trim();
+  const server = env.GITHUB_SERVER_URL ?? 'https://github.com';
+  /** @type {Record<string, string>} */
+  const urls = {};
+  for (const file of await changedImageFiles({ files, cwd, base })) {
+    const sha = file.side === 'head' ? commit : base;
+    if (!sha) continue;
+    const path = `${prefix}${file.path}`.split('/').map(encodeURIComponent).join('/');
+    urls[file.sha256] = `${server}/${repo}/blob/${sha}/${path}?raw=true`;
+  }
+  return writePreview(dir, { ...preview, urls });
+}
+
 /** The apply after a merge: the reviewed plan, or a new one; then the generated files committed back. */
 async function apply() {
   const mode = env.INPUT_APPLY_MODE || 'saved-plan';
@@ -144,11 +253,20 @@ async function apply() {
   /** @type {boolean} */
   let writesImages;
   if (mode === 'saved-plan') {
-    const planFile = await reviewedPlan();
+    const { planFile, previewFile } = await reviewedPlan();
     args = ['apply', planFile];
-    const shown = await runTool(['show', planFile, '--format', 'markdown'], { cwd });
+    const shown = await runTool(
+      ['show', planFile, '--format', 'markdown', ...(previewFile ? ['--preview', previewFile] : [])],
+      { cwd },
+    );
     if (shown.code === 0) await summary(`### The plan reviewed, applied now\n\n${shown.stdout}`);
-    writesImages = planTouchesImages(await readFile(planFile, 'utf8'));
+    const planText = await readFile(planFile, 'utf8');
+    writesImages = planTouchesImages(planText);
+    const reviewed = reviewedImages(planText, previewFile && (await readFile(previewFile, 'utf8')));
+    if (reviewed) {
+      console.log(reviewed);
+      await summary(reviewed);
+    }
   } else {
     args = ['apply', '--auto-approve', ...files.flatMap((file) => ['-f', file]), ...allowMassDelete()];
     writesImages = await declaresImages(files, cwd);
@@ -181,7 +299,7 @@ async function apply() {
         remote,
         branch,
         message: `audiences: generated images and images.lock.json\n\nApplied by ${runUrl} at ${env.GITHUB_SHA ?? 'HEAD'}.`,
-        author: { name: ACTIONS_BOT, email: '41898282+github-actions[bot]@users.noreply.github.com' },
+        author: BOT_AUTHOR,
       });
       if (pushed) {
         output('commit', pushed.commit);
@@ -294,6 +412,11 @@ async function reviewedPlan() {
   }
   const planBytes = download.files.get(PLAN_FILE);
   const manifestBytes = download.files.get(MANIFEST_FILE);
+  const unproved = previewProblem(download.run, manifestBytes, pull);
+  if (unproved)
+    throw new StepError(
+      `The saved plan of #${pull.number} (artifact ${download.artifact.id}) is not applied: ${unproved} ${wayOut}`,
+    );
   const notSaved = `The artifact ${name} holds no ${PLAN_FILE} and ${MANIFEST_FILE}: it was not saved by this Action's plan. ${wayOut}`;
   if (!manifestBytes) throw new StepError(notSaved);
   const request = /** @type {const} */ ({
@@ -314,10 +437,13 @@ async function reviewedPlan() {
   await mkdir(dir, { recursive: true });
   const planFile = join(dir, PLAN_FILE);
   await writeFile(planFile, planBytes);
+  const previewBytes = download.files.get(PREVIEW_FILE);
+  const previewFile = previewBytes ? join(dir, PREVIEW_FILE) : undefined;
+  if (previewFile && previewBytes) await writeFile(previewFile, previewBytes);
   console.log(
     `Applying the plan reviewed in #${pull.number} (commit ${pull.head.sha}, artifact ${download.artifact.id} of run ${download.run.id}).`,
   );
-  return planFile;
+  return { planFile, previewFile };
 }
 
 /** `--allow-mass-delete` when the allow-mass-delete input is true: for this run only. */
@@ -344,6 +470,26 @@ async function fetchCommit(sha) {
     warn(
       `Could not fetch the pull request's base ${sha} (check out with fetch-depth: 0 to hold it): ${fetched.stderr.trim()}`,
     );
+}
+
+/**
+ * What the apply of a reviewed plan does with the images of the pull request's preview: it
+ * generates none (the branch holds them all, locked), or what the plan still does, as the
+ * comment said (the preview could not commit them). Undefined when the pull request had no preview.
+ * @param {string} text a saved plan: one plan or an array of them
+ * @param {string | undefined} previewText the preview's data, beside the saved plan
+ */
+function reviewedImages(text, previewText) {
+  if (previewText === undefined) return undefined;
+  const data = JSON.parse(text);
+  const generates = (Array.isArray(data) ? data : [data])
+    .flatMap((plan) => plan.changes ?? [])
+    .filter((/** @type {any} */ change) => change.action === 'generate').length;
+  if (generates === 0) return '0 images generated: all were reviewed in the pull request.';
+  const why = JSON.parse(previewText).notCommitted
+    ? 'its preview could not commit them'
+    : 'its preview did not make them';
+  return `${generates} image${generates === 1 ? '' : 's'} to generate now, not reviewed as pictures in the pull request: ${why} (its comment says so).`;
 }
 
 /** @param {string} text a saved plan: one plan or an array of them */

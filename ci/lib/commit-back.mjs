@@ -7,7 +7,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { DEFAULT_FILE, redact } from './tool.mjs';
 
-const LOCK_FILE = 'images.lock.json';
+export const LOCK_FILE = 'images.lock.json';
 
 /** A push the token is not allowed to make: the message says which permission to give. */
 export class PushDeniedError extends Error {
@@ -83,7 +83,7 @@ export async function imagePaths(files, cwd) {
  * @param {string} dir the lock's folder, relative to `cwd`
  * @returns {Array<{ image: string, path: string, sha256: string }>}
  */
-function lockOutputs(text, dir) {
+export function lockOutputs(text, dir) {
   if (!text) return [];
   let lock;
   try {
@@ -140,7 +140,7 @@ function sha256Of(bytes) {
  * @param {string} cwd
  * @returns {Promise<Buffer | undefined>}
  */
-function gitBytes(args, cwd) {
+export function gitBytes(args, cwd) {
   return new Promise((done) => {
     execFile(
       'git',

@@ -83,10 +83,14 @@ export async function mergedPullRequest(github, { repo, sha }) {
  * any workflow run can upload an artifact under any name. When none is taken, `passedOver` says
  * why each was not.
  * @param {GitHub} github
+ * A run at the parent of the last commit counts too when that commit is its image preview (the
+ * job's token starts no run for the commit it pushes); its manifest must then say so (see
+ * previewProblem).
  * @param {{ repo: string, name: string, pull: any }} options pull: as GET /repos/…/commits/{sha}/pulls answers it
  * @returns {Promise<{ files: Map<string, Buffer>, artifact: any, run: any } | { passedOver: string[] }>}
  */
 export async function downloadPlanArtifact(github, { repo, name, pull }) {
+  const previewed = await previewParent(github, repo, String(pull.head?.sha ?? ''));
   const artifacts = await github.paginate(
     `/repos/${repo}/actions/artifacts?name=${encodeURIComponent(name)}&per_page=100`,
     { items: (page) => page.artifacts ?? [], maxPages: 10 },
@@ -96,7 +100,7 @@ export async function downloadPlanArtifact(github, { repo, name, pull }) {
     .sort((a, b) => String(b.created_at).localeCompare(String(a.created_at)) || b.id - a.id);
   const passedOver = [];
   for (const artifact of named) {
-    const { run, problem } = await ownRun(github, repo, artifact, pull);
+    const { run, problem } = await ownRun(github, repo, artifact, pull, previewed);
     if (problem) {
       passedOver.push(`artifact ${artifact.id}: ${problem}`);
       continue;
@@ -115,12 +119,13 @@ export async function downloadPlanArtifact(github, { repo, name, pull }) {
  * @param {string} repo
  * @param {any} artifact
  * @param {any} pull
+ * @param {string | undefined} previewed the commit the last one previews images on, if it does
  * @returns {Promise<{ run?: any, problem?: string }>}
  */
-async function ownRun(github, repo, artifact, pull) {
+async function ownRun(github, repo, artifact, pull, previewed) {
   const head = String(pull.head?.sha ?? '');
   const atCommit = (/** @type {unknown} */ sha) =>
-    sha === head
+    sha === head || (previewed !== undefined && sha === previewed)
       ? undefined
       : `made at commit ${String(sha).slice(0, 12)}, not at ${head.slice(0, 12)}, the last commit of #${pull.number}`;
   if (artifact.expired) return { problem: 'expired' };
@@ -149,6 +154,48 @@ async function ownRun(github, repo, artifact, pull) {
     };
   }
   return { run };
+}
+
+/** The subject of the commit an image preview pushes to a pull request's branch. */
+export const PREVIEW_SUBJECT = 'audiences: preview images and images.lock.json';
+
+/**
+ * The parent of `sha` when `sha` is an image preview's commit (one parent, the preview's
+ * subject), else undefined: the commit whose plan run pushed it. Its subject proves nothing;
+ * the manifest of that run's artifact must name `sha` as the commit it pushed (previewProblem).
+ * @param {GitHub} github
+ * @param {string} repo
+ * @param {string} sha
+ */
+async function previewParent(github, repo, sha) {
+  try {
+    const commit = await github.request('GET', `/repos/${repo}/commits/${sha}`);
+    const parents = Array.isArray(commit?.parents) ? commit.parents : [];
+    const subject = String(commit?.commit?.message ?? '').split('\n', 1)[0];
+    return parents.length === 1 && subject === PREVIEW_SUBJECT ? String(parents[0].sha) : undefined;
+  } catch (error) {
+    if (error instanceof ApiError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Why an artifact taken from a run at another commit than the pull request's last does not
+ * hold its plan: its manifest must say that run pushed the last commit as its image preview.
+ * @param {any} run the run that made the artifact
+ * @param {Buffer | undefined} manifest
+ * @param {any} pull
+ */
+export function previewProblem(run, manifest, pull) {
+  if (run.head_sha === pull.head?.sha) return undefined;
+  let data;
+  try {
+    data = JSON.parse(String(manifest));
+  } catch {
+    data = undefined;
+  }
+  if (data?.previewOf === run.head_sha && data?.headSha === pull.head?.sha) return undefined;
+  return `it was made by run ${run.id} at commit ${String(run.head_sha).slice(0, 12)}, whose manifest does not say it pushed ${String(pull.head?.sha).slice(0, 12)}, the last commit of #${pull.number}, as its image preview.`;
 }
 
 /**

@@ -16,6 +16,7 @@ export const MANIFEST_FILE = 'audiences.plan.manifest.json';
  * @property {number} number its number (GitLab's iid)
  * @property {string} named how messages name it: #7, !7
  * @property {string | null} headSha its last commit
+ * @property {string} [previewOf] the commit the plan job ran at, when it pushed its image preview on it: headSha
  */
 
 /**
@@ -33,6 +34,7 @@ export async function writeManifest(dir, request, { files, cwd }, refused) {
     formatVersion: 1,
     [request.field]: request.number,
     headSha: request.headSha,
+    ...(request.previewOf === undefined ? {} : { previewOf: request.previewOf }),
     files: await hashFiles(files, cwd),
     ...(refused === undefined ? {} : { refused }),
   };
