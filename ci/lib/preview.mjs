@@ -30,7 +30,7 @@ export async function previewWanted(setting, files, cwd) {
 /**
  * Generates what the files' images need, as the merge's apply would: new and changed images,
  * moves and, with pruneImages, removals. Each generation the tool started is one image request
- * (its result line: ok, FAILED or UNKNOWN; a skipped one made none).
+ * (its progress line: ok, FAILED or UNKNOWN; a skipped one made none).
  * @param {{ files: string[], cwd: string }} options
  */
 export async function generatePreviews({ files, cwd }) {
@@ -38,7 +38,9 @@ export async function generatePreviews({ files, cwd }) {
     cwd,
     echo: true,
   });
-  const requests = run.stdout.split('\n').filter((line) => /^(ok|FAILED|UNKNOWN)\s+generate image /.test(line)).length;
+  const requests = `${run.stdout}\n${run.stderr}`
+    .split('\n')
+    .filter((line) => /^(ok|FAILED|UNKNOWN)\s+generate image /.test(line)).length;
   return { code: run.code, requests };
 }
 

@@ -105,7 +105,7 @@ function fakeGitHub() {
       artifacts.push({ expired: false, ...artifact, workflow_run });
     },
     async start() {
-      server = await standIn((request, url) => {
+      server = await standIn(async (request, url) => {
         if (
           request.headers.authorization !== 'Bearer gh-token' &&
           !url.pathname.startsWith('/blob/') &&
@@ -152,6 +152,19 @@ function fakeGitHub() {
           if (issueMatch[2]) return { status: 201, json: { id: nextId++ } };
           Object.assign(issue, body);
           return { json: issue };
+        }
+        // A commit of the repository, as the remote (origin) holds it: its parents and message.
+        const commitMatch = /^\/repos\/team\/ads\/commits\/([0-9a-f]{40})$/.exec(path);
+        if (commitMatch) {
+          const sha = commitMatch[1]!;
+          const known = await git(origin, 'cat-file', '-e', `${sha}^{commit}`).then(
+            () => true,
+            () => false,
+          );
+          if (!known) return undefined;
+          const parents = (await git(origin, 'rev-list', '--parents', '-n', '1', sha)).split(' ').slice(1);
+          const message = await git(origin, 'log', '-1', '--format=%B', sha);
+          return { json: { sha, parents: parents.map((parent) => ({ sha: parent })), commit: { message } } };
         }
         const pullsMatch = /^\/repos\/team\/ads\/commits\/([0-9a-f]+)\/pulls$/.exec(path);
         if (pullsMatch) return { json: pulls.get(pullsMatch[1] ?? '') ?? [] };
@@ -648,5 +661,216 @@ describe('the GitHub Action', () => {
     expect(lost.code).toBe(1);
     expect(lost.log).toContain(`Could not fetch the pull request's base ${'f'.repeat(40)}`);
     expect(ours()).toContain('BASE\\_REF\\_NOT\\_FOUND');
+  });
+});
+
+describe("the Action's image preview", () => {
+  const repository = { id: REPO_ID, full_name: REPO };
+  const imageRequests = async () =>
+    ((await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ path: string }> }).requests
+      .map((request) => request.path)
+      .filter((path) => path.startsWith('/v2/inference/'));
+  const ours = () => github.comments.find((comment) => comment.user.login === BOT)!.body;
+  const imageRows = () =>
+    ours()
+      .split('\n')
+      .filter((line) => line.startsWith('| **'));
+  const pullEvent = (head: string, ref: string, headRepository: { id: number; full_name: string } = repository) => ({
+    pull_request: {
+      number: 7,
+      head: { sha: head, ref, repo: headRepository },
+      base: { sha: base, repo: repository },
+    },
+  });
+  const SUMMER = [
+    '  - name: summer-hero',
+    '    prompt: a beach at noon, watercolor',
+    '    version: v2.0',
+    '    width: 384',
+    '    height: 384',
+    '    output: assets/summer-hero.webp',
+    '',
+  ].join('\n');
+  let base: string;
+  let head: string;
+  let previewed: string;
+  let planDir: string;
+
+  it('generates the images a pull request adds or changes, commits them with the lock to its branch, and shows each in the comment beside the one before', async () => {
+    await git(work, 'checkout', '--quiet', 'main');
+    await git(work, 'pull', '--quiet', 'origin', 'main');
+    base = await git(work, 'rev-parse', 'HEAD');
+    await git(work, 'checkout', '--quiet', '-b', 'new-images');
+    const file = join(work, 'audiences.yaml');
+    const text = await readFile(file, 'utf8');
+    await writeFile(
+      file,
+      text
+        .replace('a spring picnic in a park, watercolor', 'a spring picnic by a lake, watercolor')
+        .replace(/^massDelete:/m, `${SUMMER}massDelete:`),
+    );
+    await git(work, 'commit', '--quiet', '-am', 'A summer image, and the banner by a lake');
+    await git(work, 'push', '--quiet', 'origin', 'new-images');
+    head = await git(work, 'rev-parse', 'HEAD');
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+
+    const planned = await step('plan', { event: pullEvent(head, 'new-images') });
+    expect(planned.code, planned.log).toBe(0);
+    // One commit of the Action's bot on the pull request's last commit: the images made and the lock.
+    previewed = await git(origin, 'rev-parse', 'new-images');
+    expect(await git(origin, 'rev-parse', `${previewed}^`)).toBe(head);
+    expect(
+      (await git(origin, 'show', '--name-only', '--format=%an%n%s', previewed)).split('\n').filter(Boolean),
+    ).toEqual([
+      BOT,
+      'audiences: preview images and images.lock.json',
+      'assets/spring-banner.webp',
+      'assets/spring-square.png',
+      'assets/summer-hero.webp',
+      'images.lock.json',
+    ]);
+    // The new image, the changed banner and its variation: one request each.
+    expect(await imageRequests()).toHaveLength(3);
+
+    expect(ours()).toContain(`Planned at commit ${previewed}.`);
+    expect(ours()).toContain(
+      `:frame_with_picture: **Image preview:** 3 image requests; the new and changed images committed to the branch in ${previewed}; the merge generates no image.`,
+    );
+    expect(ours()).toContain('#### Images of this change (1 new, 2 changed)');
+    const [banner = '', square = '', summer = ''] = imageRows();
+    const url = (commit: string, path: string) => `https://github.example/${REPO}/blob/${commit}/${path}?raw=true`;
+    expect(banner).toMatch(
+      /^\| \*\*changed\*\* spring-banner<br>prompt: a spring picnic by a lake, watercolor<br>512×384, seed \d+<br>assets\/spring-banner.webp \| /,
+    );
+    expect(banner).toContain(
+      `| <img src="${url(previewed, 'assets/spring-banner.webp')}" width="320" alt="spring-banner"> | <img src="${url(base, 'assets/spring-banner.webp')}" width="320" alt="spring-banner"> |`,
+    );
+    expect(square).toContain(`<img src="${url(previewed, 'assets/spring-square.png')}"`);
+    expect(summer).toMatch(
+      /^\| \*\*new\*\* summer-hero<br>prompt: a beach at noon, watercolor<br>384×384, seed \d+<br>/,
+    );
+    expect(summer).toContain(
+      `| <img src="${url(previewed, 'assets/summer-hero.webp')}" width="320" alt="summer-hero"> |  |`,
+    );
+
+    // The saved plan is of the preview's commit: it generates nothing, and its manifest says which run pushed it.
+    planDir = planned.outputs['plan-dir']!;
+    expect(await readFile(join(planDir, 'audiences.plan.json'), 'utf8')).not.toMatch(/"action": "generate"/);
+    expect(JSON.parse(await readFile(join(planDir, 'audiences.plan.manifest.json'), 'utf8'))).toMatchObject({
+      pullRequest: 7,
+      headSha: previewed,
+      previewOf: head,
+    });
+    // The saved plan and the preview's data show the very comment again.
+    const shown = await run(
+      process.execPath,
+      [
+        join(root, 'bin', 'audiences.js'),
+        'show',
+        join(planDir, 'audiences.plan.json'),
+        '--format',
+        'markdown',
+        '--preview',
+        join(planDir, 'audiences.preview.json'),
+      ],
+      { cwd: work },
+    );
+    expect(shown.stdout).toBe(ours());
+  });
+
+  it('generates nothing on a run whose images are all on the branch, and the comment still shows them', async () => {
+    await git(work, 'pull', '--quiet', '--ff-only', 'origin', 'new-images');
+    const rows = imageRows();
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+
+    const again = await step('plan', { event: pullEvent(previewed, 'new-images') });
+    expect(again.code, again.log).toBe(0);
+    expect(await git(origin, 'rev-parse', 'new-images')).toBe(previewed);
+    expect(await imageRequests()).toEqual([]);
+    expect(ours()).toContain(
+      ':frame_with_picture: **Image preview:** 0 image requests; the images on the branch are those its files and lock declare; the merge generates no image.',
+    );
+    expect(imageRows()).toEqual(rows);
+  });
+
+  it("applies on merge the plan of the preview's run, making no image request, and says so", async () => {
+    await git(work, 'checkout', '--quiet', 'main');
+    await git(work, 'merge', '--quiet', '--no-ff', '-m', 'Merge pull request #7', 'new-images');
+    await git(work, 'push', '--quiet', 'origin', 'HEAD:refs/heads/main');
+    const merged = await git(work, 'rev-parse', 'HEAD');
+    github.pulls.set(merged, [
+      {
+        number: 7,
+        merged_at: '2026-03-01T00:01:00Z',
+        merge_commit_sha: merged,
+        head: { sha: previewed, ref: 'new-images', repo: repository },
+        base: { ref: 'main', repo: repository },
+      },
+    ]);
+    // GitHub starts no run for the commit the job's token pushed: the plan reviewed is the artifact of the run at its parent.
+    github.upload(
+      {
+        id: 801,
+        name: 'audiences-plan-7',
+        created_at: '2026-03-01T00:00:01Z',
+        zip: zip({
+          'audiences.plan.json': await readFile(join(planDir, 'audiences.plan.json')),
+          'audiences.plan.manifest.json': await readFile(join(planDir, 'audiences.plan.manifest.json')),
+          'audiences.preview.json': await readFile(join(planDir, 'audiences.preview.json')),
+        }),
+      },
+      planRun(9801, head, { head_branch: 'new-images' }),
+    );
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+
+    const applied = await step('apply', { sha: merged });
+    expect(applied.code, applied.log).toBe(0);
+    expect(applied.log).toContain('Applying the plan reviewed in #7');
+    expect(applied.log).toContain('0 images generated: all were reviewed in the pull request.');
+    expect(applied.summary).toContain('#### Images of this change (1 new, 2 changed)');
+    expect(await imageRequests()).toEqual([]);
+    expect(await git(origin, 'rev-parse', 'main')).toBe(merged);
+  });
+
+  it('keeps the images in an artifact where it cannot push (a fork, a read-only token), says so, and leaves them to the merge', async () => {
+    await git(work, 'checkout', '--quiet', '-b', 'from-fork');
+    const file = join(work, 'audiences.yaml');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace('a beach at noon, watercolor', 'a beach at dusk, watercolor'),
+    );
+    await git(work, 'commit', '--quiet', '-am', 'The summer image at dusk');
+    const forkHead = await git(work, 'rev-parse', 'HEAD');
+    base = await git(work, 'rev-parse', 'main');
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+
+    const forked = await step('plan', { event: pullEvent(forkHead, 'from-fork', FORK) });
+    expect(forked.code, forked.log).toBe(0);
+    expect(await imageRequests()).toHaveLength(1);
+    // Nothing pushed, the checkout as it was; the images where the artifact step uploads them.
+    expect(await git(origin, 'branch', '--list', 'from-fork')).toBe('');
+    expect(await git(work, 'status', '--porcelain')).toBe('');
+    expect(await git(work, 'rev-parse', 'HEAD')).toBe(forkHead);
+    const kept = forked.outputs['preview-dir']!;
+    expect((await readdir(kept)).sort()).toEqual(['assets', 'images.lock.json']);
+    expect(await readdir(join(kept, 'assets'))).toEqual(['summer-hero.webp']);
+    expect(forked.log).toContain(
+      '::warning::The preview images are not committed to the branch: #7 comes from the fork outsider/ads',
+    );
+    expect(ours()).toContain(
+      ":warning: **The images were not committed to the branch:** the pull request comes from a fork, which this job cannot push to. The preview made 1 image request; what it generated is in the job's artifact audiences-previews-7, not shown here. The merge generates the images again",
+    );
+    expect(ours()).toContain('| `~` | generate image "summer-hero" |');
+
+    // Not a fork, but a token that may not push: the same, said so.
+    const readOnly = await step('plan', {
+      event: pullEvent(forkHead, 'from-fork'),
+      env: { AUDIENCES_GIT_REMOTE: `${api.url}/team/ads.git` },
+    });
+    expect(readOnly.code, readOnly.log).toBe(0);
+    expect(await git(work, 'status', '--porcelain')).toBe('');
+    expect(ours()).toContain(
+      ":warning: **The images were not committed to the branch:** this job's token cannot push to the branch.",
+    );
   });
 });
