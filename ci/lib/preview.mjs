@@ -5,7 +5,16 @@
 // which the comment shows (`--preview`, see docs/commands.md).
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, resolve } from 'node:path';
-import { git, lockOutputs, LOCK_FILE } from './commit-back.mjs';
+import {
+  changedPaths,
+  checkPush,
+  commitAndPush,
+  git,
+  imagePaths,
+  lockOutputs,
+  LOCK_FILE,
+  PushDeniedError,
+} from './commit-back.mjs';
 import { declaresImages, DEFAULT_FILE, runTool } from './tool.mjs';
 
 /** The file the comment's preview data is written to, beside the saved plan (the apply's summary shows it too). */
@@ -42,6 +51,62 @@ export async function generatePreviews({ files, cwd }) {
     .split('\n')
     .filter((line) => /^(ok|FAILED|UNKNOWN)\s+generate image /.test(line)).length;
   return { code: run.code, requests };
+}
+
+/**
+ * @typedef {object} PreviewResult what a preview did, as the comment's data says it (see writePreview)
+ * @property {number} requests the image requests it made
+ * @property {string | null} commit the commit it pushed to the branch; null when it pushed none
+ * @property {'fork' | 'read-only' | 'push-refused'} [notCommitted] why the images it made are not on the branch
+ * @property {string} [artifact] then, the artifact that keeps them
+ * @property {string} [why] then, the reason in words, for the job's log
+ */
+
+/**
+ * The preview of a request whose last commit is checked out (`at`): the images the files need
+ * generated and, when any file changed, committed with images.lock.json and pushed to its
+ * branch (`push`). Where that cannot be (`push.fork`, a remote that refuses, none at all), the
+ * files go to `keepDir` for the job's artifact and the checkout is put back as `at` holds it, so
+ * that the plan shows them still to generate, as the merge will. Undefined when the generation
+ * failed before making anything: the plan then says what the merge generates.
+ * @param {{ files: string[], cwd: string, at: string, keepDir: string, artifact: string,
+ *   push: { fork: string | undefined, remote: string | undefined, noRemote: string, branch: string, message: string,
+ *     author: { name: string, email: string }, pushOptions?: string[] } }} options
+ *   push.fork: the fork's name when the request comes from one; push.noRemote: why there is no remote, if none
+ * @returns {Promise<PreviewResult | undefined>}
+ */
+export async function previewOnBranch({ files, cwd, at, keepDir, artifact, push }) {
+  const generated = await generatePreviews({ files, cwd });
+  const changed = await changedPaths(await imagePaths(files, cwd), cwd);
+  if (changed.length === 0 && generated.code !== 0) return undefined;
+  const result = { requests: generated.requests, commit: null };
+  if (changed.length === 0) return result;
+  const keep = async (/** @type {'fork' | 'read-only' | 'push-refused'} */ notCommitted, /** @type {string} */ why) => {
+    await keepAndRestore({ paths: changed, cwd, at, dir: keepDir });
+    return { ...result, notCommitted, artifact, why };
+  };
+  if (push.fork !== undefined) return keep('fork', `the request comes from the fork ${push.fork}`);
+  if (push.remote === undefined) return keep('read-only', push.noRemote);
+  try {
+    await checkPush({ cwd, remote: push.remote, branch: push.branch });
+  } catch (error) {
+    if (!(error instanceof PushDeniedError)) throw error;
+    return keep('read-only', `the token cannot push to ${push.branch}\n${error.message}`);
+  }
+  try {
+    const pushed = await commitAndPush({
+      cwd,
+      paths: changed,
+      remote: push.remote,
+      branch: push.branch,
+      message: push.message,
+      author: push.author,
+      pushOptions: push.pushOptions ?? [],
+    });
+    return { ...result, commit: pushed?.commit ?? null };
+  } catch (error) {
+    return keep('push-refused', `the push to ${push.branch} failed\n${/** @type {Error} */ (error).message}`);
+  }
 }
 
 /**

@@ -855,7 +855,7 @@ describe("the Action's image preview", () => {
     expect((await readdir(kept)).sort()).toEqual(['assets', 'images.lock.json']);
     expect(await readdir(join(kept, 'assets'))).toEqual(['summer-hero.webp']);
     expect(forked.log).toContain(
-      '::warning::The preview images are not committed to the branch: #7 comes from the fork outsider/ads',
+      '::warning::The preview images are not committed to the branch: the request comes from the fork outsider/ads',
     );
     expect(ours()).toContain(
       ":warning: **The images were not committed to the branch:** the pull request comes from a fork, which this job cannot push to. The preview made 1 image request; what it generated is in the job's artifact audiences-previews-7, not shown here. The merge generates the images again",
