@@ -15,6 +15,7 @@
 // push option ci.skip so that the commit starts no pipeline.
 import { parseArgs } from 'node:util';
 import { changedPaths, checkPush, commitAndPush, imagePaths, PushDeniedError } from './lib/commit-back.mjs';
+import { pushUrl } from './lib/gitlab.mjs';
 import { declaresImages } from './lib/tool.mjs';
 
 const env = process.env;
@@ -41,7 +42,7 @@ async function main() {
     console.log('The files declare no images: nothing to commit back.');
     return 0;
   }
-  const remote = pushUrl();
+  const remote = pushUrl(env);
   if (values.check) {
     try {
       await checkPush({ cwd, remote, branch });
@@ -77,19 +78,6 @@ async function main() {
     throw error;
   }
   return 0;
-}
-
-function pushUrl() {
-  if (env.AUDIENCES_PUSH_URL) return env.AUDIENCES_PUSH_URL;
-  const token = env.AUDIENCES_PUSH_TOKEN;
-  if (!token) {
-    throw new Error(
-      'AUDIENCES_PUSH_TOKEN is not set: the generated images and images.lock.json must be pushed back, and the job token cannot push. ' +
-        'Add a project access token with the write_repository scope, allowed to push to the branch, as a masked CI/CD variable.',
-    );
-  }
-  const port = env.CI_SERVER_PORT && !['80', '443'].includes(env.CI_SERVER_PORT) ? `:${env.CI_SERVER_PORT}` : '';
-  return `${env.CI_SERVER_PROTOCOL ?? 'https'}://oauth2:${encodeURIComponent(token)}@${env.CI_SERVER_HOST}${port}/${env.CI_PROJECT_PATH}.git`;
 }
 
 /** @param {string} branch */

@@ -28,7 +28,14 @@ import {
 import { ApiError } from './lib/rest.mjs';
 import { MANIFEST_FILE, manifestProblem, PLAN_FILE, writeManifest } from './lib/saved-plan.mjs';
 import { commentMarker, declaresImages, parseFiles, planComment, runTool } from './lib/tool.mjs';
-import { changedImageFiles, previewOnBranch, PREVIEW_FILE, previewWanted, writePreview } from './lib/preview.mjs';
+import {
+  changedImageFiles,
+  previewOnBranch,
+  PREVIEW_FILE,
+  previewWanted,
+  reviewedImages,
+  writePreview,
+} from './lib/preview.mjs';
 
 /** A failure of the step, said in words that tell what to do. */
 class StepError extends Error {}
@@ -213,7 +220,7 @@ async function previewData(dir, preview, { commit, base }) {
     const path = `${prefix}${file.path}`.split('/').map(encodeURIComponent).join('/');
     urls[file.sha256] = `${server}/${repo}/blob/${sha}/${path}?raw=true`;
   }
-  return writePreview(dir, { ...preview, urls });
+  return writePreview(join(dir, PREVIEW_FILE), { ...preview, urls });
 }
 
 /** The apply after a merge: the reviewed plan, or a new one; then the generated files committed back. */
@@ -241,7 +248,7 @@ async function apply() {
     if (shown.code === 0) await summary(`### The plan reviewed, applied now\n\n${shown.stdout}`);
     const planText = await readFile(planFile, 'utf8');
     writesImages = planTouchesImages(planText);
-    const reviewed = reviewedImages(planText, previewFile && (await readFile(previewFile, 'utf8')));
+    const reviewed = reviewedImages(planText, previewFile && (await readFile(previewFile, 'utf8')), 'pull request');
     if (reviewed) {
       console.log(reviewed);
       await summary(reviewed);
@@ -449,26 +456,6 @@ async function fetchCommit(sha) {
     warn(
       `Could not fetch the pull request's base ${sha} (check out with fetch-depth: 0 to hold it): ${fetched.stderr.trim()}`,
     );
-}
-
-/**
- * What the apply of a reviewed plan does with the images of the pull request's preview: it
- * generates none (the branch holds them all, locked), or what the plan still does, as the
- * comment said (the preview could not commit them). Undefined when the pull request had no preview.
- * @param {string} text a saved plan: one plan or an array of them
- * @param {string | undefined} previewText the preview's data, beside the saved plan
- */
-function reviewedImages(text, previewText) {
-  if (previewText === undefined) return undefined;
-  const data = JSON.parse(text);
-  const generates = (Array.isArray(data) ? data : [data])
-    .flatMap((plan) => plan.changes ?? [])
-    .filter((/** @type {any} */ change) => change.action === 'generate').length;
-  if (generates === 0) return '0 images generated: all were reviewed in the pull request.';
-  const why = JSON.parse(previewText).notCommitted
-    ? 'its preview could not commit them'
-    : 'its preview did not make them';
-  return `${generates} image${generates === 1 ? '' : 's'} to generate now, not reviewed as pictures in the pull request: ${why} (its comment says so).`;
 }
 
 /** @param {string} text a saved plan: one plan or an array of them */

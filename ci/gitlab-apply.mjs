@@ -18,12 +18,13 @@
 // AUDIENCES_ALLOW_MASS_DELETE=true, `--allow-mass-delete` too).
 // Needs AUDIENCES_GITLAB_TOKEN (the plan note's token: api scope, Reporter role) to read the
 // merge request, its pipelines and the job's artifacts.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, posix, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gitlabClient } from './lib/gitlab.mjs';
 import { ApiError } from './lib/rest.mjs';
 import { MANIFEST_FILE, manifestProblem, PLAN_FILE } from './lib/saved-plan.mjs';
+import { PREVIEW_FILE, reviewedImages } from './lib/preview.mjs';
 import { parseFiles, runTool } from './lib/tool.mjs';
 
 const env = process.env;
@@ -74,7 +75,9 @@ async function main() {
       `AUDIENCES_APPLY_MODE is ${JSON.stringify(mode)}: use saved-plan (apply the plan reviewed in the merge request; the default) or replan (plan the files again and apply them).`,
     );
   }
-  const plan = await reviewedPlan();
+  const { plan, preview } = await reviewedPlan();
+  const reviewed = reviewedImages(await readFile(resolve(cwd, plan), 'utf8'), preview, 'merge request');
+  if (reviewed) console.log(reviewed);
   const run = await runTool(['apply', plan], { cwd, echo: true });
   if (run.code !== 0 && /\bPLAN_STALE\b/.test(run.stderr)) {
     console.error(
@@ -155,6 +158,7 @@ async function reviewedPlan() {
         throw error;
       });
   const [planBytes, manifestBytes] = [await download(planPath), await download(manifestPath)];
+  const previewBytes = await download(posix.join(posix.dirname(planPath), PREVIEW_FILE));
   if (!planBytes || !manifestBytes) {
     throw new Refusal(
       `The artifacts of the job ${jobName} (#${job.id}) of ${named} hold no ${planBytes ? manifestPath : planPath}: ` +
@@ -173,7 +177,7 @@ async function reviewedPlan() {
   console.log(
     `Applying the plan reviewed in ${named} (its last commit ${merged.sha}, pipeline #${pipeline.id}, job #${job.id}).`,
   );
-  return planPath;
+  return { plan: planPath, preview: previewBytes?.toString('utf8') };
 }
 
 /** @param {unknown} sha */

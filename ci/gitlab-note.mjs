@@ -17,7 +17,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { gitlabClient } from './lib/gitlab.mjs';
+import { gitlabClient, ownNote } from './lib/gitlab.mjs';
 import { writeManifest } from './lib/saved-plan.mjs';
 import { firstLine, parseFiles, planComment } from './lib/tool.mjs';
 
@@ -63,12 +63,7 @@ async function main() {
   const stdout = await readFile(file, 'utf8').catch(() => '');
   const body = planComment({ stdout, stderr: '', code, files, commit: env.CI_COMMIT_SHA, logUrl: env.CI_JOB_URL });
   const project = encodeURIComponent(env.CI_MERGE_REQUEST_PROJECT_ID || env.CI_PROJECT_ID || '');
-  const me = await gitlab.request('GET', '/user');
-  const notes = await gitlab.paginate(
-    `/projects/${project}/merge_requests/${iid}/notes?per_page=100&sort=asc&order_by=created_at`,
-  );
-  const marker = firstLine(body);
-  const ours = notes.find((note) => note?.author?.id === me.id && !note.system && firstLine(note.body) === marker);
+  const ours = await ownNote(gitlab, { project, iid, marker: firstLine(body) });
   const url = (/** @type {number} */ id) =>
     `${env.CI_MERGE_REQUEST_PROJECT_URL ?? env.CI_PROJECT_URL ?? ''}/-/merge_requests/${iid}#note_${id}`;
   if (ours && ours.body === body) {

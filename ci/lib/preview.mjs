@@ -177,12 +177,32 @@ export async function keepAndRestore({ paths, cwd, at, dir }) {
 }
 
 /**
- * Writes the comment's preview data (see docs/commands.md, `--preview`) into `dir`.
- * @param {string} dir
+ * Writes the comment's preview data (see docs/commands.md, `--preview`) to `path`.
+ * @param {string} path
  * @param {{ requests: number, commit: string | null, notCommitted?: string, artifact?: string, urls: Record<string, string> }} preview
  */
-export async function writePreview(dir, preview) {
-  const path = join(dir, PREVIEW_FILE);
+export async function writePreview(path, preview) {
   await writeFile(path, `${JSON.stringify(preview, null, 2)}\n`);
   return path;
+}
+
+/**
+ * What the apply of a reviewed plan does with the images of the pull request's preview: it
+ * generates none (the branch holds them all, locked), or what the plan still does, as the
+ * comment said (the preview could not commit them). Undefined when the request had no preview.
+ * @param {string} text a saved plan: one plan or an array of them
+ * @param {string | undefined} previewText the preview's data, beside the saved plan
+ * @param {string} request how the request is called: pull request, merge request
+ */
+export function reviewedImages(text, previewText, request) {
+  if (previewText === undefined) return undefined;
+  const data = JSON.parse(text);
+  const generates = (Array.isArray(data) ? data : [data])
+    .flatMap((plan) => plan.changes ?? [])
+    .filter((/** @type {any} */ change) => change.action === 'generate').length;
+  if (generates === 0) return `0 images generated: all were reviewed in the ${request}.`;
+  const why = JSON.parse(previewText).notCommitted
+    ? 'its preview could not commit them'
+    : 'its preview did not make them';
+  return `${generates} image${generates === 1 ? '' : 's'} to generate now, not reviewed as pictures in the ${request}: ${why} (its comment says so).`;
 }

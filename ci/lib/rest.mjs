@@ -41,10 +41,12 @@ export function restClient({ baseUrl, headers, service }) {
     let response;
     for (let hops = 0; ; hops++) {
       try {
+        // A form (an upload) sets its own content type, with the boundary of its parts.
+        const json = body !== undefined && !(body instanceof FormData);
         response = await fetch(url, {
           method,
-          headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-          body: body === undefined ? undefined : JSON.stringify(body),
+          headers: { ...headers, ...(json ? { 'content-type': 'application/json' } : {}) },
+          body: json ? JSON.stringify(body) : /** @type {FormData | undefined} */ (body),
           signal: AbortSignal.timeout(60_000),
           redirect: 'manual',
         });
@@ -114,6 +116,20 @@ export function restClient({ baseUrl, headers, service }) {
         next = nextLink(response.headers.get('link'));
       }
       return all;
+    },
+
+    /**
+     * A file sent as the `file` part of a multipart form (GitLab's project uploads); the JSON answer.
+     * @param {string} path
+     * @param {string} name the file's name
+     * @param {Uint8Array} bytes
+     * @returns {Promise<any>}
+     */
+    async upload(path, name, bytes) {
+      const form = new FormData();
+      form.append('file', new Blob([bytes]), name);
+      const response = await send('POST', path, form);
+      return response.json();
     },
 
     /**
