@@ -72,6 +72,8 @@ interface Pipeline {
 const requestPipelines = new Map<number, Pipeline[]>();
 const pipelineJobs = new Map<number, Array<{ id: number; name: string; status: string }>>();
 const jobArtifacts = new Map<number, Record<string, Buffer>>();
+/** The files uploaded to project 42 (POST /projects/42/uploads), by name, as their multipart bodies name them. */
+const uploads: string[] = [];
 
 beforeAll(async () => {
   ({ emulator, env: serviceEnv } = await emulatorEnv());
@@ -97,6 +99,15 @@ beforeAll(async () => {
     if (note && request.method === 'PUT') {
       note.body = (request.body as { body: string }).body;
       return { json: note };
+    }
+    if (url.pathname === '/api/v4/projects/42/uploads' && request.method === 'POST') {
+      const name = /filename="([^"]+)"/.exec(String(request.body))?.[1] ?? '';
+      uploads.push(name);
+      const path = `/uploads/${String(uploads.length).padStart(32, '0')}/${name}`;
+      return {
+        status: 201,
+        json: { alt: name, url: path, full_path: `/team/ads${path}`, markdown: `![${name}](${path})` },
+      };
     }
     const requests = /^\/api\/v4\/projects\/42\/repository\/commits\/([0-9a-f]{40})\/merge_requests$/.exec(
       url.pathname,
@@ -568,4 +579,173 @@ describe('the GitLab CI example, run by gitlab-ci-local', () => {
     expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
     expect((await live()).sort()).toEqual(kept);
   }, 120_000);
+
+  it("previews a merge request's images: pushed to its branch with the lock, uploaded once each and shown in the note; nothing generated again; none on merge", async () => {
+    const imageRequests = async () =>
+      ((await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: Array<{ path: string }> }).requests
+        .map((request) => request.path)
+        .filter((path) => path.startsWith('/v2/inference/'));
+    const note = () => notes.at(-1)!.body;
+    await git(team, 'checkout', '--quiet', 'main');
+    const base = await git(team, 'rev-parse', 'main');
+    await git(team, 'checkout', '--quiet', '-b', 'new-images');
+    const file = join(team, 'audiences.yaml');
+    const summer =
+      '  - name: summer-hero\n    prompt: a beach at noon, watercolor\n    version: v2.0\n    width: 384\n    height: 384\n    output: assets/summer-hero.webp\n';
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8'))
+        .replace('a spring picnic in a park, watercolor', 'a spring picnic by a lake, watercolor')
+        .replace(/^(massDelete|audiences):/m, `${summer}$1:`),
+    );
+    await git(team, 'commit', '--quiet', '-am', 'A summer image, and the banner by a lake');
+    await git(team, 'push', '--quiet', 'origin', 'new-images');
+    const head = await git(team, 'rev-parse', 'HEAD');
+    const preview = () =>
+      gcl(
+        {
+          CI_PIPELINE_SOURCE: 'merge_request_event',
+          CI_MERGE_REQUEST_IID: '7',
+          CI_MERGE_REQUEST_DIFF_BASE_SHA: base,
+          CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: 'new-images',
+          CI_MERGE_REQUEST_PROJECT_ID: '42',
+          CI_PROJECT_ID: '42',
+          CI_API_V4_URL: `${gitlab.url}/api/v4`,
+          AUDIENCES_GITLAB_TOKEN: 'gl-token',
+          AUDIENCES_PUSH_URL: origin,
+          ...serviceEnv,
+        },
+        'audiences-plan',
+      );
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+
+    const first = await preview();
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const previewed = await git(origin, 'rev-parse', 'new-images');
+    expect(await git(origin, 'rev-parse', `${previewed}^`)).toBe(head);
+    expect((await git(origin, 'show', '--name-only', '--format=%s', previewed)).split('\n').filter(Boolean)).toEqual([
+      'audiences: preview images and images.lock.json',
+      'assets/spring-banner.webp',
+      'assets/spring-square.png',
+      'assets/summer-hero.webp',
+      'images.lock.json',
+    ]);
+    expect(await imageRequests()).toHaveLength(3);
+    // Each file shown, uploaded once: the three made, and the two they replace at the base.
+    expect(uploads).toHaveLength(5);
+    expect(uploads.every((name) => /^[0-9a-f]{64}\.(webp|png)$/.test(name))).toBe(true);
+    expect(note()).toContain(`Planned at commit ${previewed}.`);
+    expect(note()).toContain(
+      ':frame_with_picture: **Image preview:** 3 image requests; the new and changed images committed to the branch in',
+    );
+    expect(note()).toContain('#### Images of this change (1 new, 2 changed)');
+    const rows = note()
+      .split('\n')
+      .filter((line) => line.startsWith('| **'));
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatch(
+      /^\| \*\*changed\*\* spring-banner<br>prompt: a spring picnic by a lake, watercolor<br>.*\| <img src="\/uploads\/\d{32}\/[0-9a-f]{64}\.webp" width="320" alt="spring-banner"> \| <img src="\/uploads\//,
+    );
+    expect(rows[2]).toMatch(
+      /^\| \*\*new\*\* summer-hero<br>.*\| <img src="\/uploads\/\d{32}\/[0-9a-f]{64}\.webp" width="320" alt="summer-hero"> \| {2}\|$/,
+    );
+
+    // The pipeline of the pushed commit: nothing generated, nothing uploaded again, the same images.
+    await git(team, 'fetch', '--quiet', origin, 'new-images');
+    await git(team, 'reset', '--quiet', '--hard', 'FETCH_HEAD');
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+    const second = await preview();
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(await git(origin, 'rev-parse', 'new-images')).toBe(previewed);
+    expect(await imageRequests()).toEqual([]);
+    expect(uploads).toHaveLength(5);
+    expect(note()).toContain(':frame_with_picture: **Image preview:** 0 image requests;');
+    expect(
+      note()
+        .split('\n')
+        .filter((line) => line.startsWith('| **')),
+    ).toEqual(rows);
+
+    // The merge applies the plan of that pipeline: no image request, and it says so.
+    const artifacts = join(team, '.gitlab-ci-local', 'artifacts', 'audiences-plan');
+    const saved = Object.fromEntries(
+      await Promise.all(
+        ['audiences.plan.json', 'audiences.plan.manifest.json', 'audiences.preview.json'].map(
+          async (name) => [name, await readFile(join(artifacts, name))] as const,
+        ),
+      ),
+    );
+    await git(team, 'checkout', '--quiet', 'main');
+    await git(team, 'merge', '--quiet', '--no-ff', '-m', "Merge branch 'new-images' into 'main'", 'new-images');
+    const merged = await git(team, 'rev-parse', 'HEAD');
+    commitRequests.set(merged, [
+      {
+        iid: 7,
+        project_id: 42,
+        target_project_id: 42,
+        state: 'merged',
+        target_branch: 'main',
+        sha: previewed,
+        merge_commit_sha: merged,
+        squash_commit_sha: null,
+      },
+    ]);
+    requestPipelines.set(7, [
+      {
+        id: 960,
+        project_id: 42,
+        sha: previewed,
+        ref: 'refs/merge-requests/7/head',
+        status: 'success',
+        source: 'merge_request_event',
+      },
+    ]);
+    pipelineJobs.set(960, [{ id: 9601, name: 'audiences-plan', status: 'success' }]);
+    jobArtifacts.set(9601, saved);
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+    const applied = await apply({ CI_COMMIT_SHA: merged });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('0 images generated: all were reviewed in the merge request.');
+    expect(await imageRequests()).toEqual([]);
+  }, 240_000);
+
+  it('keeps the images of a merge request from a fork in audiences-previews/, the checkout as it was, and says why', async () => {
+    await git(team, 'checkout', '--quiet', '-b', 'from-fork');
+    const file = join(team, 'audiences.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('a beach at noon', 'a beach at dusk'));
+    await git(team, 'commit', '--quiet', '-am', 'The summer image at dusk');
+    const head = await git(team, 'rev-parse', 'HEAD');
+    const result = await run(process.execPath, [join(team, 'node_modules', 'audiences', 'ci', 'gitlab-preview.mjs')], {
+      cwd: team,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ...serviceEnv,
+        CI_MERGE_REQUEST_IID: '7',
+        CI_COMMIT_SHA: head,
+        CI_MERGE_REQUEST_DIFF_BASE_SHA: await git(team, 'rev-parse', 'main'),
+        CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: 'from-fork',
+        CI_MERGE_REQUEST_PROJECT_ID: '42',
+        CI_MERGE_REQUEST_SOURCE_PROJECT_ID: '99',
+        CI_MERGE_REQUEST_SOURCE_PROJECT_PATH: 'outsider/ads',
+        CI_API_V4_URL: `${gitlab.url}/api/v4`,
+        AUDIENCES_GITLAB_TOKEN: 'gl-token',
+        AUDIENCES_PUSH_URL: origin,
+      },
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      'The preview images are not committed to the branch: the request comes from the fork outsider/ads.',
+    );
+    // The checkout as it was: the lock and the images of the branch, untouched.
+    expect(await git(team, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+    expect(await readdir(join(team, 'audiences-previews', 'assets'))).toEqual(['summer-hero.webp']);
+    expect(JSON.parse(await readFile(join(team, 'audiences.preview.json'), 'utf8'))).toMatchObject({
+      requests: 1,
+      commit: null,
+      notCommitted: 'fork',
+      artifact: 'audiences-previews/',
+    });
+    expect(await git(origin, 'branch', '--list', 'from-fork')).toBe('');
+  }, 60_000);
 });
