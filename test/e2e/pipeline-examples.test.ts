@@ -174,7 +174,9 @@ describe('the GitLab CI example', () => {
     const scripts = [...gitlabText.matchAll(/node node_modules\/audiences\/(ci\/[\w-]+\.mjs)/g)].map(
       (match) => match[1]!,
     );
-    expect(new Set(scripts)).toEqual(new Set(['ci/commit-back.mjs', 'ci/gitlab-note.mjs', 'ci/gitlab-apply.mjs']));
+    expect(new Set(scripts)).toEqual(
+      new Set(['ci/commit-back.mjs', 'ci/gitlab-note.mjs', 'ci/gitlab-apply.mjs', 'ci/gitlab-preview.mjs']),
+    );
     const packed = (JSON.parse(await read('package.json')) as { files: string[] }).files;
     for (const script of scripts) {
       expect((await stat(join(root, script))).isFile(), script).toBe(true);
@@ -184,7 +186,11 @@ describe('the GitLab CI example', () => {
     const plan = gitlab['audiences-plan']!;
     const saved = /--out (\S+)/.exec(plan.script.join('\n'))?.[1];
     expect(plan.script.join('\n')).toContain(`gitlab-note.mjs plan.md --exit-code "$status" --plan ${saved}`);
-    expect(plan.artifacts?.paths).toEqual(expect.arrayContaining([saved, 'audiences.plan.manifest.json']));
+    expect(plan.artifacts?.paths).toEqual(
+      expect.arrayContaining([saved, 'audiences.plan.manifest.json', 'audiences.preview.json', 'audiences-previews/']),
+    );
+    // The preview's data, where the preview writes it, goes to the plan (and with the saved plan, to the apply).
+    expect(plan.script.join('\n')).toContain('--preview audiences.preview.json');
   });
 
   it('uses only commands and options the tool has', async () => {
