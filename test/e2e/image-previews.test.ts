@@ -1,0 +1,117 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
+import { git } from '../helpers/stand-in.js';
+
+/**
+ * `plan --base` and `--preview` through the CLI against the emulator, in a git repository: the
+ * images a change adds, changes or removes are told from the lock at the base, in JSON and in the
+ * comment (with the pictures the preview's data gives, again by `show`), and a preview's data
+ * that could break the comment's HTML is refused.
+ */
+let emulator: RunningEmulator;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  ({ emulator, env } = await emulatorEnv());
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+const run = (cwd: string, ...args: string[]) => runInProcess(args, { cwd, env });
+const image = (name: string, prompt: string) =>
+  `  - name: ${name}\n    prompt: ${prompt}\n    version: v2.0\n    width: 384\n    height: 384\n    output: assets/${name}.webp\n`;
+const config = (images: string) =>
+  `adAccountId: 1234\nprune: true\npruneImages: true\nimages:\n${images}audiences: []\n`;
+
+/** A repository whose main holds two generated images; the working tree on a branch. */
+async function repository(): Promise<string> {
+  const cwd = await workspace({
+    'audiences.yaml': config(image('kept', 'a quiet street') + image('banner', 'a park')),
+  });
+  await git(cwd, 'init', '--quiet', '--initial-branch=main');
+  expect((await run(cwd, 'apply', '--kind', 'image', '--auto-approve')).code).toBe(0);
+  await git(cwd, 'add', '--all');
+  await git(cwd, 'commit', '--quiet', '-m', 'base');
+  await git(cwd, 'checkout', '--quiet', '-b', 'change');
+  return cwd;
+}
+
+describe('the images of a change', () => {
+  it('are told from the lock at the base: new, changed with the entry before, removed; the comment shows the pictures the preview gives, and show again', async () => {
+    const cwd = await repository();
+    await writeFile(join(cwd, 'audiences.yaml'), config(image('banner', 'a lake') + image('hero', 'a beach')));
+    expect((await run(cwd, 'apply', '--kind', 'image', '--auto-approve')).code).toBe(0);
+    const lock = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as {
+      images: Record<string, { outputs: Array<{ sha256: string }> }>;
+    };
+    const json = await run(cwd, 'plan', '--base', 'main', '--format', 'json');
+    const [plan] = JSON.parse(json.stdout) as Array<{ previews: Array<Record<string, unknown>> }>;
+    expect(plan?.previews.map((preview) => [preview['name'], preview['status']])).toEqual([
+      ['banner', 'changed'],
+      ['hero', 'new'],
+      ['kept', 'removed'],
+    ]);
+    expect(plan?.previews[0]).toMatchObject({
+      before: { request: { params: { prompt: 'a park' } } },
+      after: { request: { params: { prompt: 'a lake' } } },
+    });
+    // Without a base, no image is told as the change's.
+    expect(JSON.parse((await run(cwd, 'plan', '--format', 'json')).stdout)[0].previews).toBeUndefined();
+
+    const hero = lock.images['hero']!.outputs[0]!.sha256;
+    await writeFile(
+      join(cwd, 'preview.json'),
+      JSON.stringify({ requests: 2, commit: 'abcdef1', urls: { [hero]: 'https://example.test/hero.webp' } }),
+    );
+    const planned = await run(
+      cwd,
+      'plan',
+      '--base',
+      'main',
+      '--format',
+      'markdown',
+      '--preview',
+      'preview.json',
+      '--out',
+      'plan.json',
+    );
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout).toContain(
+      ':frame_with_picture: **Image preview:** 2 image requests; the new and changed images committed to the branch in abcdef1; the merge generates no image.',
+    );
+    expect(planned.stdout).toContain('#### Images of this change (1 new, 1 changed, 1 removed)');
+    expect(planned.stdout).toContain('| <img src="https://example.test/hero.webp" width="320" alt="hero"> |  |');
+    const shown = await run(cwd, 'show', 'plan.json', '--format', 'markdown', '--preview', 'preview.json');
+    expect(shown.stdout).toBe(planned.stdout);
+  });
+
+  it("refuses a preview's data that is not what a preview writes, or whose address could break the comment, with PREVIEW_INVALID", async () => {
+    const cwd = await repository();
+    const refused = async (data: unknown, problem: string) => {
+      await writeFile(join(cwd, 'preview.json'), typeof data === 'string' ? data : JSON.stringify(data));
+      const result = await run(cwd, 'plan', '--base', 'main', '--format', 'markdown', '--preview', 'preview.json');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `error[PREVIEW_INVALID]: the image preview preview.json cannot be used: ${problem}`,
+      );
+      expect(result.stdout).toContain('PREVIEW\\_INVALID');
+    };
+    const hash = 'a'.repeat(64);
+    await refused('{', 'it is not JSON');
+    await refused({ requests: -1, commit: null, urls: {} }, 'requests must be a whole number');
+    await refused(
+      { requests: 0, commit: null, urls: { [hash]: 'https://e.test/x" onerror="alert(1)' } },
+      `urls.${hash.slice(0, 12)}… must be an http(s) address or a path from the root`,
+    );
+    await refused({ requests: 0, commit: null, urls: { [hash]: 'javascript:alert(1)' } }, `urls.${hash.slice(0, 12)}…`);
+    await refused(
+      { requests: 0, commit: null, notCommitted: 'tired', urls: {} },
+      'notCommitted must be one of fork, read-only, push-refused',
+    );
+    await refused({ requests: 0, commit: null, urls: {}, extra: 1 }, 'it has a field "extra"');
+  });
+});
