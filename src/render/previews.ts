@@ -19,10 +19,10 @@ export interface PreviewRun {
 
 export type PreviewNotCommitted = 'fork' | 'read-only' | 'push-refused';
 
-export const PREVIEW_NOT_COMMITTED: Readonly<Record<PreviewNotCommitted, string>> = {
+const PREVIEW_NOT_COMMITTED: Readonly<Record<PreviewNotCommitted, string>> = {
   fork: 'the pull request comes from a fork, which this job cannot push to',
   'read-only': "this job's token cannot push to the branch",
-  'push-refused': 'the push to the branch was refused (a protected branch)',
+  'push-refused': 'the push to the branch was refused (a protected branch, or the branch kept moving)',
 };
 
 /** The width a picture is shown at in the comment: a thumbnail a reviewer can open whole. */
