@@ -107,18 +107,33 @@ function byAccount(states: AccountFile[]): AccountFile[][] {
  */
 async function readAccountBase(account: AccountFile[], ref: string, cwd: string): Promise<PlanBase> {
   const bases = await readBases(account, ref, cwd);
+  // The images' lock at the base is the one beside the file that holds the account's images (see mergeAccountFiles).
+  const home = Math.max(
+    0,
+    account.findIndex(({ desired }) => desired.images !== undefined),
+  );
+  const imageLock = bases[home]?.imageLock;
+  const lock = imageLock === undefined ? {} : { imageLock };
   for (const [index, base] of bases.entries())
     if ('problem' in base)
-      return account.length === 1 ? base : { ref, problem: `${account[index]?.file}: ${base.problem}` };
+      return {
+        ref,
+        problem: account.length === 1 ? base.problem : `${account[index]?.file}: ${base.problem}`,
+        ...lock,
+      };
   const present = account.flatMap((entry, index) => {
     const base = bases[index];
     return base && 'desired' in base ? [{ file: entry.file, desired: base.desired }] : [];
   });
-  if (present.length === 0) return { ref, absent: true };
+  if (present.length === 0) return { ref, absent: true, ...lock };
   const clash = accountFileClashes(present)[0];
   if (clash)
-    return { ref, problem: `its files there are not one account: ${clash.file}: ${clash.message(clash.other)}` };
-  return { ref, desired: mergeAccountFiles(present).desired };
+    return {
+      ref,
+      problem: `its files there are not one account: ${clash.file}: ${clash.message(clash.other)}`,
+      ...lock,
+    };
+  return { ref, desired: mergeAccountFiles(present).desired, ...lock };
 }
 
 /**
