@@ -2,6 +2,7 @@ import type { ImagePreview, ImagePreviewStatus, Plan } from '../plan/index.js';
 import { visible, type LockedImage } from '../model/index.js';
 import { count } from './summary.js';
 import { commitText, escape } from './markdown.js';
+import { sizeText } from './kinds/image.js';
 
 /**
  * What a pipeline's image preview did, given to the comment as data (`--preview FILE`): the
@@ -91,9 +92,8 @@ function describe(image: LockedImage): string[] {
   const lines: string[] = [];
   if (params.prompt !== undefined) lines.push(`prompt: ${escape(params.prompt)}`);
   else lines.push(`operation: ${escape(image.request.operation)}`);
-  const size = params.width !== undefined && params.height !== undefined ? `${params.width}×${params.height}` : '';
   const seeds = image.seeds.length === 1 ? `seed ${image.seeds[0]}` : `seeds ${image.seeds.join(', ')}`;
-  lines.push([size, seeds].filter(Boolean).join(', '));
+  lines.push(`${sizeText(image.request)}, ${seeds}`);
   lines.push(...image.outputs.map((output) => escape(output.path)));
   return lines;
 }
