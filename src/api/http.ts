@@ -1,7 +1,7 @@
 /**
  * The one HTTP transport of the three service clients: an undici agent with keep-alive
  * connections, a bounded number of requests in flight and a start rate, both adapted to the quota the service enforces
- * (limiter.ts), timeouts for connecting, the response headers and the body, retries with backoff that honour
+ * (limiter.ts; one per lane, that is per ad account, behind a gate shared by all: gate.ts), timeouts for connecting, the response headers and the body, retries with backoff that honour
  * Retry-After, response validation against the wire schemas, and errors that name the request but never a secret.
  *
  * Creates are never retried blindly: a non-idempotent request is tried again only when the
@@ -19,8 +19,16 @@ import { redact } from '../secrets.js';
 import { packageVersion } from '../version.js';
 import { ApiError, snippet, URL_VARIABLE, type ApiErrorInit, type ServiceName } from './api-error.js';
 import { attemptExchange, decoder, header, limiterOutcome, type Answer, type AttemptResult } from './attempt.js';
-import { downloadExchange, requestExchange, serviceTarget, type Exchange, type HttpRequest } from './exchange.js';
+import {
+  downloadExchange,
+  requestExchange,
+  serviceTarget,
+  type Exchange,
+  type HttpRequest,
+  type ServiceTarget,
+} from './exchange.js';
 import type { WireTypes } from './generated/wire.js';
+import type { RequestGate } from './gate.js';
 import { answerTurn } from './in-turns.js';
 import { ConcurrencyLimiter, REQUESTS_PER_SECOND, type Permit } from './limiter.js';
 import { DEFAULT_RETRY_POLICY, isAmbiguous, nextStep, type RetryPolicy, type RetryState } from './retry.js';
@@ -67,6 +75,8 @@ export interface HttpClientOptions {
   concurrency?: number;
   /** Spaces request starts to stay under a known quota. */
   requestsPerSecond?: number;
+  /** The bound on requests in flight shared with other clients (every account's, every service's); none by default. */
+  gate?: RequestGate | undefined;
   timeouts?: Partial<Timeouts>;
   /** The largest answer read (default MAX_ANSWER_BYTES). */
   maxAnswerBytes?: number;
@@ -118,11 +128,28 @@ export interface HttpClient {
   close(): Promise<void>;
 }
 
+/**
+ * Clients of one service over shared connections, each with its own slots, adaptive rate and pacing (a lane): one per ad
+ * account, whose quota is its own.
+ */
+export interface HttpLanes {
+  /** A new client with its own limiter (the options' concurrency and requests per second); its close closes them all. */
+  lane(): HttpClient;
+  /** stopStarting of every lane. */
+  stopStarting(): void;
+  /** Closes the shared connections (once); every lane's requests fail at once from then. */
+  close(): Promise<void>;
+}
+
 /** What every exchange of one client runs through: the agent, the limiter, the policy and the clock. */
-interface Transport {
+interface Transport extends SharedTransport {
+  limiter: ConcurrencyLimiter;
+}
+
+/** What the lanes of one service share: all but the limiter. */
+interface SharedTransport {
   service: ServiceName;
   agent: TransportAgent;
-  limiter: ConcurrencyLimiter;
   timeouts: Timeouts;
   maxAnswerBytes: number;
   policy: RetryPolicy;
@@ -159,8 +186,8 @@ function checkLimits(options: HttpClientOptions): void {
   }
 }
 
-/** The transport of a client, from its options and their defaults. */
-function createTransport(options: HttpClientOptions): Transport {
+/** What the lanes of a service share, from the options and their defaults. */
+function createSharedTransport(options: HttpClientOptions): SharedTransport {
   const timeouts: Timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const now = options.now ?? Date.now;
   const sleep =
@@ -168,19 +195,11 @@ function createTransport(options: HttpClientOptions): Transport {
   const closed = new AbortController();
   // Every request waiting to try again listens for the close: there may be hundreds at once.
   setMaxListeners(0, closed.signal);
-  const limiter = new ConcurrencyLimiter({
-    maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-    requestsPerSecond: options.requestsPerSecond,
-    now,
-    // Pauses and pacing end when the client closes (the command is ending, nothing may hold its exit), and for a first
-    // attempt at an interrupt.
-    sleep: (ms, stopping) =>
-      sleep(ms, stopping === undefined ? closed.signal : AbortSignal.any([closed.signal, stopping])),
-  });
+  // Behind a gate, the lanes together have at most its capacity in flight, each a connection.
+  const connections = options.gate?.capacity ?? options.concurrency ?? DEFAULT_CONCURRENCY;
   return {
     service: options.service,
-    agent: createTransportAgent(limiter.maxConcurrency, timeouts),
-    limiter,
+    agent: createTransportAgent(connections, timeouts),
     timeouts,
     maxAnswerBytes: options.maxAnswerBytes ?? MAX_ANSWER_BYTES[options.service],
     policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
@@ -190,6 +209,21 @@ function createTransport(options: HttpClientOptions): Transport {
     log: options.verbose === true && options.log !== undefined ? options.log : undefined,
     closed,
   };
+}
+
+/** A lane's limiter: its own bound and rate, behind the shared gate. */
+function createLimiter(shared: SharedTransport, options: HttpClientOptions): ConcurrencyLimiter {
+  const { closed, sleep } = shared;
+  return new ConcurrencyLimiter({
+    maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+    requestsPerSecond: options.requestsPerSecond,
+    gate: options.gate,
+    now: shared.now,
+    // Pauses and pacing end when the client closes (the command is ending, nothing may hold its exit), and for a first
+    // attempt at an interrupt.
+    sleep: (ms, stopping) =>
+      sleep(ms, stopping === undefined ? closed.signal : AbortSignal.any([closed.signal, stopping])),
+  });
 }
 
 /** Logs an attempt's outcome, when verbose: the request, the status or failure, its duration and number. */
@@ -345,16 +379,41 @@ function acceptFile(service: ServiceName, exchange: Exchange): Accept<Download> 
 
 /** A client of one service: its requests share the transport (connections, limits, retries). */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  const { service } = options;
+  return createHttpLanes(options).lane();
+}
+
+/** The lanes of one service (see HttpLanes): each lane's requests share its limiter, and all share the connections. */
+export function createHttpLanes(options: HttpClientOptions): HttpLanes {
   checkLimits(options);
   const target = serviceTarget(
     options.baseUrl,
-    options.urlSetting ?? URL_VARIABLE[service],
+    options.urlSetting ?? URL_VARIABLE[options.service],
     options.headers,
     `audiences/${packageVersion()}`,
   );
-  const transport = createTransport(options);
+  const shared = createSharedTransport(options);
+  const limiters: ConcurrencyLimiter[] = [];
   let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    shared.closed.abort();
+    return (closing ??= shared.agent.close());
+  };
+  return {
+    lane: () => {
+      const limiter = createLimiter(shared, options);
+      limiters.push(limiter);
+      return laneClient(target, { ...shared, limiter }, close);
+    },
+    stopStarting: () => {
+      for (const limiter of limiters) limiter.stop();
+    },
+    close,
+  };
+}
+
+/** One lane's client: its requests go through its own limiter. */
+function laneClient(target: ServiceTarget, transport: Transport, close: () => Promise<void>): HttpClient {
+  const { service } = transport;
 
   function request<K extends WireTypeName>(
     request: HttpRequest & { response: K; check?: AnswerCheck<K> },
@@ -378,9 +437,6 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return transport.limiter.limit;
     },
     stopStarting: () => transport.limiter.stop(),
-    close: () => {
-      transport.closed.abort();
-      return (closing ??= transport.agent.close());
-    },
+    close,
   };
 }

@@ -17,10 +17,15 @@
  *   from due times alone would let a late start and a timely one put one request too many
  *   into the service's second.
  * - A pause (the service's Retry-After) holds every start until it ends.
+ * - With a gate (gate.ts, the overall bound shared by every account), a request that its account
+ *   lets start takes a place there too; it starts when it has one, and the next start of the
+ *   account is spaced from then.
  * Only a quota answer of a request that started under the current rate and bound lowers them:
  * those in flight before were caused by the old ones. A request tried again after a quota
  * answer goes ahead of those not yet started: its time budget runs, theirs does not yet.
  */
+
+import type { GateRelease, RequestGate } from './gate.js';
 
 /** `throttled`: a quota answer without Retry-After; `paused`: one with it (the service said how long to wait). */
 export type AttemptOutcome = 'ok' | 'throttled' | 'paused' | 'failed';
@@ -36,6 +41,8 @@ export interface LimiterOptions {
   now: () => number;
   /** Waits `ms`, or less when `signal` is aborted first. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The bound on requests in flight shared with other limiters (other accounts'); none by default. */
+  gate?: RequestGate | undefined;
 }
 
 /** A request waiting for a slot: woken with one, or refused at an interrupt when it is a first attempt. */
@@ -48,6 +55,8 @@ interface Waiter {
 const DECREASE_TO = 0.95;
 /** Per second without a refusal, the rate grows by this share of the rate it was lowered to. */
 const INCREASE_PER_SECOND = 0.1;
+/** The release of no place: without a gate. */
+const NO_GATE: GateRelease = () => undefined;
 /** The rate is never spaced below this (the slowest documented quota of the service is 1 per 5 s). */
 const MIN_RATE = 0.1;
 
@@ -90,6 +99,7 @@ export class ConcurrencyLimiter {
   readonly #stopping = new AbortController();
   readonly #now: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #gate: RequestGate | undefined;
 
   constructor(options: LimiterOptions) {
     if (!Number.isInteger(options.maxConcurrency) || options.maxConcurrency < 1) {
@@ -107,6 +117,7 @@ export class ConcurrencyLimiter {
     this.#maxRate = this.#rate;
     this.#now = options.now;
     this.#sleep = options.sleep;
+    this.#gate = options.gate;
   }
 
   /** The current bound (between 1 and maxConcurrency). */
@@ -160,7 +171,8 @@ export class ConcurrencyLimiter {
     const epoch = this.#epoch;
     const pausedFor = this.#pausedUntil - this.#now();
     if (pausedFor > 0) await this.#sleep(pausedFor, stopping);
-    if (stopping?.aborted || !(await this.#inRate(stopping))) {
+    const placed = stopping?.aborted ? undefined : await this.#inRate(stopping, options.retry === true);
+    if (placed === undefined) {
       this.#free();
       throw stoppedError();
     }
@@ -169,17 +181,18 @@ export class ConcurrencyLimiter {
       release: (outcome) => {
         if (released) return;
         released = true;
+        placed();
         this.#settle(outcome, epoch);
       },
     };
   }
 
   /**
-   * Waits for this start's turn at the rate (see the top), one start after another; false when `stopping` is aborted
-   * before it comes.
+   * Waits for this start's turn at the rate (see the top), one start after another, and for its place in the gate;
+   * undefined when `stopping` is aborted before they come.
    */
-  async #inRate(stopping: AbortSignal | undefined): Promise<boolean> {
-    if (!Number.isFinite(this.#rate)) return true;
+  async #inRate(stopping: AbortSignal | undefined, ahead: boolean): Promise<GateRelease | undefined> {
+    if (!Number.isFinite(this.#rate)) return this.#enterGate(stopping, ahead);
     const previous = this.#pacing;
     let decided = (): void => undefined;
     this.#pacing = new Promise((resolve) => (decided = resolve));
@@ -188,14 +201,26 @@ export class ConcurrencyLimiter {
     const due = Math.max(this.#now(), this.#lastDue + interval, this.#lastStart + interval - CATCH_UP_MS);
     const wait = due - this.#now();
     if (wait > 0 && stopping?.aborted !== true) await this.#sleep(wait, stopping);
-    if (stopping?.aborted) {
+    // The start is when the gate lets it through: the next one is spaced from then, never bunched behind it.
+    const placed = stopping?.aborted ? undefined : await this.#enterGate(stopping, ahead);
+    if (placed === undefined) {
       decided();
-      return false;
+      return undefined;
     }
     this.#lastDue = due;
     this.#lastStart = this.#now();
     decided();
-    return true;
+    return placed;
+  }
+
+  /** A place in the gate (at once without one); undefined when `stopping` is aborted first. */
+  async #enterGate(stopping: AbortSignal | undefined, ahead: boolean): Promise<GateRelease | undefined> {
+    if (this.#gate === undefined) return NO_GATE;
+    try {
+      return await this.#gate.enter({ ahead, signal: stopping });
+    } catch {
+      return undefined;
+    }
   }
 
   /** Holds every request start until `until` (a time of `now`), as the service asked. */

@@ -1,7 +1,8 @@
 import { AppError } from '../errors.js';
 import { createAudienceClient, type AudienceClient } from './audiences.js';
 import { createBusinessClient, type BusinessClient } from './business.js';
-import { createHttpClient, type HttpClient, type HttpClientOptions } from './http.js';
+import { DEFAULT_MAX_CONCURRENCY, RequestGate } from './gate.js';
+import { createHttpLanes, type HttpClient, type HttpClientOptions, type HttpLanes } from './http.js';
 import { createImageClient, type ImageClient } from './imagegen.js';
 import { authSchemeSetting, companyPathSetting, modelFamilySetting } from './path-settings.js';
 
@@ -20,14 +21,24 @@ export interface Endpoints {
 }
 
 export interface TransportOptions {
+  /** Requests in flight at once, per ad account (and for each of the business and image services). */
   concurrency: number;
-  /** Spaces request starts to stay under a known quota (each service has its own). */
+  /** Requests in flight at once in all (default DEFAULT_MAX_CONCURRENCY), whatever the accounts and services. */
+  maxConcurrency?: number | undefined;
+  /** Spaces request starts to stay under a known quota (each account and service has its own). */
   requestsPerSecond?: number | undefined;
   verbose: boolean;
   log: (line: string) => void;
 }
 
-/** The clients of the three services over one transport each, created on first use. */
+/**
+ * The clients of the three services, created on first use. The quota of the audience API is per ad
+ * account, so each account's client has its own slots, adaptive rate and pacing (a lane), over the
+ * connections of the service: one account held back by the service never slows another. The business
+ * lookup keeps one limiter for all accounts (a command makes one lookup per account at most, too few to
+ * pace), and so does the image service (its key, not an account, is what its quota counts). A gate
+ * shared by all of them bounds the requests in flight in all (`--max-concurrency`).
+ */
 export interface Services {
   audiences(adAccountId: number): AudienceClient;
   business(adAccountId: number): BusinessClient;
@@ -38,31 +49,37 @@ export interface Services {
 }
 
 export function createServices(endpoints: Endpoints, options: TransportOptions): Services {
-  const transports: HttpClient[] = [];
-  const transport = (
-    settings: Pick<HttpClientOptions, 'service' | 'baseUrl' | 'urlSetting' | 'headers'>,
-  ): HttpClient => {
-    const http = createHttpClient({
+  const gate = new RequestGate(options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY);
+  const transports: HttpLanes[] = [];
+  const lanes = (settings: Pick<HttpClientOptions, 'service' | 'baseUrl' | 'urlSetting' | 'headers'>): HttpLanes => {
+    const http = createHttpLanes({
       ...settings,
       concurrency: options.concurrency,
       requestsPerSecond: options.requestsPerSecond,
+      gate,
       verbose: options.verbose,
       log: options.log,
     });
     transports.push(http);
     return http;
   };
-  /** A service's clients, one per ad account, over one transport made on first use. */
+  /**
+   * A service's clients, one per ad account, over its connections made on first use: each over a lane of its own
+   * (`ownLane`), else all over one.
+   */
   const perAccount = <C>(
     settings: () => Pick<HttpClientOptions, 'service' | 'baseUrl' | 'urlSetting' | 'headers'>,
     create: (http: HttpClient, adAccountId: number) => C,
+    ownLane: boolean,
   ) => {
-    let http: HttpClient | undefined;
+    let http: HttpLanes | undefined;
+    let sharedLane: HttpClient | undefined;
     const clients = new Map<number, C>();
     return (adAccountId: number): C => {
-      http ??= transport(settings());
+      http ??= lanes(settings());
       let client = clients.get(adAccountId);
-      if (client === undefined) clients.set(adAccountId, (client = create(http, adAccountId)));
+      if (client === undefined)
+        clients.set(adAccountId, (client = create(ownLane ? http.lane() : (sharedLane ??= http.lane()), adAccountId)));
       return client;
     };
   };
@@ -72,6 +89,7 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
   const audiences = perAccount(
     () => ({ service: 'audience', baseUrl: endpoints.apiUrl, headers: bearer() }),
     createAudienceClient,
+    true,
   );
   const business = perAccount(
     () => ({
@@ -81,6 +99,7 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
       headers: bearer(),
     }),
     (http, adAccountId) => createBusinessClient(http, adAccountId, companyPathSetting(endpoints.companyPath)),
+    false,
   );
   let images: ImageClient | undefined;
   return {
@@ -91,11 +110,11 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
       const scheme = authSchemeSetting(endpoints.imageAuthScheme);
       const modelFamily = modelFamilySetting(endpoints.modelFamily);
       images = createImageClient(
-        transport({
+        lanes({
           service: 'imagegen',
           baseUrl: requireSetting(endpoints.imageUrl, 'IMAGEGEN_API_URL'),
           headers: { Authorization: `${scheme} ${requireCredential(endpoints.appKey, 'IMAGEGEN_API_KEY', scheme)}` },
-        }),
+        }).lane(),
         modelFamily,
       );
       return images;

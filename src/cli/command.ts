@@ -34,7 +34,10 @@ export const SERVICE_ENVIRONMENT: EnvironmentVariable[] = [
 
 export interface GlobalOptions {
   emulator: boolean;
+  /** Requests in flight per ad account. */
   concurrency: number;
+  /** Requests in flight in all (the option's default when absent). */
+  maxConcurrency?: number | undefined;
   /** Spaces request starts to stay under a known quota; absent = no pacing. */
   requestsPerSecond?: number | undefined;
   /** --color or --no-color; undefined when neither was given (then the environment decides). */

@@ -1,4 +1,5 @@
 import yargs, { type Argv } from 'yargs';
+import { DEFAULT_MAX_CONCURRENCY } from '../api/gate.js';
 import { REQUESTS_PER_SECOND } from '../api/limiter.js';
 import { visible } from '../model/index.js';
 import { packageVersion } from '../version.js';
@@ -38,11 +39,22 @@ export async function main(argv: string[], outside: Io = processIo()): Promise<n
       default: false,
       describe: 'Run against the built-in emulator (state under .audiences/)',
     })
-    .option('concurrency', { type: 'number', default: 8, requiresArg: true, describe: 'Requests in flight at once' })
+    .option('concurrency', {
+      type: 'number',
+      default: 8,
+      requiresArg: true,
+      describe: 'Requests in flight at once, per ad account',
+    })
+    .option('max-concurrency', {
+      type: 'number',
+      default: DEFAULT_MAX_CONCURRENCY,
+      requiresArg: true,
+      describe: 'Requests in flight at once in all, whatever the number of accounts',
+    })
     .option('requests-per-second', {
       type: 'number',
       requiresArg: true,
-      describe: 'Most requests started per second, per service (to stay under a quota)',
+      describe: 'Most requests started per second, per ad account and service (to stay under a quota)',
     })
     .option('color', {
       type: 'boolean',
@@ -168,6 +180,7 @@ function checkRepeatedFlags(argv: string[], options: ParserOptions): void {
 const GLOBAL_OPTIONS = [
   'emulator',
   'concurrency',
+  'max-concurrency',
   'requests-per-second',
   'color',
   'verbose',
@@ -197,6 +210,13 @@ function checkGlobalOptions(args: GlobalOptions): void {
     throw new UsageError(
       '--concurrency takes a whole number of at least 1',
       'e.g. --concurrency 8 (the default); fewer when the service often answers 429',
+    );
+  }
+  const overall = args.maxConcurrency;
+  if (overall !== undefined && !(Number.isInteger(overall) && overall >= 1)) {
+    throw new UsageError(
+      '--max-concurrency takes a whole number of at least 1',
+      `e.g. --max-concurrency ${DEFAULT_MAX_CONCURRENCY} (the default): the requests in flight of all accounts together`,
     );
   }
   const rate = args.requestsPerSecond;

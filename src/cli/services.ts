@@ -29,6 +29,7 @@ export async function withServices<T>(
   });
   const services = createServices(connection.endpoints, {
     concurrency: args.concurrency,
+    maxConcurrency: args.maxConcurrency,
     requestsPerSecond: args.requestsPerSecond,
     verbose: args.verbose,
     log: (line) => io.stderr(`${line}\n`),
