@@ -164,6 +164,29 @@ describe('injected faults over HTTP', () => {
     expect(await audienceCount(emulator)).toBe(0);
   });
 
+  it('strikes only the requests of the accounts named, in the same sequence however the others interleave', async () => {
+    const emulator = await start({ faultRate: 0.5, faultKinds: ['429'], faultAccounts: [5678], faultSeed: 21 });
+    const alone = await sequential(12, () => tryList(emulator, '5678'));
+    expect(new Set(alone)).toEqual(new Set([200, 429]));
+    await fetch(`${emulator.url}/_emulator/reset`, { method: 'POST' });
+    const interleaved = await sequential(12, async () => [
+      await tryList(emulator, '1234'),
+      await tryList(emulator, '4321'),
+    ]);
+    expect(interleaved.flat().every((status) => status === 200)).toBe(true);
+    expect(await sequential(12, () => tryList(emulator, '5678'))).toEqual(alone);
+    const settings = await fetch(`${emulator.url}/_emulator/faults`, {
+      method: 'PUT',
+      body: JSON.stringify({ faultAccounts: [1234] }),
+    });
+    expect(await settings.json()).toMatchObject({ faultAccounts: [1234] });
+    const refused = await fetch(`${emulator.url}/_emulator/faults`, {
+      method: 'PUT',
+      body: JSON.stringify({ faultAccounts: ['1234'] }),
+    });
+    expect(refused.status).toBe(400);
+  });
+
   it('never faults the test routes', async () => {
     const emulator = await start({ faultRate: 1, faultKinds: ['reset'] });
     expect((await fetch(`${emulator.url}/_emulator/state`)).status).toBe(200);

@@ -23,6 +23,8 @@ export interface FaultSettings {
   jitterMs: number;
   faultRate: number;
   faultKinds: FaultKind[];
+  /** The ad accounts whose requests the fault draw strikes (each its own quota, as the service's); empty: every request. */
+  faultAccounts: number[];
   seed: number;
   retryAfterSeconds: number;
   /** Requests per second per ad account; 0 = unlimited. */
@@ -69,6 +71,7 @@ export const defaultFaultSettings: FaultSettings = {
   jitterMs: 0,
   faultRate: 0,
   faultKinds: ['5xx', '429', 'reset'],
+  faultAccounts: [],
   seed: 1,
   retryAfterSeconds: 1,
   rateLimitPerSecond: 0,
@@ -108,7 +111,13 @@ export interface Faults {
 }
 
 export function createFaults(initial: FaultSettings): Faults {
-  let settings = { ...initial, faultKinds: [...initial.faultKinds], vanishOnRead: [...initial.vanishOnRead] };
+  const copy = (from: FaultSettings): FaultSettings => ({
+    ...from,
+    faultKinds: [...from.faultKinds],
+    faultAccounts: [...from.faultAccounts],
+    vanishOnRead: [...from.vanishOnRead],
+  });
+  let settings = copy(initial);
   let faultRandom = seededRandom(settings.seed);
   let jitterRandom = seededRandom(settings.seed ^ 0x5bd1e995);
   const windows = new Map<string, number[]>();
@@ -126,7 +135,7 @@ export function createFaults(initial: FaultSettings): Faults {
       if (patch.rateLimitPerSecond !== undefined) windows.clear();
     },
     reset() {
-      settings = { ...initial, faultKinds: [...initial.faultKinds], vanishOnRead: [...initial.vanishOnRead] };
+      settings = copy(initial);
       restartStreams();
       windows.clear();
     },
@@ -181,6 +190,11 @@ export function parseFaultPatch(body: unknown): Partial<FaultSettings> | string 
           return 'faultKinds must be an array of "5xx", "429", "reset"';
         }
         patch.faultKinds = value as FaultKind[];
+        break;
+      case 'faultAccounts':
+        if (!Array.isArray(value) || !value.every((id) => Number.isSafeInteger(id) && (id as number) > 0))
+          return 'faultAccounts must be an array of ad account ids (positive integers)';
+        patch.faultAccounts = value as number[];
         break;
       case 'quotaStatus':
         if (!quotaStatuses.includes(value as QuotaStatus))

@@ -34,7 +34,8 @@ export async function serveUnderFaults(
       reply: quotaReply(faults.settings, wait, 'the request rate limit of this ad account is exceeded'),
       fault: 'rate-limit',
     };
-  const fault = faults.decide();
+  // Another account's request draws nothing, so the struck accounts see the same faults however the others interleave.
+  const fault = struck(faults.settings, call.headers) ? faults.decide() : NO_FAULT;
   const name = describeFault(fault);
   if (fault.kind === '429')
     return {
@@ -44,6 +45,15 @@ export async function serveUnderFaults(
   if (fault.kind !== 'none' && fault.when === 'before') return { reply: faultReply(fault), fault: name };
   const reply = await serve(call);
   return { reply: fault.kind === 'none' ? reply : faultReply(fault), fault: name };
+}
+
+const NO_FAULT: FaultDecision = { kind: 'none' };
+
+/** Whether the fault draw is for this request: every one, or those of the accounts named in `faultAccounts`. */
+function struck(settings: Pick<FaultSettings, 'faultAccounts'>, headers: IncomingHttpHeaders): boolean {
+  if (settings.faultAccounts.length === 0) return true;
+  const account = Number(single(headers['adaccountid'])?.trim());
+  return settings.faultAccounts.includes(account);
 }
 
 /** Rate limits count per ad account (the header as sent); image requests share one bucket. */

@@ -48,6 +48,8 @@ export interface EmulatorOptions {
   jitterMs?: number;
   faultRate?: number;
   faultKinds?: FaultKind[];
+  /** The ad accounts whose requests are faulted (default: every request). */
+  faultAccounts?: number[];
   faultSeed?: number;
   retryAfterSeconds?: number;
   /** Per ad account; a quota answer beyond it. */
@@ -138,6 +140,7 @@ function startFaultSettings(options: EmulatorOptions): FaultSettings {
     jitterMs: options.jitterMs ?? defaultFaultSettings.jitterMs,
     faultRate: options.faultRate ?? defaultFaultSettings.faultRate,
     faultKinds: options.faultKinds ?? defaultFaultSettings.faultKinds,
+    faultAccounts: options.faultAccounts ?? defaultFaultSettings.faultAccounts,
     seed: options.faultSeed ?? defaultFaultSettings.seed,
     retryAfterSeconds: options.retryAfterSeconds ?? defaultFaultSettings.retryAfterSeconds,
     rateLimitPerSecond: options.rateLimitPerSecond ?? defaultFaultSettings.rateLimitPerSecond,

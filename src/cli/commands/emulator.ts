@@ -79,6 +79,11 @@ export const emulatorCommand: CommandDefinition = {
         default: '5xx,429,reset',
         describe: 'Faults to inject, comma-separated',
       })
+      .option('fault-accounts', {
+        requiresArg: true,
+        type: 'string',
+        describe: 'Fault only the requests of these ad accounts, comma-separated (default: every request)',
+      })
       .option('fault-seed', { requiresArg: true, type: 'number', default: 1, describe: 'Seed of the fault sequence' })
       .option('rate-limit', {
         requiresArg: true,
@@ -151,6 +156,7 @@ export const emulatorCommand: CommandDefinition = {
         `unknown fault kinds: ${unknown.join(', ')}`,
         'use 5xx, 429 and reset, e.g. --fault-kinds 5xx,429',
       );
+    const faultAccounts = accountList(args['faultAccounts']);
     const problem = numberProblem(args);
     if (problem) throw new UsageError(problem, 'see `audiences emulator --help` for each option and its default');
     const seeds = seedFiles(args);
@@ -171,6 +177,7 @@ export const emulatorCommand: CommandDefinition = {
       jitterMs: Number(args['jitter']),
       faultRate: Number(args['faultRate']),
       faultKinds: kinds as Array<'5xx' | '429' | 'reset'>,
+      faultAccounts,
       faultSeed: Number(args['faultSeed']),
       rateLimitPerSecond: Number(args['rateLimit']),
       rateLimitScope: args['rateLimitScope'] as RateLimitScope,
@@ -300,6 +307,19 @@ async function seed(
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** `--fault-accounts`: ad account ids, comma-separated; none when it is not given. */
+function accountList(value: unknown): number[] {
+  if (typeof value !== 'string') return [];
+  const ids = value.split(',').map((id) => id.trim());
+  const wrong = ids.filter((id) => !/^[1-9][0-9]*$/.test(id) || !Number.isSafeInteger(Number(id)));
+  if (wrong.length > 0)
+    throw new UsageError(
+      `--fault-accounts takes ad account ids, comma-separated, not ${wrong.map((id) => JSON.stringify(id)).join(', ')}`,
+      'e.g. --fault-accounts 1234,5678',
+    );
+  return ids.map(Number);
 }
 
 /** The numeric options, checked before anything starts. */
