@@ -179,7 +179,8 @@ export const COMMAND_ERRORS = {
   },
   APPLY_LOCKED: {
     source: ['user'],
-    means: 'Another apply is running in this working folder: it holds `.audiences/apply.lock`.',
+    means:
+      'Another apply of the same ad account is running in this working folder: it holds `.audiences/apply-<account>.lock`. Applies of different accounts run side by side.',
     todo: 'Wait for it to finish, then plan again; a lock left by an apply that was killed is taken over 30 s after it stopped.',
   },
 

@@ -34,7 +34,7 @@ export function textApplyView(io: Pick<Io, 'stdout' | 'stderr' | 'stdinIsTTY' | 
       io.stdout(CANCELLED_TEXT);
       return false;
     },
-    progress: (result) => io.stderr(`${progressLine(result, style)}\n`),
+    progress: (result, adAccountId) => io.stderr(`${progressLine(result, style, adAccountId)}\n`),
     finished: (applied, fromSavedPlan) => io.stdout(applySummary(applied, fromSavedPlan)),
   };
 }

@@ -69,11 +69,12 @@ describe('an apply stopped at once says what is known', () => {
       AudienceCreate,
       AudienceCreate,
     ];
-    for (const change of [done, settling, inFlight]) told.progress.started(change);
-    told.progress.finished(done, { action: 'create', name: 'done', id: '1', status: 'ok' });
-    told.progress.finished(settling, { action: 'create', name: 'settling', id: '2', status: 'ok' });
-    told.progress.followingUp([done, settling], true);
-    told.progress.followingUp([done], false);
+    const progress = told.progressOf(undefined);
+    for (const change of [done, settling, inFlight]) progress.started(change);
+    progress.finished(done, { action: 'create', name: 'done', id: '1', status: 'ok' });
+    progress.finished(settling, { action: 'create', name: 'settling', id: '2', status: 'ok' });
+    progress.followingUp([done, settling], true);
+    progress.followingUp([done], false);
     const account = told.stoppedAtOnce(planOf([done, settling, inFlight, waiting]));
     expect(account.result.results.map((result) => `${result.name} ${result.status}: ${result.cause ?? ''}`)).toEqual([
       'done ok: ',

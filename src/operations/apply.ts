@@ -4,11 +4,12 @@ import type { ApplyProgress, ApplyServices, ListedAfterWrites } from '../apply/k
 import { applyPlan, countOutcomes, verifyApplied } from '../apply/applier.js';
 import { causeOf, notStarted, stoppedInFlight, stoppedSettling } from '../apply/results.js';
 import { INTERRUPTED_EXIT_CODE } from '../errors.js';
+import type { DesiredState } from '../model/index.js';
 import type { AppliedAccount, Change, ChangeResult, Plan, PlanScope } from '../plan/index.js';
 import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { KindServices } from './kinds/kind.js';
-import { planFiles } from './plan.js';
-import { takeApplyLock } from './apply-lock.js';
+import { planFiles, readValidDesiredStates } from './plan.js';
+import { takeApplyLocks } from './apply-lock.js';
 import { checkPlanIsFresh } from './stale.js';
 
 /**
@@ -22,8 +23,11 @@ export interface ApplyView {
   showNoChanges(plans: Plan[]): void;
   /** Asks for approval; false when it is refused (and then nothing is changed). */
   confirm(): Promise<boolean>;
-  /** One change finished. */
-  progress(result: ChangeResult): void;
+  /**
+   * One change finished; `adAccountId` names its account when the changes of several accounts are applied at once
+   * (their lines interleave), and is undefined for one.
+   */
+  progress(result: ChangeResult, adAccountId?: number): void;
   /** Every account applied, at the end. */
   finished(applied: AppliedAccount[], fromSavedPlan: boolean): void;
 }
@@ -79,49 +83,78 @@ export interface ApplyRequest {
 /**
  * The apply use case. A saved plan is checked for staleness and applied (saving it was the
  * approval). Otherwise the files are planned, the plan shown, and applied after approval or
- * with --auto-approve. Returns the exit code: 0 when everything was done and checked. One
- * apply at a time per working folder (see apply-lock.ts).
+ * with --auto-approve. The accounts are applied at the same time, each on its own (its results,
+ * its summary). Returns the exit code: 0 when everything was done and checked. One apply at a
+ * time per account and working folder (see apply-lock.ts).
  */
 export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<number> {
   const interrupts = deps.interrupts ?? UNINTERRUPTED;
-  const locking = takeApplyLock(deps.cwd);
+  const locking = readAndLock(request, deps);
   interrupts.settleFirst(locking);
-  const release = await locking;
+  const { input, release } = await locking;
   try {
-    return await planAndApply(request, deps, interrupts);
+    return await planAndApply(input, request, deps, interrupts);
   } finally {
     await release();
   }
 }
 
-/** The apply itself, under the folder's apply lock. */
-async function planAndApply(request: ApplyRequest, deps: ApplyDeps, interrupts: ApplyInterrupts): Promise<number> {
+/** What an apply starts from: saved plans (not yet checked for staleness), or the files read and validated. */
+type ApplyInput = { saved: Plan[] } | { files: Array<{ file: string; desired: DesiredState }> };
+
+/** The input read, and the apply locks of its accounts taken: before anything is read of an account. */
+async function readAndLock(
+  request: ApplyRequest,
+  deps: ApplyDeps,
+): Promise<{ input: ApplyInput; release: () => Promise<void> }> {
+  const input: ApplyInput = request.savedPlan
+    ? { saved: await readSavedPlansHere(request.savedPlan, deps) }
+    : { files: await readValidDesiredStates(request.files, deps.cwd) };
+  const accounts =
+    'saved' in input
+      ? input.saved.map((plan) => plan.adAccountId)
+      : input.files.map((read) => read.desired.adAccountId);
+  return { input, release: await takeApplyLocks(deps.cwd, accounts) };
+}
+
+/** The apply itself, under the accounts' apply locks. */
+async function planAndApply(
+  input: ApplyInput,
+  request: ApplyRequest,
+  deps: ApplyDeps,
+  interrupts: ApplyInterrupts,
+): Promise<number> {
   const { view } = deps;
-  const plans = request.savedPlan
-    ? await freshSavedPlans(request.savedPlan, deps)
-    : await plannedFromFiles(request, deps);
+  const plans =
+    'saved' in input ? await freshSavedPlans(input.saved, deps) : await plannedFromFiles(input.files, request, deps);
   if (!plans) return 1;
   if (plans.every((plan) => plan.changes.length === 0)) {
     if (request.savedPlan) view.showNoChanges(plans);
     return 0;
   }
+  const changing = plans.filter((plan) => plan.changes.length > 0);
   // Every account's services are checked before anything is changed: a missing setting cannot stop an apply halfway.
-  const services = plans.map((plan) => servicesFor(plan, deps));
+  const services = new Map(changing.map((plan) => [plan, servicesFor(plan, deps)]));
   if (!request.savedPlan && !request.autoApprove && !(await view.confirm())) return 1;
 
-  const applied: AppliedAccount[] = [];
+  const done = new Map<Plan, AppliedAccount>();
   const told = toldSoFar(view);
-  const changing = plans.filter((plan) => plan.changes.length > 0);
   interrupts.applying(() =>
     view.finished(
-      changing.map((plan) => applied.find((account) => account.plan === plan) ?? told.stoppedAtOnce(plan)),
+      changing.map((plan) => done.get(plan) ?? told.stoppedAtOnce(plan)),
       request.savedPlan !== undefined,
     ),
   );
-  for (const [index, plan] of plans.entries()) {
-    if (plan.changes.length > 0)
-      applied.push(await applyAndVerify(plan, services[index] as ApplyServices, told.progress, interrupts.signal));
-  }
+  // Each account through its own transport (its own quota): one account's failures or interrupt never change another's.
+  const several = changing.length > 1;
+  const applied = await Promise.all(
+    changing.map(async (plan) => {
+      const progress = told.progressOf(several ? plan.adAccountId : undefined);
+      const account = await applyAndVerify(plan, services.get(plan) as ApplyServices, progress, interrupts.signal);
+      done.set(plan, account);
+      return account;
+    }),
+  );
   view.finished(applied, request.savedPlan !== undefined);
   interrupts.said();
   if (interrupts.signal.aborted) return INTERRUPTED_EXIT_CODE;
@@ -142,7 +175,8 @@ async function planAndApply(request: ApplyRequest, deps: ApplyDeps, interrupts: 
  * duplicate may be left), unknown when its request had left, not started otherwise.
  */
 export function toldSoFar(view: Pick<ApplyView, 'progress'>): {
-  progress: ApplyProgress;
+  /** The progress of the changes of one account (named in its lines when several are applied at once). */
+  progressOf(adAccountId: number | undefined): ApplyProgress;
   stoppedAtOnce(plan: Plan): AppliedAccount;
 } {
   const started = new Set<Change>();
@@ -154,11 +188,11 @@ export function toldSoFar(view: Pick<ApplyView, 'progress'>): {
     return result.status === 'ok' && following.has(change) ? stoppedSettling(result) : result;
   };
   return {
-    progress: {
+    progressOf: (adAccountId) => ({
       started: (change) => started.add(change),
       finished: (change, result) => {
         finished.set(change, result);
-        view.progress(result);
+        view.progress(result, adAccountId);
       },
       followingUp: (changes, underway) => {
         for (const change of changes) {
@@ -166,7 +200,7 @@ export function toldSoFar(view: Pick<ApplyView, 'progress'>): {
           else following.delete(change);
         }
       },
-    },
+    }),
     stoppedAtOnce: (plan) => {
       const results = plan.changes.map(whenStopped);
       return {
@@ -180,13 +214,12 @@ export function toldSoFar(view: Pick<ApplyView, 'progress'>): {
   };
 }
 
-/** Saved plans, each refused when the account (or an image file) changed since it was made. */
-async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
+/** The saved plans, each plan's local paths as seen from here, wherever it was made from (see KindOperations.placing). */
+async function readSavedPlansHere(file: string, deps: ApplyDeps): Promise<Plan[]> {
   // The code of saved plans (their schema's validator among it, a noticeable part of a start) only for a saved plan.
   const { readSavedPlans } = await import('./saved-plan.js');
   const context = { cwd: deps.cwd, planFile: resolve(deps.cwd, file) };
-  // Each plan's local paths as seen from here, wherever it was made from (see KindOperations.placing).
-  const plans = await Promise.all(
+  return Promise.all(
     (await readSavedPlans(file, deps.cwd, 'apply')).map((read) =>
       OPERATION_KINDS_IN_ORDER.reduce(
         async (plan, kind) => kind.placing?.(await plan, context) ?? plan,
@@ -194,16 +227,27 @@ async function freshSavedPlans(file: string, deps: ApplyDeps): Promise<Plan[]> {
       ),
     ),
   );
-  for (const plan of plans)
-    await checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, services: deps.services });
+}
+
+/** Saved plans, each refused when the account (or an image file) changed since it was made; the accounts at once. */
+async function freshSavedPlans(plans: Plan[], deps: ApplyDeps): Promise<Plan[]> {
+  await Promise.all(
+    plans.map((plan) =>
+      checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, services: deps.services }),
+    ),
+  );
   return plans;
 }
 
 /** The files planned and shown; nothing (exit 1) when a plan has errors. */
-async function plannedFromFiles(request: ApplyRequest, deps: ApplyDeps): Promise<Plan[] | undefined> {
+async function plannedFromFiles(
+  read: Array<{ file: string; desired: DesiredState }>,
+  request: ApplyRequest,
+  deps: ApplyDeps,
+): Promise<Plan[] | undefined> {
   const planned = await planFiles(
     request.files,
-    { allowMassDelete: request.allowMassDelete, scope: request.scope },
+    { allowMassDelete: request.allowMassDelete, scope: request.scope, read },
     { cwd: deps.cwd, reader: deps.client, services: deps.services },
   );
   const plans = planned.map((account) => account.plan);

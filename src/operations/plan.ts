@@ -42,6 +42,8 @@ export interface PlanFilesOptions {
   scope?: PlanScope | undefined;
   /** `--requests-per-second`: each plan's estimate says the least time its apply takes at it. */
   requestsPerSecond?: number | undefined;
+  /** The files already read and validated (apply reads them first, to lock their accounts before planning). */
+  read?: AccountFile[] | undefined;
 }
 
 /**
@@ -49,7 +51,7 @@ export interface PlanFilesOptions {
  * it too): the files of an account declared in several as one, each change saying which file it comes from.
  */
 export async function planFiles(files: string[], options: PlanFilesOptions, deps: PlanDeps): Promise<PlannedAccount[]> {
-  const accounts = byAccount(await readValidDesiredStates(files, deps.cwd));
+  const accounts = byAccount(options.read ?? (await readValidDesiredStates(files, deps.cwd)));
   const bases =
     options.base === undefined
       ? []

@@ -10,12 +10,15 @@ export const CANCELLED_TEXT = '\nApply cancelled: nothing was changed.\n';
 /**
  * One line per finished change, as it finishes: `ok` (with "verified: …" when its answer was
  * lost and the tool looked, saying how), `FAILED` (the service refused it), `UNKNOWN` (its
- * answer was lost and looking could not settle it) or `skipped`. The tags are one width.
+ * answer was lost and looking could not settle it) or `skipped`. The tags are one width. With
+ * `adAccountId` (the changes of several accounts are applied at once, their lines interleaved), the
+ * line starts with the account.
  */
-export function progressLine(result: ChangeResult, style: Style): string {
+export function progressLine(result: ChangeResult, style: Style, adAccountId?: number): string {
+  const account = adAccountId === undefined ? '' : `ad account ${adAccountId}: `;
   const line = (tag: string, styled: (text: string) => string, ...notes: Array<string | undefined>): string => {
     const said = notes.filter((note) => note !== undefined).map(visible);
-    return `${styled(tag)}${' '.repeat(TAG_WIDTH - tag.length)}${describeChange(result)}${said.length === 0 ? '' : `: ${said.join('; ')}`}`;
+    return `${account}${styled(tag)}${' '.repeat(TAG_WIDTH - tag.length)}${describeChange(result)}${said.length === 0 ? '' : `: ${said.join('; ')}`}`;
   };
   switch (result.status) {
     case 'ok':

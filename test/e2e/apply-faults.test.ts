@@ -26,7 +26,7 @@ import {
   type JsonValue,
   type LiveAudience,
 } from '../../src/model/index.js';
-import { takeApplyLock } from '../../src/operations/apply-lock.js';
+import { applyLockPath, takeApplyLocks } from '../../src/operations/apply-lock.js';
 import { applyAndVerify } from '../../src/operations/apply.js';
 import { planDesired } from '../../src/operations/plan.js';
 import type { ChangeResult } from '../../src/plan/index.js';
@@ -764,7 +764,7 @@ describe('an apply interrupted with Ctrl-C', () => {
       expect({ code, signal }, stdout + stderr).toEqual({ code: 130, signal: null });
       expect(stderr).toContain('Interrupted: nothing was changed.');
       expect(stdout).toBe('');
-      await expect(stat(join(cwd, '.audiences', 'apply.lock'))).rejects.toThrow(/ENOENT/);
+      await expect(stat(join(cwd, applyLockPath(1234)))).rejects.toThrow(/ENOENT/);
     } finally {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
@@ -863,7 +863,7 @@ describe('an apply interrupted before it could start', () => {
     } finally {
       await holder.close();
     }
-    await expect(stat(join(cwd, '.audiences', 'apply.lock'))).rejects.toThrow(/ENOENT/);
+    await expect(stat(join(cwd, applyLockPath(1234)))).rejects.toThrow(/ENOENT/);
   });
 });
 
@@ -872,12 +872,12 @@ describe('two applies in one folder', () => {
     const cwd = await workspace({
       'audiences.yaml': 'adAccountId: 1234\naudiences:\n  - name: locked-out\n    type: DISPLAY\n',
     });
-    const release = await takeApplyLock(cwd);
+    const release = await takeApplyLocks(cwd, [1234]);
     try {
       const second = await runInProcess(['apply', '--auto-approve'], { cwd, env });
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(
-        'error[APPLY_LOCKED]: another apply is running in this folder (it holds .audiences/apply.lock)',
+        'error[APPLY_LOCKED]: another apply of ad account 1234 is running in this folder (it holds .audiences/apply-1234.lock)',
       );
       expect(second.stderr).toContain('hint: wait for it to finish');
       expect((await storedAudiences(emulator)).map((audience) => audience.name)).not.toContain('locked-out');
