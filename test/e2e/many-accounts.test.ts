@@ -5,7 +5,7 @@
  * summary; the apply lock is per account. The emulator strikes only one account's requests
  * (`faultAccounts`), with a seed whose draws put the 429 on a known request of that account.
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFaults, defaultFaultSettings } from '../../src/emulator/faults.js';
@@ -153,6 +153,28 @@ describe('two accounts at once, one answering 429', () => {
     expect(await storedAudiences(emulator, 1234)).toHaveLength(Number(a?.[1]));
     expect(await storedAudiences(emulator, 5678)).toHaveLength(Number(b?.[1]));
     expect(interrupted.stdout).toContain('skipped, not started: the apply was interrupted');
+  });
+});
+
+describe('two accounts whose files share a folder', () => {
+  it('generate their images at once, and the one images.lock.json beside them records every image of both', async () => {
+    const images = (prefix: string) =>
+      named(prefix, 3)
+        .map(
+          (name) =>
+            `  - name: ${name}\n    prompt: a kite over ${name}\n    version: v2.0\n    width: 384\n    height: 384\n    output: assets/${name}.webp\n`,
+        )
+        .join('');
+    const cwd = await workspace({
+      'a.yaml': `adAccountId: 1234\nimages:\n${images('a')}audiences: []\n`,
+      'b.yaml': `adAccountId: 5678\nimages:\n${images('b')}audiences: []\n`,
+    });
+    const applied = await runCli(['apply', '-f', 'a.yaml', '-f', 'b.yaml', '--auto-approve'], { cwd, env });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const lock = JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as { images: object };
+    expect(Object.keys(lock.images).sort()).toEqual([...named('a', 3), ...named('b', 3)]);
+    const again = await runCli(['plan', '-f', 'a.yaml', '-f', 'b.yaml', '--detailed-exitcode'], { cwd, env });
+    expect(again.code, again.stdout).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 import { lstat, mkdir, readFile, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { lock } from 'proper-lockfile';
 import { sha256, type ImageStore } from '../../apply/kinds/image.js';
 import { emptyImageLock, parseImageLock, renderImageLock } from '../../config/image-lock.js';
 import { writeFileAtomically } from '../files.js';
@@ -50,19 +51,38 @@ export function createImageStore(dir: string, shownLock: string): ImageStore {
     },
     record: (name, entry) => {
       // One lock update at a time: each reads the lock the previous one wrote.
-      const update = lockWrites.then(async () => {
-        const bytes = await readLockOrThrow(dir, shownLock);
-        const parsed = bytes === undefined ? emptyImageLock() : parseImageLock(new TextDecoder().decode(bytes));
-        // A lock that became unreadable since the plan is kept as it is, not replaced by one that forgets every image.
-        if ('problem' in parsed) throw lockError(shownLock, parsed.problem);
-        if (entry === null) delete parsed.images[name];
-        else parsed.images[name] = entry;
-        await writeFileAtomically(lockPath, new TextEncoder().encode(renderImageLock(parsed)));
-      });
+      const update = lockWrites.then(() =>
+        whileHeld(lockPath, async () => {
+          const bytes = await readLockOrThrow(dir, shownLock);
+          const parsed = bytes === undefined ? emptyImageLock() : parseImageLock(new TextDecoder().decode(bytes));
+          // A lock that became unreadable since the plan is kept as it is, not replaced by one that forgets every image.
+          if ('problem' in parsed) throw lockError(shownLock, parsed.problem);
+          if (entry === null) delete parsed.images[name];
+          else parsed.images[name] = entry;
+          await writeFileAtomically(lockPath, new TextEncoder().encode(renderImageLock(parsed)));
+        }),
+      );
       lockWrites = update.catch(() => undefined);
       return update;
     },
   };
+}
+
+/** How long an update of the image lock waits for another one to end, in all (a holder killed mid-update: its stale time). */
+const LOCK_WAIT = { retries: 60, factor: 1.3, minTimeout: 5, maxTimeout: 500 } as const;
+
+/**
+ * Runs `update` of the image lock holding `<lock>.lock` for it: the applies of several accounts whose files share a
+ * folder (so its images.lock.json), in one command or in several, update it one at a time, each reading what the
+ * other wrote. Held for the update alone, a few milliseconds; one left by a killed process is taken over once stale.
+ */
+async function whileHeld(lockPath: string, update: () => Promise<void>): Promise<void> {
+  const release = await lock(lockPath, { realpath: false, retries: LOCK_WAIT, onCompromised: () => undefined });
+  try {
+    await update();
+  } finally {
+    await release().catch(() => undefined);
+  }
 }
 
 /**
