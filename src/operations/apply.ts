@@ -78,6 +78,8 @@ export interface ApplyRequest {
   allowMassDelete: boolean;
   /** Plan and apply only within this scope (`--target`, `--kind`, `--exclude`); never with a saved plan. */
   scope?: PlanScope | undefined;
+  /** `--requests-per-second`: the plan shown says the least time its apply takes at it. */
+  requestsPerSecond?: number | undefined;
 }
 
 /**
@@ -247,7 +249,13 @@ async function plannedFromFiles(
 ): Promise<Plan[] | undefined> {
   const planned = await planFiles(
     request.files,
-    { allowMassDelete: request.allowMassDelete, scope: request.scope, read },
+    {
+      allowMassDelete: request.allowMassDelete,
+      scope: request.scope,
+      requestsPerSecond: request.requestsPerSecond,
+      appliedAtOnce: true,
+      read,
+    },
     { cwd: deps.cwd, reader: deps.client, services: deps.services },
   );
   const plans = planned.map((account) => account.plan);

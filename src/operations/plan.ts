@@ -42,6 +42,8 @@ export interface PlanFilesOptions {
   scope?: PlanScope | undefined;
   /** `--requests-per-second`: each plan's estimate says the least time its apply takes at it. */
   requestsPerSecond?: number | undefined;
+  /** `apply -f`: the plans are applied at once, so their estimates count no check of a saved plan. */
+  appliedAtOnce?: boolean | undefined;
   /** The files already read and validated (apply reads them first, to lock their accounts before planning). */
   read?: AccountFile[] | undefined;
 }
@@ -79,6 +81,7 @@ async function planAccountFile(
     base,
     scope: options.scope,
     requestsPerSecond: options.requestsPerSecond,
+    appliedAtOnce: options.appliedAtOnce,
   };
   const context = { services: deps.services, file, cwd: deps.cwd };
   if (!deps.cache) return planDesired(desired, planOptions, deps.reader(desired.adAccountId), context);

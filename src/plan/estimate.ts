@@ -5,12 +5,17 @@ const DELETE_BATCH_SIZE = 100;
 
 /**
  * What `audiences apply PLAN` asks of the services for this plan, counted from the plan alone: the check that the
- * saved plan is not stale, the changes, and the reads that verify them. It counts the calm case the reviewer plans
+ * saved plan is not stale (unless `checked` is false: `apply -f` applies the plan it has just made), the changes, and
+ * the reads that verify them. It counts the calm case the reviewer plans
  * for: the account unchanged since the plan, every answer whole and at once (a list in one answer, as the spec shows
  * it); a retry, a lost answer or a paged list only adds requests. With a rate (`--requests-per-second`), each
  * service's requests are spaced at it, so the service with the most takes at least (n - 1) / rate.
  */
-export function estimateRequests(plan: Omit<Plan, 'estimate'>, requestsPerSecond?: number): PlanEstimate {
+export function estimateRequests(
+  plan: Omit<Plan, 'estimate'>,
+  requestsPerSecond?: number,
+  checked = true,
+): PlanEstimate {
   const count = (action: string): number => plan.changes.filter((change) => change.action === action).length;
   const deleted = new Set(plan.changes.flatMap((change) => (change.action === 'delete' ? [change.id] : [])));
   const unlinks = plan.changes.filter((change) => change.action === 'unlink');
@@ -22,11 +27,12 @@ export function estimateRequests(plan: Omit<Plan, 'estimate'>, requestsPerSecond
   const requests: EstimatedRequests = {
     // The list, each update's audience read again (its date unmoved), each read ad-group list again, the business lookup
     // (see stale.ts).
-    check:
-      1 +
-      plan.changes.filter((change) => change.action === 'update' && fingerprinted.has(change.id)).length +
-      plan.fingerprint.audiences.filter((entry) => entry.adGroupIds !== null).length +
-      business,
+    check: !checked
+      ? 0
+      : 1 +
+        plan.changes.filter((change) => change.action === 'update' && fingerprinted.has(change.id)).length +
+        plan.fingerprint.audiences.filter((entry) => entry.adGroupIds !== null).length +
+        business,
     unlink: unlinks.length,
     create: creates,
     update: count('update'),

@@ -40,6 +40,11 @@ export interface PlanOptions {
   scope?: PlanScope | undefined;
   /** The rate the apply will be paced at (`--requests-per-second`): the plan's estimate says the least time it takes. */
   requestsPerSecond?: number | undefined;
+  /**
+   * The apply this plan is shown for makes it at once (`apply -f`), having just read the account: its estimate counts
+   * no check of a saved plan. Without it, the plan's estimate is that of `apply PLAN`.
+   */
+  appliedAtOnce?: boolean | undefined;
 }
 
 /**

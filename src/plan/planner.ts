@@ -49,7 +49,7 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     ...(previews === undefined ? {} : { previews }),
     ...(scope ? { partial: true as const, scope } : {}),
   };
-  return { ...plan, estimate: estimateRequests(plan, options.requestsPerSecond) };
+  return { ...plan, estimate: estimateRequests(plan, options.requestsPerSecond, options.appliedAtOnce !== true) };
 }
 
 /** Every name a target may mean: the file's audiences and images, the account's audiences, the lock's images. */

@@ -171,6 +171,33 @@ audiences:
     expect(seconds).toBeGreaterThanOrEqual(0.7);
   });
 
+  it('apply -f shows the estimate of the apply it makes at once: no check, at the rate apply is given', async () => {
+    const narrowed = await outside.create(emulator, 'narrowed');
+    await linkAdGroup(emulator, narrowed, 101);
+    await linkAdGroup(emulator, narrowed, 102);
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234
+audiences:
+  - name: narrowed
+    type: DISPLAY
+    adGroups: [101]
+  - name: added
+    type: DISPLAY
+`,
+    });
+    const beforePlan = await lastSeq();
+    expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(2);
+    const planReads = (await logged(beforePlan)).length;
+    const before = await lastSeq();
+    const applied = await run(cwd, 'apply', '--auto-approve', '--requests-per-second', '50');
+    expect(applied.code, applied.stderr).toBe(0);
+    const said = /^Apply: (\d+) requests \(([^)]*)\); at 50 requests per second, at least [\d.]+ s\.$/m.exec(
+      applied.stdout,
+    );
+    expect(said?.[2]).toBe('1 unlink, 1 create, 2 to verify');
+    expect(await logged(before)).toHaveLength(planReads + Number(said?.[1]));
+  });
+
   it('says nothing of the apply when nothing changes (its apply only checks the plan), but the JSON has it', async () => {
     const cwd = await workspace({ 'audiences.yaml': 'adAccountId: 1234\naudiences: []\n' });
     const text = await run(cwd, 'plan');

@@ -77,6 +77,7 @@ export const applyCommand: CommandDefinition = {
             autoApprove: args['autoApprove'] === true,
             allowMassDelete: args['allowMassDelete'] === true,
             scope,
+            requestsPerSecond: args.requestsPerSecond,
           },
           {
             view: textApplyView(io, style),
