@@ -90,10 +90,13 @@ function previewRow(preview: ImagePreview, urls: Record<string, string>): string
 function describe(image: LockedImage): string[] {
   const { params } = image.request;
   const lines: string[] = [];
-  if (params.prompt !== undefined) lines.push(`prompt: ${escape(params.prompt)}`);
+  // The lock is the pull request's text: its params are not checked as the file's are, so any of them may be markup.
+  const { prompt } = params;
+  if (prompt !== undefined)
+    lines.push(`prompt: ${escape(typeof prompt === 'string' ? prompt : JSON.stringify(prompt))}`);
   else lines.push(`operation: ${escape(image.request.operation)}`);
   const seeds = image.seeds.length === 1 ? `seed ${image.seeds[0]}` : `seeds ${image.seeds.join(', ')}`;
-  lines.push(`${sizeText(image.request)}, ${seeds}`);
+  lines.push(`${escape(sizeText(image.request))}, ${seeds}`);
   lines.push(...image.outputs.map((output) => escape(output.path)));
   return lines;
 }

@@ -89,6 +89,29 @@ describe('the images of a change', () => {
     expect(shown.stdout).toBe(planned.stdout);
   });
 
+  it("keeps a lock's params inert in the comment: the branch's lock is the pull request's text, whatever it holds", async () => {
+    const cwd = await repository();
+    const path = join(cwd, 'images.lock.json');
+    const lock = JSON.parse(await readFile(path, 'utf8')) as {
+      images: Record<string, { request: { params: Record<string, unknown> } }>;
+    };
+    Object.assign(lock.images['banner']!.request.params, {
+      width: '<img src="https://attacker.test/t.png">',
+      height: '**approved** by @security [here](https://attacker.test)',
+    });
+    Object.assign(lock.images['kept']!.request.params, { prompt: 42 });
+    await writeFile(path, JSON.stringify(lock));
+    const result = await run(cwd, 'plan', '--base', 'main', '--format', 'markdown');
+    expect(result.stderr).not.toContain('INTERNAL');
+    const rows = result.stdout.split('\n').filter((line) => line.startsWith('| **changed**'));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain(
+      '&lt;img src="https&#58;//attacker.test/t.png"&gt;×\\*\\*approved\\*\\* by &#64;security',
+    );
+    expect(rows[0]).not.toContain('<img');
+    expect(rows[1]).toContain('prompt: 42');
+  });
+
   it("refuses a preview's data that is not what a preview writes, or whose address could break the comment, with PREVIEW_INVALID", async () => {
     const cwd = await repository();
     const refused = async (data: unknown, problem: string) => {
