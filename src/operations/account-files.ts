@@ -1,4 +1,4 @@
-import type { DesiredBusiness, DesiredState } from '../model/index.js';
+import { matchingGlob, type DesiredBusiness, type DesiredState } from '../model/index.js';
 import { DEFAULT_MASS_DELETE } from '../plan/index.js';
 
 /** Where in a file: map keys and list indexes, as the file's positions are found (config/positions.ts). */
@@ -27,7 +27,8 @@ export interface AccountFileClash {
  * Why files that declare the same ad account cannot be planned as one: a name declared in two of them (each audience
  * belongs to one file), or a setting of the whole account they disagree on. `prune` and `business` are the account's:
  * when several files set them, they must agree. The images and their lock stay beside one file: at most one file of
- * the account declares `images:` (its `pruneImages` is the account's). `ignore`, `protect` and `massDelete` combine (see mergeAccountFiles).
+ * the account declares `images:` (its `pruneImages` is the account's). `ignore`, `protect` and `massDelete` combine (see
+ * mergeAccountFiles), so a name one file declares cannot be one another file ignores.
  */
 export function accountFileClashes(files: readonly AccountFile[]): AccountFileClash[] {
   const clashes: AccountFileClash[] = [];
@@ -57,6 +58,7 @@ export function accountFileClashes(files: readonly AccountFile[]): AccountFileCl
         hint: 'prune acts on the whole account (an audience none of its files declares): set it alike in every file of the account',
       });
   }
+  clashes.push(...ignoredElsewhere(files));
   const business = files.filter(({ desired }) => desired.business !== undefined);
   const [firstBusiness] = business;
   for (const { file, desired } of business.slice(1))
@@ -81,6 +83,36 @@ export function accountFileClashes(files: readonly AccountFile[]): AccountFileCl
       hint: 'the images and their lock stay beside one file of the account: declare them all in that one',
     });
   return clashes;
+}
+
+/**
+ * An audience one file declares (or renames) that another file of the account ignores: the account ignores it, so it
+ * would never be changed, as in one file (config/rules.ts).
+ */
+function ignoredElsewhere(files: readonly AccountFile[]): AccountFileClash[] {
+  return files.flatMap(({ file, desired }) =>
+    files.flatMap((other) => {
+      if (other.file === file || other.desired.ignore.length === 0) return [];
+      const ignored = matchingGlob(other.desired.ignore);
+      return desired.audiences.flatMap((audience, index) =>
+        [audience.key, ...audience.renamedFrom].flatMap((name) => {
+          const glob = ignored(name);
+          if (glob === undefined) return [];
+          return [
+            {
+              file,
+              path: ['audiences', index, name === audience.key ? 'name' : 'renamedFrom'],
+              other: other.file,
+              otherPath: ['ignore', other.desired.ignore.indexOf(glob)],
+              message: (at: string) =>
+                `${JSON.stringify(name)} matches the ignore pattern ${JSON.stringify(glob)} of ${at}, a file of the same ad account, so it would never be changed`,
+              hint: 'an ignored name is ignored for the whole account: rename the audience or narrow the ignore pattern',
+            },
+          ];
+        }),
+      );
+    }),
+  );
 }
 
 function sameBusiness(a: DesiredBusiness | undefined, b: DesiredBusiness | undefined): boolean {

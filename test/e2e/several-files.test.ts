@@ -120,6 +120,21 @@ describe('an ad account in several files', () => {
     expect(await names()).toEqual([]);
   });
 
+  it("refuses a name one file declares that another file's ignore pattern leaves alone, as one file does", async () => {
+    await outside.create(emulator, 'legacy-kept');
+    const cwd = await workspace({
+      'a.yaml': `${TEAM_A}  - name: legacy-kept\n    type: DISPLAY\n    ages: [30]\n`,
+      'b.yaml': TEAM_B,
+    });
+    const before = await storedAudiences(emulator);
+    const result = await run(cwd, 'apply', '--auto-approve', '-f', 'a.yaml', '-f', 'b.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'a.yaml:9:11: "legacy-kept" matches the ignore pattern "legacy-*" of b.yaml:3:10, a file of the same ad account',
+    );
+    expect(await storedAudiences(emulator)).toEqual(before);
+  });
+
   it('renames an audience in place from another file than the one that declared it (renamedFrom names the account)', async () => {
     const old = await outside.create(emulator, 'old-beta');
     await linkAdGroup(emulator, old, 102);
