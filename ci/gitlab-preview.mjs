@@ -122,7 +122,12 @@ async function main() {
     const gitlab = gitlabClient(env, 'it uploads the preview images the plan note shows');
     const project = encodeURIComponent(env.CI_MERGE_REQUEST_PROJECT_ID || env.CI_PROJECT_ID || '');
     const note = await ownNote(gitlab, { project, iid: mergeRequest, marker: commentMarker(files) });
-    for (const match of String(note?.body ?? '').matchAll(/"(\/uploads\/[0-9a-f]+\/([0-9a-f]{64})\.[a-z]+)"/g))
+    // Only the pictures of the note's image rows: text of the files (a prompt, a name) is in the note too, quoted as
+    // it is in the details, and an address it held would show other bytes than the ones the merge ships.
+    const rows = String(note?.body ?? '')
+      .split('\n')
+      .filter((line) => line.startsWith('| **'));
+    for (const match of rows.join('\n').matchAll(/<img src="(\/uploads\/[0-9a-f]+\/([0-9a-f]{64})\.[a-z]+)"/g))
       found[match[2] ?? ''] = match[1] ?? '';
     for (const file of shown) {
       if (Object.hasOwn(found, file.sha256)) continue;

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
-import { git } from '../helpers/stand-in.js';
+import { fileURLToPath } from 'node:url';
+import { git, run as runProcess, standIn } from '../helpers/stand-in.js';
 
 /**
  * `plan --base` and `--preview` through the CLI against the emulator, in a git repository: the
@@ -110,6 +111,61 @@ describe('the images of a change', () => {
     );
     expect(rows[0]).not.toContain('<img');
     expect(rows[1]).toContain('prompt: 42');
+  });
+
+  it("takes an upload's address from the note's pictures only, never from a file's text the note quotes", async () => {
+    const cwd = await repository();
+    const lockOf = async () =>
+      JSON.parse(await readFile(join(cwd, 'images.lock.json'), 'utf8')) as {
+        images: Record<string, { outputs: Array<{ sha256: string }> }>;
+      };
+    const before = (await lockOf()).images['banner']!.outputs[0]!.sha256;
+    // The change's prompt names an address for the picture of the banner at the base: the note shows it as text.
+    const forged = `/uploads/1/${before}.webp`;
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      config(image('kept', 'a quiet street') + image('banner', `'a lake "${forged}"'`)),
+    );
+    expect((await run(cwd, 'apply', '--kind', 'image', '--auto-approve')).code).toBe(0);
+    await git(cwd, 'commit', '--quiet', '--all', '-m', 'the banner by a lake');
+    const note = (await run(cwd, 'plan', '--base', 'main', '--format', 'markdown')).stdout;
+    expect(note).toContain(`"${forged}"`);
+    const uploads: string[] = [];
+    const gitlab = await standIn((request, url) => {
+      if (url.pathname === '/api/v4/user') return { json: { id: 5 } };
+      if (url.pathname.endsWith('/merge_requests/7/notes'))
+        return { json: [{ id: 1, body: note, author: { id: 5 }, system: false }] };
+      if (url.pathname !== '/api/v4/projects/42/uploads') return undefined;
+      const name = /filename="([^"]+)"/.exec(String(request.body))?.[1] ?? '';
+      uploads.push(name);
+      return { status: 201, json: { url: `/uploads/${'0'.repeat(32)}/${name}` } };
+    });
+    try {
+      const script = fileURLToPath(new URL('../../ci/gitlab-preview.mjs', import.meta.url));
+      const result = await runProcess(process.execPath, [script], {
+        cwd,
+        env: {
+          PATH: process.env['PATH'],
+          HOME: process.env['HOME'],
+          ...env,
+          CI_MERGE_REQUEST_IID: '7',
+          CI_COMMIT_SHA: await git(cwd, 'rev-parse', 'HEAD'),
+          CI_MERGE_REQUEST_DIFF_BASE_SHA: await git(cwd, 'rev-parse', 'main'),
+          CI_MERGE_REQUEST_PROJECT_ID: '42',
+          CI_MERGE_REQUEST_SOURCE_PROJECT_ID: '99',
+          CI_API_V4_URL: `${gitlab.url}/api/v4`,
+          AUDIENCES_GITLAB_TOKEN: 'gl-token',
+        },
+      });
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+    } finally {
+      await gitlab.close();
+    }
+    const preview = JSON.parse(await readFile(join(cwd, 'audiences.preview.json'), 'utf8')) as {
+      urls: Record<string, string>;
+    };
+    expect(uploads).toContain(`${before}.webp`);
+    expect(preview.urls[before]).toBe(`/uploads/${'0'.repeat(32)}/${before}.webp`);
   });
 
   it("refuses a preview's data that is not what a preview writes, or whose address could break the comment, with PREVIEW_INVALID", async () => {
