@@ -167,7 +167,8 @@ async function previewImages(pull) {
   }
   const artifact = `audiences-previews-${pull.number}`;
   const keepDir = join(temp, 'audiences-previews');
-  const fork = pull.head?.repo?.id !== undefined && pull.head.repo.id !== pull.base?.repo?.id;
+  // A fork deleted since has no head repository: still a fork, whose branch's name may be one of this repository's.
+  const fork = pull.head?.repo?.id === undefined || pull.head.repo.id !== pull.base?.repo?.id;
   const result = await previewOnBranch({
     files,
     cwd,
@@ -175,7 +176,7 @@ async function previewImages(pull) {
     keepDir,
     artifact,
     push: {
-      fork: fork ? String(pull.head.repo.full_name ?? '?') : undefined,
+      fork: fork ? String(pull.head.repo?.full_name ?? 'deleted since') : undefined,
       remote: env.AUDIENCES_GIT_REMOTE || 'origin',
       noRemote: '',
       branch: String(pull.head.ref),

@@ -872,5 +872,22 @@ describe("the Action's image preview", () => {
     expect(ours()).toContain(
       ":warning: **The images were not committed to the branch:** this job's token cannot push to the branch.",
     );
+
+    // A fork deleted since: GitHub's pull request has no head repository then. Still a fork: nothing is pushed to the
+    // branch of this repository that bears its branch's name.
+    const gone = await step('plan', {
+      event: {
+        pull_request: {
+          number: 7,
+          head: { sha: forkHead, ref: 'from-fork', repo: null },
+          base: { sha: base, repo: repository },
+        },
+      },
+    });
+    expect(gone.code, gone.log).toBe(0);
+    expect(await git(origin, 'branch', '--list', 'from-fork')).toBe('');
+    expect(ours()).toContain(
+      ':warning: **The images were not committed to the branch:** the pull request comes from a fork, which this job cannot push to.',
+    );
   });
 });
