@@ -27,6 +27,7 @@ import type { Audience, AudiencesFile } from './generated/audiences.js';
 export function toDesiredState(file: AudiencesFile, source: DesiredState['source']): DesiredState {
   return {
     adAccountId: file.adAccountId,
+    ...(file.accountFiles ? { accountFiles: file.accountFiles } : {}),
     prune: file.prune ?? false,
     pruneImages: file.pruneImages ?? file.prune ?? false,
     ...(file.massDelete ? { massDelete: massDeleteOf(file.massDelete) } : {}),

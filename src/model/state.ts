@@ -31,6 +31,8 @@ export interface DesiredAudience {
 
 export interface DesiredState {
   adAccountId: number;
+  /** The other files of the same ad account, as the file names them (relative to its folder), when it names any. */
+  accountFiles?: string[];
   /** Delete live audiences that are not declared (except `ignore` matches). */
   prune: boolean;
   /**

@@ -1,3 +1,4 @@
+import { dirname, relative, resolve } from 'node:path';
 import { matchingGlob, type DesiredBusiness, type DesiredState } from '../model/index.js';
 import { DEFAULT_MASS_DELETE } from '../plan/index.js';
 
@@ -154,4 +155,63 @@ export function mergeAccountFiles(files: readonly AccountFile[]): { desired: Des
     source: { files: files.map(({ file }) => file), hash: home.desired.source.hash },
   };
   return { desired, home: home.file };
+}
+
+/** A problem of one file's `accountFiles` against the files a run was given (see unnamedAccountFiles). */
+export interface AccountFilesGap {
+  file: string;
+  path: Path;
+  message: string;
+  hint: string;
+}
+
+/**
+ * Why a run cannot plan the files it was given as whole accounts: a file names under `accountFiles` one it was not given
+ * (or one of another account), or two given files declare one account without naming each other. An account's files
+ * are planned only all together: one alone would be taken for the whole account, and its prune would delete what the
+ * others declare. Paths are compared as resolved from `cwd` (a file's entries from its folder).
+ */
+export function unnamedAccountFiles(files: readonly AccountFile[], cwd: string): AccountFilesGap[] {
+  const where = (file: string): string => resolve(cwd, file);
+  const accountOf = new Map(files.map(({ file, desired }) => [where(file), desired.adAccountId]));
+  const shown = (path: string): string => relative(cwd, path).split('\\').join('/');
+  const gaps: AccountFilesGap[] = [];
+  for (const { file, desired } of files) {
+    const siblings = files
+      .filter((other) => other.desired.adAccountId === desired.adAccountId)
+      .map((other) => other.file);
+    const named = (desired.accountFiles ?? []).map((entry) => resolve(dirname(where(file)), entry));
+    const together = [...new Set([...siblings.map(where), ...named])].map(shown);
+    named.forEach((path, index) => {
+      const account = accountOf.get(path);
+      if (account === desired.adAccountId) return;
+      gaps.push({
+        file,
+        path: ['accountFiles', index],
+        message:
+          account === undefined
+            ? `${JSON.stringify(desired.accountFiles?.[index])} is named as a file of ad account ${desired.adAccountId}, but this run was not given it (${shown(path)})`
+            : `${JSON.stringify(desired.accountFiles?.[index])} is named as a file of ad account ${desired.adAccountId}, but it describes ad account ${account}`,
+        hint:
+          account === undefined
+            ? `an account's files are planned only all together: give every one, ${together.map((one) => `-f ${one}`).join(' ')}`
+            : 'name under accountFiles only the files of this ad account',
+      });
+    });
+    const unnamed = siblings.filter((other) => other !== file && !named.includes(where(other)));
+    if (unnamed.length > 0)
+      gaps.push({
+        file,
+        path: ['adAccountId'],
+        message: `${unnamed.join(', ')} ${unnamed.length === 1 ? 'describes' : 'describe'} ad account ${desired.adAccountId} too, and this file does not name ${unnamed.length === 1 ? 'it' : 'them'} under accountFiles`,
+        hint: `name the account's other files here, \`accountFiles: [${unnamed
+          .map((other) =>
+            relative(dirname(where(file)), where(other))
+              .split('\\')
+              .join('/'),
+          )
+          .join(', ')}]\`, so that this file is never planned alone as the whole account`,
+      });
+  }
+  return gaps;
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_CONFIG_FILE, locateInFile, readDesiredStates, type ConfigIssue } from '../config/index.js';
 import type { DesiredState } from '../model/index.js';
-import { accountFileClashes, type AccountFile } from './account-files.js';
+import { accountFileClashes, unnamedAccountFiles, type AccountFile } from './account-files.js';
 
 export { formatIssues } from '../config/index.js';
 
@@ -18,7 +18,8 @@ export interface FileValidation {
 /**
  * `audiences validate`: checks each file offline (the default file when none is named), then the files that declare
  * the same ad account together (see accountFileClashes): a problem between two files is the later file's, and names
- * the other with its line and column.
+ * the other with its line and column. Each account's files must all be given, and name each other (see
+ * unnamedAccountFiles).
  */
 export async function validateFiles(files: string[], deps: { cwd: string }): Promise<FileValidation[]> {
   const named = files.length > 0 ? [...new Set(files)] : [DEFAULT_CONFIG_FILE];
@@ -47,6 +48,20 @@ export async function validateFiles(files: string[], deps: { cwd: string }): Pro
       };
     }),
   );
+  const gaps = await Promise.all(
+    unnamedAccountFiles([...accounts.values()].flat(), deps.cwd).map(async (gap): Promise<ConfigIssue> => {
+      const [at] = await locateInFile(gap.file, deps.cwd, [gap.path]);
+      return {
+        file: gap.file,
+        line: at?.line ?? 0,
+        column: at?.column ?? 0,
+        pointer: gap.path.map((segment) => `/${segment}`).join(''),
+        message: gap.message,
+        hint: gap.hint,
+      };
+    }),
+  );
+  errors.push(...gaps);
   return results.map(({ file, result }) => {
     if (!result.ok) return { file, ok: false, audiences: 0, errors: result.issues, warnings: [] };
     const own = errors.filter((error) => error.file === file);

@@ -25,8 +25,9 @@ afterEach(async () => {
 
 const run = (cwd: string, ...args: string[]) => runInProcess(args, { cwd, env });
 
-/** Team A's file: one audience of its own, one changed. */
-const TEAM_A = `adAccountId: 1234
+/** Team A's file: one audience of its own, one changed; `other` is team B's file, as seen from it. */
+const teamA = (other: string) => `adAccountId: 1234
+accountFiles: [${other}]
 prune: true
 audiences:
   - name: alpha
@@ -36,8 +37,9 @@ audiences:
     adGroups: [101]
 `;
 
-/** Team B's file, in another folder: its own audience, and a glob it leaves alone. */
-const TEAM_B = `adAccountId: 1234
+/** Team B's file: its own audience, and a glob it leaves alone; `other` is team A's file, as seen from it. */
+const teamB = (other: string) => `adAccountId: 1234
+accountFiles: [${other}]
 prune: true
 ignore: ["legacy-*"]
 audiences:
@@ -45,6 +47,10 @@ audiences:
     type: DISPLAY
     ages: [20]
 `;
+
+/** The two files side by side in one folder. */
+const TEAM_A = teamA('b.yaml');
+const TEAM_B = teamB('a.yaml');
 
 async function jsonPlans(cwd: string, ...args: string[]): Promise<Plan[]> {
   const result = await run(cwd, 'plan', '--format', 'json', ...args);
@@ -73,13 +79,11 @@ describe('an ad account in several files', () => {
     await outside.create(emulator, 'legacy-kept');
     const stray = await outside.create(emulator, 'stray');
     await linkAdGroup(emulator, stray, 103);
-    const cwd = await workspace({ 'team-a/audiences.yaml': TEAM_A, 'team-b/audiences.yaml': TEAM_B });
+    const cwd = await workspace({
+      'team-a/audiences.yaml': teamA('../team-b/audiences.yaml'),
+      'team-b/audiences.yaml': teamB('../team-a/audiences.yaml'),
+    });
     const files = ['-f', 'team-a/audiences.yaml', '-f', 'team-b/audiences.yaml'];
-
-    // Alone, team A's file would prune team B's audience: the files are one account only together.
-    expect(changesOf((await jsonPlans(cwd, '-f', 'team-a/audiences.yaml', '--allow-mass-delete'))[0])).toContain(
-      'delete beta -',
-    );
     const plans = await jsonPlans(cwd, ...files);
     expect(plans).toHaveLength(1);
     expect(changesOf(plans[0])).toEqual([
@@ -108,6 +112,35 @@ describe('an ad account in several files', () => {
     expect((await run(cwd, 'plan', '--detailed-exitcode', ...files)).code).toBe(0);
   });
 
+  it('plans its files only all together, each naming the others: one alone is never taken for the whole account', async () => {
+    await outside.create(emulator, 'beta');
+    const cwd = await workspace({
+      'team-a/audiences.yaml': teamA('../team-b/audiences.yaml'),
+      'team-b/audiences.yaml': teamB('../team-a/audiences.yaml'),
+      'c.yaml': 'adAccountId: 1234\naudiences:\n  - name: gamma\n    type: DISPLAY\n',
+    });
+    const before = await storedAudiences(emulator);
+    // Alone, team A's file would prune team B's audience: it names team B's, so it is refused, changing nothing.
+    const alone = await run(cwd, 'apply', '--auto-approve', '--allow-mass-delete', '-f', 'team-a/audiences.yaml');
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain(
+      'team-a/audiences.yaml:2:16: "../team-b/audiences.yaml" is named as a file of ad account 1234, but this run was not given it (team-b/audiences.yaml)\n',
+    );
+    expect(alone.stderr).toContain('give every one, -f team-a/audiences.yaml -f team-b/audiences.yaml\n');
+    // A third file of the account that neither names, and that names neither, is refused at each place.
+    const third = await run(cwd, 'validate', 'team-a/audiences.yaml', 'team-b/audiences.yaml', 'c.yaml');
+    expect(third.code).toBe(1);
+    expect(third.stderr).toContain(
+      'team-a/audiences.yaml:1:14: c.yaml describes ad account 1234 too, and this file does not name it under accountFiles\n',
+    );
+    expect(third.stderr).toContain('`accountFiles: [../c.yaml]`');
+    expect(third.stderr).toContain(
+      'c.yaml:1:14: team-a/audiences.yaml, team-b/audiences.yaml describe ad account 1234 too, and this file does not name them under accountFiles\n',
+    );
+    expect(third.stderr).toContain('`accountFiles: [team-a/audiences.yaml, team-b/audiences.yaml]`');
+    expect(await storedAudiences(emulator)).toEqual(before);
+  });
+
   it('refuses a name that two files of the account declare, naming both places, before reading the account', async () => {
     const cwd = await workspace({
       'a.yaml': TEAM_A,
@@ -115,7 +148,7 @@ describe('an ad account in several files', () => {
     });
     const result = await run(cwd, 'plan', 'a.yaml', 'b.yaml');
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('b.yaml:8:11: audience "alpha" is also declared in a.yaml:4:11');
+    expect(result.stderr).toContain('b.yaml:9:11: audience "alpha" is also declared in a.yaml:5:11');
     expect(result.stderr).toContain('an audience belongs to one file of its ad account');
     expect(await names()).toEqual([]);
   });
@@ -130,7 +163,7 @@ describe('an ad account in several files', () => {
     const result = await run(cwd, 'apply', '--auto-approve', '-f', 'a.yaml', '-f', 'b.yaml');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'a.yaml:9:11: "legacy-kept" matches the ignore pattern "legacy-*" of b.yaml:3:10, a file of the same ad account',
+      'a.yaml:10:11: "legacy-kept" matches the ignore pattern "legacy-*" of b.yaml:4:10, a file of the same ad account',
     );
     expect(await storedAudiences(emulator)).toEqual(before);
   });
@@ -195,8 +228,8 @@ describe('an ad account in several files', () => {
     output: hero.webp
 `;
     const cwd = await workspace({
-      'a.yaml': TEAM_A,
-      'team-b/b.yaml': TEAM_B.replace('audiences:', `${images}audiences:`),
+      'a.yaml': teamA('team-b/b.yaml'),
+      'team-b/b.yaml': teamB('../a.yaml').replace('audiences:', `${images}audiences:`),
     });
     expect((await run(cwd, 'plan', 'a.yaml', 'team-b/b.yaml', '--out', 'plan.json')).code).toBe(0);
     const [plan] = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as Plan[];
@@ -207,11 +240,11 @@ describe('an ad account in several files', () => {
     expect((await stat(join(cwd, 'team-b', 'images.lock.json'))).isFile()).toBe(true);
     expect((await run(cwd, 'plan', '--detailed-exitcode', 'a.yaml', 'team-b/b.yaml')).code).toBe(0);
 
-    await writeFile(join(cwd, 'a.yaml'), TEAM_A.replace('audiences:', `${images}audiences:`));
+    await writeFile(join(cwd, 'a.yaml'), teamA('team-b/b.yaml').replace('audiences:', `${images}audiences:`));
     const refused = await run(cwd, 'plan', 'a.yaml', 'team-b/b.yaml');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      'team-b/b.yaml:5:3: a.yaml:4:3, a file of the same ad account, declares its images already',
+      'team-b/b.yaml:6:3: a.yaml:5:3, a file of the same ad account, declares its images already',
     );
   });
 

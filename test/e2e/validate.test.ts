@@ -97,28 +97,33 @@ describe('audiences validate', () => {
     expect(result.stdout + result.stderr).not.toMatch(/[\u001b\u0007\r]/);
   });
 
-  it('takes two files for the same ad account, each with audiences of its own', async () => {
-    const result = await audiences(fixtures, 'validate', '-f', 'valid.yaml', '-f', 'same-account.yaml');
+  it('takes two files for the same ad account, each with audiences of its own, naming each other', async () => {
+    const cwd = await workspace({
+      'a.yaml': 'adAccountId: 1234\naccountFiles: [team-b/b.yaml]\naudiences:\n  - name: a\n    type: DISPLAY\n',
+      'team-b/b.yaml': 'adAccountId: 1234\naccountFiles: [../a.yaml]\naudiences: []\n',
+    });
+    const result = await audiences(cwd, 'validate', '-f', 'a.yaml', '-f', 'team-b/b.yaml');
     expect(result).toEqual({
       code: 0,
-      stdout: 'valid.yaml: ok (3 audiences)\nsame-account.yaml: ok (0 audiences)\n',
+      stdout: 'a.yaml: ok (1 audience)\nteam-b/b.yaml: ok (0 audiences)\n',
       stderr: '',
     });
   });
 
   it('refuses a name two files of one ad account declare, and a prune they disagree on, naming both places', async () => {
     const cwd = await workspace({
-      'a.yaml': 'adAccountId: 1234\nprune: true\naudiences:\n  - name: shared\n    type: DISPLAY\n',
+      'a.yaml':
+        'adAccountId: 1234\naccountFiles: [b.yaml]\nprune: true\naudiences:\n  - name: shared\n    type: DISPLAY\n',
       'b.yaml':
-        'adAccountId: 1234\naudiences:\n  - name: own\n    type: DISPLAY\n  - name: shared\n    type: DISPLAY\n',
+        'adAccountId: 1234\naccountFiles: [a.yaml]\naudiences:\n  - name: own\n    type: DISPLAY\n  - name: shared\n    type: DISPLAY\n',
       'c.yaml': 'adAccountId: 99\naudiences:\n  - name: shared\n    type: DISPLAY\n',
     });
     const result = await audiences(cwd, 'validate', 'a.yaml', 'b.yaml', 'c.yaml');
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('a.yaml: ok (1 audience)\nc.yaml: ok (1 audience)\n');
-    expect(result.stderr).toContain('b.yaml:5:11: audience "shared" is also declared in a.yaml:4:11\n');
+    expect(result.stderr).toContain('b.yaml:6:11: audience "shared" is also declared in a.yaml:5:11\n');
     expect(result.stderr).toContain(
-      'b.yaml:1:1: prune is false here but true in a.yaml:2:8, a file of the same ad account\n',
+      'b.yaml:1:1: prune is false here but true in a.yaml:3:8, a file of the same ad account\n',
     );
     expect(result.stderr).toContain('b.yaml: invalid (2 problems)\n');
   });

@@ -181,9 +181,15 @@ export type Long = (number | string)
  */
 export interface AudiencesFile {
   /**
-   * The ad account this file describes (one account per file).
+   * The ad account this file describes. Several files may describe one account: each names the others under `accountFiles`.
    */
   adAccountId: number
+  /**
+   * The other files that describe the same ad account, relative to this file's folder. They are planned and applied together, as one account; a run given only some of them is refused, so that no file is ever planned alone as the whole account (its prune would delete what the others declare).
+   *
+   * @minItems 1
+   */
+  accountFiles?: string[]
   /**
    * true: audiences of the account that this file does not declare are deleted (except `ignore` matches; one the `protect` globs name is never deleted: the plan is refused), and so are the locked images it no longer declares unless `pruneImages` says otherwise. false: they are left alone.
    */
