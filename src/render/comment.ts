@@ -57,7 +57,7 @@ export function renderComment(plans: Plan[], context: CommentContext, limit = MA
     head.push(plans.map((plan) => `- ad account ${plan.adAccountId}: ${accountState(plan)}`).join('\n'), '');
   const top = head.join('\n');
   const share = Math.floor((limit - top.length) / Math.max(1, plans.length)) - 2;
-  return `${[top.trimEnd(), ...plans.map((plan) => renderMarkdown(plan, share, previewLines(plan, context.preview)).trimEnd())].join('\n\n')}\n`;
+  return `${[top.trimEnd(), ...plans.map((plan) => renderMarkdown(plan, share, previewLines(plan, context.preview, share)).trimEnd())].join('\n\n')}\n`;
 }
 
 /** A failed plan in the same comment form: the error, its hint, and each problem at its file position. */

@@ -1,7 +1,7 @@
 import type { ImagePreview, ImagePreviewStatus, Plan } from '../plan/index.js';
 import { visible, type LockedImage } from '../model/index.js';
 import { count } from './summary.js';
-import { commitText, escape } from './markdown.js';
+import { commitText, escape, MARKDOWN_LIMIT } from './markdown.js';
 import { sizeText } from './kinds/image.js';
 
 /**
@@ -52,6 +52,9 @@ export function previewRunLines(run: PreviewRun, generates: boolean): string[] {
   return [`:frame_with_picture: **Image preview:** ${requests}; ${where}; ${merge}.`, ''];
 }
 
+/** The share of an account's part of the comment its images may take. */
+const IMAGES_SHARE = 0.3;
+
 const STATUS_WORDS: Readonly<Record<ImagePreviewStatus, string>> = {
   new: 'new',
   changed: 'changed',
@@ -61,21 +64,36 @@ const STATUS_WORDS: Readonly<Record<ImagePreviewStatus, string>> = {
 /**
  * The images the change adds, changes or removes (Plan.previews), as a table: each with its
  * prompt, size, seeds and files, the picture now and, when changed or removed, the one before.
- * A file the preview gave no address for is named, not shown.
+ * A file the preview gave no address for is named, not shown. The rows take at most a share of
+ * `limit`, the account's part of the comment, so that the plan's own changes are never crowded
+ * out; the rest are counted.
  */
-export function previewLines(plan: Plan, run: PreviewRun | undefined): string[] {
+export function previewLines(plan: Plan, run: PreviewRun | undefined, limit = MARKDOWN_LIMIT): string[] {
   const previews = plan.previews ?? [];
   if (previews.length === 0) return [];
   const counts = (['new', 'changed', 'removed'] as const).flatMap((status) => {
     const n = previews.filter((preview) => preview.status === status).length;
     return n > 0 ? [`${n} ${STATUS_WORDS[status]}`] : [];
   });
+  const rows = previews.map((preview) => previewRow(preview, run?.urls ?? {}));
+  const budget = Math.floor(limit * IMAGES_SHARE);
+  let used = 0;
+  let kept = 0;
+  for (const row of rows) {
+    if (used + row.length + 1 > budget) break;
+    used += row.length + 1;
+    kept += 1;
+  }
+  const more = rows.length - kept;
   return [
     `#### Images of this change (${counts.join(', ')})`,
     '',
     '| image | now | before |',
     '|---|---|---|',
-    ...previews.map((preview) => previewRow(preview, run?.urls ?? {})),
+    ...rows.slice(0, kept),
+    ...(more > 0
+      ? [`| … ${count(more, 'more image')}: no room in the comment; the lock at the head commit lists every one | | |`]
+      : []),
     '',
   ];
 }

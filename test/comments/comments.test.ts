@@ -8,6 +8,7 @@ import { ConfigError } from '../../src/config/issues.js';
 import type { Plan } from '../../src/plan/index.js';
 import { planAccount } from '../../src/plan/index.js';
 import { commentMarker, renderComment, renderErrorComment } from '../../src/render/index.js';
+import { MARKDOWN_LIMIT } from '../../src/render/markdown.js';
 import { lockChanges } from '../../src/plan/kinds/image.js';
 import { requestKey, type ImageLock, type ImageRequest, type LockedImage } from '../../src/model/index.js';
 import { desiredAudience, desiredState, liveState } from '../helpers/builders.js';
@@ -173,5 +174,21 @@ describe('the pull-request comment', () => {
     );
     expect(fork).toContain('The merge generates the images again');
     expect(fork).not.toContain('<img');
+
+    // Forty new images with the longest prompts take at most their share: the rest are counted, the comment fits.
+    const prompt = 'a long and careful prompt '.repeat(78);
+    const many = lock(
+      Object.fromEntries(
+        Array.from({ length: 40 }, (_, index) => [
+          `img-${index}`,
+          locked(prompt, index, `assets/img-${index}.webp`, 'e'),
+        ]),
+      ),
+    );
+    const crowded = renderComment([{ ...plan, previews: lockChanges(null, many) }], context);
+    expect(crowded.length).toBeLessThan(MARKDOWN_LIMIT);
+    const shown = crowded.split('\n').filter((line) => line.startsWith('| **new**')).length;
+    expect(shown).toBeGreaterThan(0);
+    expect(crowded).toContain(`| … ${40 - shown} more images: no room in the comment;`);
   });
 });
