@@ -189,7 +189,7 @@ export function fenceFor(lines: string[]): string {
 }
 
 /** The longest head of `lines` that fits in `budget` characters. */
-function take(lines: string[], budget: number): string[] {
+export function take(lines: string[], budget: number): string[] {
   let used = 0;
   let kept = 0;
   for (const line of lines) {

@@ -1,7 +1,7 @@
 import type { ImagePreview, ImagePreviewStatus, Plan } from '../plan/index.js';
 import { visible, type LockedImage } from '../model/index.js';
 import { count } from './summary.js';
-import { commitText, escape, MARKDOWN_LIMIT } from './markdown.js';
+import { commitText, escape, MARKDOWN_LIMIT, take } from './markdown.js';
 import { sizeText } from './kinds/image.js';
 
 /**
@@ -76,21 +76,14 @@ export function previewLines(plan: Plan, run: PreviewRun | undefined, limit = MA
     return n > 0 ? [`${n} ${STATUS_WORDS[status]}`] : [];
   });
   const rows = previews.map((preview) => previewRow(preview, run?.urls ?? {}));
-  const budget = Math.floor(limit * IMAGES_SHARE);
-  let used = 0;
-  let kept = 0;
-  for (const row of rows) {
-    if (used + row.length + 1 > budget) break;
-    used += row.length + 1;
-    kept += 1;
-  }
-  const more = rows.length - kept;
+  const kept = take(rows, Math.floor(limit * IMAGES_SHARE));
+  const more = rows.length - kept.length;
   return [
     `#### Images of this change (${counts.join(', ')})`,
     '',
     '| image | now | before |',
     '|---|---|---|',
-    ...rows.slice(0, kept),
+    ...kept,
     ...(more > 0
       ? [`| … ${count(more, 'more image')}: no room in the comment; the lock at the head commit lists every one | | |`]
       : []),
