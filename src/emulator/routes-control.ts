@@ -6,6 +6,7 @@ import { linkAdGroup, setAudienceStatus, setServiceFields } from './audiences.js
 import { parseId } from './ids.js';
 import { persisted } from './context.js';
 import type { EmulatorContext } from './context.js';
+import type { EmulatorState } from './store.js';
 import { parseFaultPatch } from './faults.js';
 import { detailCodes as codes, failure, invalid } from './http-error.js';
 import { errorReply, lenientJson, ok, single } from './http-plumbing.js';
@@ -50,6 +51,7 @@ export function controlRoutes(emulator: EmulatorContext): Handler {
       },
     ],
     ['POST /_emulator/links', async (call) => persisted(store, ok(linkAdGroup(store.state, lenientJson(call))))],
+    ['POST /_emulator/accounts', async (call) => persisted(store, ok(addAccount(store.state, lenientJson(call))))],
     ['GET /_emulator/state', async () => ok(store.state)],
   ]);
   return async (call) => {
@@ -124,6 +126,21 @@ async function putServiceFields(emulator: EmulatorContext, idText: string, call:
   const id = parseId(idText);
   if (id === undefined) throw invalid(codes.badPathId, `'${idText}' is not an audience id`);
   return persisted(emulator.store, ok(setServiceFields(emulator.store.state, id, lenientJson(call))));
+}
+
+/**
+ * POST /_emulator/accounts `{"id": N}`: one more accessible ad account, with no campaigns and no targetable items, until
+ * the next reset; for runs over many accounts (the benchmark's). An id already taken is 400, not a second account.
+ */
+function addAccount(state: EmulatorState, body: unknown): { id: number; name: string } {
+  const id = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['id'] : undefined;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
+    throw invalid(codes.wrongType, 'id must be a positive whole number (an ad account id)');
+  if (state.accounts.some((account) => account.id === id))
+    throw invalid(codes.wrongType, `ad account ${id} already exists`);
+  const account = { id, name: `Account ${id}`, accessible: true, adultTargeting: false };
+  state.accounts.push(account);
+  return { id, name: account.name };
 }
 
 /**

@@ -499,6 +499,30 @@ describe('test routes', () => {
       expect((await withHost(host)).status, host).toBe(200);
   });
 
+  it('adds an accessible ad account until the next reset, each id once', async () => {
+    const add = (body: unknown) =>
+      send('POST', '/_emulator/accounts', { 'content-type': 'application/json' }, JSON.stringify(body));
+    expectError(await send('GET', '/openapi/v4/targetings/audiences', ads('2001')), 403, 2005);
+    const added = await add({ id: 2001 });
+    expect(added.status, added.text).toBe(200);
+    expect(added.json).toEqual({ id: 2001, name: 'Account 2001' });
+    const created = await send(
+      'POST',
+      '/openapi/v4/targetings',
+      jsonHeaders('2001'),
+      JSON.stringify({ ...validAudience, adAccountId: 2001 }),
+    );
+    expect(created.status, created.text).toBe(200);
+    const listed = await send('GET', '/openapi/v4/targetings/audiences', ads('2001'));
+    expect(listed.json.content.map((audience: { name: string }) => audience.name)).toEqual(['n']);
+    expect((await send('GET', '/openapi/v4/targetings/audiences', ads('1234'))).json.content).toEqual([]);
+    expectError(await add({ id: 2001 }), 400, 4004);
+    expectError(await add({ id: 1234 }), 400, 4004);
+    expectError(await add({ id: '2002' }), 400, 4004);
+    await fetch(`${emulator.url}/_emulator/reset`, { method: 'POST' });
+    expectError(await send('GET', '/openapi/v4/targetings/audiences', ads('2001')), 403, 2005);
+  });
+
   it('refuses a bad fault setting and an unknown test route', async () => {
     const bad = await fetch(`${emulator.url}/_emulator/faults`, {
       method: 'PUT',
