@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --quick] [--latency MS] [--concurrency N] [--sizes 100,1000] [--quota-creates N] [--repeat K]
- * [--out FILE]` (defaults: latency 20 ms, concurrency 8 — the command's default —, N = 100, 1000, 5000, 500 creates per
- * quota run, each run of a few seconds measured 3 times (1 with --quick), bench/results.json)
+ * [--no-latency-sizes 5000,10000] [--accounts N] [--out FILE]` (defaults: latency 20 ms, concurrency 8 — the command's
+ * default —, N = 100, 1000, 5000, 500 creates per quota run, plans with no latency at 5000 and 10,000, 10 accounts,
+ * each run of a few seconds measured 3 times (1 with --quick), bench/results.json)
  *
  * Runs the real command line (bin/audiences.js, so build first) against the emulator with a
  * fixed latency per request, for N managed audiences: plan with no changes, plan with 10%
@@ -12,7 +13,10 @@
  * critical path at the concurrency and latency), their ratio, the wall time over the floor's,
  * CPU time and peak memory of the process. Then the quota runs: applies of 500 creates while
  * the emulator limits writes to R per second (R = 10 and 50, answered 429 or 400/-10 without
- * Retry-After), with and without `--requests-per-second R`. Then the cold start of `--help` and
+ * Retry-After), with and without `--requests-per-second R`; one told the rate has two floors, its accepted requests
+ * paced as the command paces them and paced to the limit's window. Plans with no latency (each with its floor), where
+ * the command's CPU per answer and its start set the pace. Runs over many accounts: one plan of ten files and one apply
+ * of ten files under a limit per account, each over the floor of ten bare clients at once. Then the cold start of `--help` and
  * `validate` beside an empty node process, and planning 10,000 audiences offline. Writes
  * bench/results.json and prints a table and the targets. The plans and applies of up to 1000
  * audiences, each with its floor, and the quota runs at R = 50 are measured `--repeat` times,
@@ -31,6 +35,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     sizes: { type: 'string' },
     'quota-creates': { type: 'string' },
+    'no-latency-sizes': { type: 'string' },
+    accounts: { type: 'string' },
     repeat: { type: 'string' },
     out: { type: 'string' },
   },
@@ -55,6 +61,21 @@ const options = {
       ? base.quota
       : positive(values['quota-creates'], '--quota-creates') > 0
         ? { ...base.quota, creates: Number(values['quota-creates']) }
+        : null,
+  // An empty list: no plans with no latency.
+  noLatencySizes:
+    values['no-latency-sizes'] === undefined
+      ? base.noLatencySizes
+      : values['no-latency-sizes']
+          .split(',')
+          .filter((size) => size !== '')
+          .map((size) => positive(size, '--no-latency-sizes')),
+  // 0: no runs over many accounts.
+  accounts:
+    values.accounts === undefined
+      ? base.accounts
+      : positive(values.accounts, '--accounts') > 0
+        ? { ...(base.accounts ?? FULL_OPTIONS.accounts), count: Number(values.accounts) }
         : null,
   repeat: values.repeat === undefined ? base.repeat : Math.max(1, positive(values.repeat, '--repeat')),
   outFile: values.out ?? fileURLToPath(new URL('../bench/results.json', import.meta.url)),

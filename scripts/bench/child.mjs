@@ -59,3 +59,24 @@ export async function measureNode(args, { cwd = ROOT, env = {} } = {}) {
 export function measureCli(args, options) {
   return measureNode([CLI, ...args], options);
 }
+
+/**
+ * Runs several `node <args>` at once (each of `argsList`), as one run: wall time from the first spawn to the last exit,
+ * CPU summed, peak memory the largest; `code` the first non-zero one, stdout and stderr each process's in turn.
+ */
+export async function measureNodes(argsList, options) {
+  const startedAt = Date.now();
+  const start = performance.now();
+  const runs = await Promise.all(argsList.map((args) => measureNode(args, options)));
+  const wallMs = performance.now() - start;
+  return {
+    code: runs.find((run) => run.code !== 0)?.code ?? 0,
+    stdout: runs.map((run) => run.stdout).join(''),
+    stderr: runs.map((run) => run.stderr).join(''),
+    wallMs,
+    cpuMs: runs.reduce((sum, run) => sum + run.cpuMs, 0),
+    peakRssMb: Math.max(...runs.map((run) => run.peakRssMb)),
+    startedAt,
+    endedAt: Date.now(),
+  };
+}

@@ -14,6 +14,13 @@ export interface BenchOptions {
    * with `--requests-per-second rateLimit`. null: none.
    */
   quota: { creates: number; runs: QuotaRunSettings[] } | null;
+  /** Plans with no changes at no latency (each with its floor) at these sizes; none when left out. */
+  noLatencySizes?: number[];
+  /**
+   * Runs over `count` accounts: one plan of `audiences` in each, one apply of `creates` to each under `rateLimit` writes
+   * a second per account (0 creates: no apply); null or left out: none.
+   */
+  accounts?: { count: number; audiences: number; creates: number; rateLimit: number } | null;
   /** Cold starts of `--help` and of `validate` on files of these sizes (medians of `runs`); null: none. */
   coldStart: { runs: number; validateSizes: number[] } | null;
   /** Audiences planned offline (no network); 0: none. */

@@ -8,9 +8,17 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countPhases, describeStages, lowerBoundMs, phaseOf, samePhases, stagesOf, timeline } from './bound.mjs';
-import { measureCli, measureNode } from './child.mjs';
+import { measureCli, measureNode, measureNodes } from './child.mjs';
 import { startBenchEmulator } from './emulator.mjs';
-import { BENCH_ACCOUNT_ID, audienceName, audiencesYaml, isChanged, isLinked, liveAnswers } from './fixtures.mjs';
+import {
+  BENCH_ACCOUNT_ID,
+  accountIds,
+  audienceName,
+  audiencesYaml,
+  isChanged,
+  isLinked,
+  liveAnswers,
+} from './fixtures.mjs';
 
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
 
@@ -35,6 +43,18 @@ export const FULL_OPTIONS = Object.freeze({
       { rateLimit: 50, quotaStatus: 400, paced: false },
     ],
   },
+  /**
+   * Plans with no changes at no latency (`plan-no-latency`, each with its floor), where the command's own CPU per answer
+   * sets the pace; at the largest, the time to the first request is held to its floor's.
+   */
+  noLatencySizes: [5000, 10_000],
+  /**
+   * Runs over many accounts (added to the emulator, each its own file): one `plan` of `count` files of `audiences`
+   * each, at the bench's latency (`plan-accounts`), and one `apply` of `creates` to each, under a limit of `rateLimit`
+   * writes a second per account and with `--requests-per-second rateLimit` (`apply-accounts`; 0 creates: none).
+   * Their floor is one bare client per account, all at once. null: none.
+   */
+  accounts: { count: 10, audiences: 500, creates: 100, rateLimit: 50 },
   coldStart: { runs: 7, validateSizes: [100, 10_000] },
   offlineSize: 10_000,
   /**
@@ -54,12 +74,14 @@ const REPEATED_FROM_RATE = 50;
 
 /**
  * `--quick` (about a minute): N = 1000 with its floors (no naive baseline: at 1000 it alone
- * would take 20 s), one quota run at R = 50, 3 cold starts of `--help` and `validate` of 100.
+ * would take 20 s), one quota run at R = 50, one plan of 10 accounts, 3 cold starts of `--help` and `validate` of 100.
  */
 export const QUICK_OPTIONS = Object.freeze({
   ...FULL_OPTIONS,
   sizes: [1000],
   naiveSizes: [],
+  noLatencySizes: [],
+  accounts: { ...FULL_OPTIONS.accounts, creates: 0 },
   quota: { creates: 500, runs: [{ rateLimit: 50, quotaStatus: 429, paced: false }] },
   coldStart: { runs: 3, validateSizes: [100] },
   repeat: 1,
@@ -73,6 +95,17 @@ async function measureRepeatedly(times, measure) {
     first ??= measured;
   }
   return first;
+}
+
+/** The items by `key`, in the order each key first came. */
+function groupBy(items, key) {
+  const groups = new Map();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
 }
 
 const countOf = (n, predicate) => Array.from({ length: n }, (_, index) => index).filter(predicate).length;
@@ -107,31 +140,51 @@ export async function runBench(options) {
 
     // At most `concurrency` requests of at least `latencyMs` each are in flight, so the log
     // (2,000 entries) takes 2000 · latency / concurrency ms to fill: poll at half that, since
-    // serializing the log costs the emulator time that would otherwise show in the figures.
-    const pollIntervalMs = Math.max(100, Math.min(2000, (1000 * Math.max(latencyMs, 1)) / concurrency));
+    // serializing the log costs the emulator time that would otherwise show in the figures. With no latency, the
+    // requests come as fast as the client makes them: every 100 ms.
+    const pollIntervalMs = (runLatencyMs) =>
+      Math.max(100, Math.min(2000, (1000 * Math.max(runLatencyMs, 1)) / concurrency));
 
     /**
-     * One measured run of the CLI (or of `script`) with its requests counted from the log.
-     * `figures(run, requests)` adds fields of the run's own; `check(run, byPhase, figures, requests)`
-     * says what is wrong with it, if anything. A quota answer of the emulator's rate limit is a
-     * failed request unless `quota` (where they are the point, counted as `refused`).
+     * One measured run of the CLI (or of `script`, or of `measure`: several processes) with its requests counted from
+     * the log. `figures(run, requests)` adds fields of the run's own; `check(run, byPhase, figures, requests)` says
+     * what is wrong with it, if anything. A quota answer of the emulator's rate limit is a failed request unless
+     * `quota` (where they are the point, counted as `refused`). `runLatencyMs`: the emulator's latency during the run.
      */
     const networkRun = async (
       name,
       n,
       args,
       check,
-      { script, runConcurrency = concurrency, fields = {}, figures, quota = false } = {},
+      {
+        script,
+        measure,
+        runConcurrency = concurrency,
+        runLatencyMs = latencyMs,
+        runEnv = {},
+        fields = {},
+        figures,
+        quota = false,
+        perAccount = false,
+      } = {},
     ) => {
       const { result: run, requests } = await emulator.log.watch(
         () =>
-          script
-            ? measureNode([script, ...args], { cwd: work, env })
-            : measureCli([...args, '--concurrency', String(concurrency)], { cwd: work, env }),
-        { intervalMs: pollIntervalMs },
+          measure
+            ? measure({ cwd: work, env: { ...env, ...runEnv } })
+            : script
+              ? measureNode([script, ...args], { cwd: work, env: { ...env, ...runEnv } })
+              : measureCli([...args, '--concurrency', String(concurrency)], { cwd: work, env }),
+        { intervalMs: pollIntervalMs(runLatencyMs) },
       );
       const byPhase = countPhases(requests);
-      const bound = lowerBoundMs(byPhase, { concurrency: runConcurrency, latencyMs });
+      // Over several accounts, each its own transport: the bound of the account with the longest path.
+      const bound = Math.max(
+        0,
+        ...(perAccount ? [...groupBy(requests, (request) => request.adAccountId).values()] : [requests]).map((group) =>
+          lowerBoundMs(countPhases(group), { concurrency: runConcurrency, latencyMs: runLatencyMs }),
+        ),
+      );
       const failed = requests.filter(
         (request) =>
           (request.status === 'reset' || request.status >= 400) && !(quota && request.fault === 'rate-limit'),
@@ -149,12 +202,13 @@ export async function runBench(options) {
         byPhase,
         stages: describeStages(stagesOf(requests)),
         wallMs: round(run.wallMs),
-        lowerBoundMs: bound,
+        // No bound without latency: only the client's and the emulator's own time.
+        lowerBoundMs: bound > 0 ? bound : null,
         ratio: bound > 0 ? round(run.wallMs / bound, 2) : null,
         ...own,
         cpuMs: round(run.cpuMs),
         peakRssMb: round(run.peakRssMb, 1),
-        latencyMs,
+        latencyMs: runLatencyMs,
         concurrency: runConcurrency,
         timeline: roundAll(timeline(requests, run)),
         ok: problem === undefined,
@@ -166,52 +220,213 @@ export async function runBench(options) {
     /**
      * The run's requests again, in its stages, through a bare pool (floor.mjs), against the
      * state the run started from (`prepare` restores it when the run changed it); the run gets
-     * `overFloor`. A floor that made other requests than its run fails both.
+     * `overFloor` (or `field`) and `firstRequestOverFloorMs`, its time to the first request less the floor's. A floor
+     * that made other requests than its run fails both.
+     * - `replayed`: which of the run's requests the floor makes (a quota run's: the accepted ones);
+     * - `pace`: `{ policy, rate }`, the floor's requests paced as floor.mjs says (BENCH_PACE);
+     * - `perAccount`: one bare client per ad account of the run, all at once, each with its account's requests;
+     * - `required`: whether a failed floor fails its run (a floor reported beside the one held to a target is not).
      */
-    const floorRun = async ({ entry: run, requests }, { prepare, check = () => undefined } = {}) => {
+    const floorRun = async (
+      { entry: run, requests },
+      {
+        prepare,
+        check = () => undefined,
+        replayed = (request) => request,
+        pace,
+        perAccount = false,
+        field = 'overFloor',
+        required = true,
+      } = {},
+    ) => {
       if (!run.ok) {
-        run.overFloor = null;
+        run[field] = null;
         return;
       }
-      const stages = stagesOf(requests).map((stage) =>
-        stage.map(({ method, path, adAccountId, body }) => ({
-          method,
-          path,
-          adAccountId,
-          ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-        })),
+      const made = requests.filter(replayed);
+      const groups = perAccount ? [...groupBy(made, (request) => request.adAccountId).values()] : [made];
+      const files = await Promise.all(
+        groups.map(async (group, index) => {
+          const stages = stagesOf(group).map((stage) =>
+            stage.map(({ method, path, adAccountId, body }) => ({
+              method,
+              path,
+              adAccountId,
+              ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+            })),
+          );
+          const file = join(work, `floor-${run.name}-${run.n}-${index}.json`);
+          await writeFile(file, JSON.stringify(stages));
+          return file;
+        }),
       );
-      const file = join(work, `floor-${run.name}-${run.n}.json`);
-      await writeFile(file, JSON.stringify(stages));
       if (prepare) await prepare();
+      const expected = countPhases(made);
       const { entry: floor } = await networkRun(
         'transport-floor',
         run.n,
-        [file],
-        async (out, byPhase, _own, replayed) => {
-          if (JSON.parse(out.stdout).requests !== requests.length)
-            return `replayed ${out.stdout.trim()}, expected ${requests.length} requests`;
-          if (!samePhases(byPhase, run.byPhase))
-            return `made other requests than ${run.name}: ${JSON.stringify(byPhase)} against ${JSON.stringify(run.byPhase)}`;
-          const floorStages = describeStages(stagesOf(replayed));
-          if (floorStages.join() !== run.stages.join())
-            return `went through other stages than ${run.name}: ${floorStages.join(', ')} against ${run.stages.join(', ')}`;
+        [],
+        async (out, _byPhase, _own, all) => {
+          const replies = out.stdout
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line));
+          const count = replies.reduce((sum, reply) => sum + reply.requests, 0);
+          if (count !== made.length) return `replayed ${out.stdout.trim()}, expected ${made.length} requests`;
+          const accepted = all.filter((request) => request.fault !== 'rate-limit');
+          const byPhase = countPhases(accepted);
+          if (!samePhases(byPhase, expected))
+            return `made other requests than ${run.name}: ${JSON.stringify(byPhase)} against ${JSON.stringify(expected)}`;
+          const stagesOfEach = (list) =>
+            (perAccount ? [...groupBy(list, (request) => request.adAccountId).values()] : [list])
+              .map((group) => describeStages(stagesOf(group)).join())
+              .sort()
+              .join(' | ');
+          if (stagesOfEach(accepted) !== stagesOfEach(made))
+            return `went through other stages than ${run.name}: ${stagesOfEach(accepted)} against ${stagesOfEach(made)}`;
           return check();
         },
-        { script: here('floor.mjs'), fields: { floorOf: run.name, repetition: run.repetition } },
+        {
+          measure: (options) =>
+            measureNodes(
+              files.map((file) => [here('floor.mjs'), file]),
+              options,
+            ),
+          runLatencyMs: run.latencyMs,
+          runEnv: pace ? { BENCH_PACE: pace.policy, BENCH_RATE: String(pace.rate) } : {},
+          fields: {
+            floorOf: run.name,
+            repetition: run.repetition,
+            // A quota run's settings, to tell the floors of its runs apart (quotaRunKey in table.mjs).
+            ...(run.rateLimit === undefined ? {} : { rateLimit: run.rateLimit, quotaStatus: run.quotaStatus }),
+            ...(pace ? { pacing: pace.policy, requestsPerSecond: pace.rate } : {}),
+            ...(perAccount ? { accounts: groups.length } : {}),
+          },
+          figures: (out) => ({
+            refused: out.stdout
+              .trim()
+              .split('\n')
+              .reduce((sum, line) => sum + (JSON.parse(line).refused ?? 0), 0),
+          }),
+          quota: true,
+          perAccount,
+        },
       );
-      await rm(file, { force: true });
+      await Promise.all(files.map((file) => rm(file, { force: true })));
       if (floor.ok) {
-        run.overFloor = round(run.wallMs / floor.wallMs, 2);
+        run[field] = round(run.wallMs / floor.wallMs, 2);
+        if (field === 'overFloor')
+          run.firstRequestOverFloorMs = round(run.timeline.beforeFirstRequestMs - floor.timeline.beforeFirstRequestMs);
       } else {
-        run.overFloor = null;
-        run.ok = false;
-        run.problem = `its transport floor failed: ${floor.problem}`;
+        run[field] = null;
+        if (required) {
+          run.ok = false;
+          run.problem = `its transport floor failed: ${floor.problem}`;
+        }
       }
     };
     const expectAudiences = async (n) => {
       const names = await emulator.audienceNames();
       return names.length === n ? undefined : `the account has ${names.length} audiences, expected ${n}`;
+    };
+
+    /**
+     * The runs over `count` accounts (see FULL_OPTIONS.accounts), each its own file: a plan of `audiences` each with no
+     * changes, then an apply of `creates` to each empty account under `rateLimit` writes a second per account. Each
+     * with its floor of one bare client per account at once, the apply's paced as the command is told to be.
+     */
+    const accountRuns = async ({ count, audiences, creates, rateLimit }) => {
+      const ids = accountIds(count);
+      const dir = join(work, 'accounts');
+      await mkdir(dir, { recursive: true });
+      const files = async (size, name) =>
+        Promise.all(
+          ids.map(async (adAccountId) => {
+            const path = join(dir, `${name}-${adAccountId}.yaml`);
+            await writeFile(path, audiencesYaml(size, { adAccountId }));
+            return path;
+          }),
+        );
+      const fileArgs = (paths) => paths.flatMap((path) => ['-f', path]);
+      const fields = (repetition) => ({ accounts: count, repetition });
+      const repeat = options.repeat ?? 1;
+
+      const planned = await files(audiences, 'plan');
+      await emulator.reset();
+      await emulator.addAccounts(ids);
+      await emulator.setLatency(0);
+      for (const adAccountId of ids) await emulator.seed(audiences, { adAccountId });
+      await emulator.setLatency(latencyMs);
+      await measureRepeatedly(repeat, async (repetition) =>
+        floorRun(
+          await networkRun(
+            'plan-accounts',
+            count * audiences,
+            ['plan', ...fileArgs(planned), '--format', 'json'],
+            (run, byPhase) => {
+              const plans = parsePlan(run.stdout);
+              if (!Array.isArray(plans) || plans.length !== count) return `expected ${count} plans`;
+              const changed = plans.find((plan) => Object.values(plan.summary).some((value) => value !== 0));
+              if (changed) return `expected no changes, a plan has ${JSON.stringify(changed.summary)}`;
+              return byPhase.list === count && byPhase.read === count * audiences
+                ? undefined
+                : `expected ${count} lists and ${count * audiences} reads: ${JSON.stringify(byPhase)}`;
+            },
+            { fields: fields(repetition), perAccount: true },
+          ),
+          { perAccount: true },
+        ),
+      );
+
+      if (!applyAvailable || creates === 0) return;
+      const applied = await files(creates, 'apply');
+      const limited = async () => {
+        await emulator.reset();
+        await emulator.addAccounts(ids);
+        await emulator.setFaults({
+          rateLimitPerSecond: rateLimit,
+          rateLimitScope: 'writes',
+          quotaStatus: 429,
+          quotaRetryAfter: false,
+        });
+      };
+      const eachAccountHas = async () => {
+        for (const adAccountId of ids) {
+          const names = await emulator.audienceNames(adAccountId);
+          if (new Set(names).size !== creates || names.length !== creates)
+            return `account ${adAccountId} has ${names.length} audiences, expected each of ${creates} once`;
+        }
+        return undefined;
+      };
+      await measureRepeatedly(repeat, async (repetition) => {
+        await limited();
+        const run = await networkRun(
+          'apply-accounts',
+          count * creates,
+          ['apply', ...fileArgs(applied), '--auto-approve', '--requests-per-second', String(rateLimit)],
+          async (_run, byPhase, own) => {
+            if (own.summaries !== count || own.done !== count * creates || own.failed !== 0 || own.skipped !== 0)
+              return `the applies say ${own.done} done, ${own.failed} failed, ${own.skipped} skipped in ${own.summaries} summaries; expected ${count * creates} done in ${count}`;
+            if (own.accepted !== count * creates)
+              return `the service accepted ${own.accepted} writes, expected ${count * creates}`;
+            return eachAccountHas();
+          },
+          {
+            fields: { ...fields(repetition), rateLimit, requestsPerSecond: rateLimit },
+            figures: (out, requests) => ({ ...applySummaries(out.stdout), ...writesOf(requests) }),
+            quota: true,
+            perAccount: true,
+          },
+        );
+        await floorRun(run, {
+          prepare: limited,
+          check: eachAccountHas,
+          replayed: accepted,
+          pace: { policy: 'even', rate: rateLimit },
+          perAccount: true,
+        });
+      });
+      await emulator.reset();
     };
 
     for (const n of sizes) {
@@ -313,6 +528,37 @@ export async function runBench(options) {
       }
     }
 
+    // No latency: the command's own work per answer (and its start) against its floor's.
+    for (const n of options.noLatencySizes ?? []) {
+      const path = join(work, `no-latency-${n}.yaml`);
+      await writeFile(path, audiencesYaml(n));
+      await emulator.reset();
+      await emulator.setLatency(0);
+      await emulator.seed(n);
+      await measureRepeatedly(options.repeat ?? 1, async (repetition) =>
+        floorRun(
+          await networkRun(
+            'plan-no-latency',
+            n,
+            ['plan', '-f', path, '--format', 'json'],
+            (run, byPhase) => {
+              const summary = parsePlan(run.stdout)?.[0]?.summary;
+              if (!summary) return 'the output is not a plan';
+              if (Object.values(summary).some((count) => count !== 0))
+                return `expected no changes, the plan has ${JSON.stringify(summary)}`;
+              return byPhase.list === 1 && byPhase.read === n
+                ? undefined
+                : `expected 1 list and ${n} reads: ${JSON.stringify(byPhase)}`;
+            },
+            { runLatencyMs: 0, fields: { repetition } },
+          ),
+        ),
+      );
+      await emulator.setLatency(latencyMs);
+    }
+
+    if (options.accounts) await accountRuns(options.accounts);
+
     if (applyAvailable && options.quota) {
       const { creates, runs } = options.quota;
       const path = join(work, `quota-${creates}.yaml`);
@@ -321,14 +567,16 @@ export async function runBench(options) {
         await measureRepeatedly(
           settings.rateLimit >= REPEATED_FROM_RATE ? (options.repeat ?? 1) : 1,
           async (repetition) => {
-            await emulator.reset();
-            await emulator.setFaults({
-              rateLimitPerSecond: settings.rateLimit,
-              rateLimitScope: 'writes',
-              quotaStatus: settings.quotaStatus,
-              quotaRetryAfter: false,
-            });
-            await quotaRun(networkRun, emulator, path, creates, settings, repetition);
+            const limit = async () => {
+              await emulator.reset();
+              await emulator.setFaults({
+                rateLimitPerSecond: settings.rateLimit,
+                rateLimitScope: 'writes',
+                quotaStatus: settings.quotaStatus,
+                quotaRetryAfter: false,
+              });
+            };
+            await quotaRun({ networkRun, floorRun }, emulator, path, creates, settings, repetition, limit);
           },
         );
       }
@@ -359,17 +607,39 @@ export async function runBench(options) {
   return results;
 }
 
-const APPLY_SUMMARY = /^Apply (\w+) for ad account \d+: (\d+) done, (\d+) failed, (\d+) skipped\.$/m;
+const APPLY_SUMMARY = /^Apply (\w+) for ad account \d+: (\d+) done, (\d+) failed, (\d+) skipped\.$/gm;
+
+/** The apply summaries of an output (one per account), added up; null figures when there is none. */
+function applySummaries(stdout) {
+  const summaries = [...stdout.matchAll(APPLY_SUMMARY)];
+  const total = (group) => (summaries.length === 0 ? null : summaries.reduce((sum, m) => sum + Number(m[group]), 0));
+  return { summaries: summaries.length, done: total(2), failed: total(3), skipped: total(4) };
+}
+
+/** A request the service took: not a quota answer of its limit. */
+const accepted = (request) => request.fault !== 'rate-limit';
+
+/** The writes the service accepted and those it refused as over its limit. */
+function writesOf(requests) {
+  const writes = requests.filter((request) => phaseOf(request) === 'write');
+  return {
+    accepted: writes.filter((request) => request.status === 200).length,
+    refused: writes.filter((request) => !accepted(request)).length,
+  };
+}
 
 /**
  * An apply of `creates` audiences (the bench's 0..creates-1) to an empty account under the
- * emulator's rate limit on writes (set by the caller). `ratio` is the wall time over the time
+ * emulator's rate limit on writes (set by `limit`). `ratio` is the wall time over the time
  * the quota alone needs for the writes it accepted (`accepted / rateLimit` seconds, `quotaMs`);
  * `refused` counts the quota answers. The run is good when the apply says every create was
  * done and none failed, the service accepted exactly `creates` writes, and the account then has
- * each audience exactly once.
+ * each audience exactly once. Told the rate (`paced`), it gets two floors: its accepted requests replayed at the
+ * command's own even spacing (`overFloor`, the one held to a target) and as fast as the limit's window allows
+ * (`overWindowFloor`, reported beside it: what even spacing costs).
  */
-function quotaRun(networkRun, emulator, path, creates, { rateLimit, quotaStatus, paced }, repetition) {
+async function quotaRun({ networkRun, floorRun }, emulator, path, creates, settings, repetition, limit) {
+  const { rateLimit, quotaStatus, paced } = settings;
   const args = ['apply', '-f', path, '--auto-approve', ...(paced ? ['--requests-per-second', String(rateLimit)] : [])];
   const fields = {
     rateLimit,
@@ -380,26 +650,20 @@ function quotaRun(networkRun, emulator, path, creates, { rateLimit, quotaStatus,
     repetition,
   };
   const figures = (run, requests) => {
-    const writes = requests.filter((request) => phaseOf(request) === 'write');
-    const accepted = writes.filter((request) => request.status === 200).length;
-    const quotaMs = (1000 * accepted) / rateLimit;
-    const summary = APPLY_SUMMARY.exec(run.stdout);
+    const writes = writesOf(requests);
+    const quotaMs = (1000 * writes.accepted) / rateLimit;
+    const summary = applySummaries(run.stdout);
     return {
       quotaMs: round(quotaMs),
       // From the wall time as recorded (whole milliseconds), as the entry's readers recompute it.
-      ratio: accepted > 0 ? round(round(run.wallMs) / quotaMs, 2) : null,
-      accepted,
-      refused: writes.filter((request) => request.fault === 'rate-limit').length,
-      done: summary ? Number(summary[2]) : null,
-      failed: summary ? Number(summary[3]) : null,
-      skipped: summary ? Number(summary[4]) : null,
+      ratio: writes.accepted > 0 ? round(round(run.wallMs) / quotaMs, 2) : null,
+      ...writes,
+      done: summary.done,
+      failed: summary.failed,
+      skipped: summary.skipped,
     };
   };
-  const check = async (_run, _byPhase, own) => {
-    if (own.done === null) return 'the apply printed no summary';
-    if (own.failed !== 0 || own.skipped !== 0 || own.done !== creates)
-      return `the apply says ${own.done} done, ${own.failed} failed, ${own.skipped} skipped; expected ${creates} done`;
-    if (own.accepted !== creates) return `the service accepted ${own.accepted} writes, expected ${creates}`;
+  const everyAudienceOnce = async () => {
     const names = await emulator.audienceNames();
     const expected = Array.from({ length: creates }, (_, index) => audienceName(index));
     const sorted = [...names].sort();
@@ -407,7 +671,24 @@ function quotaRun(networkRun, emulator, path, creates, { rateLimit, quotaStatus,
       ? undefined
       : `the account has ${names.length} audiences (${new Set(names).size} names), expected each of the ${creates} once`;
   };
-  return networkRun('apply-quota', creates, args, check, { fields, figures, quota: true });
+  const check = async (_run, _byPhase, own) => {
+    if (own.done === null) return 'the apply printed no summary';
+    if (own.failed !== 0 || own.skipped !== 0 || own.done !== creates)
+      return `the apply says ${own.done} done, ${own.failed} failed, ${own.skipped} skipped; expected ${creates} done`;
+    if (own.accepted !== creates) return `the service accepted ${own.accepted} writes, expected ${creates}`;
+    return everyAudienceOnce();
+  };
+  await limit();
+  const run = await networkRun('apply-quota', creates, args, check, { fields, figures, quota: true });
+  if (!paced) return;
+  const floor = { prepare: limit, check: everyAudienceOnce, replayed: accepted };
+  await floorRun(run, { ...floor, pace: { policy: 'even', rate: rateLimit } });
+  await floorRun(run, {
+    ...floor,
+    pace: { policy: 'window', rate: rateLimit },
+    field: 'overWindowFloor',
+    required: false,
+  });
 }
 
 /** A fresh process each time (after one to warm the file cache, when there are several); the medians of `runs`. */

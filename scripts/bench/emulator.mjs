@@ -16,7 +16,10 @@ export async function startBenchEmulator({ latencyMs }) {
   // Seeding 5,000 audiences is 5,000 requests: undici's pool costs this process (which is
   // also the emulator) about half the CPU of fetch per request.
   const pool = new Pool(emulator.url, { connections: 16 });
-  const ads = { authorization: `Bearer ${emulator.accessToken}`, adaccountid: String(BENCH_ACCOUNT_ID) };
+  const ads = (adAccountId = BENCH_ACCOUNT_ID) => ({
+    authorization: `Bearer ${emulator.accessToken}`,
+    adaccountid: String(adAccountId),
+  });
 
   const call = async (method, path, { headers = {}, body } = {}) => {
     const response = await pool.request({
@@ -44,17 +47,26 @@ export async function startBenchEmulator({ latencyMs }) {
     setLatency: (ms) => test('PUT', 'faults', { latencyMs: ms, jitterMs: 0 }),
     /** Changes fault settings (src/emulator/faults.ts), e.g. the rate limit; `reset` puts them back. */
     setFaults: (patch) => test('PUT', 'faults', patch),
+    /** Adds these ad accounts (POST /_emulator/accounts); a reset removes them. */
+    addAccounts: async (ids) => {
+      for (const id of ids) await test('POST', 'accounts', { id });
+    },
     /**
      * Creates audiences 0..count-1 through the API (with no latency, `parallel` at a time), and
-     * links ad group 101 to every tenth of them; returns their ids by index.
+     * links ad group 101 to every tenth of them (in the bench's own account, which has it); returns their ids by index.
      */
-    seed: async (count, { parallel = 16 } = {}) => {
+    seed: async (count, { parallel = 16, adAccountId = BENCH_ACCOUNT_ID } = {}) => {
       const ids = new Array(count);
       await forEachParallel(count, parallel, async (index) => {
-        ids[index] = (await call('POST', '/openapi/v4/targetings', { headers: ads, body: createBody(index) })).id;
+        ids[index] = (
+          await call('POST', '/openapi/v4/targetings', {
+            headers: ads(adAccountId),
+            body: createBody(index, adAccountId),
+          })
+        ).id;
       });
       await forEachParallel(count, parallel, async (index) => {
-        if (!isLinked(index)) return;
+        if (!isLinked(index) || adAccountId !== BENCH_ACCOUNT_ID) return;
         await test('POST', 'links', {
           adAccountId: BENCH_ACCOUNT_ID,
           audienceId: ids[index],
@@ -64,9 +76,9 @@ export async function startBenchEmulator({ latencyMs }) {
       await log.sync();
       return ids;
     },
-    /** The names of the bench account's audiences, one per audience (one list request). */
-    audienceNames: async () =>
-      (await call('GET', '/openapi/v4/targetings/audiences', { headers: ads })).content.map(
+    /** The names of an account's audiences (the bench's by default), one per audience (one list request). */
+    audienceNames: async (adAccountId = BENCH_ACCOUNT_ID) =>
+      (await call('GET', '/openapi/v4/targetings/audiences', { headers: ads(adAccountId) })).content.map(
         (audience) => audience.name,
       ),
     close: async () => {

@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { FLOORED_RUNS, medianRun, quotaRunKey, repetitions } from './table.mjs';
+import { FLOORED_RUNS, floorOfRun, label, medianRun, quotaRunKey, repetitions } from './table.mjs';
 
 const RUN_TITLES = {
   'plan-no-change': 'plan, no changes',
@@ -16,7 +16,11 @@ const RUN_TITLES = {
   'plan-10pct-ad-groups': 'plan, adGroups on 10%',
   'apply-10pct-updates': 'apply, N/10 updates',
   'apply-creates': 'apply, N creates',
+  'plan-no-latency': 'plan, no changes, no latency',
 };
+
+/** The runs of the first table: those over a floor of their own, each a row. */
+const TABLED_RUNS = [...FLOORED_RUNS, 'plan-no-latency', 'plan-accounts', 'apply-accounts'];
 
 const cell = (value) => (value === undefined || value === null ? '—' : String(value));
 const row = (cells) => `| ${cells.map(cell).join(' | ')} |`;
@@ -28,13 +32,9 @@ function medians(entries, key, ratio) {
 }
 
 export function renderMarkdown(results) {
-  const floorOf = (entry) =>
-    results.find(
-      (candidate) =>
-        candidate.floorOf === entry.name && candidate.n === entry.n && candidate.repetition === entry.repetition,
-    );
+  const floorOf = (entry, pacing = entry.requestsPerSecond ? 'even' : undefined) => floorOfRun(results, entry, pacing);
   const floored = medians(
-    results.filter((entry) => FLOORED_RUNS.includes(entry.name) && !entry.floorOf),
+    results.filter((entry) => TABLED_RUNS.includes(entry.name) && !entry.floorOf),
     (entry) => `${entry.name} ${entry.n}`,
     (entry) => entry.wallMs / (floorOf(entry)?.wallMs ?? 1),
   );
@@ -44,7 +44,7 @@ export function renderMarkdown(results) {
     floored.flatMap((entry) => {
       const rows = [
         [
-          RUN_TITLES[entry.name] ?? entry.name,
+          RUN_TITLES[entry.name] ?? label(entry),
           entry.n,
           entry.requests,
           entry.wallMs,
@@ -72,11 +72,26 @@ export function renderMarkdown(results) {
     }),
   );
   const quota = table(
-    ['R (writes/s)', 'answer', 'rate given', 'creates', 'wall ms', 'creates / R, ms', 'ratio', 'refused', 'failed'],
+    [
+      'R (writes/s)',
+      'answer',
+      'rate given',
+      'creates',
+      'wall ms',
+      'creates / R, ms',
+      'ratio',
+      'floor ms',
+      'over floor',
+      'window floor ms',
+      'over window floor',
+      'refused',
+      'failed',
+    ],
     medians(
       results.filter((entry) => entry.name === 'apply-quota'),
       quotaRunKey,
-      (entry) => entry.wallMs / entry.quotaMs,
+      // Told the rate, a run is held to its floor paced alike; else to creates / R.
+      (entry) => entry.wallMs / (entry.requestsPerSecond === null ? entry.quotaMs : (floorOf(entry)?.wallMs ?? 1)),
     ).map((entry) => [
       entry.rateLimit,
       entry.quotaStatus === 400 ? '400/-10' : String(entry.quotaStatus),
@@ -85,6 +100,10 @@ export function renderMarkdown(results) {
       entry.wallMs,
       entry.quotaMs,
       entry.ok ? entry.ratio : 'failed',
+      floorOf(entry)?.wallMs,
+      entry.overFloor,
+      floorOf(entry, 'window')?.wallMs,
+      entry.overWindowFloor,
       entry.refused,
       entry.failed,
     ]),

@@ -11,6 +11,7 @@ const COLUMNS = [
   ['CPU ms', (entry) => entry.cpuMs],
   ['peak MB', (entry) => entry.peakRssMb],
   ['to 1st req', (entry) => entry.timeline?.beforeFirstRequestMs],
+  ['over floor', (entry) => entry.overFloor],
   ['after last', (entry) => entry.timeline?.afterLastRequestMs],
   ['note', note],
 ];
@@ -25,15 +26,25 @@ export const FLOORED_RUNS = [
 ];
 const OVER_FLOOR_TARGET = 1.1;
 const OVER_FLOOR_SIZES = [1000, 5000];
-/** A quota run's wall time over its writes / R: finding the rate alone, and told it. */
+/** A plan with no latency (the command's CPU per answer sets its pace) over its floor, at this N. */
+const NO_LATENCY_TARGET = { n: 5000, overFloor: 1.25 };
+/** The time to the first request over the floor's, at this N (of the plans with no latency). */
+const FIRST_REQUEST_TARGET = { n: 10_000, overFloorMs: 100 };
+/** A quota run's wall time over its writes / R when it finds the rate alone; told it, over its floor paced alike. */
 const QUOTA_TARGET = { found: 1.15, paced: 1.05 };
+/** The runs over many accounts over their floor of one bare client per account. */
+const ACCOUNTS_TARGET = 1.15;
 /** Cold starts over an empty node process of the same run, medians. */
 const HELP_OVER_NODE_MS = 40;
 const VALIDATE_OVER_NODE_MS = 150;
 
 /** A run's name in the table and the progress lines: a floor by its run, a quota run by its settings. */
 export function label(entry) {
-  if (entry.floorOf) return `floor of ${entry.floorOf}`;
+  if (entry.floorOf) {
+    const of = entry.accounts === undefined ? entry.floorOf : label({ name: entry.floorOf, accounts: entry.accounts });
+    return `floor of ${of}${entry.pacing ? `, paced ${entry.pacing} at ${entry.requestsPerSecond}/s` : ''}`;
+  }
+  if (entry.accounts !== undefined) return `${entry.name.replace(/-accounts$/, '')}, ${entry.accounts} accounts`;
   if (entry.rateLimit !== undefined)
     return `${entry.name} R=${entry.rateLimit} (${entry.quotaStatus})${entry.requestsPerSecond === null ? '' : ' paced'}`;
   return entry.name;
@@ -44,14 +55,16 @@ function note(entry) {
   const notes = [];
   if (entry.speedupVsNaive !== undefined) notes.push(`${entry.speedupVsNaive}x faster than naive`);
   if (entry.overFloor !== undefined) notes.push(`${entry.overFloor}x its transport floor`);
-  if (entry.rateLimit !== undefined) {
+  if (entry.overWindowFloor !== undefined) notes.push(`${entry.overWindowFloor}x its floor paced to the window`);
+  if (entry.pacing !== undefined) notes.push(`${entry.refused} refused`);
+  if (entry.rateLimit !== undefined && !entry.floorOf) {
     notes.push(
       `bound: ${entry.accepted} writes / ${entry.rateLimit} per s; ${entry.refused} refused, ${entry.failed} failed; ${entry.requestsPerSecond === null ? 'no rate given' : `--requests-per-second ${entry.requestsPerSecond}`}`,
     );
   }
   if (entry.overNodeMs !== undefined) notes.push(`median of ${entry.runs}, ${entry.overNodeMs} ms over empty node`);
   if (notes.length > 0) return notes.join(', ');
-  if (entry.floorOf) return 'bare undici pool, same requests';
+  if (entry.floorOf) return `bare undici pool${entry.accounts ? ' per account' : ''}, same requests`;
   if (entry.name === 'plan-offline') return `config ${entry.configCpuMs} ms CPU (not included)`;
   if (entry.wallSamplesMs) return `median of ${entry.runs}`;
   return '';
@@ -83,6 +96,22 @@ export function renderTargets(results) {
       `  [${met === undefined ? 'not measured' : met ? 'met' : 'MISSED'}] ${label}${detail ? `: ${detail}` : ''}`,
     );
   const find = (name, n) => results.find((entry) => entry.name === name && entry.n === n && !entry.floorOf);
+  const runsOf = (name, n) => results.filter((entry) => entry.name === name && entry.n === n);
+  const floorOf = (entry, pacing) => floorOfRun(results, entry, pacing);
+  /** Each run (of one run's repetitions) over the floor of its own repetition, held to the median. */
+  const overFloor = (label, runs, target, pacing = runs[0]?.requestsPerSecond ? 'even' : undefined, more) => {
+    const pairs = runs.map((entry) => ({ entry, base: floorOf(entry, pacing) }));
+    const failed = pairs.find(
+      ({ entry, base }) =>
+        !(entry.ok && typeof entry.overFloor === 'number' && base?.ok === true) || (entry.failed ?? 0) !== 0,
+    );
+    if (pairs.length === 0) check(label, undefined, 'not in this run');
+    else if (failed) {
+      const { entry, base } = failed;
+      const floorProblem = base ? `its floor failed: ${base.problem}` : 'its floor is missing';
+      check(label, false, entry.problem ?? (base?.ok === true ? `${entry.failed} failed` : floorProblem));
+    } else heldToMedian(label, pairs, target, (entry, base) => `${entry.wallMs} ms, the floor ${base.wallMs} ms`, more);
+  };
 
   for (const n of OVER_FLOOR_SIZES) {
     if (!results.some((entry) => entry.n === n && FLOORED_RUNS.includes(entry.name))) {
@@ -93,28 +122,37 @@ export function renderTargets(results) {
       );
       continue;
     }
-    for (const name of FLOORED_RUNS) {
-      const runs = results.filter((entry) => entry.name === name && entry.n === n && !entry.floorOf);
-      const pairs = runs.map((entry) => ({
-        entry,
-        base: results.find(
-          (candidate) => candidate.floorOf === name && candidate.n === n && candidate.repetition === entry.repetition,
-        ),
-      }));
-      const failed = pairs.find(
-        ({ entry, base }) => !(entry.ok && typeof entry.overFloor === 'number' && base?.ok === true),
+    for (const name of FLOORED_RUNS)
+      overFloor(
+        `${name}, N = ${n}: wall <= ${OVER_FLOOR_TARGET}x its transport floor`,
+        runsOf(name, n),
+        OVER_FLOOR_TARGET,
       );
-      const label = `${name}, N = ${n}: wall <= ${OVER_FLOOR_TARGET}x its transport floor`;
-      if (failed) check(label, false, failed.entry.problem ?? '');
-      else if (pairs.length > 0)
-        heldToMedian(
-          label,
-          pairs,
-          OVER_FLOOR_TARGET,
-          (entry, base) => `${entry.wallMs} ms, the floor ${base.wallMs} ms`,
-        );
-      else check(label, undefined);
-    }
+  }
+
+  const noLatency = runsOf('plan-no-latency', NO_LATENCY_TARGET.n);
+  overFloor(
+    `plan with no changes and no latency, N = ${NO_LATENCY_TARGET.n}: wall <= ${NO_LATENCY_TARGET.overFloor}x its transport floor`,
+    noLatency,
+    NO_LATENCY_TARGET.overFloor,
+  );
+  const firstRequest = runsOf('plan-no-latency', FIRST_REQUEST_TARGET.n).map((entry) => ({
+    entry,
+    base: floorOf(entry),
+  }));
+  const firstLabel = `time to the first request, plan of ${FIRST_REQUEST_TARGET.n}: <= the floor's + ${FIRST_REQUEST_TARGET.overFloorMs} ms`;
+  const firstFailed = firstRequest.find(({ entry, base }) => !(entry.ok && base?.ok === true));
+  if (firstRequest.length === 0) check(firstLabel, undefined, 'not in this run');
+  else if (firstFailed) check(firstLabel, false, firstFailed.entry.problem ?? 'its floor failed');
+  else {
+    const ms = ({ entry, base }) => entry.timeline.beforeFirstRequestMs - base.timeline.beforeFirstRequestMs;
+    const median = medianRun(firstRequest, ms);
+    const all = firstRequest.map((pair) => Math.round(ms(pair))).join(', ');
+    check(
+      firstLabel,
+      ms(median) <= FIRST_REQUEST_TARGET.overFloorMs,
+      `+${Math.round(ms(median))} ms (${median.entry.timeline.beforeFirstRequestMs} against ${median.base.timeline.beforeFirstRequestMs})${firstRequest.length > 1 ? `; all ${all}` : ''}`,
+    );
   }
 
   for (const runs of repetitions(
@@ -123,19 +161,45 @@ export function renderTargets(results) {
   )) {
     const [first] = runs;
     const paced = first.requestsPerSecond !== null;
-    const target = paced ? QUOTA_TARGET.paced : QUOTA_TARGET.found;
     const how = paced ? `--requests-per-second ${first.requestsPerSecond}` : 'no rate given';
-    const label = `apply of ${first.n} creates, writes limited to ${first.rateLimit}/s (${first.quotaStatus}, no Retry-After), ${how}: wall <= ${target}x ${first.n}/R, no failed change`;
+    const what = `apply of ${first.n} creates, writes limited to ${first.rateLimit}/s (${first.quotaStatus}, no Retry-After), ${how}`;
+    const refusals = (entry) => `, ${entry.refused} refused, ${entry.failed} failed`;
     const failed = runs.find((entry) => !entry.ok || entry.failed !== 0);
+    if (paced) {
+      // Held to its floor paced alike; the floor paced to the limit's window is shown beside it.
+      overFloor(
+        `${what}: wall <= ${QUOTA_TARGET.paced}x its floor paced alike, no failed change`,
+        runs,
+        QUOTA_TARGET.paced,
+        undefined,
+        (entry) =>
+          `${refusals(entry)}; ${entry.ratio}x ${entry.n}/R, ${entry.overWindowFloor ?? 'no'}x the floor paced to the window (${floorOf(entry, 'window')?.wallMs ?? '-'} ms)`,
+      );
+      continue;
+    }
+    const label = `${what}: wall <= ${QUOTA_TARGET.found}x ${first.n}/R, no failed change`;
     if (failed) check(label, false, failed.ok ? `${failed.failed} failed` : failed.problem);
     else
       heldToMedian(
         label,
         runs.map((entry) => ({ entry, base: { wallMs: entry.quotaMs } })),
-        target,
+        QUOTA_TARGET.found,
         (entry) => `${entry.wallMs} ms against ${entry.quotaMs} ms`,
-        (entry) => `, ${entry.refused} refused, ${entry.failed} failed`,
+        refusals,
       );
+  }
+
+  for (const name of ['plan-accounts', 'apply-accounts']) {
+    const runs = results.filter((entry) => entry.name === name);
+    const [first] = runs;
+    if (first === undefined) continue;
+    overFloor(
+      `${label(first)}, ${first.n / first.accounts} ${name === 'plan-accounts' ? 'audiences' : 'creates'} each${first.requestsPerSecond ? ` at ${first.requestsPerSecond} writes/s` : ''}: wall <= ${ACCOUNTS_TARGET}x the floor of one bare client per account${name === 'apply-accounts' ? ', no failed change' : ''}`,
+      runs,
+      ACCOUNTS_TARGET,
+      undefined,
+      (entry) => (entry.failed === undefined ? '' : `, ${entry.refused} refused, ${entry.failed} failed`),
+    );
   }
 
   for (const entry of results.filter((candidate) => candidate.name === 'plan-no-change' && candidate.ok)) {
@@ -186,6 +250,22 @@ export function renderTargets(results) {
   coldStart(find('cold-start-help', 0), '`audiences --help`', HELP_OVER_NODE_MS);
   coldStart(find('cold-start-validate', 100), '`validate` of 100 audiences', VALIDATE_OVER_NODE_MS);
   return lines.join('\n');
+}
+
+/**
+ * The floor of a run (`pacing`: of a paced one, `even` or `window`): right after it in the same repetition, of the same
+ * settings.
+ */
+export function floorOfRun(results, entry, pacing) {
+  return results.find(
+    (candidate) =>
+      candidate.floorOf === entry.name &&
+      candidate.n === entry.n &&
+      candidate.repetition === entry.repetition &&
+      candidate.rateLimit === entry.rateLimit &&
+      candidate.quotaStatus === entry.quotaStatus &&
+      candidate.pacing === pacing,
+  );
 }
 
 /** The runs that are one run measured several times, together, in the order they came: `key` names the run. */
