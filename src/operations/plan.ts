@@ -5,6 +5,7 @@ import type { AccountReader } from './account-reader.js';
 import { planAccount, type Plan, type PlanBase, type PlanOptions, type PlanScope } from '../plan/index.js';
 import { readBases } from './base-files.js';
 import { cachedReader } from './detail-cache.js';
+import { listEarly } from './early-list.js';
 import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { KindOperations, KindServices, ReadContext } from './kinds/kind.js';
 import { accountFileClashes, mergeAccountFiles, type AccountFile } from './account-files.js';
@@ -53,6 +54,9 @@ export interface PlanFilesOptions {
  * it too): the files of an account declared in several as one, each change saying which file it comes from.
  */
 export async function planFiles(files: string[], options: PlanFilesOptions, deps: PlanDeps): Promise<PlannedAccount[]> {
+  // Each account's list leaves while its files are checked (see listEarly). Files read already (an apply's, read
+  // before its accounts' locks are taken) are listed only now, under those locks.
+  const early = options.read ? deps : { ...deps, reader: await listEarly(files, deps.cwd, deps.reader) };
   const accounts = byAccount(options.read ?? (await readValidDesiredStates(files, deps.cwd)));
   const bases =
     options.base === undefined
@@ -61,7 +65,7 @@ export async function planFiles(files: string[], options: PlanFilesOptions, deps
   return Promise.all(
     accounts.map(async (account, index) => {
       const { desired, home: file } = mergeAccountFiles(account);
-      const planned = await planAccountFile(file, desired, bases[index], options, deps);
+      const planned = await planAccountFile(file, desired, bases[index], options, early);
       const plan = account.length === 1 ? planned : withFiles(planned, account, file);
       return { file, files: account.map((entry) => entry.file), desired, plan };
     }),

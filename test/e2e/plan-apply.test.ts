@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { LoggedRequest, RunningEmulator } from '../../src/emulator/server.js';
 import { emulatorEnv, emulatorRoute, runCli, runInProcess, workspace } from '../helpers/cli.js';
 
 const desired = `adAccountId: 1234
@@ -158,14 +159,54 @@ describe('validate, plan and apply through the real CLI', () => {
     for (const result of [none, badToken, unreachable]) expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('rejects an invalid file before reading the account', async () => {
-    const cwd = await workspace({ 'audiences.yaml': desired.replace('type: DISPLAY', 'type: DISPLY') });
+  it("rejects an invalid file before writing anything: the account's list, sent while the file was checked, is dropped quietly", async () => {
+    // Enough audiences that checking the file takes a while, the list meanwhile on its way.
+    const many = Array.from(
+      { length: 400 },
+      (_, index) => `  - name: audience-${index}\n    type: DISPLAY\n    locations: [I]\n`,
+    ).join('');
+    const invalid = `${desired}${many}  - name: last\n    type: DISPLY\n`;
+    const requests = async () =>
+      ((await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: LoggedRequest[] }).requests;
+    /** The log once `count` requests came (the list of a command that has ended may arrive just after its exit). */
+    const logged = async (count: number) => {
+      const deadline = Date.now() + 3000;
+      while ((await requests()).length < count && Date.now() < deadline) await sleep(20);
+      return (await requests()).map(({ method, path, adAccountId }) => ({ method, path, adAccountId }));
+    };
+    const list = { method: 'GET', path: '/openapi/v4/targetings/audiences', adAccountId: '1234' };
+    // An apply reads its files before it takes its accounts' locks, and reads the account only under them: no list.
+    for (const [command, requests] of [
+      [['plan'], [list]],
+      [['apply', '--auto-approve'], []],
+    ] as const) {
+      const cwd = await workspace({ 'audiences.yaml': invalid });
+      await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+      const result = await runCli([...command], { cwd, env });
+      expect(result.code, command[0]).toBe(1);
+      expect(result.stderr).toMatch(/^error\[CONFIG_INVALID\]: audiences\.yaml is not valid \(1 problem\)$/m);
+      expect(result.stderr).toMatch(/audiences\.yaml:\d+:\d+: /);
+      expect(result.stdout).toBe('');
+      expect(await logged(1), command[0]).toEqual(requests);
+    }
+
+    // An account the token may not use: its list's refusal is said for a valid file only, as before.
+    const locked = invalid.replace('adAccountId: 1234', 'adAccountId: 9999');
+    const cwd = await workspace({ 'audiences.yaml': locked, 'valid.yaml': desired.replace('1234', '9999') });
+    const refused = await runCli(['plan'], { cwd, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error[CONFIG_INVALID]');
+    expect(refused.stderr).not.toMatch(/403|2005|\n\s+at /);
+    const valid = await runCli(['plan', '-f', 'valid.yaml'], { cwd, env });
+    expect(valid.code).toBe(1);
+    expect(valid.stderr).toMatch(/403/);
+    expect(valid.stderr).not.toMatch(/\n\s+at /);
+
+    // A valid file: the list sent early is the plan's one list.
+    const good = await workspace({ 'audiences.yaml': desired });
     await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
-    const result = await runCli(['plan'], { cwd, env });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/audiences\.yaml:\d+:\d+: /);
-    const log = (await emulatorRoute(emulator, 'GET', '/_emulator/requests')) as { requests: unknown[] };
-    expect(log.requests).toEqual([]);
+    expect((await runCli(['plan'], { cwd: good, env })).code).toBe(0);
+    expect(await logged(1)).toEqual([list]);
   });
 });
 

@@ -1,0 +1,72 @@
+import { open, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { DEFAULT_CONFIG_FILE } from '../config/index.js';
+import type { LiveAudienceSummary } from '../model/index.js';
+import type { AccountReader } from './account-reader.js';
+
+/** How much of a file's start is looked at for its account: the line is at the top of any file the tool writes. */
+const HEAD_BYTES = 64 * 1024;
+/** A top-level `adAccountId: 1234` line (a comment after it allowed): the only spelling looked for. */
+const ACCOUNT_LINE = /^adAccountId:[ \t]*([1-9][0-9]{0,15})[ \t]*(?:#.*)?\r?$/m;
+
+/**
+ * Starts listing the account of each file before the file is checked, so that the list is in flight, and its
+ * answer on the way, while the checking runs (a large file takes a few hundred milliseconds, in which nothing else
+ * runs). The account is taken from a top-level `adAccountId: DIGITS` line in the file's first 64 KiB: a hint
+ * only, never a reading of the file. The reader returned hands a plan that early list when the checked file names
+ * the same account, once (a second list, e.g. confirming a deletion, is made as before); for any other account, or
+ * a file whose line was not found, it is the reader as given. A list that fails, or that a file found invalid
+ * never uses, is dropped quietly: a plan that uses it gets its error, as it would have from its own list.
+ */
+export async function listEarly(
+  files: string[],
+  cwd: string,
+  reader: (adAccountId: number) => AccountReader,
+): Promise<(adAccountId: number) => AccountReader> {
+  const named = files.length > 0 ? [...new Set(files)] : [DEFAULT_CONFIG_FILE];
+  const accounts = new Set((await Promise.all(named.map((file) => accountOf(resolve(cwd, file))))).flat());
+  const early = new Map<number, Promise<LiveAudienceSummary[]>>();
+  for (const adAccountId of accounts) {
+    try {
+      const listed = reader(adAccountId).list();
+      listed.catch(() => undefined);
+      early.set(adAccountId, listed);
+    } catch {
+      // Said again, at its usual point, by the reader the plan makes.
+    }
+  }
+  return (adAccountId) => {
+    const own = reader(adAccountId);
+    const listed = early.get(adAccountId);
+    if (listed === undefined) return own;
+    early.delete(adAccountId);
+    let taken = false;
+    return {
+      list: () => {
+        if (taken) return own.list();
+        taken = true;
+        return listed;
+      },
+      read: (id) => own.read(id),
+      adGroups: (id) => own.adGroups(id),
+    };
+  };
+}
+
+/** The account a file's head names (none when it cannot be read or has no such line: the checking says why). */
+async function accountOf(path: string): Promise<number[]> {
+  let handle;
+  try {
+    // Not a FIFO or a device, whose reading could wait or never end.
+    if (!(await stat(path)).isFile()) return [];
+    handle = await open(path, 'r');
+    const { buffer, bytesRead } = await handle.read({ buffer: Buffer.alloc(HEAD_BYTES), position: 0 });
+    const found = ACCOUNT_LINE.exec(buffer.subarray(0, bytesRead).toString('utf8'));
+    const id = Number(found?.[1]);
+    return Number.isSafeInteger(id) ? [id] : [];
+  } catch {
+    return [];
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
