@@ -90,6 +90,8 @@ export function matchingGlob(globs: readonly string[]): (name: string) => string
     const variants = spellings(glob).filter((variant) => variant === glob || parseNameGlob(variant).ok);
     return { glob, matches: nameMatcher([...new Set(variants)]) };
   });
+  // No glob matches anything: a name is not normalized twice to find that out (a plan asks it of every audience).
+  if (matchers.length === 0) return () => undefined;
   return (name) => {
     const names = spellings(name);
     return matchers.find(({ matches }) => names.some(matches))?.glob;

@@ -47,7 +47,11 @@ export interface Identities {
 export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Identities {
   const byId = new Map(live.map((audience) => [audience.id, audience]));
   const byName = new Map<string, LiveAudienceSummary[]>();
-  for (const audience of live) byName.set(audience.name, [...(byName.get(audience.name) ?? []), audience]);
+  for (const audience of live) {
+    const named = byName.get(audience.name);
+    if (named) named.push(audience);
+    else byName.set(audience.name, [audience]);
+  }
 
   const claimed = new Set<Long>();
   const pinnedBy = new Map<Long, string>();

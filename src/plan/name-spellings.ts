@@ -34,6 +34,9 @@ export interface Spellings {
  * and pinned ids. Each look spelt several ways is a NAME_SPELLING warning that shows the
  * spellings as code points, since a terminal shows them alike.
  */
+/** A name of plain ASCII only. */
+const ASCII = /^\p{ASCII}*$/u;
+
 export function matchSpellings(input: SpellingInput): Spellings {
   const groups = new Map<string, { declared: DesiredAudience[]; live: LiveAudienceSummary[] }>();
   const groupOf = (name: string) => {
@@ -42,8 +45,16 @@ export function matchSpellings(input: SpellingInput): Spellings {
     if (!group) groups.set(look, (group = { declared: [], live: [] }));
     return group;
   };
-  for (const audience of input.declared) groupOf(audience.key).declared.push(audience);
-  for (const audience of input.live) groupOf(audience.name).live.push(audience);
+  // Two spellings of one look are never both plain ASCII (ASCII is its own NFC): a group of ASCII names alone holds one
+  // spelling, and is passed over below. So an ASCII name is grouped only when some other name looks like it.
+  const looks = new Set(
+    [...input.declared.map((audience) => audience.key), ...input.live.map((audience) => audience.name)]
+      .filter((name) => !ASCII.test(name))
+      .map((name) => name.normalize('NFC')),
+  );
+  const grouped = (name: string) => !ASCII.test(name) || looks.has(name);
+  for (const audience of input.declared) if (grouped(audience.key)) groupOf(audience.key).declared.push(audience);
+  for (const audience of input.live) if (grouped(audience.name)) groupOf(audience.name).live.push(audience);
 
   const missing = new Set(input.missing);
   const matched: Spellings['matched'] = [];
