@@ -142,8 +142,9 @@ export async function runBench(options) {
     // (2,000 entries) takes 2000 · latency / concurrency ms to fill: poll at half that, since
     // serializing the log costs the emulator time that would otherwise show in the figures. With no latency, the
     // requests come as fast as the client makes them: every 100 ms.
-    const pollIntervalMs = (runLatencyMs) =>
-      Math.max(100, Math.min(2000, (1000 * Math.max(runLatencyMs, 1)) / concurrency));
+    // Over many accounts, each may have `concurrency` in flight.
+    const pollIntervalMs = (runLatencyMs, inFlight = concurrency) =>
+      Math.max(100, Math.min(2000, (1000 * Math.max(runLatencyMs, 1)) / inFlight));
 
     /**
      * One measured run of the CLI (or of `script`, or of `measure`: several processes) with its requests counted from
@@ -175,7 +176,7 @@ export async function runBench(options) {
             : script
               ? measureNode([script, ...args], { cwd: work, env: { ...env, ...runEnv } })
               : measureCli([...args, '--concurrency', String(concurrency)], { cwd: work, env }),
-        { intervalMs: pollIntervalMs(runLatencyMs) },
+        { intervalMs: pollIntervalMs(runLatencyMs, concurrency * (fields.accounts ?? 1)) },
       );
       const byPhase = countPhases(requests);
       // Over several accounts, each its own transport: the bound of the account with the longest path.
