@@ -155,6 +155,17 @@ describe('the targets', () => {
     expect(verdict(text, 'limited to 50/s (400, no Retry-After)')).toBe('MISSED');
     expect(verdict(text, '`audiences --help` cold start <= an empty node + 40 ms')).toBe('MISSED');
     expect(verdict(text, '`validate` of 100 audiences cold start <= an empty node + 150 ms')).toBe('met');
+    // In the tables, a run that found its rate alone has no floor, though one told the same rate has.
+    const quotaRows = renderMarkdown([
+      ...quota(10, 429, null, 54_000, 0),
+      ...quota(10, 429, 10, 50270, 0, { even: 48_337, window: 47_000 }),
+    ])
+      .split('\n')
+      .filter((line) => line.startsWith('| 10 |'));
+    expect(quotaRows).toEqual([
+      '| 10 | 429 | no | 500 | 54000 | 50000 | 1.08 | — | — | — | — | 0 | 0 |',
+      '| 10 | 429 | --requests-per-second 10 | 500 | 50270 | 50000 | 1.01 | 48337 | 1.04 | 47000 | 1.07 | 0 | 0 |',
+    ]);
   });
 
   it("hold a plan with no latency to 1.25x its floor at N = 5000, the time to the first request at N = 10,000 to the floor's + 100 ms, and the runs over many accounts to 1.15x their floor with no failed change", () => {

@@ -264,6 +264,8 @@ export function floorOfRun(results, entry, pacing) {
       candidate.repetition === entry.repetition &&
       candidate.rateLimit === entry.rateLimit &&
       candidate.quotaStatus === entry.quotaStatus &&
+      // A quota run found its rate alone (null) or was told it: only the latter has floors, of that rate.
+      (candidate.requestsPerSecond ?? null) === (entry.requestsPerSecond ?? null) &&
       candidate.pacing === pacing,
   );
 }
