@@ -33,7 +33,7 @@ export function git(args, { cwd, env = process.env }) {
       (error, stdout, stderr) =>
         done({
           code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-          stdout: String(stdout),
+          stdout: redact(String(stdout)),
           stderr: redact(String(stderr)),
         }),
     );
