@@ -573,7 +573,7 @@ describe('validateConfig: rules of the file', () => {
     expect(found).toHaveLength(8);
     expect(found.filter((issue) => issue.hint === undefined)).toEqual([]);
     expect(found.map((issue) => issue.hint)).toContain(
-      'adAccountId: the ad account this file describes (one account per file)',
+      'adAccountId: the ad account this file describes. Several files may describe one account: each names the others under `accountFiles`',
     );
     expect(found.map((issue) => issue.hint)).toContain(
       'adGroups: an id of the service (a Long): a whole number, or its digits in quotes, which an id above 9007199254740991 needs to be read exactly',
@@ -746,7 +746,7 @@ describe('validateConfig: did you mean', () => {
   it('lists the choices when nothing is close', () => {
     expect(issues(oneAudience('type: BANNER'))[0]?.hint).toBe('one of DISPLAY, MESSAGE');
     expect(issues('adAccountId: 1\naudiences: []\nzzz: 1\n')[0]?.hint).toBe(
-      'the fields here are adAccountId, prune, pruneImages, massDelete, ignore, protect, business, images, audiences',
+      'the fields here are adAccountId, accountFiles, prune, pruneImages, massDelete, ignore, protect, business, images, audiences',
     );
   });
 
