@@ -122,6 +122,14 @@ function sameBusiness(a: DesiredBusiness | undefined, b: DesiredBusiness | undef
   return text(a) === text(b);
 }
 
+/** Which of an account's files holds its images and their lock: the one that declares `images:`, else the first. */
+export function imageHomeIndex(files: readonly AccountFile[]): number {
+  return Math.max(
+    0,
+    files.findIndex(({ desired }) => desired.images !== undefined),
+  );
+}
+
 /**
  * The files of one ad account as one desired state (their clashes checked first: see accountFileClashes): every
  * file's audiences, `ignore` and `protect` globs (a name one file ignores or protects is so for the account), the
@@ -132,7 +140,7 @@ export function mergeAccountFiles(files: readonly AccountFile[]): { desired: Des
   const [first] = files;
   if (first === undefined) throw new RangeError('an account is declared in one file at least');
   if (files.length === 1) return { desired: first.desired, home: first.file };
-  const home = files.find(({ desired }) => desired.images !== undefined) ?? first;
+  const home = files[imageHomeIndex(files)] ?? first;
   const states = files.map(({ desired }) => desired);
   const business = states.find((desired) => desired.business !== undefined)?.business;
   const guards = states.map((desired) => ({ ...DEFAULT_MASS_DELETE, ...desired.massDelete }));
@@ -174,7 +182,8 @@ export interface AccountFilesGap {
 export function unnamedAccountFiles(files: readonly AccountFile[], cwd: string): AccountFilesGap[] {
   const where = (file: string): string => resolve(cwd, file);
   const accountOf = new Map(files.map(({ file, desired }) => [where(file), desired.adAccountId]));
-  const shown = (path: string): string => relative(cwd, path).split('\\').join('/');
+  const slashed = (path: string): string => path.split('\\').join('/');
+  const shown = (path: string): string => slashed(relative(cwd, path));
   const gaps: AccountFilesGap[] = [];
   for (const { file, desired } of files) {
     const siblings = files
@@ -204,13 +213,7 @@ export function unnamedAccountFiles(files: readonly AccountFile[], cwd: string):
         file,
         path: ['adAccountId'],
         message: `${unnamed.join(', ')} ${unnamed.length === 1 ? 'describes' : 'describe'} ad account ${desired.adAccountId} too, and this file does not name ${unnamed.length === 1 ? 'it' : 'them'} under accountFiles`,
-        hint: `name the account's other files here, \`accountFiles: [${unnamed
-          .map((other) =>
-            relative(dirname(where(file)), where(other))
-              .split('\\')
-              .join('/'),
-          )
-          .join(', ')}]\`, so that this file is never planned alone as the whole account`,
+        hint: `name the account's other files here, \`accountFiles: [${unnamed.map((other) => slashed(relative(dirname(where(file)), where(other)))).join(', ')}]\`, so that this file is never planned alone as the whole account`,
       });
   }
   return gaps;

@@ -8,7 +8,7 @@ import { cachedReader } from './detail-cache.js';
 import { listEarly } from './early-list.js';
 import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { KindOperations, KindServices, ReadContext } from './kinds/kind.js';
-import { accountFileClashes, mergeAccountFiles, type AccountFile } from './account-files.js';
+import { accountFileClashes, imageHomeIndex, mergeAccountFiles, type AccountFile } from './account-files.js';
 import { validateFiles } from './validate.js';
 
 export type { AccountReader } from './account-reader.js';
@@ -117,11 +117,7 @@ function byAccount(states: AccountFile[]): AccountFile[][] {
 async function readAccountBase(account: AccountFile[], ref: string, cwd: string): Promise<PlanBase> {
   const bases = await readBases(account, ref, cwd);
   // The images' lock at the base is the one beside the file that holds the account's images (see mergeAccountFiles).
-  const home = Math.max(
-    0,
-    account.findIndex(({ desired }) => desired.images !== undefined),
-  );
-  const imageLock = bases[home]?.imageLock;
+  const imageLock = bases[imageHomeIndex(account)]?.imageLock;
   const lock = imageLock === undefined ? {} : { imageLock };
   for (const [index, base] of bases.entries())
     if ('problem' in base)
