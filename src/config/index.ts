@@ -8,7 +8,8 @@
  * reads files (`desiredStateOfBytes` validates bytes read elsewhere: a file at a git ref).
  */
 export { validateConfig, LIMITS } from './validate-config.js';
-export { desiredStateOfBytes, locateInFile, readDesiredStates, DEFAULT_CONFIG_FILE } from './read-config.js';
+export { desiredStateOfBytes, locateInFile, readDesiredStates } from './read-config.js';
+export { DEFAULT_CONFIG_FILE } from './default-file.js';
 export { ConfigError, formatIssue, formatIssues, sortIssues, type ConfigIssue, type ConfigResult } from './issues.js';
 export { AUDIENCES_SCHEMA_URL } from './schema.js';
 export type { AudiencesFile } from './generated/audiences.js';

@@ -9,9 +9,6 @@ import { createLocator, type Path, type Position } from './positions.js';
 import type { ConfigIssue, ConfigResult } from './issues.js';
 import { LIMITS, validateConfig } from './validate-config.js';
 
-/** The file read when no -f is given. */
-export const DEFAULT_CONFIG_FILE = 'audiences.yaml';
-
 /**
  * Reads each file (relative to `cwd`; named in results as given) and validates it: bytes →
  * UTF-8 → validateConfig. A file that cannot be read is a problem of that file, not an

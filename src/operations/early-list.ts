@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { DEFAULT_CONFIG_FILE } from '../config/index.js';
+import { DEFAULT_CONFIG_FILE } from '../config/default-file.js';
 import type { LiveAudienceSummary } from '../model/index.js';
 import type { AccountReader } from './account-reader.js';
 

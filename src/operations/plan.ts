@@ -47,6 +47,11 @@ export interface PlanFilesOptions {
   appliedAtOnce?: boolean | undefined;
   /** The files already read and validated (apply reads them first, to lock their accounts before planning). */
   read?: AccountFile[] | undefined;
+  /**
+   * The reader given already hands out the lists started by `listEarly` (the command asked for them before loading
+   * this code): none is started again.
+   */
+  listedEarly?: boolean | undefined;
 }
 
 /**
@@ -56,7 +61,8 @@ export interface PlanFilesOptions {
 export async function planFiles(files: string[], options: PlanFilesOptions, deps: PlanDeps): Promise<PlannedAccount[]> {
   // Each account's list leaves while its files are checked (see listEarly). Files read already (an apply's, read
   // before its accounts' locks are taken) are listed only now, under those locks.
-  const early = options.read ? deps : { ...deps, reader: await listEarly(files, deps.cwd, deps.reader) };
+  const early =
+    options.read || options.listedEarly ? deps : { ...deps, reader: await listEarly(files, deps.cwd, deps.reader) };
   const accounts = byAccount(options.read ?? (await readValidDesiredStates(files, deps.cwd)));
   const bases =
     options.base === undefined

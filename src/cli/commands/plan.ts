@@ -97,33 +97,40 @@ async function plan(
   const preview = await previewOf(args, io, 'audiences plan --base main --format markdown --preview preview.json');
   const base = baseOption(args);
   const scope = scopeOf(args, "audiences plan --target 'spring-*' --kind audience");
-  const [style, { planFiles }, { renderPlans }, saved] = await Promise.all([
+  const [style, saved, { listEarly }] = await Promise.all([
     outputStyle(args, io),
-    import('../../operations/plan.js'),
-    import('../../render/index.js'),
     // The code of saved plans (their schema's validator among it) only for --out.
     out === undefined ? undefined : import('../../operations/saved-plan.js').then((code) => ({ ...code, out })),
+    import('../../operations/early-list.js'),
     loadServices(),
   ]);
   if (saved) await saved.checkPlanTarget(saved.out, io.cwd);
-  const cache = args['cache'] === true ? await import('../../operations/detail-cache.js') : undefined;
-  const planned = await withServices(args, io, (services, connection) =>
-    planFiles(
+  const planned = await withServices(args, io, async (services, connection) => {
+    // The lists leave before the code of planning, checking the files and rendering is loaded: its loading, a good
+    // part of a start, runs while they are answered.
+    const reader = await listEarly(files, io.cwd, (adAccountId) => services.audiences(adAccountId));
+    const [{ planFiles }, cache] = await Promise.all([
+      import('../../operations/plan.js'),
+      args['cache'] === true ? import('../../operations/detail-cache.js') : undefined,
+    ]);
+    return planFiles(
       files,
       {
         allowMassDelete: args['allowMassDelete'] === true,
         base,
         scope,
         requestsPerSecond: typeof args['requestsPerSecond'] === 'number' ? args['requestsPerSecond'] : undefined,
+        listedEarly: true,
       },
       {
         cwd: io.cwd,
-        reader: (adAccountId) => services.audiences(adAccountId),
+        reader,
         services,
         ...(cache ? { cache: { service: cache.cacheService(connection) } } : {}),
       },
-    ),
-  );
+    );
+  });
+  const { renderPlans } = await import('../../render/index.js');
   // The files and commit go with each plan, so that `show --format markdown` of the saved plan prints this comment.
   const origin = { files, commit: context.commit ?? null, ...(base === undefined ? {} : { base }) };
   const plans = planned.map((account) => ({ ...account.plan, origin }));
