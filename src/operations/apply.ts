@@ -8,8 +8,8 @@ import type { DesiredState } from '../model/index.js';
 import type { AppliedAccount, Change, ChangeResult, Plan, PlanScope } from '../plan/index.js';
 import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { KindServices } from './kinds/kind.js';
-import { planFiles, readValidDesiredStates } from './plan.js';
-import { takeApplyLocks } from './apply-lock.js';
+import type { AccountReader } from './account-reader.js';
+import { planFiles } from './plan.js';
 import { checkPlanIsFresh } from './stale.js';
 
 /**
@@ -64,13 +64,6 @@ export interface ApplyInterrupts {
   said(): void;
 }
 
-const UNINTERRUPTED: ApplyInterrupts = {
-  signal: new AbortController().signal,
-  settleFirst: () => undefined,
-  applying: () => undefined,
-  said: () => undefined,
-};
-
 export interface ApplyRequest {
   savedPlan: string | undefined;
   files: string[];
@@ -82,53 +75,25 @@ export interface ApplyRequest {
   requestsPerSecond?: number | undefined;
 }
 
-/**
- * The apply use case. A saved plan is checked for staleness and applied (saving it was the
- * approval). Otherwise the files are planned, the plan shown, and applied after approval or
- * with --auto-approve. The accounts are applied at the same time, each on its own (its results,
- * its summary). Returns the exit code: 0 when everything was done and checked. One apply at a
- * time per account and working folder (see apply-lock.ts).
- */
-export async function runApply(request: ApplyRequest, deps: ApplyDeps): Promise<number> {
-  const interrupts = deps.interrupts ?? UNINTERRUPTED;
-  const locking = readAndLock(request, deps);
-  interrupts.settleFirst(locking);
-  const { input, release } = await locking;
-  try {
-    return await planAndApply(input, request, deps, interrupts);
-  } finally {
-    await release();
-  }
-}
-
 /** What an apply starts from: saved plans (not yet checked for staleness), or the files read and validated. */
-type ApplyInput = { saved: Plan[] } | { files: Array<{ file: string; desired: DesiredState }> };
+export type ApplyInput = { saved: Plan[] } | { files: Array<{ file: string; desired: DesiredState }> };
 
-/** The input read, and the apply locks of its accounts taken: before anything is read of an account. */
-async function readAndLock(
-  request: ApplyRequest,
-  deps: ApplyDeps,
-): Promise<{ input: ApplyInput; release: () => Promise<void> }> {
-  const input: ApplyInput = request.savedPlan
-    ? { saved: await readSavedPlansHere(request.savedPlan, deps) }
-    : { files: await readValidDesiredStates(request.files, deps.cwd) };
-  const accounts =
-    'saved' in input
-      ? input.saved.map((plan) => plan.adAccountId)
-      : input.files.map((read) => read.desired.adAccountId);
-  return { input, release: await takeApplyLocks(deps.cwd, accounts) };
-}
-
-/** The apply itself, under the accounts' apply locks. */
-async function planAndApply(
+/**
+ * The apply itself, under the accounts' apply locks (see runApply in run-apply.ts); the files' plans read the accounts
+ * through `reader`, which may hand out lists already asked for.
+ */
+export async function planAndApply(
   input: ApplyInput,
   request: ApplyRequest,
   deps: ApplyDeps,
   interrupts: ApplyInterrupts,
+  reader: (adAccountId: number) => AccountReader = deps.client,
 ): Promise<number> {
   const { view } = deps;
   const plans =
-    'saved' in input ? await freshSavedPlans(input.saved, deps) : await plannedFromFiles(input.files, request, deps);
+    'saved' in input
+      ? await freshSavedPlans(input.saved, deps)
+      : await plannedFromFiles(input.files, request, deps, reader);
   if (!plans) return 1;
   if (plans.every((plan) => plan.changes.length === 0)) {
     if (request.savedPlan) view.showNoChanges(plans);
@@ -217,7 +182,7 @@ export function toldSoFar(view: Pick<ApplyView, 'progress'>): {
 }
 
 /** The saved plans, each plan's local paths as seen from here, wherever it was made from (see KindOperations.placing). */
-async function readSavedPlansHere(file: string, deps: ApplyDeps): Promise<Plan[]> {
+export async function readSavedPlansHere(file: string, deps: Pick<ApplyDeps, 'cwd'>): Promise<Plan[]> {
   // The code of saved plans (their schema's validator among it, a noticeable part of a start) only for a saved plan.
   const { readSavedPlans } = await import('./saved-plan.js');
   const context = { cwd: deps.cwd, planFile: resolve(deps.cwd, file) };
@@ -246,6 +211,7 @@ async function plannedFromFiles(
   read: Array<{ file: string; desired: DesiredState }>,
   request: ApplyRequest,
   deps: ApplyDeps,
+  reader: (adAccountId: number) => AccountReader,
 ): Promise<Plan[] | undefined> {
   const planned = await planFiles(
     request.files,
@@ -256,7 +222,7 @@ async function plannedFromFiles(
       appliedAtOnce: true,
       read,
     },
-    { cwd: deps.cwd, reader: deps.client, services: deps.services },
+    { cwd: deps.cwd, reader, services: deps.services },
   );
   const plans = planned.map((account) => account.plan);
   deps.view.showPlans(plans);

@@ -25,6 +25,17 @@ export async function listEarly(
 ): Promise<(adAccountId: number) => AccountReader> {
   const named = files.length > 0 ? [...new Set(files)] : [DEFAULT_CONFIG_FILE];
   const accounts = new Set((await Promise.all(named.map((file) => accountOf(resolve(cwd, file))))).flat());
+  return withListsStarted(accounts, reader);
+}
+
+/**
+ * Starts listing each of `accounts` now; the reader returned hands a plan of one of them that list, once, and is the
+ * reader as given otherwise (see listEarly). A list that fails, or that no plan uses, is dropped quietly.
+ */
+export function withListsStarted(
+  accounts: Iterable<number>,
+  reader: (adAccountId: number) => AccountReader,
+): (adAccountId: number) => AccountReader {
   const early = new Map<number, Promise<LiveAudienceSummary[]>>();
   for (const adAccountId of accounts) {
     try {

@@ -1,5 +1,3 @@
-import type { ConfigIssue } from '../config/index.js';
-import { ConfigError } from '../config/index.js';
 import type { DesiredState, LiveState } from '../model/index.js';
 import type { AccountReader } from './account-reader.js';
 import { planAccount, type Plan, type PlanBase, type PlanOptions, type PlanScope } from '../plan/index.js';
@@ -9,7 +7,7 @@ import { listEarly } from './early-list.js';
 import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { KindOperations, KindServices, ReadContext } from './kinds/kind.js';
 import { accountFileClashes, imageHomeIndex, mergeAccountFiles, type AccountFile } from './account-files.js';
-import { validateFiles } from './validate.js';
+import { readValidDesiredStates } from './validate.js';
 
 export type { AccountReader } from './account-reader.js';
 
@@ -162,17 +160,6 @@ function withFiles(plan: Plan, account: AccountFile[], imageFile: string): Plan 
     return file === undefined ? change : { ...change, file };
   });
   return { ...plan, changes };
-}
-
-/** The desired state of each file, or a ConfigError with every problem of every file at once. */
-export async function readValidDesiredStates(
-  files: string[],
-  cwd: string,
-): Promise<Array<{ file: string; desired: DesiredState }>> {
-  const results = await validateFiles(files, { cwd });
-  const issues: ConfigIssue[] = results.flatMap((result) => result.errors);
-  if (issues.length > 0) throw new ConfigError(issues);
-  return results.flatMap(({ file, desired }) => (desired ? [{ file, desired }] : []));
 }
 
 /**

@@ -2,7 +2,7 @@ import type { AudienceClient } from '../api/audiences.js';
 import type { EmulatorControl } from './emulator-control.js';
 import { AppError, withDetail } from '../errors.js';
 import { quoted, type Long } from '../model/index.js';
-import { readValidDesiredStates } from './plan.js';
+import { readValidDesiredStates } from './validate.js';
 
 /** What a seed file put in the emulator's account. */
 export interface SeededAccount {

@@ -1,4 +1,10 @@
-import { DEFAULT_CONFIG_FILE, locateInFile, readDesiredStates, type ConfigIssue } from '../config/index.js';
+import {
+  ConfigError,
+  DEFAULT_CONFIG_FILE,
+  locateInFile,
+  readDesiredStates,
+  type ConfigIssue,
+} from '../config/index.js';
 import type { DesiredState } from '../model/index.js';
 import { accountFileClashes, unnamedAccountFiles, type AccountFile } from './account-files.js';
 
@@ -74,4 +80,15 @@ export async function validateFiles(files: string[], deps: { cwd: string }): Pro
       desired: result.value,
     };
   });
+}
+
+/** The desired state of each file, or a ConfigError with every problem of every file at once. */
+export async function readValidDesiredStates(
+  files: string[],
+  cwd: string,
+): Promise<Array<{ file: string; desired: DesiredState }>> {
+  const results = await validateFiles(files, { cwd });
+  const issues: ConfigIssue[] = results.flatMap((result) => result.errors);
+  if (issues.length > 0) throw new ConfigError(issues);
+  return results.flatMap(({ file, desired }) => (desired ? [{ file, desired }] : []));
 }

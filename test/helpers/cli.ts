@@ -7,7 +7,7 @@ import { textApplyView } from '../../src/cli/apply-view.js';
 import { main } from '../../src/cli/main.js';
 import type { Io } from '../../src/cli/io.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
-import { runApply } from '../../src/operations/apply.js';
+import { runApply } from '../../src/operations/run-apply.js';
 import { plainStyle } from '../../src/render/index.js';
 import { temporaryDir } from './temporary.js';
 

@@ -64,7 +64,7 @@ export const applyCommand: CommandDefinition = {
     try {
       const [style, { runApply }, { textApplyView }] = await Promise.all([
         outputStyle(args, io),
-        import('../../operations/apply.js'),
+        import('../../operations/run-apply.js'),
         import('../apply-view.js'),
         loadServices(),
       ]);
