@@ -133,12 +133,20 @@ export interface HttpClient {
  * account, whose quota is its own.
  */
 export interface HttpLanes {
-  /** A new client with its own limiter (the options' concurrency and requests per second); its close closes them all. */
-  lane(): HttpClient;
+  /**
+   * A new client with its own limiter (the options' concurrency, and `requestsPerSecond` or else the options' rate); its
+   * close closes them all.
+   */
+  lane(requestsPerSecond?: number): HttpLane;
   /** stopStarting of every lane. */
   stopStarting(): void;
   /** Closes the shared connections (once); every lane's requests fail at once from then. */
   close(): Promise<void>;
+}
+
+/** A lane's client, whose requests can be paced once it exists (see ConcurrencyLimiter.pace). */
+export interface HttpLane extends HttpClient {
+  pace(requestsPerSecond: number): void;
 }
 
 /** What every exchange of one client runs through: the agent, the limiter, the policy and the clock. */
@@ -212,11 +220,15 @@ function createSharedTransport(options: HttpClientOptions): SharedTransport {
 }
 
 /** A lane's limiter: its own bound and rate, behind the shared gate. */
-function createLimiter(shared: SharedTransport, options: HttpClientOptions): ConcurrencyLimiter {
+function createLimiter(
+  shared: SharedTransport,
+  options: HttpClientOptions,
+  requestsPerSecond = options.requestsPerSecond,
+): ConcurrencyLimiter {
   const { closed, sleep } = shared;
   return new ConcurrencyLimiter({
     maxConcurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-    requestsPerSecond: options.requestsPerSecond,
+    requestsPerSecond,
     gate: options.gate,
     now: shared.now,
     // Pauses and pacing end when the client closes (the command is ending, nothing may hold its exit), and for a first
@@ -399,8 +411,8 @@ export function createHttpLanes(options: HttpClientOptions): HttpLanes {
     return (closing ??= shared.agent.close());
   };
   return {
-    lane: () => {
-      const limiter = createLimiter(shared, options);
+    lane: (requestsPerSecond) => {
+      const limiter = createLimiter(shared, options, requestsPerSecond);
       limiters.push(limiter);
       return laneClient(target, { ...shared, limiter }, close);
     },
@@ -412,7 +424,7 @@ export function createHttpLanes(options: HttpClientOptions): HttpLanes {
 }
 
 /** One lane's client: its requests go through its own limiter. */
-function laneClient(target: ServiceTarget, transport: Transport, close: () => Promise<void>): HttpClient {
+function laneClient(target: ServiceTarget, transport: Transport, close: () => Promise<void>): HttpLane {
   const { service } = transport;
 
   function request<K extends WireTypeName>(
@@ -437,6 +449,7 @@ function laneClient(target: ServiceTarget, transport: Transport, close: () => Pr
       return transport.limiter.limit;
     },
     stopStarting: () => transport.limiter.stop(),
+    pace: (requestsPerSecond) => transport.limiter.pace(requestsPerSecond),
     close,
   };
 }

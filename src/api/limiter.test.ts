@@ -124,6 +124,31 @@ describe('ConcurrencyLimiter', () => {
     expect((starts.at(-1) ?? 0) - 1000).toBeLessThanOrEqual(11 * 253 + 6 * 7);
   });
 
+  it('paced once requests have started (an account whose rate is read after its first list): spaced from then on, from when it was paced', async () => {
+    let clock = 0;
+    const limiter = new ConcurrencyLimiter({
+      maxConcurrency: 10,
+      now: () => clock,
+      sleep: (ms) => ((clock += ms), Promise.resolve()),
+    });
+    (await limiter.acquire()).release('ok');
+    clock = 40;
+    limiter.pace(4);
+    expect(limiter.rate).toBe(4);
+    const starts: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const permit = await limiter.acquire();
+      starts.push(clock);
+      permit.release('ok');
+    }
+    // The request that left unpaced counts: the first paced one waits a spacing from the moment of pacing.
+    expect(starts).toEqual([40 + 251, 40 + 251 + 253, 40 + 251 + 2 * 253]);
+    // The same rate again changes nothing; a rate out of bounds is refused as in the options.
+    limiter.pace(4);
+    expect((await limiter.acquire(), clock)).toBe(40 + 251 + 3 * 253);
+    expect(() => limiter.pace(0)).toThrow(RangeError);
+  });
+
   it('finds the rate the service allows: a quota answer while others succeed keeps the starts a little under it, then the rate grows linearly', async () => {
     let clock = 0;
     const limiter = new ConcurrencyLimiter({

@@ -83,7 +83,7 @@ export class ConcurrencyLimiter {
   #successes = 0;
   /** Requests per second that starts are spaced to (Infinity: not spaced). */
   #rate: number;
-  readonly #maxRate: number;
+  #maxRate: number;
   /** How much the rate grows per second, set at each decrease. */
   #increase = 0;
   #grownAt = 0;
@@ -106,11 +106,7 @@ export class ConcurrencyLimiter {
       throw new RangeError(`concurrency must be a whole number of at least 1, not ${String(options.maxConcurrency)}`);
     }
     const rps = options.requestsPerSecond;
-    if (rps !== undefined && !(rps >= REQUESTS_PER_SECOND.min && rps <= REQUESTS_PER_SECOND.max)) {
-      throw new RangeError(
-        `requests per second must be from ${REQUESTS_PER_SECOND.min} to ${REQUESTS_PER_SECOND.max}, not ${String(rps)}`,
-      );
-    }
+    if (rps !== undefined) checkRate(rps);
     this.maxConcurrency = options.maxConcurrency;
     this.#limit = options.maxConcurrency;
     this.#rate = rps ?? Number.POSITIVE_INFINITY;
@@ -223,6 +219,19 @@ export class ConcurrencyLimiter {
     }
   }
 
+  /**
+   * Paces the starts to `requestsPerSecond` from now on, as if it had been configured: an account's own rate, known
+   * once its file is read, when a request of the account may have left already (unpaced, its start not kept), so the
+   * next start is spaced from now. Pacing again at the same rate changes nothing.
+   */
+  pace(requestsPerSecond: number): void {
+    checkRate(requestsPerSecond);
+    if (requestsPerSecond === this.#maxRate) return;
+    this.#maxRate = requestsPerSecond;
+    this.#rate = Math.min(this.#rate, requestsPerSecond);
+    this.#lastStart = Math.max(this.#lastStart, this.#now());
+  }
+
   /** Holds every request start until `until` (a time of `now`), as the service asked. */
   pauseUntil(until: number): void {
     this.#pausedUntil = Math.max(this.#pausedUntil, until);
@@ -279,6 +288,13 @@ export class ConcurrencyLimiter {
       this.#successes = 0;
     }
   }
+}
+
+function checkRate(rps: number): void {
+  if (!(rps >= REQUESTS_PER_SECOND.min && rps <= REQUESTS_PER_SECOND.max))
+    throw new RangeError(
+      `requests per second must be from ${REQUESTS_PER_SECOND.min} to ${REQUESTS_PER_SECOND.max}, not ${String(rps)}`,
+    );
 }
 
 /** Why a first attempt got no slot: the limiter was stopped (an interrupt). */

@@ -2,7 +2,7 @@ import { AppError } from '../errors.js';
 import { createAudienceClient, type AudienceClient } from './audiences.js';
 import { createBusinessClient, type BusinessClient } from './business.js';
 import { DEFAULT_MAX_CONCURRENCY, RequestGate } from './gate.js';
-import { createHttpLanes, type HttpClient, type HttpClientOptions, type HttpLanes } from './http.js';
+import { createHttpLanes, type HttpClientOptions, type HttpLane, type HttpLanes } from './http.js';
 import { createImageClient, type ImageClient } from './imagegen.js';
 import { authSchemeSetting, companyPathSetting, modelFamilySetting } from './path-settings.js';
 
@@ -25,7 +25,10 @@ export interface TransportOptions {
   concurrency: number;
   /** Requests in flight at once in all (default DEFAULT_MAX_CONCURRENCY), whatever the accounts and services. */
   maxConcurrency?: number | undefined;
-  /** Spaces request starts to stay under a known quota (each account and service has its own). */
+  /**
+   * Spaces request starts to stay under a known quota (each account and service has its own): `--requests-per-second`,
+   * which wins over an account's own rate.
+   */
   requestsPerSecond?: number | undefined;
   verbose: boolean;
   log: (line: string) => void;
@@ -40,7 +43,11 @@ export interface TransportOptions {
  * shared by all of them bounds the requests in flight in all (`--max-concurrency`).
  */
 export interface Services {
-  audiences(adAccountId: number): AudienceClient;
+  /**
+   * `requestsPerSecond`: the account's own rate (its file's `requestsPerSecond`), which paces its requests unless the
+   * command set a rate for all; given once the file is read, it paces the account's client from then on.
+   */
+  audiences(adAccountId: number, requestsPerSecond?: number): AudienceClient;
   business(adAccountId: number): BusinessClient;
   images(): ImageClient;
   /** An interrupt: no request of any service sends its first attempt any more (see HttpClient.stopStarting). */
@@ -65,21 +72,26 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
   };
   /**
    * A service's clients, one per ad account, over its connections made on first use: each over a lane of its own
-   * (`ownLane`), else all over one.
+   * (`ownLane`), paced at the account's rate when given one, else all over one.
    */
   const perAccount = <C>(
     settings: () => Pick<HttpClientOptions, 'service' | 'baseUrl' | 'urlSetting' | 'headers'>,
-    create: (http: HttpClient, adAccountId: number) => C,
+    create: (http: HttpLane, adAccountId: number) => C,
     ownLane: boolean,
   ) => {
     let http: HttpLanes | undefined;
-    let sharedLane: HttpClient | undefined;
-    const clients = new Map<number, C>();
-    return (adAccountId: number): C => {
+    let sharedLane: HttpLane | undefined;
+    const clients = new Map<number, { client: C; lane: HttpLane }>();
+    return (adAccountId: number, requestsPerSecond?: number): C => {
       http ??= lanes(settings());
-      let client = clients.get(adAccountId);
-      if (client === undefined)
-        clients.set(adAccountId, (client = create(ownLane ? http.lane() : (sharedLane ??= http.lane()), adAccountId)));
+      const known = clients.get(adAccountId);
+      if (known !== undefined) {
+        if (ownLane && requestsPerSecond !== undefined) known.lane.pace(requestsPerSecond);
+        return known.client;
+      }
+      const lane = ownLane ? http.lane(requestsPerSecond) : (sharedLane ??= http.lane());
+      const client = create(lane, adAccountId);
+      clients.set(adAccountId, { client, lane });
       return client;
     };
   };
@@ -103,7 +115,9 @@ export function createServices(endpoints: Endpoints, options: TransportOptions):
   );
   let images: ImageClient | undefined;
   return {
-    audiences,
+    // The command line's rate is every account's; without it, each account's own.
+    audiences: (adAccountId, requestsPerSecond) =>
+      audiences(adAccountId, options.requestsPerSecond === undefined ? requestsPerSecond : undefined),
     business,
     images() {
       if (images) return images;

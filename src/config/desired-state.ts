@@ -30,6 +30,7 @@ export function toDesiredState(file: AudiencesFile, source: DesiredState['source
     ...(file.accountFiles ? { accountFiles: file.accountFiles } : {}),
     prune: file.prune ?? false,
     pruneImages: file.pruneImages ?? file.prune ?? false,
+    ...(file.requestsPerSecond === undefined ? {} : { requestsPerSecond: file.requestsPerSecond }),
     ...(file.massDelete ? { massDelete: massDeleteOf(file.massDelete) } : {}),
     ignore: file.ignore ?? [],
     protect: file.protect ?? [],

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { REQUESTS_PER_SECOND } from '../api/limiter.js';
 import { ConfigError, formatIssue, formatIssues, LIMITS, validateConfig, type ConfigIssue } from './index.js';
 
 /** Each problem as `LINE:COL: message`, the shape people read. */
@@ -746,7 +747,7 @@ describe('validateConfig: did you mean', () => {
   it('lists the choices when nothing is close', () => {
     expect(issues(oneAudience('type: BANNER'))[0]?.hint).toBe('one of DISPLAY, MESSAGE');
     expect(issues('adAccountId: 1\naudiences: []\nzzz: 1\n')[0]?.hint).toBe(
-      'the fields here are adAccountId, accountFiles, prune, pruneImages, massDelete, ignore, protect, business, images, audiences',
+      'the fields here are adAccountId, accountFiles, prune, pruneImages, requestsPerSecond, massDelete, ignore, protect, business, images, audiences',
     );
   });
 
@@ -1031,5 +1032,25 @@ describe('validateConfig: what the file prunes, and its mass-delete guard', () =
     expect(desiredOf('massDelete: { percent: 50, minimum: 0 }\n').massDelete).toEqual({ ratio: 0.5, minManaged: 0 });
     expect(desiredOf('massDelete: { minimum: 3 }\n').massDelete).toEqual({ minManaged: 3 });
     expect(desiredOf('').massDelete).toBeUndefined();
+  });
+
+  it("takes the account's requestsPerSecond within the bounds of --requests-per-second, and refuses any other", () => {
+    expect(desiredOf('requestsPerSecond: 2.5\n').requestsPerSecond).toBe(2.5);
+    expect(desiredOf('').requestsPerSecond).toBeUndefined();
+    const { min, max } = REQUESTS_PER_SECOND;
+    expect([desiredOf(`requestsPerSecond: ${min}\n`), desiredOf(`requestsPerSecond: ${max}\n`)]).toMatchObject([
+      { requestsPerSecond: min },
+      { requestsPerSecond: max },
+    ]);
+    const refused = (value: string) =>
+      issues(`adAccountId: 1\nrequestsPerSecond: ${value}\naudiences: []\n`).map((issue) => [
+        issue.line,
+        issue.column,
+        issue.message,
+        issue.hint?.startsWith("requestsPerSecond: the account's quota, from 0.1 to 1000 requests a second"),
+      ]);
+    expect(refused('0')).toEqual([[2, 20, 'requestsPerSecond: must be at least 0.1, got 0', true]]);
+    expect(refused(String(max + 1))).toEqual([[2, 20, 'requestsPerSecond: must be at most 1000, got 1001', true]]);
+    expect(refused('fast')).toEqual([[2, 20, 'requestsPerSecond: expected a number, got "fast"', true]]);
   });
 });

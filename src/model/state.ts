@@ -40,6 +40,8 @@ export interface DesiredState {
    * never deletes an audience.
    */
   pruneImages: boolean;
+  /** The account's quota (`requestsPerSecond`): its requests to the audience service are spaced to it, when set. */
+  requestsPerSecond?: number;
   /** The mass-delete guard of this account, as far as the file sets it (the rest: DEFAULT_MASS_DELETE). */
   massDelete?: { ratio?: number; minManaged?: number };
   /** Name globs never touched, even with prune. */

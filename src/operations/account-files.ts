@@ -27,7 +27,8 @@ export interface AccountFileClash {
 /**
  * Why files that declare the same ad account cannot be planned as one: a name declared in two of them (each audience
  * belongs to one file), or a setting of the whole account they disagree on. `prune` and `business` are the account's:
- * when several files set them, they must agree. The images and their lock stay beside one file: at most one file of
+ * when several files set them, they must agree; so is `requestsPerSecond`, its quota (files that do not set it leave
+ * it to those that do). The images and their lock stay beside one file: at most one file of
  * the account declares `images:` (its `pruneImages` is the account's). `ignore`, `protect` and `massDelete` combine (see
  * mergeAccountFiles), so a name one file declares cannot be one another file ignores.
  */
@@ -71,6 +72,19 @@ export function accountFileClashes(files: readonly AccountFile[]): AccountFileCl
         otherPath: ['business'],
         message: (other) => `business differs from the one ${other} declares for the same ad account`,
         hint: 'an ad account has one business: declare it in one file of the account, or alike in each',
+      });
+  const rated = files.filter(({ desired }) => desired.requestsPerSecond !== undefined);
+  const [firstRated] = rated;
+  for (const { file, desired } of rated.slice(1))
+    if (desired.requestsPerSecond !== firstRated?.desired.requestsPerSecond)
+      clashes.push({
+        file,
+        path: ['requestsPerSecond'],
+        other: firstRated?.file ?? '',
+        otherPath: ['requestsPerSecond'],
+        message: (other) =>
+          `requestsPerSecond is ${String(desired.requestsPerSecond)} here but ${String(firstRated?.desired.requestsPerSecond)} in ${other}, a file of the same ad account`,
+        hint: "the quota is the whole account's: set requestsPerSecond in one file of the account, or alike in each",
       });
   const images = files.filter(({ desired }) => desired.images !== undefined);
   const [firstImages] = images;
@@ -133,7 +147,8 @@ export function imageHomeIndex(files: readonly AccountFile[]): number {
 /**
  * The files of one ad account as one desired state (their clashes checked first: see accountFileClashes): every
  * file's audiences, `ignore` and `protect` globs (a name one file ignores or protects is so for the account), the
- * strictest mass-delete guard of any file (a file that sets none holds the default), and the images of the one file
+ * strictest mass-delete guard of any file (a file that sets none holds the default), the rate of the files that set
+ * one (they agree), and the images of the one file
  * that declares them. `source.hash` is that file's (else the first's): a saved plan finds its image folder by it.
  */
 export function mergeAccountFiles(files: readonly AccountFile[]): { desired: DesiredState; home: string } {
@@ -143,6 +158,7 @@ export function mergeAccountFiles(files: readonly AccountFile[]): { desired: Des
   const home = files[imageHomeIndex(files)] ?? first;
   const states = files.map(({ desired }) => desired);
   const business = states.find((desired) => desired.business !== undefined)?.business;
+  const requestsPerSecond = states.find((desired) => desired.requestsPerSecond !== undefined)?.requestsPerSecond;
   const guards = states.map((desired) => ({ ...DEFAULT_MASS_DELETE, ...desired.massDelete }));
   const massDelete = states.some((desired) => desired.massDelete !== undefined)
     ? {
@@ -154,6 +170,7 @@ export function mergeAccountFiles(files: readonly AccountFile[]): { desired: Des
     adAccountId: first.desired.adAccountId,
     prune: first.desired.prune,
     pruneImages: home.desired.pruneImages,
+    ...(requestsPerSecond === undefined ? {} : { requestsPerSecond }),
     ...(massDelete === undefined ? {} : { massDelete }),
     ignore: [...new Set(states.flatMap((state) => state.ignore))],
     protect: [...new Set(states.flatMap((state) => state.protect))],

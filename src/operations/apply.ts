@@ -36,7 +36,8 @@ export interface ApplyView {
 export interface ApplyDeps {
   view: ApplyView;
   cwd: string;
-  client: (adAccountId: number) => AudienceClient;
+  /** The account's client; `requestsPerSecond`, its file's rate, paces its requests (see Services.audiences). */
+  client: (adAccountId: number, requestsPerSecond?: number) => AudienceClient;
   /** The services besides the audience API, each opened by the kind whose changes need it. */
   services?: Partial<KindServices>;
   /** Requests in flight at once (image generations are bounded further). */
@@ -200,7 +201,10 @@ export async function readSavedPlansHere(file: string, deps: Pick<ApplyDeps, 'cw
 async function freshSavedPlans(plans: Plan[], deps: ApplyDeps): Promise<Plan[]> {
   await Promise.all(
     plans.map((plan) =>
-      checkPlanIsFresh(plan, deps.client(plan.adAccountId), { cwd: deps.cwd, services: deps.services }),
+      checkPlanIsFresh(plan, deps.client(plan.adAccountId, plan.requestsPerSecond), {
+        cwd: deps.cwd,
+        services: deps.services,
+      }),
     ),
   );
   return plans;
@@ -232,7 +236,7 @@ async function plannedFromFiles(
 /** The audience API, and what each kind's changes in the plan need besides. */
 function servicesFor(plan: Plan, deps: ApplyDeps): ApplyServices {
   return Object.assign(
-    { audiences: deps.client(plan.adAccountId) },
+    { audiences: deps.client(plan.adAccountId, plan.requestsPerSecond) },
     ...OPERATION_KINDS_IN_ORDER.map((kind) => kind.applyServices?.(plan, deps) ?? {}),
   );
 }

@@ -21,8 +21,8 @@ const ACCOUNT_LINE = /^adAccountId:[ \t]*([1-9][0-9]{0,15})[ \t]*(?:#.*)?\r?$/m;
 export async function listEarly(
   files: string[],
   cwd: string,
-  reader: (adAccountId: number) => AccountReader,
-): Promise<(adAccountId: number) => AccountReader> {
+  reader: (adAccountId: number, requestsPerSecond?: number) => AccountReader,
+): Promise<(adAccountId: number, requestsPerSecond?: number) => AccountReader> {
   const named = files.length > 0 ? [...new Set(files)] : [DEFAULT_CONFIG_FILE];
   const accounts = new Set((await Promise.all(named.map((file) => accountOf(resolve(cwd, file))))).flat());
   return withListsStarted(accounts, reader);
@@ -34,8 +34,8 @@ export async function listEarly(
  */
 export function withListsStarted(
   accounts: Iterable<number>,
-  reader: (adAccountId: number) => AccountReader,
-): (adAccountId: number) => AccountReader {
+  reader: (adAccountId: number, requestsPerSecond?: number) => AccountReader,
+): (adAccountId: number, requestsPerSecond?: number) => AccountReader {
   const early = new Map<number, Promise<LiveAudienceSummary[]>>();
   for (const adAccountId of accounts) {
     try {
@@ -46,8 +46,8 @@ export function withListsStarted(
       // Said again, at its usual point, by the reader the plan makes.
     }
   }
-  return (adAccountId) => {
-    const own = reader(adAccountId);
+  return (adAccountId, requestsPerSecond) => {
+    const own = reader(adAccountId, requestsPerSecond);
     const listed = early.get(adAccountId);
     if (listed === undefined) return own;
     early.delete(adAccountId);

@@ -23,7 +23,8 @@ export interface PlannedAccount {
 
 export interface PlanDeps {
   cwd: string;
-  reader: (adAccountId: number) => AccountReader;
+  /** The account's reader; `requestsPerSecond`, its file's rate, paces its requests (see Services.audiences). */
+  reader: (adAccountId: number, requestsPerSecond?: number) => AccountReader;
   /**
    * Keep single reads under .audiences/cache/ and reuse those whose modification date is
    * unchanged, for this audience service (see cacheService).
@@ -92,8 +93,9 @@ async function planAccountFile(
     appliedAtOnce: options.appliedAtOnce,
   };
   const context = { services: deps.services, file, cwd: deps.cwd };
-  if (!deps.cache) return planDesired(desired, planOptions, deps.reader(desired.adAccountId), context);
-  const reader = cachedReader(deps.reader(desired.adAccountId), deps.cwd, {
+  const own = deps.reader(desired.adAccountId, desired.requestsPerSecond);
+  if (!deps.cache) return planDesired(desired, planOptions, own, context);
+  const reader = cachedReader(own, deps.cwd, {
     service: deps.cache.service,
     adAccountId: desired.adAccountId,
   });

@@ -38,7 +38,10 @@ export interface PlanOptions {
    * anything outside it (see scope.ts). Without it, the whole file and account.
    */
   scope?: PlanScope | undefined;
-  /** The rate the apply will be paced at (`--requests-per-second`): the plan's estimate says the least time it takes. */
+  /**
+   * The rate the apply will be paced at (`--requests-per-second`, which wins over the file's `requestsPerSecond`): the
+   * plan's estimate says the least time it takes.
+   */
   requestsPerSecond?: number | undefined;
   /**
    * The apply this plan is shown for makes it at once (`apply -f`), having just read the account: its estimate counts

@@ -48,8 +48,12 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     ...(imageHome === undefined ? {} : { imageHome }),
     ...(previews === undefined ? {} : { previews }),
     ...(scope ? { partial: true as const, scope } : {}),
+    // Kept in the plan, not read again from the files at its apply: a saved plan is the whole of what is applied.
+    ...(desired.requestsPerSecond === undefined ? {} : { requestsPerSecond: desired.requestsPerSecond }),
   };
-  return { ...plan, estimate: estimateRequests(plan, options.requestsPerSecond, options.appliedAtOnce !== true) };
+  // The command line's rate wins over the file's.
+  const rate = options.requestsPerSecond ?? desired.requestsPerSecond;
+  return { ...plan, estimate: estimateRequests(plan, rate, options.appliedAtOnce !== true) };
 }
 
 /** Every name a target may mean: the file's audiences and images, the account's audiences, the lock's images. */

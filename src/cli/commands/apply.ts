@@ -83,7 +83,7 @@ export const applyCommand: CommandDefinition = {
             view: textApplyView(io, style),
             interrupts,
             cwd: io.cwd,
-            client: (adAccountId) => services.audiences(adAccountId),
+            client: (adAccountId, requestsPerSecond) => services.audiences(adAccountId, requestsPerSecond),
             services,
             concurrency: args.concurrency,
           },

@@ -108,7 +108,9 @@ async function plan(
   const planned = await withServices(args, io, async (services, connection) => {
     // The lists leave before the code of planning, checking the files and rendering is loaded: its loading, a good
     // part of a start, runs while they are answered.
-    const reader = await listEarly(files, io.cwd, (adAccountId) => services.audiences(adAccountId));
+    const reader = await listEarly(files, io.cwd, (adAccountId, requestsPerSecond) =>
+      services.audiences(adAccountId, requestsPerSecond),
+    );
     const [{ planFiles }, cache] = await Promise.all([
       import('../../operations/plan.js'),
       args['cache'] === true ? import('../../operations/detail-cache.js') : undefined,

@@ -199,6 +199,10 @@ export interface AudiencesFile {
    */
   pruneImages?: boolean
   /**
+   * The account's quota, from 0.1 to 1000 requests a second: `plan` and `apply` space its requests to the audience service to it, and the plan's estimate says the least time at it; `--requests-per-second` wins over it.
+   */
+  requestsPerSecond?: number
+  /**
    * The guard against deleting too much at once: a plan that deletes more than `percent` of the managed audiences is refused (unless --allow-mass-delete), once the account has `minimum` of them.
    */
   massDelete?: {

@@ -97,6 +97,10 @@ export interface Plan {
    */
   partial?: true
   scope?: PlanScope
+  /**
+   * The account's `requestsPerSecond`, as its file sets it (absent when none does): `audiences apply` of this saved plan paces the account's requests to the audience service at it, unless given `--requests-per-second`.
+   */
+  requestsPerSecond?: number
   estimate?: PlanEstimate
   origin?: PlanOrigin
 }
@@ -336,13 +340,13 @@ export interface PlanScope {
 }
 
 /**
- * For people only: the requests `audiences apply` of this saved plan makes when the account did not change since and every request is answered at once (no retry, no lost answer, lists in one answer as the spec shows them), by what they do; with a known rate (`--requests-per-second`), the least time they take. A plan saved by an earlier version has none.
+ * For people only: the requests `audiences apply` of this saved plan makes when the account did not change since and every request is answered at once (no retry, no lost answer, lists in one answer as the spec shows them), by what they do; with a known rate (`--requests-per-second`, else the file's `requestsPerSecond`), the least time they take. A plan saved by an earlier version has none.
  */
 export interface PlanEstimate {
   requests: EstimatedRequests
   total: number
   /**
-   * The rate the plan was made with (`--requests-per-second`); absent without one.
+   * The rate the plan was made with (`--requests-per-second`, else the file's `requestsPerSecond`); absent without one.
    */
   requestsPerSecond?: number
   /**
