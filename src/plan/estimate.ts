@@ -1,5 +1,14 @@
 import type { EstimatedRequests, Plan, PlanEstimate } from './types.js';
 
+/**
+ * The rate an apply is paced at: `--requests-per-second` paces every service's requests; the file's `requestsPerSecond`
+ * (`audienceOnly`), the account's quota, only its requests to the audience API.
+ */
+export interface EstimateRate {
+  requestsPerSecond: number;
+  audienceOnly: boolean;
+}
+
 /** The batch delete takes this many ids a request (apply/kinds/audience.ts sends them so). */
 const DELETE_BATCH_SIZE = 100;
 
@@ -8,14 +17,10 @@ const DELETE_BATCH_SIZE = 100;
  * saved plan is not stale (unless `checked` is false: `apply -f` applies the plan it has just made), the changes, and
  * the reads that verify them. It counts the calm case the reviewer plans
  * for: the account unchanged since the plan, every answer whole and at once (a list in one answer, as the spec shows
- * it); a retry, a lost answer or a paged list only adds requests. With a rate (`--requests-per-second`), each
- * service's requests are spaced at it, so the service with the most takes at least (n - 1) / rate.
+ * it); a retry, a lost answer or a paged list only adds requests. With a rate, each service it paces has its requests
+ * spaced at it, so the one with the most takes at least (n - 1) / rate.
  */
-export function estimateRequests(
-  plan: Omit<Plan, 'estimate'>,
-  requestsPerSecond?: number,
-  checked = true,
-): PlanEstimate {
+export function estimateRequests(plan: Omit<Plan, 'estimate'>, rate?: EstimateRate, checked = true): PlanEstimate {
   const count = (action: string): number => plan.changes.filter((change) => change.action === action).length;
   const deleted = new Set(plan.changes.flatMap((change) => (change.action === 'delete' ? [change.id] : [])));
   const unlinks = plan.changes.filter((change) => change.action === 'unlink');
@@ -49,10 +54,12 @@ export function estimateRequests(
       unlinks.filter((change) => !deleted.has(change.id)).length,
   };
   const total = Object.values(requests).reduce((sum, n) => sum + n, 0);
-  if (requestsPerSecond === undefined) return { requests, total };
+  if (rate === undefined) return { requests, total };
+  const { requestsPerSecond } = rate;
   // Each service has its own transport and pacing: the one with the most requests bounds the time.
   const images = requests.generate + requests.download;
-  const most = Math.max(total - business - images, business, images);
+  const audience = total - business - images;
+  const most = rate.audienceOnly ? audience : Math.max(audience, business, images);
   const leastSeconds = Math.floor((Math.max(0, most - 1) / requestsPerSecond) * 1000) / 1000;
   return { requests, total, requestsPerSecond, leastSeconds };
 }

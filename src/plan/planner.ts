@@ -51,8 +51,13 @@ export function planAccount(desired: DesiredState, live: LiveState, options: Pla
     // Kept in the plan, not read again from the files at its apply: a saved plan is the whole of what is applied.
     ...(desired.requestsPerSecond === undefined ? {} : { requestsPerSecond: desired.requestsPerSecond }),
   };
-  // The command line's rate wins over the file's.
-  const rate = options.requestsPerSecond ?? desired.requestsPerSecond;
+  // The command line's rate, every service's, wins over the file's, the audience API's alone.
+  const rate =
+    options.requestsPerSecond !== undefined
+      ? { requestsPerSecond: options.requestsPerSecond, audienceOnly: false }
+      : desired.requestsPerSecond === undefined
+        ? undefined
+        : { requestsPerSecond: desired.requestsPerSecond, audienceOnly: true };
   return { ...plan, estimate: estimateRequests(plan, rate, options.appliedAtOnce !== true) };
 }
 

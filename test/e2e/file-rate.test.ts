@@ -83,6 +83,25 @@ describe("the file's requestsPerSecond", () => {
     );
   });
 
+  it("the file's rate is the audience API's alone: the image service's requests are not counted at it, the flag's are", async () => {
+    const images = `images:
+  - name: hero
+    prompt: a spring picnic in a park, watercolor
+    version: v2.0
+    width: 512
+    height: 384
+    samples: 4
+    output: assets/hero.webp
+`;
+    const cwd = await workspace({ 'audiences.yaml': file(1234, 1, `requestsPerSecond: 1\n${images}`) });
+    const [own] = JSON.parse((await run(cwd, 'plan', '--format', 'json')).stdout) as Plan[];
+    // The audience API's: the check, the create, the list after it; the image service's: a generation, four downloads.
+    expect(own?.estimate).toMatchObject({ requests: { generate: 1, download: 4 }, total: 8, leastSeconds: 2 });
+    const flag = await run(cwd, 'plan', '--format', 'json', '--requests-per-second', '1');
+    const [paced] = JSON.parse(flag.stdout) as Plan[];
+    expect(paced?.estimate).toMatchObject({ total: 8, requestsPerSecond: 1, leastSeconds: 4 });
+  });
+
   it('paces the apply of a saved plan to the rate the account allows: none refused, where without it some are', async () => {
     await setFaults(emulator, { rateLimitPerSecond: 5 });
     const unpaced = await workspace({ 'audiences.yaml': file(1234, 15) });

@@ -350,7 +350,7 @@ export interface PlanEstimate {
    */
   requestsPerSecond?: number
   /**
-   * With a rate: the least time the requests take, each service's requests spaced at the rate ((n - 1) / rate for the service with the most).
+   * With a rate: the least time the requests take, each service's requests spaced at the rate ((n - 1) / rate for the service with the most); the file's rate paces the audience API's requests alone.
    */
   leastSeconds?: number
 }
