@@ -54,7 +54,8 @@ export async function main(argv: string[], outside: Io = processIo()): Promise<n
     .option('requests-per-second', {
       type: 'number',
       requiresArg: true,
-      describe: 'Most requests started per second, per ad account and service (to stay under a quota)',
+      describe:
+        "Most requests started per second, per ad account and service (to stay under a quota); wins over the file's requestsPerSecond",
     })
     .option('color', {
       type: 'boolean',
