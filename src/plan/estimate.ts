@@ -28,7 +28,8 @@ export function estimateRequests(plan: Omit<Plan, 'estimate'>, rate?: EstimateRa
   const audienceChanges = creates + count('update') + deleted.size + unlinks.length;
   const generated = plan.changes.flatMap((change) => (change.action === 'generate' ? [change.after] : []));
   const fingerprinted = new Set(plan.fingerprint.audiences.map((entry) => entry.id));
-  const business = plan.business ? 1 : 0;
+  // The business is looked up again only by the check (`apply -f` looked it up when planning).
+  const business = checked && plan.business ? 1 : 0;
   const requests: EstimatedRequests = {
     // The list, each update's audience read again (its date unmoved), each read ad-group list again, the business lookup
     // (see stale.ts).

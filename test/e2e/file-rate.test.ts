@@ -102,6 +102,16 @@ describe("the file's requestsPerSecond", () => {
     expect(paced?.estimate).toMatchObject({ total: 8, requestsPerSecond: 1, leastSeconds: 4 });
   });
 
+  it("apply -f counts no business lookup at the rate: it looked the business up when planning, so every request is the audience API's", async () => {
+    const business = 'business:\n  registrationNumber: 120-81-47521\n';
+    const cwd = await workspace({ 'audiences.yaml': file(1234, 2, `requestsPerSecond: 10\n${business}`) });
+    const applied = await run(cwd, 'apply', '--auto-approve');
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain(
+      'Apply: 3 requests (2 creates, 1 to verify); at 10 requests per second, at least 0.2 s.',
+    );
+  });
+
   it('paces the apply of a saved plan to the rate the account allows: none refused, where without it some are', async () => {
     await setFaults(emulator, { rateLimitPerSecond: 5 });
     const unpaced = await workspace({ 'audiences.yaml': file(1234, 15) });
