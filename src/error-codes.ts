@@ -234,7 +234,7 @@ export const COMMAND_ERRORS = {
     source: ['remote'],
     means:
       "The service's request quota is used up: it answered 429, or 400 with service code -10, until the retries stopped.",
-    todo: 'Run again later, or pace the requests with `--requests-per-second N` or `requestsPerSecond: N` in the file of the account (below the rate the service allows), and a lower `--concurrency`.',
+    todo: 'Run again later, or pace the requests with `--requests-per-second N` or, for the audience API, `requestsPerSecond: N` in the file of the account (below the rate the service allows), and a lower `--concurrency`.',
   },
   API_SERVER_ERROR: {
     source: ['remote'],

@@ -128,7 +128,9 @@ function hintFor(init: ApiErrorInit): string | undefined {
     return `Check that ${address} point${pathSetting === undefined ? 's' : ''} at the ${label} itself, not at a proxy or another service.`;
   }
   if (isQuotaAnswer(init.status ?? 0, init.serviceCode)) {
-    return "The service's request quota is used up: run again later, or pace the requests with --requests-per-second N or requestsPerSecond: N in the file of the account (below the rate the service allows), and a lower --concurrency.";
+    // The file's requestsPerSecond paces the audience API alone (the business lookup and the images are the key's).
+    const setting = init.service === 'audience' ? ' or requestsPerSecond: N in the file of the account' : '';
+    return `The service's request quota is used up: run again later, or pace the requests with --requests-per-second N${setting} (below the rate the service allows), and a lower --concurrency.`;
   }
   const account =
     init.service === 'imagegen' || init.detailCode === undefined ? undefined : ACCOUNT_DETAIL_HINTS[init.detailCode];
