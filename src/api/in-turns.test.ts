@@ -43,6 +43,26 @@ describe('startInTurns', () => {
     expect(startedBeforeTurn).toEqual([16, 32, 40, 40]);
   });
 
+  it('keeps at most `ahead` started and unanswered, and starts the next one as an answer comes', async () => {
+    let open = 0;
+    let most = 0;
+    const items = Array.from({ length: 100 }, (_, index) => index);
+    const results = await startInTurns(
+      items,
+      async (item) => {
+        open += 1;
+        most = Math.max(most, open);
+        await new Promise((resolve) => setTimeout(resolve, item % 3));
+        open -= 1;
+        return item;
+      },
+      16,
+      10,
+    );
+    expect(results).toEqual(items);
+    expect(most).toBe(10);
+  });
+
   describe('when a request fails', () => {
     const unhandled = watchUnhandledRejections();
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
