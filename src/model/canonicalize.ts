@@ -5,6 +5,7 @@ import {
   TARGETING_FIELDS,
   TARGETING_DECLARED_FIELDS,
   TARGETING_MEMBER_KEYS,
+  type AgeBand,
   type AudienceDefinition,
   type LocationType,
   type Region,
@@ -21,10 +22,10 @@ import { stableStringify, type JsonValue } from './json.js';
  */
 export function canonicalizeDefinition<T extends Partial<AudienceDefinition>>(definition: T): T {
   const out: Partial<AudienceDefinition> = { ...definition };
-  if (out.ages) out.ages = uniqueSorted(out.ages, (band) => AGE_BANDS.indexOf(band));
-  if (out.genders) out.genders = uniqueSorted(out.genders, (gender) => gender);
-  if (out.ufoInterests) out.ufoInterests = uniqueSorted(out.ufoInterests, (code) => code);
-  if (out.ufoBusinessTypes) out.ufoBusinessTypes = uniqueSorted(out.ufoBusinessTypes, (code) => code);
+  if (out.ages) out.ages = uniqueSorted(out.ages, ageRank);
+  if (out.genders) out.genders = uniqueSorted(out.genders, itself);
+  if (out.ufoInterests) out.ufoInterests = uniqueSorted(out.ufoInterests, itself);
+  if (out.ufoBusinessTypes) out.ufoBusinessTypes = uniqueSorted(out.ufoBusinessTypes, itself);
   for (const field of REGION_FIELDS) {
     const regions = out[field];
     if (regions) out[field] = canonicalizeRegions(regions);
@@ -36,11 +37,22 @@ export function canonicalizeDefinition<T extends Partial<AudienceDefinition>>(de
   return out as T;
 }
 
+const ageRank = (band: AgeBand): number => AGE_BANDS.indexOf(band);
+const itself = <T extends string>(value: T): T => value;
+
 export function canonicalizeRegions(regions: Region[]): Region[] {
   if (regions.length < 2) return [...regions];
+  if (regions.length <= INSERTED_UP_TO) return insertedInOrder(regions, regionCode, holdsRegion);
   const byCode = new Map<string, Region>();
   for (const region of regions) if (!byCode.has(region.value)) byCode.set(region.value, region);
   return [...byCode.values()].sort((a, b) => compareText(a.value, b.value));
+}
+
+const regionCode = (region: Region): string => region.value;
+/** Whether `kept` holds a region of the code of `region`. */
+function holdsRegion(kept: readonly Region[], region: Region): boolean {
+  for (const other of kept) if (other.value === region.value) return true;
+  return false;
 }
 
 export function canonicalizeMembers(field: TargetingField, members: TargetingMember[]): TargetingMember[] {
@@ -107,16 +119,47 @@ export function inferLocationType(
   return REGION_FIELDS.some((field) => definition[field].length > 0) ? 'AREA' : 'ALL';
 }
 
-function uniqueSorted<T>(values: T[], rank: (value: T) => number | string): T[] {
+export function uniqueSorted<T>(values: T[], rank: (value: T) => number | string): T[] {
   // Most sets hold none or one value: nothing to sort (the common case, a thousand times per file).
   if (values.length < 2) return [...values];
-  return [...new Set(values)].sort((a, b) => {
-    const left = rank(a);
-    const right = rank(b);
-    return typeof left === 'number' && typeof right === 'number'
-      ? left - right
-      : compareText(String(left), String(right));
-  });
+  if (values.length <= INSERTED_UP_TO) return insertedInOrder(values, rank, holdsValue);
+  return [...new Set(values)].sort((a, b) => compareRanks(rank(a), rank(b)));
+}
+
+function compareRanks(left: number | string, right: number | string): number {
+  return typeof left === 'number' && typeof right === 'number'
+    ? left - right
+    : compareText(String(left), String(right));
+}
+
+/**
+ * Up to this many values, a set is put in order by insertion: the sets of an audience hold a few values, and a Set and
+ * a sort allocate more than the values themselves, for each set of thousands of audiences.
+ */
+const INSERTED_UP_TO = 16;
+
+/** Whether `kept` holds `value`, as a Set would (SameValueZero). */
+const holdsValue = <T>(kept: readonly T[], value: T): boolean => kept.includes(value);
+
+/**
+ * The values without repeats (`holds`: whether those kept hold one like it; the first one is kept), in the order of
+ * their ranks, equal ranks in the order they came: what a Set of them sorted by rank gives (a sort is stable).
+ */
+function insertedInOrder<T>(
+  values: readonly T[],
+  rank: (value: T) => number | string,
+  holds: (kept: readonly T[], value: T) => boolean,
+): T[] {
+  const out: T[] = [];
+  for (const value of values) {
+    if (holds(out, value)) continue;
+    const own = rank(value);
+    let at = out.length;
+    out.push(value);
+    for (; at > 0 && compareRanks(rank(out[at - 1] as T), own) > 0; at -= 1) out[at] = out[at - 1] as T;
+    out[at] = value;
+  }
+  return out;
 }
 
 /**
@@ -131,7 +174,7 @@ function canonicalMember(member: TargetingMember): TargetingMember {
   for (const key of keys) {
     const value = ordered[key];
     if (Array.isArray(value) && value.length > 1 && value.every((item) => typeof item === 'string'))
-      ordered[key] = uniqueSorted(value as string[], (text) => text);
+      ordered[key] = uniqueSorted(value as string[], itself);
   }
   return ordered;
 }
