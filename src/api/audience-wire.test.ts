@@ -106,6 +106,17 @@ describe('audienceFromWire', () => {
     expect(body).not.toContain('"zzzTargetings":[{"zzzId":"');
   });
 
+  it('keeps a field named __proto__ or toString as a field, sent back as read, and leaves the record an ordinary object', () => {
+    const text = '{"id":7,"name":"a","type":"DISPLAY","__proto__":{"polluted":true},"toString":"text"}';
+    const live = audienceFromWire(parseAnswer(text) as AudienceDetail);
+    expect(Object.getPrototypeOf(live.unmodelled)).toBe(Object.prototype);
+    expect(Object.keys(live.unmodelled)).toEqual(['__proto__', 'toString']);
+    expect(Object.getOwnPropertyDescriptor(live.unmodelled, '__proto__')?.value).toBe('{"polluted":true}');
+    expect(writeBody(audienceToWire(1234, live.definition, { id: live.id, unmodelled: live.unmodelled }))).toContain(
+      '"__proto__":{"polluted":true},"toString":"text"',
+    );
+  });
+
   it('reads fields it only shows in any type, and member ids as numbers or text, as answered', () => {
     const live = audienceFromWire({
       ...base,

@@ -119,10 +119,18 @@ const READ_FIELDS: ReadonlySet<string> = new Set([
 
 /** The answer's other fields, each as its JSON text as answered (every digit kept): what an update sends back. */
 function unmodelledOf(wire: WireAudience): Record<string, string> {
-  const fields: [string, unknown][] = Object.entries(exactOf(wire) as object);
-  return Object.fromEntries(
-    fields.filter(([key]) => !READ_FIELDS.has(key)).map(([key, value]) => [key, jsonText(value)]),
-  );
+  const exact = exactOf(wire) as Record<string, unknown>;
+  const fields: Record<string, string> = {};
+  // By its keys, not its entries: an answer has some 25 fields, and most are read ones.
+  for (const key of Object.keys(exact)) {
+    if (READ_FIELDS.has(key)) continue;
+    const text = jsonText(exact[key]);
+    // A field named __proto__ is a field like any other (an assignment would set the prototype instead).
+    if (key === '__proto__')
+      Object.defineProperty(fields, key, { value: text, enumerable: true, writable: true, configurable: true });
+    else fields[key] = text;
+  }
+  return fields;
 }
 
 export function adGroupLinkFromWire(wire: AudienceAdGroup): AdGroupLink {
