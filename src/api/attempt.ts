@@ -67,8 +67,8 @@ function send(agent: TransportAgent, exchange: Exchange, limits: AttemptLimits):
     );
     agent.dispatch(
       {
-        origin: exchange.url.origin,
-        path: `${exchange.url.pathname}${exchange.url.search}`,
+        origin: exchange.origin,
+        path: exchange.pathAndQuery,
         method: exchange.method,
         headers: exchange.headers,
         body: exchange.body ?? null,

@@ -51,7 +51,9 @@ export interface HttpRequest {
 /** One request as it is sent, each attempt alike. */
 export interface Exchange {
   method: HttpMethod;
-  url: URL;
+  /** Where it goes: the URL's origin, and its path and query as sent. */
+  origin: string;
+  pathAndQuery: string;
   /** What errors and logs show: the path and query, or the whole URL for another origin. */
   shown: string;
   headers: Record<string, string>;
@@ -74,6 +76,8 @@ export interface ServiceTarget {
   headers: Readonly<Record<string, string>>;
   userAgent: string;
   urlSetting: string;
+  /** The headers of every request to the service: the user agent, the JSON it accepts and `headers`. */
+  requestHeaders: Readonly<Record<string, string>>;
 }
 
 function isLoopback(hostname: string): boolean {
@@ -124,7 +128,12 @@ export function parseServiceUrl(text: string, setting?: string): URL {
   });
 }
 
+/** The headers whose credentials are registered: a client sends the same headers object with each of its requests. */
+const registered = new WeakSet<object>();
+
 function registerHeaderSecrets(headers: Readonly<Record<string, string>>): void {
+  if (registered.has(headers)) return;
+  registered.add(headers);
   for (const [name, value] of Object.entries(headers)) {
     if (/^authorization$/i.test(name)) {
       const space = value.indexOf(' ');
@@ -170,10 +179,24 @@ export function serviceTarget(
   userAgent: string,
 ): ServiceTarget {
   const base = parseServiceUrl(baseUrl, urlSetting);
-  const target = { base, basePath: base.pathname.replace(/\/+$/, ''), headers: { ...headers }, userAgent, urlSetting };
-  registerHeaderSecrets(target.headers);
-  return target;
+  const own = { ...headers };
+  registerHeaderSecrets(own);
+  return {
+    base,
+    basePath: base.pathname.replace(/\/+$/, ''),
+    headers: own,
+    userAgent,
+    urlSetting,
+    requestHeaders: { 'user-agent': userAgent, accept: 'application/json', ...own },
+  };
 }
+
+/**
+ * A path and query the URL parser would leave as they are: segments of unreserved characters, none of them `.` or `..`,
+ * and a query of unreserved characters, `=`, `&`, `,` and percent escapes (what queryString writes of ids and codes).
+ * Every request path of the services is one; any other is taken apart by the parser.
+ */
+const PLAIN_PATH = /^(?:\/(?!\.\.?(?:[/?]|$))[\w\-.~]*)+(?:\?[\w\-.~=&,%]*)?$/;
 
 /** The exchange of a request to the service: its path under the base URL, its body as JSON. */
 export function requestExchange(target: ServiceTarget, request: HttpRequest): Exchange {
@@ -181,17 +204,16 @@ export function requestExchange(target: ServiceTarget, request: HttpRequest): Ex
   const query = queryString(request.query);
   const body = request.body === undefined ? undefined : writeBody(request.body);
   if (request.headers !== undefined) registerHeaderSecrets(request.headers);
+  const sent = `${target.basePath}${path}${query}`;
+  const url = PLAIN_PATH.test(sent) ? undefined : new URL(`${target.base.origin}${sent}`);
+  const headers = { ...target.requestHeaders, ...request.headers };
+  if (body !== undefined) headers['content-type'] = 'application/json';
   return {
     method: request.method,
-    url: new URL(`${target.base.origin}${target.basePath}${path}${query}`),
+    origin: url?.origin ?? target.base.origin,
+    pathAndQuery: url === undefined ? sent : `${url.pathname}${url.search}`,
     shown: `${path}${queryString(request.query, shortList)}`,
-    headers: {
-      'user-agent': target.userAgent,
-      accept: 'application/json',
-      ...target.headers,
-      ...request.headers,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
+    headers,
     body,
     idempotent: request.idempotent ?? request.method !== 'POST',
     continuation: request.continuation ?? false,
@@ -206,7 +228,8 @@ export function downloadExchange(target: ServiceTarget, link: string): Exchange 
   const sameOrigin = url.origin === target.base.origin;
   return {
     method: 'GET',
-    url,
+    origin: url.origin,
+    pathAndQuery: `${url.pathname}${url.search}`,
     shown: sameOrigin ? `${url.pathname}${url.search}` : url.href,
     // The service's credentials stay with the service: a file on another host gets none.
     headers: { 'user-agent': target.userAgent, accept: '*/*', ...(sameOrigin ? target.headers : {}) },

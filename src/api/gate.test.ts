@@ -48,6 +48,20 @@ describe('RequestGate', () => {
     await expect(gate.enter({ signal: stopping.signal })).rejects.toThrow('interrupted');
   });
 
+  it('gives a place at once only when one is free and nobody waits for one, queueing nothing otherwise', async () => {
+    const gate = new RequestGate(1);
+    const first = gate.tryEnter();
+    expect(first).toBeTypeOf('function');
+    expect(gate.tryEnter()).toBeUndefined();
+    const waiting = gate.enter();
+    first?.();
+    // The place freed went to the one waiting, not to whoever asks next.
+    expect(gate.tryEnter()).toBeUndefined();
+    (await waiting)();
+    expect(gate).toMatchObject({ inFlight: 0, waiting: 0 });
+    expect(gate.tryEnter()).toBeTypeOf('function');
+  });
+
   it('rejects a capacity that is not a positive whole number', () => {
     expect(() => new RequestGate(0)).toThrow(RangeError);
     expect(() => new RequestGate(1.5)).toThrow(RangeError);

@@ -49,10 +49,8 @@ export class RequestGate {
   enter(options: { ahead?: boolean; signal?: AbortSignal | undefined } = {}): Promise<GateRelease> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    if (this.#inFlight < this.capacity && this.#waiters.length === 0) {
-      this.#inFlight += 1;
-      return Promise.resolve(this.#releaser());
-    }
+    const free = this.tryEnter();
+    if (free !== undefined) return Promise.resolve(free);
     return new Promise<GateRelease>((resolve, reject) => {
       const onAbort = (): void => {
         this.#waiters = this.#waiters.filter((other) => other !== waiter);
@@ -68,6 +66,13 @@ export class RequestGate {
       if (options.ahead === true) this.#waiters.unshift(waiter);
       else this.#waiters.push(waiter);
     });
+  }
+
+  /** A place at once, when one is free and nobody waits for one; else undefined (nothing is queued). */
+  tryEnter(): GateRelease | undefined {
+    if (this.#inFlight >= this.capacity || this.#waiters.length > 0) return undefined;
+    this.#inFlight += 1;
+    return this.#releaser();
   }
 
   #releaser(): GateRelease {

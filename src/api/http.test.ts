@@ -156,6 +156,25 @@ const listItem = {
 };
 
 describe('requests', () => {
+  it('send a path the URL parser would change as the parser makes it: dot segments resolved, spaces and quotes escaped', async () => {
+    server.answers = [json(200, { content: [] }), json(200, { content: [] })];
+    await client().request({
+      method: 'GET',
+      path: '/openapi/v4/x/../targetings/a b',
+      response: 'AudienceListResponse',
+    });
+    await client().request({
+      method: 'GET',
+      path: '/openapi/v4/targetings/./audiences',
+      query: { name: "it's" },
+      response: 'AudienceListResponse',
+    });
+    expect(server.seen.map((seen) => seen.url)).toEqual([
+      '/base/openapi/v4/targetings/a%20b',
+      '/base/openapi/v4/targetings/audiences?name=it%27s',
+    ]);
+  });
+
   it('send the headers, keep the base path, keep commas in the query, and type the answer', async () => {
     server.answers = [json(200, { successCount: 3, failCount: 0, errorMessages: [] })];
     const deleted = await client().request({

@@ -167,7 +167,9 @@ export class ConcurrencyLimiter {
     const epoch = this.#epoch;
     const pausedFor = this.#pausedUntil - this.#now();
     if (pausedFor > 0) await this.#sleep(pausedFor, stopping);
-    const placed = stopping?.aborted ? undefined : await this.#inRate(stopping, options.retry === true);
+    const placed = stopping?.aborted
+      ? undefined
+      : (this.#placedAtOnce() ?? (await this.#inRate(stopping, options.retry === true)));
     if (placed === undefined) {
       this.#free();
       throw stoppedError();
@@ -207,6 +209,15 @@ export class ConcurrencyLimiter {
     this.#lastStart = this.#now();
     decided();
     return placed;
+  }
+
+  /**
+   * The place of a start that waits for nothing, taken without a turn of the microtask queue (most starts of a plan):
+   * with no rate to keep and a free place in the gate; else undefined, and #inRate waits for them.
+   */
+  #placedAtOnce(): GateRelease | undefined {
+    if (Number.isFinite(this.#rate)) return undefined;
+    return this.#gate === undefined ? NO_GATE : this.#gate.tryEnter();
   }
 
   /** A place in the gate (at once without one); undefined when `stopping` is aborted first. */
