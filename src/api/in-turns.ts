@@ -36,9 +36,10 @@ export function startInTurns<T, R>(
       failed = true;
       reject(error);
     };
-    // The next turn starts more, once there are more to start and room for them.
+    // The next turn starts more, once there are more to start and room for a turn's worth (or half of `ahead`).
+    const refillAt = Math.max(ahead - perTurn, Math.floor(ahead / 2));
     const schedule = (): void => {
-      if (scheduled || failed || next >= items.length || open >= ahead) return;
+      if (scheduled || failed || next >= items.length || open > refillAt) return;
       scheduled = true;
       setImmediate(startSome);
     };
