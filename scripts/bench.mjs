@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [--latency MS] [--concurrency N] [--sizes 100,1000] [--quota-creates N] [--repeat K]
- * [--no-latency-sizes 5000,10000] [--accounts N] [--out FILE]` (defaults: latency 20 ms, concurrency 8 — the command's
+ * [--no-latency-sizes 5000,10000] [--accounts N] [--only GROUP,…] [--out FILE]` (defaults: latency 20 ms, concurrency 8 — the command's
  * default —, N = 100, 1000, 5000, 500 creates per quota run, plans with no latency at 5000 and 10,000, 10 accounts,
  * each run of a few seconds measured 3 times (1 with --quick), bench/results.json)
  *
@@ -38,9 +38,24 @@ const { values } = parseArgs({
     'no-latency-sizes': { type: 'string' },
     accounts: { type: 'string' },
     repeat: { type: 'string' },
+    only: { type: 'string' },
     out: { type: 'string' },
   },
 });
+
+/** The groups of runs `--only` picks from, each by the option of `options` that holds it and its value when left out. */
+const GROUPS = {
+  sizes: ['sizes', []],
+  'no-latency': ['noLatencySizes', []],
+  accounts: ['accounts', null],
+  quota: ['quota', null],
+  'cold-start': ['coldStart', null],
+  offline: ['offlineSize', 0],
+};
+const only = values.only?.split(',').filter((group) => group !== '');
+for (const group of only ?? []) {
+  if (!(group in GROUPS)) throw new Error(`--only takes ${Object.keys(GROUPS).join(', ')}, not ${group}`);
+}
 
 const base = values.quick ? QUICK_OPTIONS : FULL_OPTIONS;
 const positive = (text, what) => {
@@ -78,6 +93,14 @@ const options = {
         ? { ...(base.accounts ?? FULL_OPTIONS.accounts), count: Number(values.accounts) }
         : null,
   repeat: values.repeat === undefined ? base.repeat : Math.max(1, positive(values.repeat, '--repeat')),
+  // Only the groups named: the others left out (--only no-latency: the plans with no latency alone).
+  ...(only === undefined
+    ? {}
+    : Object.fromEntries(
+        Object.entries(GROUPS)
+          .filter(([group]) => !only.includes(group))
+          .map(([, [option, none]]) => [option, none]),
+      )),
   outFile: values.out ?? fileURLToPath(new URL('../bench/results.json', import.meta.url)),
   log: (entry) => {
     const at = `[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s]`;
@@ -91,7 +114,7 @@ const options = {
 
 const started = Date.now();
 console.error(
-  `bench: latency ${options.latencyMs} ms, concurrency ${options.concurrency}, N = ${options.sizes.join(', ')}${values.quick ? ' (quick)' : ''}`,
+  `bench: latency ${options.latencyMs} ms, concurrency ${options.concurrency}, N = ${options.sizes.join(', ') || 'none'}${values.quick ? ' (quick)' : ''}`,
 );
 const results = await runBench(options);
 console.log(renderTable(results));
