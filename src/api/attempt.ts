@@ -120,15 +120,16 @@ export async function attemptExchange(
 ): Promise<AttemptResult> {
   const { timeouts } = limits;
   const startedAt = now();
-  const sent = await send(agent, exchange, limits).then(
-    (answer) => ({ answer }),
-    (thrown: unknown) => ({ thrown }),
-  );
+  let answer: Answer | undefined;
+  let thrown: unknown;
+  try {
+    answer = await send(agent, exchange, limits);
+  } catch (error) {
+    thrown = error;
+  }
   const tookMs = now() - startedAt;
-  const result: AttemptResult = {
-    tookMs,
-    ...('answer' in sent ? sortAnswer(sent.answer, now()) : failed(sent.thrown, timeouts)),
-  };
+  const result: AttemptResult =
+    answer === undefined ? { tookMs, ...failed(thrown, timeouts) } : sortAnswer(answer, now(), tookMs);
   exchange.onAttempt?.(attemptEnd(result));
   return result;
 }
@@ -150,12 +151,13 @@ function attemptEnd(result: AttemptResult): AttemptEnd {
   return { kind: 'not-acted' };
 }
 
-/** An answer as a success (2xx) or as a failure with the service's error body and Retry-After. */
-function sortAnswer(answer: Answer, nowMs: number): Outcome {
+/** An answer (after `tookMs`) as a success (2xx) or as a failure with the service's error body and Retry-After. */
+function sortAnswer(answer: Answer, nowMs: number, tookMs: number): AttemptResult {
   const shown = String(answer.status);
-  if (answer.status >= 200 && answer.status < 300) return { shown, ok: true, answer };
+  if (answer.status >= 200 && answer.status < 300) return { tookMs, shown, ok: true, answer };
   const body = parseErrorBody(decoder.decode(answer.bytes));
   return {
+    tookMs,
     shown,
     ok: false,
     failure: answerFailure(answer.status, body.serviceCode),

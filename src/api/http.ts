@@ -240,8 +240,9 @@ function createLimiter(
 
 /** Logs an attempt's outcome, when verbose: the request, the status or failure, its duration and number. */
 function logAttempt(transport: Transport, exchange: Exchange, result: AttemptResult, attempt: number, more = ''): void {
+  if (transport.log === undefined) return;
   const took = `${String(Math.round(result.tookMs))} ms`;
-  transport.log?.(
+  transport.log(
     redact(
       `${transport.service} ${exchange.method} ${exchange.shown} -> ${result.shown} (${took}, attempt ${String(attempt)})${more}`,
     ),
@@ -293,25 +294,42 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
       return accept(result.answer, state.attempt);
     }
     const step = nextStep(state, result, transport.now(), transport.policy, transport.random);
-    const attempts = state.attempt;
-    const fail = (gaveUp: string | undefined): ApiError => {
-      logAttempt(transport, exchange, result, attempts);
-      const ambiguous = isAmbiguous(result.failure, exchange.idempotent);
-      return exchangeError(transport.service, exchange, { ...result.error, gaveUp, ambiguous, attempts });
-    };
-    if (step.kind === 'stop') throw fail(step.gaveUp);
+    if (step.kind === 'stop') throw attemptsFailed(transport, exchange, result, state.attempt, step.gaveUp);
     logAttempt(transport, exchange, result, state.attempt, `, retrying in ${String(step.delayMs)} ms`);
     if (step.pauseUntil !== undefined) transport.limiter.pauseUntil(step.pauseUntil);
     await transport.sleep(step.delayMs, transport.closed.signal);
     // Closed while waiting: the command is ending (often because another request failed),
     // and nobody waits for this answer any more.
-    if (transport.closed.signal.aborted) throw fail('gave up: the client was closed while it waited to try again');
+    if (transport.closed.signal.aborted)
+      throw attemptsFailed(
+        transport,
+        exchange,
+        result,
+        state.attempt,
+        'gave up: the client was closed while it waited to try again',
+      );
     state = {
       ...state,
       attempt: state.attempt + 1,
       quotaAnswersBefore: state.quotaAnswersBefore + (result.failure.kind === 'throttled' ? 1 : 0),
     };
   }
+}
+
+/**
+ * The error of an exchange whose last attempt failed (logged now, when verbose), after `attempts` of them. A function
+ * of its own, not a closure in runExchange's loop: every turn of the loop would make one, the ones that succeed too.
+ */
+function attemptsFailed(
+  transport: Transport,
+  exchange: Exchange,
+  result: AttemptResult & { ok: false },
+  attempts: number,
+  gaveUp: string | undefined,
+): ApiError {
+  logAttempt(transport, exchange, result, attempts);
+  const ambiguous = isAmbiguous(result.failure, exchange.idempotent);
+  return exchangeError(transport.service, exchange, { ...result.error, gaveUp, ambiguous, attempts });
 }
 
 /**
