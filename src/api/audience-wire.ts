@@ -1,5 +1,5 @@
 import {
-  canonicalizeDefinition,
+  canonicalizeOwnDefinition,
   DEFINITION_FIELDS,
   inferLocationType,
   memberMatches,
@@ -77,11 +77,10 @@ function populationOf(value: unknown): number | null {
 
 /** A single read (or a create/update response) as a live audience. */
 export function audienceFromWire(wire: WireAudience): LiveAudience {
-  const regions = {
-    locations: regionsFromWire(wire.locations),
-    depth2Locations: regionsFromWire(wire.depth2Locations ?? wire.depth2locations),
-    depth3Locations: regionsFromWire(wire.depth3Locations ?? lowerCaseDepth3(wire)),
-  };
+  const locations = regionsFromWire(wire.locations);
+  const depth2Locations = regionsFromWire(wire.depth2Locations ?? wire.depth2locations);
+  const depth3Locations = regionsFromWire(wire.depth3Locations ?? lowerCaseDepth3(wire));
+  // The answer is read once and dropped: its sets become the definition's, put in canonical order where it is.
   const ages = wire.ages ?? [];
   const genders = wire.genders ?? [];
   const definition: AudienceDefinition = {
@@ -91,16 +90,24 @@ export function audienceFromWire(wire: WireAudience): LiveAudience {
     ages,
     genderType: wire.genderType ?? (genders.length > 0 ? 'NOT_ALL' : 'ALL'),
     genders,
-    locationType: inferLocationType(regions),
-    ...regions,
+    locationType: inferLocationType({ locations, depth2Locations, depth3Locations }),
+    locations,
+    depth2Locations,
+    depth3Locations,
     ufoInterests: wire.ufoInterests ?? [],
     ufoBusinessTypes: wire.ufoBusinessTypes ?? [],
-    ...membersFromWire(wire),
+    customerFileTargetings: setOfMembers(wire.customerFileTargetings),
+    trackerTargetings: setOfMembers(wire.trackerTargetings),
+    cohortTargetings: setOfMembers(wire.cohortTargetings),
+    talkChannelTargetings: setOfMembers(wire.talkChannelTargetings),
+    syncAppTargetings: setOfMembers(wire.syncAppTargetings),
+    talkChannelGroupTargetings: setOfMembers(wire.talkChannelGroupTargetings),
+    lookalikeTargetings: setOfMembers(wire.lookalikeTargetings),
   };
   return {
     ...audienceSummaryFromWire(wire),
     populationScore: populationOf(wire.populationScore),
-    definition: canonicalizeDefinition(definition),
+    definition: canonicalizeOwnDefinition(definition),
     unmodelled: unmodelledOf(wire),
   };
 }
@@ -264,18 +271,6 @@ function misspeltDescription(wire: WireRegion): string | undefined {
   const fields: [string, unknown][] = Object.entries(wire);
   for (const [key, text] of fields) if (/^desc/i.test(key) && typeof text === 'string') return text;
   return undefined;
-}
-
-function membersFromWire(wire: WireAudience): Pick<AudienceDefinition, TargetingField> {
-  return {
-    customerFileTargetings: setOfMembers(wire.customerFileTargetings),
-    trackerTargetings: setOfMembers(wire.trackerTargetings),
-    cohortTargetings: setOfMembers(wire.cohortTargetings),
-    talkChannelTargetings: setOfMembers(wire.talkChannelTargetings),
-    syncAppTargetings: setOfMembers(wire.syncAppTargetings),
-    talkChannelGroupTargetings: setOfMembers(wire.talkChannelGroupTargetings),
-    lookalikeTargetings: setOfMembers(wire.lookalikeTargetings),
-  };
 }
 
 /**

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AGE_BANDS, type Region } from './audience.js';
-import { canonicalizeRegions, compareText, uniqueSorted } from './canonicalize.js';
+import { audienceDefinition, audienceName } from '../../test/helpers/arbitraries.js';
+import { AGE_BANDS, type AudienceDefinition, type Region } from './audience.js';
+import {
+  canonicalizeDefinition,
+  canonicalizeOwnDefinition,
+  canonicalizeRegions,
+  compareText,
+  uniqueSorted,
+} from './canonicalize.js';
 
 /** What a set is sorted to, the plain way: its values once each, by rank, equal ranks in the order they came. */
 function reference<T>(values: T[], rank: (value: T) => number | string): T[] {
@@ -50,6 +57,24 @@ describe('sets in their canonical order', () => {
         expect(canonical).toEqual(expected);
         // The same objects, as the Map kept them.
         canonical.forEach((each, index) => expect(each).toBe(expected[index]));
+      }),
+    );
+  });
+
+  it('a definition just built, put in order where it is, equals its canonical copy, keys in the same order', () => {
+    fc.assert(
+      fc.property(audienceDefinition(audienceName), fc.boolean(), (canonical, repeat) => {
+        // Each set out of order, and with its first value again.
+        const scrambled = Object.fromEntries(
+          Object.entries(canonical).map(([key, value]) => [
+            key,
+            Array.isArray(value) ? [...value].reverse().concat(repeat ? value.slice(0, 1) : []) : value,
+          ]),
+        ) as AudienceDefinition;
+        const expected = canonicalizeDefinition(scrambled);
+        const own = canonicalizeOwnDefinition(structuredClone(scrambled));
+        expect(own).toEqual(expected);
+        expect(Object.keys(own)).toEqual(Object.keys(expected));
       }),
     );
   });

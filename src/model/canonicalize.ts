@@ -37,6 +37,26 @@ export function canonicalizeDefinition<T extends Partial<AudienceDefinition>>(de
   return out as T;
 }
 
+/**
+ * canonicalizeDefinition of a definition just made, whose object and sets nothing else holds (a live audience built
+ * from an answer): put in order where it is, a set of none or one value left as it is rather than copied. Equal to
+ * canonicalizeDefinition's, keys in the same order; one object and a dozen sets fewer for each audience read.
+ */
+export function canonicalizeOwnDefinition(definition: AudienceDefinition): AudienceDefinition {
+  if (definition.ages.length > 1) definition.ages = uniqueSorted(definition.ages, ageRank);
+  if (definition.genders.length > 1) definition.genders = uniqueSorted(definition.genders, itself);
+  if (definition.ufoInterests.length > 1) definition.ufoInterests = uniqueSorted(definition.ufoInterests, itself);
+  if (definition.ufoBusinessTypes.length > 1)
+    definition.ufoBusinessTypes = uniqueSorted(definition.ufoBusinessTypes, itself);
+  for (const field of REGION_FIELDS) {
+    if (definition[field].length > 1) definition[field] = canonicalizeRegions(definition[field]);
+  }
+  for (const field of TARGETING_FIELDS) {
+    if (definition[field].length > 0) definition[field] = canonicalizeMembers(field, definition[field]);
+  }
+  return definition;
+}
+
 const ageRank = (band: AgeBand): number => AGE_BANDS.indexOf(band);
 const itself = <T extends string>(value: T): T => value;
 
