@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { adGroupLink, desiredAudience, desiredState, liveAudience, liveState } from '../../test/helpers/builders.js';
+import { matchIdentities } from './identity.js';
 import { planAccount } from './planner.js';
 import type { AudienceUpdate, Plan } from './types.js';
 
@@ -269,5 +270,18 @@ describe('a pinned id the account no longer has', () => {
       ['create', 'spring', null],
       ['update', 'spring-2025', '5'],
     ]);
+  });
+});
+
+describe('matchIdentities', () => {
+  it('answers the same desired state and live list again from the first match, and matches anew against another list', () => {
+    const desired = desiredState([desiredAudience({ name: 'a' }), desiredAudience({ name: 'b' })]);
+    const live = liveState([liveAudience(5, { name: 'a' })]).audiences;
+    const first = matchIdentities(desired, live);
+    expect(matchIdentities(desired, live)).toBe(first);
+    const other = matchIdentities(desired, [...live, liveAudience(6, { name: 'b' })]);
+    expect(other).not.toBe(first);
+    expect(other.matched.map((pair) => pair.live.id)).toEqual(['5', '6']);
+    expect(first.missing.map((audience) => audience.key)).toEqual(['b']);
   });
 });

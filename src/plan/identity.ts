@@ -45,6 +45,21 @@ export interface Identities {
  * audience that looks like it (see matchSpellings).
  */
 export function matchIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Identities {
+  const last = lastIdentities.get(desired);
+  if (last?.live === live) return last.identities;
+  const identities = pairIdentities(desired, live);
+  lastIdentities.set(desired, { live, identities });
+  return identities;
+}
+
+/**
+ * The seam of one performance choice, as in diff.ts: the last identities of each desired state, with the live list they
+ * were matched against. A plan matches the same two twice (for the reads it needs, then when it is planned, after the
+ * last answer): the second time is an answer, not a match. Identities are never changed once made.
+ */
+const lastIdentities = new WeakMap<DesiredState, { live: LiveAudienceSummary[]; identities: Identities }>();
+
+function pairIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Identities {
   const byId = new Map(live.map((audience) => [audience.id, audience]));
   const byName = new Map<string, LiveAudienceSummary[]>();
   for (const audience of live) {

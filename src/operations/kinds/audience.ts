@@ -88,7 +88,8 @@ async function readAudiences(
     needed.detailIds.flatMap((id, index) => (reads[index] && kept(id) ? [[String(id), reads[index]]] : [])),
   );
   return {
-    audiences: listed.filter((summary) => !goneIds.has(summary.id)),
+    // The list itself when nothing is gone: the plan then matches it once (see matchIdentities).
+    audiences: goneIds.size === 0 ? listed : listed.filter((summary) => !goneIds.has(summary.id)),
     details,
     links: Object.fromEntries(Object.entries(linksRead).filter(([id]) => kept(id))),
     ...(Object.keys(unreadable).length > 0 ? { unreadable } : {}),
