@@ -186,6 +186,16 @@ describe("the file's requestsPerSecond", () => {
     requests = await logged(before);
     expect(tightestSecond(requests, 1234, 4)).toBeGreaterThanOrEqual(990);
     expect(tightestSecond(requests, 4321, 4)).toBeGreaterThanOrEqual(990);
+
+    // Faster too: the flag's rate is the pace, not a bound beside the file's.
+    // (The account's first eight audiences exist already: the eight after them are made.)
+    const faster = await workspace({ 'slow.yaml': file(5678, 16, 'requestsPerSecond: 4\n') });
+    before = await lastSeq();
+    const quick = await run(faster, 'apply', '-f', 'slow.yaml', '--auto-approve', '--requests-per-second', '40');
+    expect(quick.code, quick.stderr).toBe(0);
+    requests = await logged(before);
+    expect(requests.filter((request) => request.method === 'POST')).toHaveLength(8);
+    expect(tightestSecond(requests, 5678, 4)).toBeLessThan(990);
   });
 
   it("an account's files agree on it, or only one sets it; disagreeing ones are refused, naming both", async () => {
