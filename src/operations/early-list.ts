@@ -23,9 +23,16 @@ export async function listEarly(
   cwd: string,
   reader: (adAccountId: number, requestsPerSecond?: number) => AccountReader,
 ): Promise<(adAccountId: number, requestsPerSecond?: number) => AccountReader> {
+  return withListsStarted(await hintedAccounts(files, cwd), reader);
+}
+
+/**
+ * The accounts the heads of `files` name (the default file when none is given): a hint only, never a reading of the
+ * files (see listEarly); a file that cannot be read, or has no such line, adds none.
+ */
+export async function hintedAccounts(files: string[], cwd: string): Promise<Set<number>> {
   const named = files.length > 0 ? [...new Set(files)] : [DEFAULT_CONFIG_FILE];
-  const accounts = new Set((await Promise.all(named.map((file) => accountOf(resolve(cwd, file))))).flat());
-  return withListsStarted(accounts, reader);
+  return new Set((await Promise.all(named.map((file) => accountOf(resolve(cwd, file))))).flat());
 }
 
 /**
