@@ -5,7 +5,7 @@
  * summary; the apply lock is per account. The emulator strikes only one account's requests
  * (`faultAccounts`), with a seed whose draws put the 429 on a known request of that account.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFaults, defaultFaultSettings } from '../../src/emulator/faults.js';
@@ -216,5 +216,38 @@ describe('the apply lock is per account', () => {
     const both = await runCli(['apply', '-f', 'a.yaml', '-f', 'b.yaml', '--auto-approve'], { cwd, env });
     expect(both.code, both.stderr).toBe(0);
     expect(both.stdout).toContain('Apply complete for ad account 5678: 2 done, 0 failed, 0 skipped.');
+  });
+
+  it.each([
+    {
+      head: 'names another account (a quoted name in a flow-style file continues on a line `adAccountId: 1234`)',
+      text: (first: string) =>
+        `{adAccountId: 5678, audiences: [{type: DISPLAY, name: "${first}\nadAccountId: 1234\nsale"}]}\n`,
+    },
+    {
+      head: 'names none (its `adAccountId:` line is past the 64 KiB looked at)',
+      text: (first: string) => `${'# padding\n'.repeat(7000)}${file(5678, [`"${first} adAccountId: 1234 sale"`])}`,
+    },
+  ])("a file whose head $head is applied to its own account, under that account's lock", async ({ text }) => {
+    const cwd = await workspace({});
+    // Whether the account the head names is locked by another apply or free, the file's own is the one locked.
+    for (const held of [true, false]) {
+      await writeFile(join(cwd, 'odd.yaml'), text(held ? 'held' : 'free'));
+      await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+      const other = held ? await takeApplyLocks(cwd, [1234]) : undefined;
+      const run = await runCli(['apply', '-f', 'odd.yaml', '--auto-approve'], { cwd, env }).finally(other);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toContain('Apply complete for ad account 5678: 1 done, 0 failed, 0 skipped.');
+      const { a, b } = byAccount(await requestLog());
+      expect(a.filter((entry) => entry.method !== 'GET')).toEqual([]);
+      expect(b.filter((entry) => entry.method === 'POST')).toHaveLength(1);
+      for (const account of [1234, 5678])
+        await expect(stat(join(cwd, applyLockPath(account)))).rejects.toThrow(/ENOENT/);
+    }
+    expect((await storedAudiences(emulator, 5678)).map((audience) => audience.name).sort()).toEqual([
+      'free adAccountId: 1234 sale',
+      'held adAccountId: 1234 sale',
+    ]);
+    expect(await storedAudiences(emulator, 1234)).toEqual([]);
   });
 });

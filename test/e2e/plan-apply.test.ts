@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoggedRequest, RunningEmulator } from '../../src/emulator/server.js';
+import { takeApplyLocks } from '../../src/operations/apply-lock.js';
 import { emulatorEnv, emulatorRoute, runCli, runInProcess, workspace } from '../helpers/cli.js';
 
 const desired = `adAccountId: 1234
@@ -175,19 +176,25 @@ describe('validate, plan and apply through the real CLI', () => {
       return (await requests()).map(({ method, path, adAccountId }) => ({ method, path, adAccountId }));
     };
     const list = { method: 'GET', path: '/openapi/v4/targetings/audiences', adAccountId: '1234' };
-    // An apply reads its files before it takes its accounts' locks, and reads the account only under them: no list.
-    for (const [command, requests] of [
-      [['plan'], [list]],
-      [['apply', '--auto-approve'], []],
+    // An apply lists the account its file's head names under that account's lock, taken before the file is checked;
+    // when another apply holds the lock, the file's problems are said, not the lock, and nothing is read.
+    for (const [command, requests, held] of [
+      [['plan'], [list], false],
+      [['apply', '--auto-approve'], [list], false],
+      [['apply', '--auto-approve'], [], true],
     ] as const) {
       const cwd = await workspace({ 'audiences.yaml': invalid });
+      const other = held ? await takeApplyLocks(cwd, [1234]) : undefined;
       await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
-      const result = await runCli([...command], { cwd, env });
+      const result = await runCli([...command], { cwd, env }).finally(other);
       expect(result.code, command[0]).toBe(1);
       expect(result.stderr).toMatch(/^error\[CONFIG_INVALID\]: audiences\.yaml is not valid \(1 problem\)$/m);
       expect(result.stderr).toMatch(/audiences\.yaml:\d+:\d+: /);
+      expect(result.stderr).not.toContain('APPLY_LOCKED');
       expect(result.stdout).toBe('');
       expect(await logged(1), command[0]).toEqual(requests);
+      // The lock it took is let go: another apply takes it.
+      if (!held) await (await takeApplyLocks(cwd, [1234]))();
     }
 
     // An account the token may not use: its list's refusal is said for a valid file only, as before.
