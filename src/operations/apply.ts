@@ -88,7 +88,7 @@ export async function planAndApply(
   request: ApplyRequest,
   deps: ApplyDeps,
   interrupts: ApplyInterrupts,
-  reader: (adAccountId: number) => AccountReader = deps.client,
+  reader: (adAccountId: number, requestsPerSecond?: number) => AccountReader = deps.client,
 ): Promise<number> {
   const { view } = deps;
   const plans =
@@ -215,7 +215,7 @@ async function plannedFromFiles(
   read: Array<{ file: string; desired: DesiredState }>,
   request: ApplyRequest,
   deps: ApplyDeps,
-  reader: (adAccountId: number) => AccountReader,
+  reader: (adAccountId: number, requestsPerSecond?: number) => AccountReader,
 ): Promise<Plan[] | undefined> {
   const planned = await planFiles(
     request.files,

@@ -15,7 +15,7 @@ const UNINTERRUPTED: ApplyInterrupts = {
 interface Started {
   input: ApplyInput;
   release: () => Promise<void>;
-  reader: (adAccountId: number) => AccountReader;
+  reader: (adAccountId: number, requestsPerSecond?: number) => AccountReader;
 }
 
 /**

@@ -151,6 +151,28 @@ describe("the file's requestsPerSecond", () => {
     expect(tightestSecond(requests, 1234, 4)).toBeGreaterThanOrEqual(990);
   });
 
+  it("paces apply -f's reads and writes alike, its list too (asked under the lock, before the file is checked)", async () => {
+    for (let index = 0; index < 6; index += 1) await outside.create(emulator, `a1234-${index}`);
+    await setFaults(emulator, { rateLimitPerSecond: 4 });
+    const narrowed = Array.from(
+      { length: 6 },
+      (_, index) => `  - name: a1234-${index}\n    type: DISPLAY\n    genders: [F]\n`,
+    );
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234\nrequestsPerSecond: 4\naudiences:\n${narrowed.join('')}`,
+    });
+    await delay(1100);
+    const before = await lastSeq();
+    const applied = await run(cwd, 'apply', '--auto-approve');
+    expect(applied.code, applied.stderr).toBe(0);
+    const requests = await logged(before);
+    // The list, a read of each audience, its update, and the list that checks the apply.
+    expect(requests.filter((request) => request.method === 'GET').length).toBeGreaterThanOrEqual(8);
+    expect(requests.filter((request) => request.method === 'PUT')).toHaveLength(6);
+    expect(refused(requests, 1234)).toEqual([]);
+    expect(tightestSecond(requests, 1234, 4)).toBeGreaterThanOrEqual(990);
+  });
+
   it('two accounts in one command, each paced at its own rate; --requests-per-second paces both at it', async () => {
     const cwd = await workspace({
       'slow.yaml': file(1234, 8, 'requestsPerSecond: 4\n'),
