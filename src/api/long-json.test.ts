@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { LosslessNumber, stringify } from 'lossless-json';
 import { describe, expect, it } from 'vitest';
 import { audienceSummaryFromWire } from './audience-wire.js';
 import { longToWire, parseAnswer, sameJsonText, writeBody } from './long-json.js';
@@ -37,6 +39,24 @@ describe('answers and bodies with Longs past 2^53', () => {
       '{"id":9007199254740993,"adAccountId":1234,"name":"a"}',
     );
     expect(longToWire('100001')).toBe(100001);
+  });
+
+  it('writes any body as the exact writer does: one with no exact number too, which JSON.stringify writes', () => {
+    const { body } = fc.letrec((tie) => ({
+      body: fc.oneof(
+        { depthSize: 'small' },
+        fc.jsonValue({ maxDepth: 2 }),
+        fc.bigInt(),
+        fc.bigInt().map((value) => new LosslessNumber(String(value))),
+        fc.array(tie('body'), { maxLength: 4 }),
+        fc.dictionary(fc.string(), fc.oneof(tie('body'), fc.constant(undefined)), { maxKeys: 4 }),
+      ),
+    }));
+    fc.assert(
+      fc.property(body, (value) => {
+        expect(writeBody(value)).toBe(stringify(value) ?? 'null');
+      }),
+    );
   });
 });
 
