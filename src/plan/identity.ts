@@ -99,12 +99,15 @@ function pairIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Ide
   const byNameEntries = desired.audiences.filter((audience) => audience.id === undefined || gone.has(audience));
   const exact = new Map<DesiredAudience, LiveAudienceSummary>();
   const refused = new Set<DesiredAudience>();
+  // Indexed, not destructured with a rest: this runs once per declared audience, in code that has not warmed up
+  // (the seam of a performance choice: bench/NOTES.md).
   for (const audience of byNameEntries) {
-    const candidates = (byName.get(audience.key) ?? []).filter((candidate) => !claimed.has(candidate.id));
-    const [only, ...others] = candidates;
-    if (!only) {
+    const named = byName.get(audience.key);
+    const candidates = named === undefined ? [] : named.filter((candidate) => !claimed.has(candidate.id));
+    const only = candidates[0];
+    if (only === undefined) {
       missing.push(audience);
-    } else if (others.length > 0) {
+    } else if (candidates.length > 1) {
       const ids = sortLongs(candidates.map((candidate) => candidate.id));
       for (const id of ids) claimed.add(id);
       refused.add(audience);
@@ -131,7 +134,9 @@ function pairIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Ide
   errors.push(...renames.errors);
   for (const id of renames.claimed) claimed.add(id);
   for (const audience of renames.refused) refused.add(audience);
-  for (const [audience, found] of exact) if (!refused.has(audience)) matched.push({ desired: audience, live: found });
+  exact.forEach((found, audience) => {
+    if (!refused.has(audience)) matched.push({ desired: audience, live: found });
+  });
   const renamed = new Set(renames.matched.map((pair) => pair.desired));
   for (const pair of renames.matched) claimed.add(pair.live.id);
   matched.push(...renames.matched);
