@@ -9,7 +9,7 @@
  */
 export { validateConfig, LIMITS } from './validate-config.js';
 export { desiredStateOfBytes, locateInFile, readDesiredStates } from './read-config.js';
-export { DEFAULT_CONFIG_FILE } from './default-file.js';
+export { DEFAULT_CONFIG_FILE, namedFiles } from './default-file.js';
 export { ConfigError, formatIssue, formatIssues, sortIssues, type ConfigIssue, type ConfigResult } from './issues.js';
 export { AUDIENCES_SCHEMA_URL } from './schema.js';
 export type { AudiencesFile } from './generated/audiences.js';

@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { DEFAULT_CONFIG_FILE } from '../config/default-file.js';
+import { namedFiles } from '../config/default-file.js';
 import type { LiveAudienceSummary } from '../model/index.js';
 import type { AccountReader } from './account-reader.js';
 
@@ -31,8 +31,7 @@ export async function listEarly(
  * files (see listEarly); a file that cannot be read, or has no such line, adds none.
  */
 export async function hintedAccounts(files: string[], cwd: string): Promise<Set<number>> {
-  const named = files.length > 0 ? [...new Set(files)] : [DEFAULT_CONFIG_FILE];
-  return new Set((await Promise.all(named.map((file) => accountOf(resolve(cwd, file))))).flat());
+  return new Set((await Promise.all(namedFiles(files).map((file) => accountOf(resolve(cwd, file))))).flat());
 }
 
 /**

@@ -1,10 +1,4 @@
-import {
-  ConfigError,
-  DEFAULT_CONFIG_FILE,
-  locateInFile,
-  readDesiredStates,
-  type ConfigIssue,
-} from '../config/index.js';
+import { ConfigError, locateInFile, namedFiles, readDesiredStates, type ConfigIssue } from '../config/index.js';
 import type { DesiredState } from '../model/index.js';
 import { accountFileClashes, unnamedAccountFiles, type AccountFile } from './account-files.js';
 
@@ -28,8 +22,7 @@ export interface FileValidation {
  * unnamedAccountFiles).
  */
 export async function validateFiles(files: string[], deps: { cwd: string }): Promise<FileValidation[]> {
-  const named = files.length > 0 ? [...new Set(files)] : [DEFAULT_CONFIG_FILE];
-  const results = await readDesiredStates(named, deps.cwd);
+  const results = await readDesiredStates(namedFiles(files), deps.cwd);
   const accounts = new Map<number, AccountFile[]>();
   for (const { file, result } of results) {
     if (!result.ok) continue;

@@ -10,7 +10,8 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { Plan } from '../../src/plan/index.js';
-import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
+import type { LoggedRequest } from '../../src/emulator/request-log.js';
+import { emulatorEnv, emulatorRoute, lastLoggedSeq, loggedRequests, runInProcess, workspace } from '../helpers/cli.js';
 import { linkAdGroup, outside } from '../helpers/live-account.js';
 
 let emulator: RunningEmulator;
@@ -28,21 +29,8 @@ beforeEach(async () => {
 
 const run = (cwd: string, ...args: string[]) => runInProcess(args, { cwd, env });
 
-interface LoggedRequest {
-  seq: number;
-  method: string;
-  path: string;
-}
-
-async function logged(after = 0): Promise<LoggedRequest[]> {
-  const path = `/_emulator/requests?after=${after}`;
-  return ((await emulatorRoute(emulator, 'GET', path)) as { requests: LoggedRequest[] }).requests;
-}
-
-/** The last sequence number logged, so that what a command sends can be told apart. */
-async function lastSeq(): Promise<number> {
-  return (await logged()).at(-1)?.seq ?? 0;
-}
+const logged = (after = 0) => loggedRequests(emulator, after);
+const lastSeq = () => lastLoggedSeq(emulator);
 
 /** Plans `cwd` to plan.json, applies it, and gives the saved plan and the requests its apply sent. */
 async function planAndApply(cwd: string, ...options: string[]) {

@@ -10,7 +10,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { Plan } from '../../src/plan/index.js';
-import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
+import type { LoggedRequest } from '../../src/emulator/request-log.js';
+import { emulatorEnv, emulatorRoute, lastLoggedSeq, loggedRequests, runInProcess, workspace } from '../helpers/cli.js';
 import { outside, setFaults } from '../helpers/live-account.js';
 
 let emulator: RunningEmulator;
@@ -28,20 +29,8 @@ beforeEach(async () => {
 
 const run = (cwd: string, ...args: string[]) => runInProcess(args, { cwd, env });
 
-interface Logged {
-  seq: number;
-  at: string;
-  method: string;
-  adAccountId: string | null;
-  status: number | 'reset';
-}
-
-async function logged(after = 0): Promise<Logged[]> {
-  return ((await emulatorRoute(emulator, 'GET', `/_emulator/requests?after=${after}`)) as { requests: Logged[] })
-    .requests;
-}
-
-const lastSeq = async (): Promise<number> => (await logged()).at(-1)?.seq ?? 0;
+const logged = (after = 0) => loggedRequests(emulator, after);
+const lastSeq = () => lastLoggedSeq(emulator);
 
 /** A file of `count` audiences named after the account, with `head` (the settings) after its adAccountId. */
 const file = (adAccountId: number, count: number, head = '') =>
@@ -51,7 +40,7 @@ const file = (adAccountId: number, count: number, head = '') =>
   ).join('')}`;
 
 /** The least time, in ms, that any `rate + 1` requests of the account took to be served, one after another. */
-function tightestSecond(requests: Logged[], adAccountId: number, rate: number): number {
+function tightestSecond(requests: LoggedRequest[], adAccountId: number, rate: number): number {
   const times = requests
     .filter((request) => request.adAccountId === String(adAccountId))
     .map((request) => Date.parse(request.at));
@@ -61,7 +50,7 @@ function tightestSecond(requests: Logged[], adAccountId: number, rate: number): 
   return least;
 }
 
-const refused = (requests: Logged[], adAccountId: number) =>
+const refused = (requests: LoggedRequest[], adAccountId: number) =>
   requests.filter((request) => request.adAccountId === String(adAccountId) && request.status !== 200);
 
 describe("the file's requestsPerSecond", () => {

@@ -6,6 +6,7 @@ import type { AudienceClient } from '../../src/api/audiences.js';
 import { textApplyView } from '../../src/cli/apply-view.js';
 import { main } from '../../src/cli/main.js';
 import type { Io } from '../../src/cli/io.js';
+import type { LoggedRequest } from '../../src/emulator/request-log.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/server.js';
 import { runApply } from '../../src/operations/run-apply.js';
 import { plainStyle } from '../../src/render/index.js';
@@ -133,4 +134,15 @@ export async function emulatorRoute(
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   const text = await response.text();
   return text ? JSON.parse(text) : undefined;
+}
+
+/** The requests the emulator logged after sequence number `after` (all of them by default), in order. */
+export async function loggedRequests(emulator: RunningEmulator, after = 0): Promise<LoggedRequest[]> {
+  const path = `/_emulator/requests?after=${after}`;
+  return ((await emulatorRoute(emulator, 'GET', path)) as { requests: LoggedRequest[] }).requests;
+}
+
+/** The sequence number of the last request logged, so that what a command sends next can be told apart. */
+export async function lastLoggedSeq(emulator: RunningEmulator): Promise<number> {
+  return (await loggedRequests(emulator)).at(-1)?.seq ?? 0;
 }
