@@ -60,7 +60,7 @@ export function accountFileClashes(files: readonly AccountFile[]): AccountFileCl
         hint: 'prune acts on the whole account (an audience none of its files declares): set it alike in every file of the account',
       });
   }
-  clashes.push(...ignoredElsewhere(files));
+  clashes.push(...ignoredElsewhere(files), ...renamedElsewhere(files));
   const business = files.filter(({ desired }) => desired.business !== undefined);
   const [firstBusiness] = business;
   for (const { file, desired } of business.slice(1))
@@ -128,6 +128,52 @@ function ignoredElsewhere(files: readonly AccountFile[]): AccountFileClash[] {
       );
     }),
   );
+}
+
+/**
+ * A `renamedFrom` that names an audience another file of the account declares, or an old name an earlier file renames
+ * from already: the old name is the account's, so it must say which live audience the entry is as unmistakably as in
+ * one file (config/rules.ts). Names are compared as they print (after NFC), as there.
+ */
+function renamedElsewhere(files: readonly AccountFile[]): AccountFileClash[] {
+  const declared = new Map<string, { file: string; index: number }>();
+  for (const { file, desired } of files)
+    desired.audiences.forEach((audience, index) => {
+      const look = audience.key.normalize('NFC');
+      if (!declared.has(look)) declared.set(look, { file, index });
+    });
+  const given = new Map<string, { file: string; path: Path }>();
+  const clashes: AccountFileClash[] = [];
+  for (const { file, desired } of files)
+    desired.audiences.forEach((audience, index) =>
+      audience.renamedFrom.forEach((old, position) => {
+        const look = old.normalize('NFC');
+        const path: Path = ['audiences', index, 'renamedFrom', position];
+        const owner = declared.get(look);
+        const earlier = given.get(look);
+        if (owner !== undefined && owner.file !== file)
+          clashes.push({
+            file,
+            path,
+            other: owner.file,
+            otherPath: ['audiences', owner.index, 'name'],
+            message: (at) =>
+              `${JSON.stringify(old)} is the name of an audience ${at} declares: an entry cannot be renamed from a name the account declares`,
+            hint: 'if the rename is applied, remove `renamedFrom`; for a new audience that takes the old name, apply the rename first, then declare it',
+          });
+        else if (earlier !== undefined && earlier.file !== file)
+          clashes.push({
+            file,
+            path,
+            other: earlier.file,
+            otherPath: earlier.path,
+            message: (at) => `${JSON.stringify(old)} is also given by ${at}`,
+            hint: 'one audience is renamed to one name: keep the old name in one entry of one file of the account',
+          });
+        else if (earlier === undefined) given.set(look, { file, path });
+      }),
+    );
+  return clashes;
 }
 
 function sameBusiness(a: DesiredBusiness | undefined, b: DesiredBusiness | undefined): boolean {

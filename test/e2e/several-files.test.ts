@@ -180,6 +180,26 @@ describe('an ad account in several files', () => {
     expect(plan?.changes.find((change) => change.name === 'beta')?.id).toBe(old);
   });
 
+  it('refuses a renamedFrom naming what another file of the account declares or renames from, as one file does', async () => {
+    await outside.create(emulator, 'old-beta');
+    const renamed = (file: string) => `${file}  - name: gamma\n    renamedFrom: [old-beta, alpha]\n    type: DISPLAY\n`;
+    const cwd = await workspace({
+      'a.yaml': `${TEAM_A}  - name: delta\n    renamedFrom: old-beta\n    type: DISPLAY\n`,
+      'b.yaml': renamed(TEAM_B),
+    });
+    const before = await storedAudiences(emulator);
+    const validated = await run(cwd, 'validate', 'a.yaml', 'b.yaml');
+    expect(validated.code).toBe(1);
+    expect(validated.stderr).toContain('b.yaml:10:19: "old-beta" is also given by a.yaml:11:18');
+    expect(validated.stderr).toContain(
+      'b.yaml:10:29: "alpha" is the name of an audience a.yaml:5:11 declares: an entry cannot be renamed from a name the account declares',
+    );
+    const planned = await run(cwd, 'plan', 'a.yaml', 'b.yaml');
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toContain('error[CONFIG_INVALID]: b.yaml is not valid (2 problems)');
+    expect(await storedAudiences(emulator)).toEqual(before);
+  });
+
   it('holds the deletes to the guard of all the files: the managed audiences of the account, the strictest share', async () => {
     for (const name of ['alpha', 'beta', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'])
       await outside.create(emulator, name);
