@@ -31,7 +31,7 @@ export async function listEarly(
  * files (see listEarly); a file that cannot be read, or has no such line, adds none.
  */
 export async function hintedAccounts(files: string[], cwd: string): Promise<Set<number>> {
-  return new Set((await Promise.all(namedFiles(files).map((file) => accountOf(resolve(cwd, file))))).flat());
+  return new Set((await Promise.all(namedFiles(files, cwd).map((file) => accountOf(resolve(cwd, file))))).flat());
 }
 
 /**

@@ -22,7 +22,7 @@ export interface FileValidation {
  * unnamedAccountFiles).
  */
 export async function validateFiles(files: string[], deps: { cwd: string }): Promise<FileValidation[]> {
-  const results = await readDesiredStates(namedFiles(files), deps.cwd);
+  const results = await readDesiredStates(namedFiles(files, deps.cwd), deps.cwd);
   const accounts = new Map<number, AccountFile[]>();
   for (const { file, result } of results) {
     if (!result.ok) continue;

@@ -141,6 +141,16 @@ describe('an ad account in several files', () => {
     expect(await storedAudiences(emulator)).toEqual(before);
   });
 
+  it('reads a file named twice once, however the path is spelt: it is not a second file of its account', async () => {
+    const cwd = await workspace({ 'a.yaml': TEAM_A, 'b.yaml': TEAM_B });
+    const once = await run(cwd, 'plan', 'a.yaml', 'b.yaml');
+    const twice = await run(cwd, 'plan', 'a.yaml', 'b.yaml', './a.yaml', join(cwd, 'b.yaml'));
+    expect(twice.stderr).toBe('');
+    expect([twice.code, twice.stdout]).toEqual([0, once.stdout]);
+    const validated = await run(cwd, 'validate', 'a.yaml', 'b.yaml', './a.yaml');
+    expect(validated.stdout).toBe('a.yaml: ok (2 audiences)\nb.yaml: ok (1 audience)\n');
+  });
+
   it('refuses a name that two files of the account declare, naming both places, before reading the account', async () => {
     const cwd = await workspace({
       'a.yaml': TEAM_A,
