@@ -271,15 +271,18 @@ function exchangeError(
  */
 async function runExchange<T>(transport: Transport, exchange: Exchange, accept: Accept<T>): Promise<T> {
   let state: RetryState | undefined;
+  // Whether every attempt so far was refused before the service acted on it (a quota answer, a connection never made).
+  let unacted = true;
   for (;;) {
-    // After an interrupt, a request that has not left never does, even one already waiting for its turn; a retry goes
-    // on.
-    const stoppable = state === undefined && !exchange.continuation;
+    // After an interrupt, a request that has not left never does, even one already waiting for its turn, and neither
+    // does the retry of one whose every attempt was refused unread: nothing of it happened. The retry of an attempt
+    // that may have acted goes on, to settle it.
+    const stoppable = unacted && !exchange.continuation;
     let permit: Permit;
     try {
       permit = await transport.limiter.acquire({ retry: state !== undefined, stoppable });
     } catch (error) {
-      if (stoppable && transport.limiter.stopped) throw notStartedError(exchange);
+      if (stoppable && transport.limiter.stopped) throw notStartedError(exchange, state !== undefined);
       throw error;
     }
     // The time budget starts with the first attempt: waiting for a turn is not retrying.
@@ -293,11 +296,18 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
       await answerTurn();
       return accept(result.answer, state.attempt);
     }
+    unacted &&= result.failure.kind === 'throttled' || result.failure.kind === 'unsent';
     const step = nextStep(state, result, transport.now(), transport.policy, transport.random);
     if (step.kind === 'stop') throw attemptsFailed(transport, exchange, result, state.attempt, step.gaveUp);
     logAttempt(transport, exchange, result, state.attempt, `, retrying in ${String(step.delayMs)} ms`);
     if (step.pauseUntil !== undefined) transport.limiter.pauseUntil(step.pauseUntil);
-    await transport.sleep(step.delayMs, transport.closed.signal);
+    // A retry that an interrupt stops ends its wait then, not at the time the service asked for.
+    await transport.sleep(
+      step.delayMs,
+      unacted && !exchange.continuation
+        ? AbortSignal.any([transport.closed.signal, transport.limiter.stopping])
+        : transport.closed.signal,
+    );
     // Closed while waiting: the command is ending (often because another request failed),
     // and nobody waits for this answer any more.
     if (transport.closed.signal.aborted)
@@ -333,14 +343,17 @@ function attemptsFailed(
 }
 
 /**
- * A request that never left because the command was interrupted before its turn: nothing
- * happened, and nothing is unknown (a request already sent goes on, retries included).
+ * A request that never left because the command was interrupted before its turn, or (`refused`) one the service refused
+ * before acting on it and not sent again after the interrupt: nothing happened, and nothing is unknown (a request that
+ * may have acted goes on, its retries included).
  */
-function notStartedError(exchange: Exchange): AppError {
+function notStartedError(exchange: Exchange, refused: boolean): AppError {
   return new AppError({
     code: NOT_STARTED,
     source: 'user',
-    summary: `${exchange.method} ${exchange.shown} was not sent: the command was interrupted`,
+    summary: refused
+      ? `${exchange.method} ${exchange.shown} was not sent again: the service had refused it before acting on it, and the command was interrupted`
+      : `${exchange.method} ${exchange.shown} was not sent: the command was interrupted`,
   });
 }
 

@@ -135,6 +135,11 @@ export class ConcurrencyLimiter {
     return this.#stopping.signal.aborted;
   }
 
+  /** Aborted by `stop`. */
+  get stopping(): AbortSignal {
+    return this.#stopping.signal;
+  }
+
   /**
    * An interrupt: from now on a request's first attempt (`stoppable`) never gets a slot.
    * Those waiting for one, for the end of a pause or for their turn at the rate are refused

@@ -75,6 +75,31 @@ describe('requests that finish a change already sent, after an interrupt', () =>
     );
   });
 
+  it('a create the service refused with a quota answer is not sent again after Ctrl-C: not started, without waiting out its Retry-After', async () => {
+    client = transport({ baseUrl: server.url, headers: bearer('t') });
+    server.answers = [interruptDuring(reply(429, { code: -813, msg: 'too many requests' }, { 'Retry-After': '5' }))];
+    const started = Date.now();
+    const error = await createAudienceClient(client, 1234)
+      .create(definition({ name: 'a' }))
+      .catch((thrown: unknown) => thrown);
+    expect(server.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['POST /openapi/v4/targetings']);
+    expect(isNotStarted(error)).toBe(true);
+    expect((error as AppError).summary).toBe(
+      'POST /openapi/v4/targetings was not sent again: the service had refused it before acting on it, and the command was interrupted',
+    );
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+
+  it('an update whose answer was lost before Ctrl-C is tried again, to settle it: never "not started"', async () => {
+    client = transport({ baseUrl: server.url, headers: bearer('t') });
+    server.answers = [interruptDuring(reply(503, { code: -503, msg: 'busy' })), reply(200, { id: 77 })];
+    const error = await createAudienceClient(client, 1234)
+      .update('77', definition({ name: 'a' }))
+      .catch((thrown: unknown) => thrown);
+    expect(server.seen.map((s) => s.method)).toEqual(['PUT', 'PUT']);
+    expect(isNotStarted(error)).toBe(false);
+  });
+
   it('a generation made before Ctrl-C is never "not started" (return_type url, the default)', async () => {
     client = transport({ service: 'imagegen', baseUrl: server.url, headers: { Authorization: 'AppKey k' } });
     server.answers = [
