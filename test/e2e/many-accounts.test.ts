@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFaults, defaultFaultSettings } from '../../src/emulator/faults.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { applyLockPath, takeApplyLocks } from '../../src/operations/apply-lock.js';
-import { emulatorEnv, emulatorRoute, runCli, workspace } from '../helpers/cli.js';
+import { emulatorEnv, emulatorRoute, runCli, runInProcess, workspace } from '../helpers/cli.js';
 import { setFaults, storedAudiences } from '../helpers/live-account.js';
 
 let emulator: RunningEmulator;
@@ -249,5 +249,36 @@ describe('the apply lock is per account', () => {
       'held adAccountId: 1234 sale',
     ]);
     expect(await storedAudiences(emulator, 1234)).toEqual([]);
+  });
+
+  it("the lock of the account a file's head names is let go when the files name more or other accounts, or are invalid", async () => {
+    const cwd = await workspace({
+      'a.yaml': file(1234, ['a-0']),
+      // Flow style: no `adAccountId:` line heads these, so only a.yaml's account (or none) is locked early.
+      'b.yaml': '{adAccountId: 5678, audiences: [{type: DISPLAY, name: b-0}]}\n',
+      'c.yaml': '{adAccountId: 5678, audiences: [{type: DISPLAY, name: "c-0\nadAccountId: 1234\nsale"}]}\n',
+      'bad.yaml': 'adAccountId: 1234\naudiences:\n  - name: bad\n    type: NOPE\n',
+    });
+    // In this process, so that a lock left held is not let go by the command's exit, and the next apply meets it.
+    for (const [files, code] of [
+      [['a.yaml', 'b.yaml'], 0],
+      [['c.yaml'], 0],
+      [['bad.yaml'], 1],
+    ] as const) {
+      const run = await runInProcess(['apply', ...files.flatMap((name) => ['-f', name]), '--auto-approve'], {
+        cwd,
+        env,
+      });
+      expect(run.code, files.join() + run.stdout + run.stderr).toBe(code);
+      expect(run.stderr, files.join()).not.toContain('APPLY_LOCKED');
+      await (
+        await takeApplyLocks(cwd, [1234, 5678])
+      )();
+    }
+    expect((await storedAudiences(emulator, 5678)).map((audience) => audience.name).sort()).toEqual([
+      'b-0',
+      'c-0 adAccountId: 1234 sale',
+    ]);
+    expect((await storedAudiences(emulator, 1234)).map((audience) => audience.name)).toEqual(['a-0']);
   });
 });
