@@ -58,8 +58,8 @@ export interface PlanFilesOptions {
  * it too): the files of an account declared in several as one, each change saying which file it comes from.
  */
 export async function planFiles(files: string[], options: PlanFilesOptions, deps: PlanDeps): Promise<PlannedAccount[]> {
-  // Each account's list leaves while its files are checked (see listEarly). Files read already (an apply's, read
-  // before its accounts' locks are taken) are listed only now, under those locks.
+  // Each account's list leaves while its files are checked (see listEarly). Files read already (an apply's) are listed
+  // by the reader the apply gives, under their accounts' locks: early or now (see runApply).
   const early =
     options.read || options.listedEarly ? deps : { ...deps, reader: await listEarly(files, deps.cwd, deps.reader) };
   const accounts = byAccount(options.read ?? (await readValidDesiredStates(files, deps.cwd)));
