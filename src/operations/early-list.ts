@@ -6,8 +6,11 @@ import type { AccountReader } from './account-reader.js';
 
 /** How much of a file's start is looked at for its account: the line is at the top of any file the tool writes. */
 const HEAD_BYTES = 64 * 1024;
-/** A top-level `adAccountId: 1234` line (a comment after it allowed): the only spelling looked for. */
-const ACCOUNT_LINE = /^adAccountId:[ \t]*([1-9][0-9]{0,15})[ \t]*(?:#.*)?\r?$/m;
+/**
+ * A top-level `adAccountId: 1234` line (a comment after it allowed): the only spelling looked for; first in a file, it
+ * may follow a byte-order mark, which the reading skips too.
+ */
+const ACCOUNT_LINE = /^\ufeff?adAccountId:[ \t]*([1-9][0-9]{0,15})[ \t]*(?:#.*)?\r?$/m;
 
 /**
  * Starts listing the account of each file before the file is checked, so that the list is in flight, and its

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoggedRequest, RunningEmulator } from '../../src/emulator/server.js';
 import { takeApplyLocks } from '../../src/operations/apply-lock.js';
-import { emulatorEnv, emulatorRoute, runCli, runInProcess, workspace } from '../helpers/cli.js';
+import { emulatorEnv, emulatorRoute, loggedRequests, runCli, runInProcess, workspace } from '../helpers/cli.js';
 
 const desired = `adAccountId: 1234
 prune: true
@@ -158,6 +158,28 @@ describe('validate, plan and apply through the real CLI', () => {
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/hint:/);
     for (const result of [none, badToken, unreachable]) expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('lists early the account of a file that starts with a byte-order mark or has CRLF line ends, as it reads them', async () => {
+    // Invalid, so that a list comes only from the head's line, read before the file is checked.
+    const invalid = 'adAccountId: 1234\naudiences:\n  - name: last\n    type: DISPLY\n';
+    const crlf = invalid.replaceAll('\n', '\r\n');
+    const list = { method: 'GET', path: '/openapi/v4/targetings/audiences', adAccountId: '1234' };
+    for (const text of [`\ufeff${invalid}`, crlf, `\ufeff${crlf}`]) {
+      const cwd = await workspace({ 'audiences.yaml': text });
+      await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+      const result = await runCli(['plan'], { cwd, env });
+      expect(result.stderr).toMatch(/^error\[CONFIG_INVALID\]: audiences\.yaml is not valid \(1 problem\)$/m);
+      // The list of a command that has ended may arrive just after its exit.
+      const deadline = Date.now() + 3000;
+      while ((await loggedRequests(emulator)).length === 0 && Date.now() < deadline) await sleep(20);
+      const requests = (await loggedRequests(emulator)).map(({ method, path, adAccountId }) => ({
+        method,
+        path,
+        adAccountId,
+      }));
+      expect(requests, JSON.stringify(text)).toEqual([list]);
+    }
   });
 
   it("rejects an invalid file before writing anything: the account's list, sent while the file was checked, is dropped quietly", async () => {
