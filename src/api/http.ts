@@ -271,13 +271,12 @@ function exchangeError(
  */
 async function runExchange<T>(transport: Transport, exchange: Exchange, accept: Accept<T>): Promise<T> {
   let state: RetryState | undefined;
-  // Whether every attempt so far was refused before the service acted on it (a quota answer, a connection never made).
-  let unacted = true;
+  // After an interrupt, a request that has not left never does, even one already waiting for its turn, and neither
+  // does the retry of one whose every attempt was refused before the service acted on it (a quota answer, a connection
+  // never made): nothing of it happened. The retry of an attempt that may have acted goes on, to settle it, and so does
+  // what a change already sent needs (a continuation).
+  let stoppable = !exchange.continuation;
   for (;;) {
-    // After an interrupt, a request that has not left never does, even one already waiting for its turn, and neither
-    // does the retry of one whose every attempt was refused unread: nothing of it happened. The retry of an attempt
-    // that may have acted goes on, to settle it.
-    const stoppable = unacted && !exchange.continuation;
     let permit: Permit;
     try {
       permit = await transport.limiter.acquire({ retry: state !== undefined, stoppable });
@@ -296,7 +295,7 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
       await answerTurn();
       return accept(result.answer, state.attempt);
     }
-    unacted &&= result.failure.kind === 'throttled' || result.failure.kind === 'unsent';
+    stoppable &&= result.failure.kind === 'throttled' || result.failure.kind === 'unsent';
     const step = nextStep(state, result, transport.now(), transport.policy, transport.random);
     if (step.kind === 'stop') throw attemptsFailed(transport, exchange, result, state.attempt, step.gaveUp);
     logAttempt(transport, exchange, result, state.attempt, `, retrying in ${String(step.delayMs)} ms`);
@@ -304,9 +303,7 @@ async function runExchange<T>(transport: Transport, exchange: Exchange, accept: 
     // A retry that an interrupt stops ends its wait then, not at the time the service asked for.
     await transport.sleep(
       step.delayMs,
-      unacted && !exchange.continuation
-        ? AbortSignal.any([transport.closed.signal, transport.limiter.stopping])
-        : transport.closed.signal,
+      stoppable ? AbortSignal.any([transport.closed.signal, transport.limiter.stopping]) : transport.closed.signal,
     );
     // Closed while waiting: the command is ending (often because another request failed),
     // and nobody waits for this answer any more.

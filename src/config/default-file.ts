@@ -10,6 +10,9 @@ export const DEFAULT_CONFIG_FILE = 'audiences.yaml';
 export function namedFiles(files: readonly string[], cwd: string): string[] {
   if (files.length === 0) return [DEFAULT_CONFIG_FILE];
   const first = new Map<string, string>();
-  for (const file of files) if (!first.has(resolve(cwd, file))) first.set(resolve(cwd, file), file);
+  for (const file of files) {
+    const path = resolve(cwd, file);
+    if (!first.has(path)) first.set(path, file);
+  }
   return [...first.values()];
 }
