@@ -12,5 +12,6 @@ export { desiredStateOfBytes, locateInFile, readDesiredStates } from './read-con
 export { DEFAULT_CONFIG_FILE, namedFiles } from './default-file.js';
 export { ConfigError, formatIssue, formatIssues, sortIssues, type ConfigIssue, type ConfigResult } from './issues.js';
 export { AUDIENCES_SCHEMA_URL } from './schema.js';
+export { toPointer, type Path, type Position } from './positions.js';
 export type { AudiencesFile } from './generated/audiences.js';
 export { renderDesiredFile } from './write-config.js';

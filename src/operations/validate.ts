@@ -1,4 +1,13 @@
-import { ConfigError, locateInFile, namedFiles, readDesiredStates, type ConfigIssue } from '../config/index.js';
+import {
+  ConfigError,
+  locateInFile,
+  namedFiles,
+  readDesiredStates,
+  toPointer,
+  type ConfigIssue,
+  type Path,
+  type Position,
+} from '../config/index.js';
 import type { DesiredState } from '../model/index.js';
 import { accountFileClashes, unnamedAccountFiles, type AccountFile } from './account-files.js';
 
@@ -30,37 +39,25 @@ export async function validateFiles(files: string[], deps: { cwd: string }): Pro
     accounts.set(result.value.adAccountId, [...account, { file, desired: result.value }]);
   }
   const clashes = [...accounts.values()].flatMap((account) => (account.length > 1 ? accountFileClashes(account) : []));
-  const errors = await Promise.all(
-    clashes.map(async (clash): Promise<ConfigIssue> => {
-      const [[at], [there]] = await Promise.all([
-        locateInFile(clash.file, deps.cwd, [clash.path]),
-        locateInFile(clash.other, deps.cwd, [clash.otherPath]),
-      ]);
-      const other = there && there.line > 0 ? `${clash.other}:${there.line}:${there.column}` : clash.other;
-      return {
-        file: clash.file,
-        line: at?.line ?? 0,
-        column: at?.column ?? 0,
-        pointer: clash.path.map((segment) => `/${segment}`).join(''),
-        message: clash.message(other),
-        hint: clash.hint,
-      };
-    }),
+  const gaps = unnamedAccountFiles([...accounts.values()].flat(), deps.cwd);
+  const at = await locator(
+    [
+      ...clashes.flatMap((clash) => [
+        { file: clash.file, path: clash.path },
+        { file: clash.other, path: clash.otherPath },
+      ]),
+      ...gaps,
+    ],
+    deps.cwd,
   );
-  const gaps = await Promise.all(
-    unnamedAccountFiles([...accounts.values()].flat(), deps.cwd).map(async (gap): Promise<ConfigIssue> => {
-      const [at] = await locateInFile(gap.file, deps.cwd, [gap.path]);
-      return {
-        file: gap.file,
-        line: at?.line ?? 0,
-        column: at?.column ?? 0,
-        pointer: gap.path.map((segment) => `/${segment}`).join(''),
-        message: gap.message,
-        hint: gap.hint,
-      };
+  const errors = [
+    ...clashes.map((clash): ConfigIssue => {
+      const there = at(clash.other, clash.otherPath);
+      const other = there.line > 0 ? `${clash.other}:${there.line}:${there.column}` : clash.other;
+      return { ...issueAt(clash.file, clash.path, at), message: clash.message(other), hint: clash.hint };
     }),
-  );
-  errors.push(...gaps);
+    ...gaps.map((gap): ConfigIssue => ({ ...issueAt(gap.file, gap.path, at), message: gap.message, hint: gap.hint })),
+  ];
   return results.map(({ file, result }) => {
     if (!result.ok) return { file, ok: false, audiences: 0, errors: result.issues, warnings: [] };
     const own = errors.filter((error) => error.file === file);
@@ -73,6 +70,33 @@ export async function validateFiles(files: string[], deps: { cwd: string }): Pro
       desired: result.value,
     };
   });
+}
+
+type Locate = (file: string, path: Path) => Position;
+
+/**
+ * Where each of these paths is in its file: every file read and parsed once, however many problems it has (two
+ * files of an account that share a thousand names have a thousand clashes).
+ */
+async function locator(wanted: Array<{ file: string; path: Path }>, cwd: string): Promise<Locate> {
+  const byFile = new Map<string, Path[]>();
+  for (const { file, path } of wanted) byFile.set(file, [...(byFile.get(file) ?? []), path]);
+  const found = new Map<string, Map<Path, Position>>();
+  await Promise.all(
+    [...byFile].map(async ([file, paths]) => {
+      const positions = await locateInFile(file, cwd, paths);
+      found.set(file, new Map(paths.map((path, index) => [path, positions[index] ?? NOWHERE])));
+    }),
+  );
+  return (file, path) => found.get(file)?.get(path) ?? NOWHERE;
+}
+
+const NOWHERE: Position = { line: 0, column: 0 };
+
+/** A problem's place: its file, line and column, and the pointer of its path. */
+function issueAt(file: string, path: Path, at: Locate): Pick<ConfigIssue, 'file' | 'line' | 'column' | 'pointer'> {
+  const { line, column } = at(file, path);
+  return { file, line, column, pointer: toPointer(path) };
 }
 
 /** The desired state of each file, or a ConfigError with every problem of every file at once. */

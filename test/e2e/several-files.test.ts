@@ -163,6 +163,27 @@ describe('an ad account in several files', () => {
     expect(await names()).toEqual([]);
   });
 
+  it('places every name a copy shares with its file, a thousand of them, in both files', async () => {
+    // Placing each problem had parsed both files again: two files of 1000 shared names took over a minute and 2 GB.
+    const file = (other: string) =>
+      `adAccountId: 1234\naccountFiles: [${other}]\naudiences:\n` +
+      Array.from({ length: 1000 }, (_, index) => `  - name: n${index}\n    type: DISPLAY\n`).join('');
+    const cwd = await workspace({ 'a.yaml': file('b.yaml'), 'b.yaml': file('a.yaml') });
+    const result = await run(cwd, 'validate', '--format', 'json', 'a.yaml', 'b.yaml');
+    expect(result.code).toBe(1);
+    const [a, b] = JSON.parse(result.stdout) as Array<{
+      errors: Array<{ line: number; column: number; message: string }>;
+    }>;
+    expect(a?.errors).toEqual([]);
+    expect(b?.errors).toHaveLength(1000);
+    for (const [index, error] of (b?.errors ?? []).entries())
+      expect([error.line, error.column, error.message]).toEqual([
+        4 + 2 * index,
+        11,
+        `audience "n${index}" is also declared in a.yaml:${4 + 2 * index}:11`,
+      ]);
+  });
+
   it("refuses a name one file declares that another file's ignore pattern leaves alone, as one file does", async () => {
     await outside.create(emulator, 'legacy-kept');
     const cwd = await workspace({
