@@ -282,6 +282,26 @@ ${HERO}`),
     expect((await readFile(join(cwd, 'assets/hero.webp'))).equals(original)).toBe(true);
   });
 
+  it('says so when the locked seeds do not bring a lost file back identical (a seed edited by hand in the lock)', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const lockPath = join(cwd, 'images.lock.json');
+    const lock = JSON.parse(await readFile(lockPath, 'utf8')) as { images: { hero: { seeds: number[] } } };
+    lock.images.hero.seeds = [(lock.images.hero.seeds[0] as number) === 123 ? 124 : 123];
+    await writeFile(lockPath, JSON.stringify(lock));
+    await rm(join(cwd, 'assets/hero.webp'));
+
+    const applied = await run(cwd, 'apply', '--auto-approve');
+    expect(applied.code).toBe(0);
+    const note =
+      "the locked seeds did not bring back the bytes the lock recorded for assets/hero.webp (the lock's seeds were edited, or the service's model changed): the lock now records the new file";
+    expect(applied.stderr).toContain(
+      `ok      generate image "hero": wrote assets/hero.webp (seed ${lock.images.hero.seeds[0]}); ${note}`,
+    );
+    expect(applied.stdout).toContain(`Done, with a note:\n  generate image "hero": ${note}`);
+    expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
+  });
+
   it('applies a saved plan, which holds no image bytes, and refuses it once a file changed', async () => {
     const cwd = await workspace({ 'audiences.yaml': config(HERO, 'business:\n  registrationNumber: 120-81-47521\n') });
     await run(cwd, 'plan', '--out', 'first.plan.json');

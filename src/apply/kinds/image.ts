@@ -117,7 +117,7 @@ export async function applyImages(
           finish(
             change,
             'ok',
-            undefined,
+            notReproduced(change, outcome.files),
             outcome.files.map((file, index) => ({ path: file.path, seed: outcome.seeds[index] as number })),
           );
         }
@@ -289,6 +289,19 @@ async function generate(
     outputs: files.map((file) => ({ path: file.path, sha256: sha256(file.bytes) })),
   });
   return { files, seeds: usedSeeds };
+}
+
+/**
+ * The plan promised a lost or altered file back identical with the locked seeds; when the bytes written are not the ones
+ * the lock recorded (its seeds were edited by hand, or the service's model changed), the apply says so rather than
+ * recording the new file in silence.
+ */
+function notReproduced(change: ImageGenerate, files: Array<{ path: string; bytes: Uint8Array }>): string | undefined {
+  if (change.display.reason !== 'output-missing' && change.display.reason !== 'output-altered') return undefined;
+  const recorded = change.before?.outputs ?? [];
+  const differ = files.filter((file, index) => sha256(file.bytes) !== recorded[index]?.sha256).map((file) => file.path);
+  if (differ.length === 0) return undefined;
+  return `the locked seeds did not bring back the bytes the lock recorded for ${differ.join(', ')} (the lock's seeds were edited, or the service's model changed): the lock now records the new ${differ.length === 1 ? 'file' : 'files'}`;
 }
 
 /** The request as it was sent: every input's hash known (a source generated in this run has its new hash). */
