@@ -1,6 +1,7 @@
 import { Document, isMap, isSeq, type YAMLMap } from 'yaml';
 import {
   DEFINITION_FIELDS,
+  idInFile,
   REGION_FIELDS,
   TARGETING_FIELDS,
   TARGETING_DECLARED_FIELDS,
@@ -8,7 +9,6 @@ import {
   type AudienceDefinition,
   type JsonValue,
   type LiveAudience,
-  type Long,
 } from '../model/index.js';
 
 /**
@@ -59,15 +59,6 @@ export function renderDesiredFile(options: {
 function unwritten(audience: LiveAudience): string {
   const fields = Object.keys(audience.unmodelled);
   return fields.length === 0 ? '' : `; not in this file, kept as the service has them: ${fields.join(', ')}`;
-}
-
-/**
- * An id as a number where it reads back exactly, else its digits in quotes (past 2^53 a number would read as another
- * id).
- */
-function idInFile(id: Long): number | string {
-  const value = Number(id);
-  return Number.isSafeInteger(value) ? value : id;
 }
 
 /** The fields of a definition as a file declares them: empty lists and inferable types left out. */

@@ -19,6 +19,20 @@ export function longOf(value: unknown): Long | undefined {
   return isLong(value) ? value : undefined;
 }
 
+/**
+ * An id as a number where it reads back exactly, else its digits in quotes (past 2^53 a number would read as another
+ * id).
+ */
+export function idInFile(id: Long): number | string {
+  const value = Number(id);
+  return Number.isSafeInteger(value) ? value : id;
+}
+
+/** `id: …` as a desired-state file writes it, for a hint to copy: quoted past 2^53, where `validate` refuses a number. */
+export function idLine(id: Long): string {
+  return `id: ${JSON.stringify(idInFile(id))}`;
+}
+
 /** Orders Longs as the numbers they are (sign, then length, then digits), not as text ("9" < "10"). */
 export function compareLongs(a: Long, b: Long): number {
   const negative = a.startsWith('-');

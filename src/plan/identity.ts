@@ -10,7 +10,7 @@ import {
 import { matchSpellings } from './name-spellings.js';
 import { matchRenames } from './renames.js';
 import type { PlanProblem } from './types.js';
-import { quoted } from '../model/index.js';
+import { idLine, quoted } from '../model/index.js';
 
 /** A declared audience and the live audience it is (by pinned id, else by name). */
 export interface MatchedAudience {
@@ -74,7 +74,8 @@ function pairIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Ide
   const missing: DesiredAudience[] = [];
   const errors: PlanProblem[] = [];
   const isIgnored = ignoreMatcher(desired.ignore);
-  const gone = new Set<DesiredAudience>();
+  // Each declared audience whose pinned id the account no longer has, with that id.
+  const gone = new Map<DesiredAudience, Long>();
 
   for (const audience of desired.audiences) {
     if (audience.id === undefined) continue;
@@ -93,7 +94,7 @@ function pairIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Ide
       pinnedBy.set(found.id, audience.key);
       matched.push({ desired: audience, live: found });
     } else {
-      gone.add(audience);
+      gone.set(audience, audience.id);
     }
   }
   const byNameEntries = desired.audiences.filter((audience) => audience.id === undefined || gone.has(audience));
@@ -157,8 +158,8 @@ function pairIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Ide
   const liveOf = new Map(matched.map((pair) => [pair.desired, pair.live]));
   const warnings = [
     ...spelled.warnings,
-    ...[...gone].map((audience) =>
-      goneWarning(audience, liveOf.get(audience), refused.has(audience), desired.adAccountId),
+    ...[...gone].map(([audience, pinned]) =>
+      goneWarning(audience, pinned, liveOf.get(audience), refused.has(audience), desired.adAccountId),
     ),
     ...desired.audiences.flatMap((audience) =>
       audience.renamedFrom.length > 0 && !renamed.has(audience) && !refused.has(audience)
@@ -182,17 +183,18 @@ function pairIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Ide
 /** A pinned id the account no longer has: drift, not an error. The audience is known by its name again. */
 function goneWarning(
   audience: DesiredAudience,
+  pinnedId: Long,
   found: LiveAudienceSummary | undefined,
   refused: boolean,
   adAccountId: number,
 ): PlanProblem {
-  const pinned = `audience ${quoted(audience.key)} pins id ${audience.id}, which the ad account ${adAccountId} no longer has: it was deleted outside the tool`;
+  const pinned = `audience ${quoted(audience.key)} pins id ${pinnedId}, which the ad account ${adAccountId} no longer has: it was deleted outside the tool`;
   if (found) {
     return {
       code: 'PINNED_ID_DELETED',
       name: audience.key,
       message: `${pinned}, and the account's audience ${quoted(found.name)} (id ${found.id}) is taken as it, by its name`,
-      hint: `write \`id: ${found.id}\` in place of \`id: ${audience.id}\` (or remove the \`id:\` line)`,
+      hint: `write \`${idLine(found.id)}\` in place of \`${idLine(pinnedId)}\` (or remove the \`id:\` line)`,
     };
   }
   if (refused) {
@@ -207,7 +209,7 @@ function goneWarning(
     code: 'PINNED_ID_DELETED',
     name: audience.key,
     message: `${pinned}, so the plan creates it again (under a new id)`,
-    hint: `once it is created, write its new id in place of \`id: ${audience.id}\` (\`audiences import\` shows it) or remove the \`id:\` line; if the id is mistyped, correct it`,
+    hint: `once it is created, write its new id in place of \`${idLine(pinnedId)}\` (\`audiences import\` shows it) or remove the \`id:\` line; if the id is mistyped, correct it`,
   };
 }
 

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { definition } from '../helpers/builders.js';
 import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
-import { connectClient, linkAdGroup, storedAudiences, type LiveClient } from '../helpers/live-account.js';
+import { connectClient, linkAdGroup, outside, storedAudiences, type LiveClient } from '../helpers/live-account.js';
 
 const BASE = 2n ** 53n;
 const id = (n: number): string => String(BASE + BigInt(n));
@@ -70,6 +70,29 @@ describe('ids past 2^53', () => {
     ]);
     expect((await live.client.adGroups(second.id)).map((link) => link.adGroupId)).toEqual([id(101)]);
     expect((await runInProcess(['plan', '--detailed-exitcode'], { cwd, env })).code).toBe(0);
+  });
+
+  it('are written in quotes in the hints of a pinned audience deleted in the ad manager, so the line they give is valid', async () => {
+    const first = await live.client.create(definition({ name: 'first' }));
+    const cwd = await workspace({});
+    expect((await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml'], { cwd, env })).code).toBe(0);
+    await outside.delete(emulator, first.id);
+
+    const drift = await runInProcess(['plan'], { cwd, env });
+    expect(drift.stdout).toContain(`write its new id in place of \`id: "${first.id}"\``);
+    expect((await runInProcess(['apply', '--auto-approve'], { cwd, env })).code).toBe(0);
+    const again = (await storedAudiences(emulator)).find((audience) => audience.name === 'first')?.id ?? '';
+    expect(again).toBe(id(100002));
+
+    const settled = await runInProcess(['plan'], { cwd, env });
+    const hint = /hint: write `(id: [^`]+)` in place of `(id: [^`]+)`/.exec(settled.stdout);
+    expect(hint?.slice(1)).toEqual([`id: "${again}"`, `id: "${first.id}"`]);
+    const file = join(cwd, 'audiences.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(hint?.[2] ?? '', hint?.[1] ?? ''));
+    expect((await runInProcess(['validate'], { cwd, env })).code).toBe(0);
+    const followed = await runInProcess(['plan', '--detailed-exitcode'], { cwd, env });
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).not.toContain('PINNED_ID_DELETED');
   });
 
   it('are refused unquoted in the file, naming the line and how to write them', async () => {
