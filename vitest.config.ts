@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
@@ -9,6 +10,12 @@ const build = ['test/helpers/global-setup.ts'];
 
 /** Removes the folders each test file made (see test/helpers/temporary.ts). */
 const setupFiles = ['test/helpers/remove-temporary.ts'];
+
+/**
+ * The integration files mostly wait (on the commands, npm and git they spawn, on paced requests), so they run two at a
+ * time at least: Vitest's default, one worker less than the cores, is a single worker on a machine of two.
+ */
+const integrationWorkers = Math.max(2, availableParallelism() - 1);
 
 /** Tests of src/ that serve or call HTTP on loopback: the transport and the emulator. */
 const loopback = ['src/api/http.test.ts', 'src/emulator/**/*.test.ts'];
@@ -81,6 +88,7 @@ export default defineConfig({
             ...loopback,
           ],
           globalSetup: build,
+          maxWorkers: integrationWorkers,
         },
       },
       { extends: true, test: { name: 'bench', include: ['test/bench-smoke.test.ts'], globalSetup: build } },
