@@ -51,7 +51,7 @@ export async function lockRegistry(
       const entry = packages.get(decodeURIComponent(tarball[1]!))?.get(tarball[2]!);
       if (!entry?.integrity) return undefined;
       const bytes = await readFile(cachedContent(cacheDir, entry.integrity)).catch(() => undefined);
-      return bytes ? { bytes, headers: { 'content-type': 'application/octet-stream' } } : undefined;
+      return bytes ? { bytes, headers: { 'content-type': 'application/octet-stream', ...cacheable } } : undefined;
     }
     const name = decodeURIComponent(url.pathname.slice(1));
     const versions = packages.get(name);
@@ -73,10 +73,16 @@ export async function lockRegistry(
       ]),
     );
     const latest = [...versions.keys()].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1)!;
-    return { json: { name, 'dist-tags': { latest }, versions: manifests } };
+    return { json: { name, 'dist-tags': { latest }, versions: manifests }, headers: cacheable };
   });
   return server;
 }
+
+/**
+ * As the registry answers: cacheable for a while, so that npm installs again from its cache (a pipeline's `npm ci` after
+ * the first install) rather than fetching every manifest and tarball once more.
+ */
+const cacheable = { 'cache-control': 'public, max-age=300' };
 
 /** Where cacache keeps the content of this integrity. */
 function cachedContent(cacheDir: string, integrity: string): string {
