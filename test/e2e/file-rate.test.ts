@@ -6,7 +6,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { Plan } from '../../src/plan/index.js';
@@ -113,8 +112,9 @@ describe("the file's requestsPerSecond", () => {
     expect((await run(cwd, 'plan', '--out', 'plan.json')).code).toBe(0);
     const [saved] = JSON.parse(await readFile(join(cwd, 'plan.json'), 'utf8')) as Plan[];
     expect(saved?.requestsPerSecond).toBe(5);
-    // The plan's own list counts in the account's second too: the apply is another command, which cannot know it.
-    await delay(1100);
+    // The plan's own list counts in the account's second too: the apply is another command, which cannot know it. A
+    // new limit starts the emulator's windows afresh, as a second's wait would.
+    await setFaults(emulator, { rateLimitPerSecond: 5 });
     before = await lastSeq();
     const applied = await run(cwd, 'apply', 'plan.json');
     expect(applied.code, applied.stderr).toBe(0);
@@ -129,7 +129,6 @@ describe("the file's requestsPerSecond", () => {
     for (let index = 0; index < 8; index += 1) await outside.create(emulator, `a1234-${index}`);
     await setFaults(emulator, { rateLimitPerSecond: 4 });
     const cwd = await workspace({ 'audiences.yaml': file(1234, 8, 'requestsPerSecond: 4\n') });
-    await delay(1100);
     const before = await lastSeq();
     const planned = await run(cwd, 'plan');
     expect(planned.code, planned.stderr).toBe(0);
@@ -150,7 +149,6 @@ describe("the file's requestsPerSecond", () => {
     const cwd = await workspace({
       'audiences.yaml': `adAccountId: 1234\nrequestsPerSecond: 4\naudiences:\n${narrowed.join('')}`,
     });
-    await delay(1100);
     const before = await lastSeq();
     const applied = await run(cwd, 'apply', '--auto-approve');
     expect(applied.code, applied.stderr).toBe(0);
