@@ -1,5 +1,12 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+const BUNDLE_DIR = new URL('../dist/bundle/', import.meta.url);
 
 /**
  * `--help` of the command line or of one command, rendered at build time (see scripts/bundle.mjs): printed without
@@ -15,9 +22,77 @@ function cachedHelp(args) {
         : undefined;
   if (asked === undefined) return undefined;
   try {
-    return JSON.parse(readFileSync(new URL('../dist/bundle/help.json', import.meta.url), 'utf8'))[asked];
+    return JSON.parse(readFileSync(new URL('help.json', BUNDLE_DIR), 'utf8'))[asked];
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The command line's bundle (scripts/bundle.mjs), compiled with V8's code cache of the command when one is kept: the
+ * bytecode of every function an earlier run of that command compiled, so a run skips most of compiling (bench/NOTES.md).
+ * The cache is a file per bundle, command and node (the bundle's name holds its content's hash: V8 itself checks only
+ * the length of the source) in the user's cache folder, made by the first run of a command and again when V8 refuses
+ * it. Without a cache folder, with `AUDIENCES_NO_COMPILE_CACHE` or with --debug (its traces go through the source
+ * maps), the bundle is required as any CommonJS file. Returns its exports, and what saves the cache once the command
+ * has run.
+ */
+function loadBundle(args) {
+  const { bundle, commands } = JSON.parse(readFileSync(new URL('manifest.json', BUNDLE_DIR), 'utf8'));
+  const filename = fileURLToPath(new URL(bundle, BUNDLE_DIR));
+  const require = createRequire(filename);
+  const folder = cacheFolder();
+  if (folder === undefined || args.includes('--debug'))
+    return { exports: require(filename), saveCache: () => undefined };
+  const command = args.find((arg) => commands.includes(arg)) ?? 'none';
+  const cacheFile = join(folder, `${bundle}.${command}.node-${process.version}-${process.arch}.cache`);
+  const cachedData = readIfThere(cacheFile);
+  const script = new vm.Script(
+    `(function (exports, require, module, __filename, __dirname) {${readFileSync(filename, 'utf8')}\n})`,
+    { filename, cachedData, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER },
+  );
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, require, module, filename, dirname(filename));
+  const fresh = cachedData !== undefined && !script.cachedDataRejected;
+  return { exports: module.exports, saveCache: () => fresh || saveCodeCache(folder, bundle, cacheFile, script) };
+}
+
+/** The user's cache folder for the tool (`$XDG_CACHE_HOME/audiences`, else `~/.cache/audiences`), unless turned off. */
+function cacheFolder() {
+  if (process.env.AUDIENCES_NO_COMPILE_CACHE) return undefined;
+  try {
+    // A relative XDG_CACHE_HOME is ignored, as the XDG specification says, and so is an empty home.
+    const xdg = process.env.XDG_CACHE_HOME ?? '';
+    const base = isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+    return isAbsolute(base) ? join(base, 'audiences') : undefined;
+  } catch {
+    // No home folder to be found.
+    return undefined;
+  }
+}
+
+function readIfThere(file) {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes the code cache whole or not at all (another run may be reading it), and removes the caches of other bundles,
+ * so that an upgrade leaves no stale file behind. A folder that cannot be written leaves the command uncached.
+ */
+function saveCodeCache(folder, bundle, cacheFile, script) {
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const partial = `${cacheFile}.${process.pid}.part`;
+    writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
+    renameSync(partial, cacheFile);
+    for (const name of readdirSync(folder))
+      if (!name.startsWith(`${bundle}.`) && /\.(cache|part)$/.test(name)) rmSync(join(folder, name), { force: true });
+  } catch {
+    // A cache is only ever a faster start.
   }
 }
 
@@ -30,8 +105,9 @@ if (help !== undefined) {
 } else {
   // With --debug, stack traces name the TypeScript sources (the bundle carries source maps).
   if (args.includes('--debug')) process.setSourceMapsEnabled(true);
-  const { main } = await import('../dist/bundle/audiences.js');
-  const code = await main(args);
+  const { exports, saveCache } = loadBundle(args);
+  const code = await exports.main(args);
+  saveCache();
   // main has awaited everything it started, so the process ends once its output is written:
   // an exit that waits for the event loop to empty also tears down the heap, 8–12 ms more in a
   // process holding 100,000 objects (bench/NOTES.md). The stderr lines of main's last

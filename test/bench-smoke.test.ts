@@ -325,6 +325,7 @@ describe('npm run bench, on a tiny account', () => {
         'cold-start-node',
         'cold-start-help',
         'cold-start-validate',
+        'cold-start-validate-uncached',
         'plan-offline',
       ]),
     );
@@ -493,7 +494,7 @@ describe('npm run bench, on a tiny account', () => {
 
   it('relates the cold starts to an empty node process of the same run', () => {
     const emptyNode = results.find((entry) => entry.name === 'cold-start-node')?.wallMs as number;
-    for (const name of ['cold-start-help', 'cold-start-validate']) {
+    for (const name of ['cold-start-help', 'cold-start-validate', 'cold-start-validate-uncached']) {
       const entry = results.find((candidate) => candidate.name === name);
       expect(entry?.overNodeMs, name).toBe(Math.round((entry?.wallMs as number) - emptyNode));
     }

@@ -117,6 +117,7 @@ export function renderMarkdown(results) {
           'cold-start-node': 'empty `node -e ""`',
           'cold-start-help': '`--help`',
           'cold-start-validate': '`validate`',
+          'cold-start-validate-uncached': '`validate`, its first run (no code cache)',
           'plan-offline': 'plan offline (CPU of planning)',
         }[entry.name],
         entry.n || '',

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -178,6 +179,61 @@ describe('help rendered at build time', () => {
       expect((await audiences(...args)).stdout, command).toBe(text);
     }
     expect((await audiences('plan', '-h')).stdout).toBe(cached['plan']);
+  });
+});
+
+describe('code cache', () => {
+  const file = 'adAccountId: 1234\naudiences:\n  - name: seoul\n    type: DISPLAY\n';
+  const { bundle } = JSON.parse(readFileSync(new URL('../../dist/bundle/manifest.json', import.meta.url), 'utf8')) as {
+    bundle: string;
+  };
+  const cacheOf = (command: string) => `${bundle}.${command}.node-${process.version}-${process.arch}.cache`;
+
+  async function validateWith(env: Record<string, string>): Promise<{ code: number; stdout: string }> {
+    const cwd = await workspace({ 'audiences.yaml': file });
+    try {
+      return { code: 0, ...(await run(process.execPath, [bin, 'validate'], { cwd, env: { PATH: '', ...env } })) };
+    } catch (error) {
+      return error as { code: number; stdout: string };
+    }
+  }
+
+  it("keeps one per command in the user's cache folder, made by its first run and used by the next", async () => {
+    const home = await workspace({});
+    const first = await validateWith({ XDG_CACHE_HOME: home });
+    const folder = join(home, 'audiences');
+    expect(await readdir(folder)).toEqual([cacheOf('validate')]);
+    const made = await stat(join(folder, cacheOf('validate')));
+    expect(made.size).toBeGreaterThan(0);
+    expect(made.mode & 0o077).toBe(0);
+    const second = await validateWith({ XDG_CACHE_HOME: home });
+    expect([first.code, second.code, second.stdout]).toEqual([0, 0, first.stdout]);
+    // Used, not made again: V8 took it.
+    expect((await stat(join(folder, cacheOf('validate')))).mtimeMs).toBe(made.mtimeMs);
+  });
+
+  it("makes again a cache V8 refuses, and removes other bundles' caches", async () => {
+    const home = await workspace({
+      [`audiences/${cacheOf('validate')}`]: 'not a code cache',
+      [`audiences/audiences-OLDBUNDLE.cjs.validate.node-${process.version}-${process.arch}.cache`]: 'stale',
+    });
+    const result = await validateWith({ XDG_CACHE_HOME: home });
+    expect([result.code, result.stdout]).toEqual([0, 'audiences.yaml: ok (1 audience)\n']);
+    expect(await readdir(join(home, 'audiences'))).toEqual([cacheOf('validate')]);
+    expect(await readFile(join(home, 'audiences', cacheOf('validate')), 'utf8')).not.toBe('not a code cache');
+  });
+
+  it('writes nothing with AUDIENCES_NO_COMPILE_CACHE, and runs uncached where the folder cannot be made', async () => {
+    const home = await workspace({ 'a-file': '' });
+    const off = await validateWith({ XDG_CACHE_HOME: home, AUDIENCES_NO_COMPILE_CACHE: '1' });
+    const blocked = await validateWith({ XDG_CACHE_HOME: join(home, 'a-file') });
+    expect([off.code, off.stdout, blocked.code, blocked.stdout]).toEqual([
+      0,
+      'audiences.yaml: ok (1 audience)\n',
+      0,
+      'audiences.yaml: ok (1 audience)\n',
+    ]);
+    expect(await readdir(home)).toEqual(['a-file']);
   });
 });
 
