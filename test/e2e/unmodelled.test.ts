@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { definition } from '../helpers/builders.js';
 import { emulatorEnv, emulatorRoute, runInProcess, workspace } from '../helpers/cli.js';
-import { connectClient, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
+import { connectClient, giveFields, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
 
 let emulator: RunningEmulator;
 let env: Record<string, string>;
@@ -24,23 +24,14 @@ afterEach(async () => {
   await emulator.close();
 });
 
-/**
- * Gives a live audience fields of the service that the tool does not model, as JSON text (every digit of a number
- * kept).
- */
-async function giveFields(id: string, json: string): Promise<void> {
-  const response = await fetch(`${emulator.url}/_emulator/audiences/${id}/fields`, { method: 'PUT', body: json });
-  expect(response.status, await response.text()).toBe(200);
-}
-
 const ZZZ = '[{"zzzId":9007199254740993,"weight":0.5}]';
 
 describe('fields of a live audience the file cannot hold', () => {
   it('are imported without them (said), never compared, named by the plan, sent back as read by an update, and shown going with a delete', async () => {
     const kept = await live.client.create(definition({ name: 'kept' }));
     const gone = await live.client.create(definition({ name: 'gone' }));
-    await giveFields(kept.id, `{"zzzTargetings":${ZZZ},"note":"from the ad manager"}`);
-    await giveFields(gone.id, '{"zzzTargetings":[]}');
+    await giveFields(emulator, kept.id, `{"zzzTargetings":${ZZZ},"note":"from the ad manager"}`);
+    await giveFields(emulator, gone.id, '{"zzzTargetings":[]}');
 
     const cwd = await workspace({});
     const imported = await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml'], { cwd, env });
@@ -77,13 +68,13 @@ describe('fields of a live audience the file cannot hold', () => {
 
   it('make a saved plan stale when they change in the same second as the plan read them', async () => {
     const made = await live.client.create(definition({ name: 'same-second' }));
-    await giveFields(made.id, '{"note":"first"}');
+    await giveFields(emulator, made.id, '{"note":"first"}');
     const cwd = await workspace({
       'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: same-second\n    type: DISPLAY\n    ages: [30]\n`,
     });
     expect((await runInProcess(['plan', '--out', 'plan.json'], { cwd, env })).code).toBe(0);
-    // The test route changes no date: as a change made within the same second as the plan's read.
-    await giveFields(made.id, '{"note":"second"}');
+    // As a change made within the same second as the plan's read (see giveFields).
+    await giveFields(emulator, made.id, '{"note":"second"}');
     const applied = await runInProcess(['apply', 'plan.json'], { cwd, env });
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain(
