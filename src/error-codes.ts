@@ -156,8 +156,8 @@ export const COMMAND_ERRORS = {
   PLAN_STALE: {
     source: ['user'],
     means:
-      'Since the saved plan was made, the ad account changed (an audience it touches was modified, deleted or re-linked, a name it creates was taken, or with prune an audience appeared), or so did the business or the image files; the detail says what. Nothing was changed.',
-    todo: 'Run `audiences plan` again and review the new plan.',
+      'Since the saved plan was made (or while the plan `apply` showed waited at its prompt), the ad account changed (an audience it touches was modified, deleted or re-linked, a name it creates was taken, or with prune an audience appeared), or so did the business or the image files; the detail says what. Nothing was changed.',
+    todo: 'Run `audiences plan` again and review the new plan (`audiences apply` again, for a plan approved at its prompt).',
   },
   PLAN_FILES_NOT_FOUND: {
     source: ['user'],

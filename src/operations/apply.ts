@@ -10,7 +10,7 @@ import { OPERATION_KINDS_IN_ORDER } from './kinds/index.js';
 import type { KindServices } from './kinds/kind.js';
 import type { AccountReader } from './account-reader.js';
 import { planFiles } from './plan.js';
-import { checkPlanIsFresh } from './stale.js';
+import { checkPlanIsFresh, type CheckedPlan } from './stale.js';
 
 /**
  * How the apply use case talks to the person running it: every step is data (plans, results)
@@ -93,7 +93,7 @@ export async function planAndApply(
   const { view } = deps;
   const plans =
     'saved' in input
-      ? await freshSavedPlans(input.saved, deps)
+      ? await freshPlans(input.saved, deps, 'saved')
       : await plannedFromFiles(input.files, request, deps, reader);
   if (!plans) return 1;
   if (plans.every((plan) => plan.changes.length === 0)) {
@@ -103,7 +103,11 @@ export async function planAndApply(
   const changing = plans.filter((plan) => plan.changes.length > 0);
   // Every account's services are checked before anything is changed: a missing setting cannot stop an apply halfway.
   const services = new Map(changing.map((plan) => [plan, servicesFor(plan, deps)]));
-  if (!request.savedPlan && !request.autoApprove && !(await view.confirm())) return 1;
+  if (!request.savedPlan && !request.autoApprove) {
+    if (!(await view.confirm())) return 1;
+    // The account may have moved while the plan waited: the approved plan is checked as a saved one, or nothing is done.
+    await freshPlans(plans, deps, 'approved');
+  }
 
   const done = new Map<Plan, AppliedAccount>();
   const told = toldSoFar(view);
@@ -197,14 +201,19 @@ export async function readSavedPlansHere(file: string, deps: Pick<ApplyDeps, 'cw
   );
 }
 
-/** Saved plans, each refused when the account (or an image file) changed since it was made; the accounts at once. */
-async function freshSavedPlans(plans: Plan[], deps: ApplyDeps): Promise<Plan[]> {
+/**
+ * Plans, each refused when the account (or an image file) changed since it was made; the accounts at once. Each is
+ * read through the account's own client, never a list handed out early: the check must see the account as it is now.
+ */
+async function freshPlans(plans: Plan[], deps: ApplyDeps, checked: CheckedPlan): Promise<Plan[]> {
   await Promise.all(
     plans.map((plan) =>
-      checkPlanIsFresh(plan, deps.client(plan.adAccountId, plan.requestsPerSecond), {
-        cwd: deps.cwd,
-        services: deps.services,
-      }),
+      checkPlanIsFresh(
+        plan,
+        deps.client(plan.adAccountId, plan.requestsPerSecond),
+        { cwd: deps.cwd, services: deps.services },
+        checked,
+      ),
     ),
   );
   return plans;
@@ -223,7 +232,8 @@ async function plannedFromFiles(
       allowMassDelete: request.allowMassDelete,
       scope: request.scope,
       requestsPerSecond: request.requestsPerSecond,
-      appliedAtOnce: true,
+      // Only --auto-approve applies the plan at once: an approved plan is checked again first, as a saved one is.
+      appliedAtOnce: request.autoApprove,
       read,
     },
     { cwd: deps.cwd, reader, services: deps.services },

@@ -42,7 +42,7 @@ export interface PlanFilesOptions {
   scope?: PlanScope | undefined;
   /** `--requests-per-second`: each plan's estimate says the least time its apply takes at it. */
   requestsPerSecond?: number | undefined;
-  /** `apply -f`: the plans are applied at once, so their estimates count no check of a saved plan. */
+  /** `apply -f --auto-approve`: the plans are applied at once, so their estimates count no check. */
   appliedAtOnce?: boolean | undefined;
   /** The files already read and validated (apply reads them first, to lock their accounts before planning). */
   read?: AccountFile[] | undefined;

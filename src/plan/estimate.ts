@@ -14,7 +14,8 @@ const DELETE_BATCH_SIZE = 100;
 
 /**
  * What `audiences apply PLAN` asks of the services for this plan, counted from the plan alone: the check that the
- * saved plan is not stale (unless `checked` is false: `apply -f` applies the plan it has just made), the changes, and
+ * saved plan is not stale (also made by `apply -f` once approved at its prompt; unless `checked` is false: `apply -f
+ * --auto-approve` applies the plan it has just made), the changes, and
  * the reads that verify them. It counts the calm case the reviewer plans
  * for: the account unchanged since the plan, every answer whole and at once (a list in one answer, as the spec shows
  * it); a retry, a lost answer or a paged list only adds requests. With a rate, each service it paces has its requests
@@ -28,7 +29,7 @@ export function estimateRequests(plan: Omit<Plan, 'estimate'>, rate?: EstimateRa
   const audienceChanges = creates + count('update') + deleted.size + unlinks.length;
   const generated = plan.changes.flatMap((change) => (change.action === 'generate' ? [change.after] : []));
   const fingerprinted = new Set(plan.fingerprint.audiences.map((entry) => entry.id));
-  // The business is looked up again only by the check (`apply -f` looked it up when planning).
+  // The business is looked up again only by the check (planning looked it up already).
   const business = checked && plan.business ? 1 : 0;
   const requests: EstimatedRequests = {
     // The list, each update's audience read again (its date unmoved), each read ad-group list again, the business lookup

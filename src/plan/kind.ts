@@ -44,8 +44,9 @@ export interface PlanOptions {
    */
   requestsPerSecond?: number | undefined;
   /**
-   * The apply this plan is shown for makes it at once (`apply -f`), having just read the account: its estimate counts
-   * no check of a saved plan. Without it, the plan's estimate is that of `apply PLAN`.
+   * The apply this plan is shown for makes it at once (`apply -f --auto-approve`), having just read the account: its
+   * estimate counts no check. Without it, the plan's estimate is that of `apply PLAN`, or of `apply -f` approved at its
+   * prompt, which checks the plan as a saved one is checked.
    */
   appliedAtOnce?: boolean | undefined;
 }

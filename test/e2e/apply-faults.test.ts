@@ -432,15 +432,16 @@ describe('a batch delete that partly fails', () => {
     );
     if (!first || !busy || !third) throw new Error('unreachable');
 
-    // While the user reads the plan, someone starts using gone-2 in an ad group: the plan did not know that link.
-    const result = await runAtTerminal(['apply'], {
-      cwd,
-      env,
-      answer: async () => {
+    // Just as the deletes are sent, someone starts using gone-2 in an ad group: the plan did not know that link. (Made
+    // while the plan waited at its prompt, the link would make the approved plan stale, and nothing would be deleted.)
+    const client: AudienceClient = {
+      ...live.client,
+      deleteMany: async (ids) => {
         await linkAdGroup(emulator, busy.id, 101);
-        return 'yes';
+        return live.client.deleteMany(ids);
       },
-    });
+    };
+    const result = await applyThrough(cwd, client);
     expect(result.stdout).toContain('Plan: 0 to create, 0 to update, 3 to delete, 0 to unlink.');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`ok +delete audience "gone-1" \\(id ${first.id}\\)`));

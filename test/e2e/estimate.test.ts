@@ -2,7 +2,8 @@
  * The plan's estimate against what really happens: a plan saved with `plan --out` says how many
  * requests `apply PLAN` makes, by what they do, and the emulator's request log of that apply holds
  * exactly that many, of the same methods; with a rate, the apply takes at least the least time it
- * says. Shapes: creates only, updates and deletes with their unlinks, images.
+ * says. Shapes: creates only, updates and deletes with their unlinks, images. `apply -f` says the
+ * same of what it sends once approved: the check of a saved plan too, unless --auto-approve.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -159,7 +160,7 @@ audiences:
     expect(seconds).toBeGreaterThanOrEqual(0.7);
   });
 
-  it('apply -f shows the estimate of the apply it makes at once: no check, at the rate apply is given', async () => {
+  it('apply -f --auto-approve shows the estimate of the apply it makes at once: no check, at the rate apply is given', async () => {
     const narrowed = await outside.create(emulator, 'narrowed');
     await linkAdGroup(emulator, narrowed, 101);
     await linkAdGroup(emulator, narrowed, 102);
@@ -184,6 +185,43 @@ audiences:
     );
     expect(said?.[2]).toBe('1 unlink, 1 create, 2 to verify');
     expect(await logged(before)).toHaveLength(planReads + Number(said?.[1]));
+  });
+
+  it('apply -f approved at its prompt counts the check it makes then, as a saved plan does, and sends exactly that', async () => {
+    await outside.create(emulator, 'kept');
+    const gone = await outside.create(emulator, 'gone');
+    await linkAdGroup(emulator, gone, 101);
+    const cwd = await workspace({
+      'audiences.yaml': `adAccountId: 1234
+prune: true
+massDelete: { percent: 100 }
+audiences:
+  - name: kept
+    type: DISPLAY
+    ages: [30]
+  - name: added
+    type: DISPLAY
+`,
+    });
+    let approvedAt = 0;
+    const applied = await runInProcess(['apply'], {
+      cwd,
+      env,
+      tty: true,
+      answers: [
+        async () => {
+          approvedAt = await lastSeq();
+          return 'yes';
+        },
+      ],
+    });
+    expect(applied.code, applied.stderr).toBe(0);
+    const said = /^Apply: (\d+) requests \(([^)]*)\)\.$/m.exec(applied.stdout);
+    // The check: the list, the update's audience read again, the ad groups of the two audiences whose links were read.
+    expect(said?.[2]).toBe('4 to check the saved plan, 1 unlink, 1 create, 1 update, 1 batch delete, 2 to verify');
+    expect(await logged(approvedAt)).toHaveLength(Number(said?.[1]));
+    // Every change was made as planned: the next plan has nothing to do.
+    expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);
   });
 
   it('says nothing of the apply when nothing changes (its apply only checks the plan), but the JSON has it', async () => {

@@ -8,11 +8,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AudienceClient } from '../../src/api/audiences.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import type { Plan } from '../../src/plan/index.js';
 import { startProxy } from '../api/support.js';
 import { definition } from '../helpers/builders.js';
-import { emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
+import { applyThrough, emulatorEnv, runInProcess, workspace } from '../helpers/cli.js';
 import { connectClient, linkAdGroup, setFaults, storedAudiences, type LiveClient } from '../helpers/live-account.js';
 
 let emulator: RunningEmulator;
@@ -311,14 +312,22 @@ describe('an unlink whose link is already gone', () => {
         { name: 'b', adGroups: [101] },
       ]),
     });
-    // While the plan waits for its approval, someone unlinks ad group 102 from a, and deletes b.
-    const meanwhile = async (): Promise<string> => {
+    // Just as the unlinks are sent, someone unlinks ad group 102 from a, and deletes b. (Done while the plan waited at
+    // its prompt, this would make the approved plan stale, and nothing would be unlinked.)
+    let meanwhile: Promise<void> | undefined;
+    const elsewhere = async (): Promise<void> => {
       await live.client.unlink(a as string, '102');
       for (const adGroupId of ['101', '105']) await live.client.unlink(b as string, adGroupId);
       await live.client.delete(b as string);
-      return 'yes';
     };
-    const applied = await runInProcess(['apply'], { cwd, env, tty: true, answers: [meanwhile] });
+    const client: AudienceClient = {
+      ...live.client,
+      unlink: async (id, adGroupId) => {
+        await (meanwhile ??= elsewhere());
+        return live.client.unlink(id, adGroupId);
+      },
+    };
+    const applied = await applyThrough(cwd, client);
     expect(applied.stderr).toMatch(
       new RegExp(
         `^ok {6}unlink ad group 102 from audience "a" \\(id ${a}\\): the link was already gone: the unlink answered 404 \\(.*ad group 102 does not use audience ${a}\\), and the audience's ad groups, listed then, do not hold ad group 102$`,

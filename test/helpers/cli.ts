@@ -39,6 +39,7 @@ export function runCli(args: string[], options: { cwd: string; env?: Record<stri
 /**
  * Runs the CLI's `main` in this process with a scripted terminal (for prompts). An answer may
  * be a function, called when the prompt is read: it does what happens while the person reads.
+ * `shown` is called with each text written to stdout, as it is written: what happens right as the command says it.
  */
 export async function runInProcess(
   args: string[],
@@ -47,13 +48,17 @@ export async function runInProcess(
     env: Record<string, string>;
     answers?: Array<string | (() => Promise<string>)>;
     tty?: boolean;
+    shown?: (text: string) => void;
   },
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const answers = [...(options.answers ?? [])];
   const io: Io = {
-    stdout: (text) => void (stdout += text),
+    stdout: (text) => {
+      stdout += text;
+      options.shown?.(text);
+    },
     stderr: (text) => void (stderr += text),
     isTTY: false,
     stdinIsTTY: options.tty ?? false,
