@@ -57,7 +57,7 @@ export function partialText(plan: Plan): string | undefined {
 }
 
 const ESTIMATED: ReadonlyArray<[keyof EstimatedRequests, string, string]> = [
-  ['check', 'to check the saved plan', 'to check the saved plan'],
+  ['check', 'to check the plan', 'to check the plan'],
   ['unlink', 'unlink', 'unlinks'],
   ['create', 'create', 'creates'],
   ['update', 'update', 'updates'],
@@ -68,7 +68,7 @@ const ESTIMATED: ReadonlyArray<[keyof EstimatedRequests, string, string]> = [
 ];
 
 /**
- * `Apply: 9 requests (3 to check the saved plan, 2 creates, …); at 5 requests per second, at least 1.6 s`: what the
+ * `Apply: 9 requests (3 to check the plan, 2 creates, …); at 5 requests per second, at least 1.6 s`: what the
  * plan's apply asks of the services. Nothing for a plan without changes (its apply only checks the plan, and the
  * line would say more than the plan), one with errors (it is never applied) or without an estimate (saved by an
  * earlier version).

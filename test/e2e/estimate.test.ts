@@ -74,7 +74,7 @@ audiences:
       requests: { check: 1, unlink: 0, create: 3, update: 0, delete: 0, generate: 0, download: 0, verify: 1 },
       total: 5,
     });
-    expect(text).toContain('Apply: 5 requests (1 to check the saved plan, 3 creates, 1 to verify).');
+    expect(text).toContain('Apply: 5 requests (1 to check the plan, 3 creates, 1 to verify).');
     expect(requests).toHaveLength(5);
     expect(methods(requests)).toEqual({ GET: 2, POST: 3 });
   });
@@ -218,7 +218,7 @@ audiences:
     expect(applied.code, applied.stderr).toBe(0);
     const said = /^Apply: (\d+) requests \(([^)]*)\)\.$/m.exec(applied.stdout);
     // The check: the list, the update's audience read again, the ad groups of the two audiences whose links were read.
-    expect(said?.[2]).toBe('4 to check the saved plan, 1 unlink, 1 create, 1 update, 1 batch delete, 2 to verify');
+    expect(said?.[2]).toBe('4 to check the plan, 1 unlink, 1 create, 1 update, 1 batch delete, 2 to verify');
     expect(await logged(approvedAt)).toHaveLength(Number(said?.[1]));
     // Every change was made as planned: the next plan has nothing to do.
     expect((await run(cwd, 'plan', '--detailed-exitcode')).code).toBe(0);

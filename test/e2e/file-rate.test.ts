@@ -56,9 +56,7 @@ describe("the file's requestsPerSecond", () => {
   it("the plan's estimate says the least time at the file's rate, in text and JSON; --requests-per-second wins", async () => {
     const cwd = await workspace({ 'audiences.yaml': file(1234, 6, 'requestsPerSecond: 4\n') });
     const text = await run(cwd, 'plan');
-    expect(text.stdout).toContain(
-      'Apply: 8 requests (1 to check the saved plan, 6 creates, 1 to verify); at 4 requests',
-    );
+    expect(text.stdout).toContain('Apply: 8 requests (1 to check the plan, 6 creates, 1 to verify); at 4 requests');
     expect(text.stdout).toContain('at 4 requests per second, at least 1.75 s.');
     const [plan] = JSON.parse((await run(cwd, 'plan', '--format', 'json')).stdout) as Plan[];
     expect(plan?.requestsPerSecond).toBe(4);

@@ -357,7 +357,7 @@ export interface PlanEstimate {
 
 export interface EstimatedRequests {
   /**
-   * Reads that check the saved plan is not stale: the list, each updated audience again, the ad groups of each audience whose links the plan read, the business lookup.
+   * Reads that check the plan is not stale (a saved plan, or one approved at the prompt of `apply -f`): the list, each updated audience again, the ad groups of each audience whose links the plan read, the business lookup.
    */
   check: number
   /**
