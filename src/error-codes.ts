@@ -119,7 +119,7 @@ export const COMMAND_ERRORS = {
   IMAGE_LOCK: {
     source: ['user'],
     means:
-      'As an apply writes images, or checks a saved plan, `images.lock.json` cannot be used: it is a link out of the project, not a regular file, cannot be read or parsed.',
+      'As an apply writes images, or checks a saved plan, `images.lock.json` cannot be used: it is a link out of the project, not a regular file, cannot be read or parsed, or gives a key twice.',
     todo: 'Restore `images.lock.json` from version control (a file in the project, not a link out of it), or delete it to generate every image anew.',
   },
   IMAGE_PATH: {
@@ -460,8 +460,8 @@ export const PLAN_PROBLEMS = {
   IMAGE_LOCK: {
     severity: 'error',
     means:
-      '`images.lock.json` cannot be used: it is a link out of the project, not a regular file, cannot be read or parsed. Nothing is planned for images.',
-    todo: 'Restore `images.lock.json` from version control (a file in the project, not a link out of it), or delete it to generate every image anew.',
+      '`images.lock.json` cannot be used: it is a link out of the project, not a regular file, cannot be read or parsed, or gives a key twice (an entry or a field, as a merge may). Nothing is planned for images.',
+    todo: 'Restore `images.lock.json` from version control (a file in the project, not a link out of it), or delete it to generate every image anew. For a key given twice, keep one of the two: `audiences apply --kind image` then rewrites the lock.',
   },
   IMAGE_PATH: {
     severity: 'error',

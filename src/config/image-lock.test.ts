@@ -121,6 +121,57 @@ describe('parseImageLock', () => {
     });
   });
 
+  it('refuses an entry or a field given twice (JSON.parse keeps the last), naming both places', () => {
+    const one = JSON.stringify(entry());
+    const hint =
+      'keep one of the two and delete the other (`audiences apply --kind image` then rewrites images.lock.json)';
+    expect(
+      parseImageLock(`{\n  "lockVersion": 1,\n  "images": {\n    "hero": ${one},\n    "hero": ${one}\n  }\n}`),
+    ).toEqual({
+      problem: 'its entry "hero" is given twice (line 5, column 5, and first at line 4, column 5)',
+      hint,
+    });
+    // The same key however its characters are escaped; a path of the entry named as its other problems are.
+    expect(parseImageLock(`{"lockVersion":1,"images":{"hero":${one},"h\\u0065ro":${one}}}`)).toMatchObject({
+      problem: expect.stringContaining('its entry "hero" is given twice'),
+    });
+    const outputs = '"outputs":[{"path":"a.png","sha256":"x"},{"sha256":"y","path":"b.png","path":"c.png"}]';
+    expect(parseImageLock(`{"lockVersion":1,"images":{"hero":{${outputs}}}}`)).toEqual({
+      problem: 'its entry "hero": outputs[1].path is given twice (line 1, column 106, and first at line 1, column 91)',
+      hint,
+    });
+    // Nested deeper than a recursive reader's stack goes, or a list longer than a call's arguments may be.
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    expect(parseImageLock(`{"lockVersion":1,"images":{"x":{"request":{"operation":"t2i","params":${deep}}}}}`)).toEqual(
+      {
+        problem: 'its entry "x": request.params must be an object',
+      },
+    );
+    expect(parseImageLock(`{"lockVersion":1,"images":{"x":${deep},"x":[${'0,'.repeat(200_000)}0]}}`)).toMatchObject({
+      problem: expect.stringContaining('its entry "x" is given twice'),
+    });
+    expect(parseImageLock('{"lockVersion":1,"images":{},"lockVersion":1}')).toMatchObject({
+      problem: 'the key "lockVersion" is given twice (line 1, column 30, and first at line 1, column 2)',
+    });
+  });
+
+  it('finds no key given twice where each object gives each once, whatever its strings hold', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.constantFrom(0, 2, '\t'), (extra, space) => {
+        const image = entry();
+        const lock = { lockVersion: 1, images: { [JSON.stringify(extra)]: image, banner: image } };
+        Object.assign(image.request.params, { extra });
+        expect(parseImageLock(JSON.stringify(lock, null, space))).not.toHaveProperty('problem');
+        const key = Object.keys(extra)[0];
+        if (key === undefined) return;
+        const twice = JSON.stringify(lock).replace('"extra":{', () => `"extra":{${JSON.stringify(key)}:0,`);
+        expect(parseImageLock(twice)).toMatchObject({
+          problem: expect.stringMatching(/^its entry ".*": request\.params\.extra\..* is given twice \(line 1,/s),
+        });
+      }),
+    );
+  });
+
   it('never throws, and what it accepts plans without throwing, whatever a field holds', () => {
     const declared: DesiredImage = {
       key: 'banner',

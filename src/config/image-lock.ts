@@ -2,6 +2,7 @@ import {
   dictionary,
   IMAGE_INPUT_FIELDS,
   IMAGE_OPERATIONS,
+  LOCK_FILE,
   projectPath,
   quoted,
   type ImageLock,
@@ -16,16 +17,19 @@ import { isRecord } from './rules.js';
  * deletes and its seeds are sent to the service. A problem names the entry and the field,
  * never the file's text (it may not be a lock at all).
  */
-export function parseImageLock(text: string): ImageLock | { problem: string } {
+export function parseImageLock(text: string): ImageLock | { problem: string; hint?: string } {
+  const json = text.replace(/^\uFEFF/, '');
   let data: unknown;
   try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ''));
+    data = JSON.parse(json);
   } catch (error) {
-    return { problem: `it is not JSON${jsonPosition(text, (error as Error).message)}` };
+    return { problem: `it is not JSON${jsonPosition(json, (error as Error).message)}` };
   }
   if (!isRecord(data) || data['lockVersion'] !== 1 || !isRecord(data['images'])) {
     return { problem: 'it is not an image lock of version 1 (an object with "lockVersion": 1 and "images" by name)' };
   }
+  const twice = keysWritten(json) === keysRead(data) ? undefined : duplicateKey(json);
+  if (twice !== undefined) return twice;
   for (const [name, entry] of Object.entries(data['images'])) {
     const problem = entryProblem(entry);
     if (problem !== undefined) return { problem: `its entry ${quoted(name)}: ${problem}` };
@@ -128,8 +132,125 @@ function pathProblem(path: unknown, at: string): string | undefined {
  */
 function jsonPosition(text: string, message: string): string {
   const match = /at position (\d+)/.exec(message);
-  if (!match) return '';
-  const before = text.replace(/^\uFEFF/, '').slice(0, Number(match[1]));
-  const lines = before.split('\n');
-  return ` (line ${lines.length}, column ${(lines.at(-1)?.length ?? 0) + 1})`;
+  return match ? ` (${lineAndColumn(text, Number(match[1]))})` : '';
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const lines = text.slice(0, offset).split('\n');
+  return `line ${lines.length}, column ${(lines.at(-1)?.length ?? 0) + 1}`;
+}
+
+/**
+ * The keys the text writes, by the quotes that end them: a quote that is not escaped, then a colon. Fewer keys read
+ * than written means one is given twice, so a lock without one is not scanned again (the seam of a performance choice:
+ * bench/NOTES.md).
+ */
+function keysWritten(text: string): number {
+  return text.match(/(?<!\\)(?:\\\\)*"[ \t\r\n]*:/g)?.length ?? 0;
+}
+
+/** The keys of every object in `data`, counted without recursion: a lock may nest lists deeper than the stack goes. */
+function keysRead(data: unknown): number {
+  let count = 0;
+  const pending = [data];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (Array.isArray(value)) for (const item of value) pending.push(item);
+    else if (isRecord(value)) {
+      for (const key in value) {
+        count++;
+        pending.push(value[key]);
+      }
+    }
+  }
+  return count;
+}
+
+/** A place in the lock: a key of an object, or an index in a list. */
+interface Level {
+  keys: Map<string, number> | undefined;
+  at: string | number;
+}
+
+/**
+ * The first key that an object of the lock gives twice, as a problem naming both places. JSON.parse keeps the last in
+ * silence, and a merge that joined two entries of one name (or two fields of one entry) would pass for one. One pass
+ * over `text`, which JSON.parse took already: only strings, brackets and commas matter.
+ */
+function duplicateKey(text: string): { problem: string; hint: string } | undefined {
+  const levels: Level[] = [];
+  let keyNext = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === QUOTE) {
+      const end = stringEnd(text, i);
+      const level = levels.at(-1);
+      if (keyNext && level?.keys !== undefined) {
+        const raw = text.slice(i, end + 1);
+        const key = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+        const first = level.keys.get(key);
+        if (first !== undefined) return twice(text, levels, key, i, first);
+        level.keys.set(key, i);
+        level.at = key;
+        keyNext = false;
+      }
+      i = end;
+    } else if (char === OPEN_OBJECT) {
+      levels.push({ keys: new Map(), at: '' });
+      keyNext = true;
+    } else if (char === OPEN_LIST) {
+      levels.push({ keys: undefined, at: 0 });
+      keyNext = false;
+    } else if (char === CLOSE_OBJECT || char === CLOSE_LIST) {
+      levels.pop();
+      keyNext = false;
+    } else if (char === COMMA) {
+      const level = levels.at(-1);
+      if (level?.keys !== undefined) keyNext = true;
+      else if (level !== undefined) level.at = (level.at as number) + 1;
+    }
+  }
+  return undefined;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_LIST = 0x5b;
+const CLOSE_LIST = 0x5d;
+const COMMA = 0x2c;
+
+/** The offset of the quote that ends the string starting at `start`. */
+function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
+/** A key given twice, named as the lock's other problems are: the entry, then the field in it. */
+function twice(
+  text: string,
+  levels: Level[],
+  key: string,
+  at: number,
+  first: number,
+): { problem: string; hint: string } {
+  const path = [...levels.slice(0, -1).map((level) => level.at), key];
+  const field = (steps: Array<string | number>): string =>
+    steps.map((step, index) => (typeof step === 'number' ? `[${step}]` : index === 0 ? step : `.${step}`)).join('');
+  const what =
+    path[0] !== 'images' || path.length < 2
+      ? `the key ${quoted(field(path))} is`
+      : path.length === 2
+        ? `its entry ${quoted(key)} is`
+        : `its entry ${quoted(String(path[1]))}: ${field(path.slice(2))} is`;
+  return {
+    problem: `${what} given twice (${lineAndColumn(text, at)}, and first at ${lineAndColumn(text, first)})`,
+    hint: `keep one of the two and delete the other (\`audiences apply --kind image\` then rewrites ${LOCK_FILE})`,
+  };
 }

@@ -168,6 +168,8 @@ export interface ImageState {
    * project).
    */
   lockProblem?: string;
+  /** What to do about lockProblem, when it is not what IMAGE_LOCK_HINT says. */
+  lockHint?: string;
   files: Record<string, LocalFile>;
 }
 

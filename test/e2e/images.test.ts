@@ -664,6 +664,31 @@ describe('images: a removal deletes only what the tool wrote', () => {
     expect(await imageRequests()).toEqual([]);
   });
 
+  it('refuses a lock that gives an entry twice (as a merge may), naming both places, in plan and apply', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const lock = await readFile(join(cwd, 'images.lock.json'), 'utf8');
+    const hero = JSON.parse(lock).images.hero;
+    // The other side of a merge: the same image with other seeds, kept above the entry JSON.parse would take.
+    const merged = lock.replace('"images": {', `"images": {\n    "hero": ${JSON.stringify({ ...hero, seeds: [1] })},`);
+    await writeFile(join(cwd, 'images.lock.json'), merged);
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+    const problem =
+      'error[IMAGE_LOCK]: images.lock.json cannot be used: its entry "hero" is given twice (line 5, column 5, and first at line 4, column 5)';
+    const hint =
+      'keep one of the two and delete the other (`audiences apply --kind image` then rewrites images.lock.json)';
+    for (const args of [['plan'], ['apply', '--auto-approve']]) {
+      const refused = await run(cwd, ...args);
+      expect(refused.code, refused.stdout + refused.stderr).toBe(1);
+      expect(refused.stdout + refused.stderr).toContain(problem);
+      expect(refused.stdout + refused.stderr).toContain(hint);
+    }
+    const json = JSON.parse((await run(cwd, 'plan', '--format', 'json')).stdout);
+    expect(json[0].errors).toEqual([expect.objectContaining({ code: 'IMAGE_LOCK', hint })]);
+    expect(await readFile(join(cwd, 'images.lock.json'), 'utf8')).toBe(merged);
+    expect(await imageRequests()).toEqual([]);
+  });
+
   it('keeps a file whose bytes changed: left alone when planned, the saved plan stale, the removal skipped when it changed after planning', async () => {
     const cwd = await generatedThenDropped();
     const path = join(cwd, 'assets/hero.webp');

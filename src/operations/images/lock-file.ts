@@ -48,11 +48,11 @@ export async function readLockOrThrow(dir: string, shown: string): Promise<Uint8
   return read;
 }
 
-export function lockError(shown: string, problem: string): AppError {
+export function lockError(shown: string, problem: string, hint = IMAGE_LOCK_HINT): AppError {
   return new AppError({
     code: 'IMAGE_LOCK',
     source: 'user',
     summary: `${shown} cannot be used: ${problem}`,
-    hint: IMAGE_LOCK_HINT,
+    hint,
   });
 }

@@ -32,8 +32,11 @@ export async function readImageState(
   else if (lockRead !== undefined) {
     state.lockHash = sha256(lockRead);
     const parsed = parseImageLock(new TextDecoder().decode(lockRead));
-    if ('problem' in parsed) state.lockProblem = parsed.problem;
-    else state.lock = parsed;
+    if (!('problem' in parsed)) state.lock = parsed;
+    else {
+      state.lockProblem = parsed.problem;
+      if (parsed.hint !== undefined) state.lockHint = parsed.hint;
+    }
   }
   const inspections: Array<Promise<void>> = [];
   const inspect = (path: string, input: boolean): void => {

@@ -56,7 +56,7 @@ export function createImageStore(dir: string, shownLock: string): ImageStore {
           const bytes = await readLockOrThrow(dir, shownLock);
           const parsed = bytes === undefined ? emptyImageLock() : parseImageLock(new TextDecoder().decode(bytes));
           // A lock that became unreadable since the plan is kept as it is, not replaced by one that forgets every image.
-          if ('problem' in parsed) throw lockError(shownLock, parsed.problem);
+          if ('problem' in parsed) throw lockError(shownLock, parsed.problem, parsed.hint);
           if (entry === null) delete parsed.images[name];
           else parsed.images[name] = entry;
           await writeFileAtomically(lockPath, new TextEncoder().encode(renderImageLock(parsed)));

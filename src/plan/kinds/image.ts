@@ -181,7 +181,13 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
     const lock = state.dir === '.' ? LOCK_FILE : `${state.dir}/${LOCK_FILE}`;
     return {
       changes: [],
-      errors: [{ code: 'IMAGE_LOCK', message: `${lock} cannot be used: ${state.lockProblem}`, hint: IMAGE_LOCK_HINT }],
+      errors: [
+        {
+          code: 'IMAGE_LOCK',
+          message: `${lock} cannot be used: ${state.lockProblem}`,
+          hint: state.lockHint ?? IMAGE_LOCK_HINT,
+        },
+      ],
       warnings: [],
       fingerprint,
     };
