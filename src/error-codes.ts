@@ -335,7 +335,7 @@ export const PLAN_PROBLEMS = {
     severity: 'error',
     means:
       'Several audiences of the ad account have the name of an entry that pins no `id:`, so the plan cannot tell which one the file manages.',
-    todo: 'Add `id:` with one of the ids named, to say which one this file manages (`audiences import` shows them all).',
+    todo: 'Add one of the `id:` lines the hint gives (an id past 2^53 in quotes, as the file must hold it), to say which one this file manages (`audiences import` shows them all).',
   },
   PINNED_ID_IGNORED: {
     severity: 'error',

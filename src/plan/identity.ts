@@ -116,7 +116,7 @@ function pairIdentities(desired: DesiredState, live: LiveAudienceSummary[]): Ide
         code: 'DUPLICATE_LIVE_NAME',
         name: audience.key,
         message: `the ad account has ${ids.length} audiences named ${quoted(audience.key)} (ids ${ids.join(', ')})`,
-        hint: `add \`id:\` with one of ${ids.join(', ')} to say which one this file manages (\`audiences import\` shows them all)`,
+        hint: `add one of ${ids.map((id) => `\`${idLine(id)}\``).join(', ')} to the entry to say which one this file manages (\`audiences import\` shows them all)`,
       });
     } else {
       claimed.add(only.id);

@@ -95,6 +95,27 @@ describe('ids past 2^53', () => {
     expect(followed.stdout).not.toContain('PINNED_ID_DELETED');
   });
 
+  it('are written in quotes in the hint of a name two audiences of the account share, so the line it gives is valid', async () => {
+    await live.client.create(definition({ name: 'twin' }));
+    const cwd = await workspace({});
+    expect((await runInProcess(['import', '--ad-account', '1234', '-o', 'audiences.yaml'], { cwd, env })).code).toBe(0);
+    const file = join(cwd, 'audiences.yaml');
+    const unpinned = (await readFile(file, 'utf8')).replace(/\n\s+id: "\d+"/, '');
+    await writeFile(file, unpinned);
+    await live.client.create(definition({ name: 'twin' }));
+
+    const refused = await runInProcess(['plan'], { cwd, env });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(`add one of \`id: "${id(100001)}"\`, \`id: "${id(100002)}"\` to the entry`);
+    const pinned = unpinned.replace('name: twin\n', `name: twin\n    id: "${id(100002)}"\n`);
+    expect(pinned).not.toBe(unpinned);
+    await writeFile(file, pinned);
+    expect((await runInProcess(['validate'], { cwd, env })).code).toBe(0);
+    const followed = await runInProcess(['plan'], { cwd, env });
+    expect(followed.code, followed.stdout).toBe(0);
+    expect(followed.stdout).not.toContain('DUPLICATE_LIVE_NAME');
+  });
+
   it('are refused unquoted in the file, naming the line and how to write them', async () => {
     const cwd = await workspace({
       'audiences.yaml': `adAccountId: 1234\naudiences:\n  - name: a\n    id: ${id(100001)}\n    type: DISPLAY\n`,
