@@ -481,6 +481,12 @@ export const PLAN_PROBLEMS = {
       'An image removed or moved with `pruneImages` has a file the tool did not write or cannot vouch for (a link, other bytes than the lock records, not an image, outside the project, or used by a declared image): it stays.',
     todo: 'The tool deletes only the files it wrote: delete it by hand if it should go.',
   },
+  IMAGE_FILE_IN_THE_WAY: {
+    severity: 'error',
+    means:
+      "An image would be generated or moved to a path where a file is that the lock does not record as the tool's (its entry was lost in a merge, or the file was put there by hand): the tool writes over no file it did not write.",
+    todo: 'Move the file away, or delete it to let the tool write it; if the lock lost the entry in a merge, restore `images.lock.json` from version control.',
+  },
 } satisfies Record<ProblemCode, PlanProblemDoc>;
 
 /** An outcome of a change, as its progress line shows it. */

@@ -886,6 +886,53 @@ describe('images: a moved output', () => {
   });
 });
 
+describe('images: a file the lock does not record where an image would be written', () => {
+  const problem = (path: string) =>
+    `error[IMAGE_FILE_IN_THE_WAY]: image "hero" would write over ${path}, a file the lock does not record as the tool's`;
+
+  it('is not written over: the plan stops naming it (an entry lost in a merge, a file put there by hand), until it goes', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    const original = await readFile(join(cwd, 'assets/hero.webp'));
+    // The merge kept the file and lost its entry.
+    await writeFile(join(cwd, 'images.lock.json'), JSON.stringify({ lockVersion: 1, images: {} }));
+    await emulatorRoute(emulator, 'DELETE', '/_emulator/requests');
+
+    const plan = await run(cwd, 'plan');
+    expect(plan.code, plan.stdout + plan.stderr).toBe(1);
+    expect(plan.stdout).toContain(problem('assets/hero.webp'));
+    expect(plan.stdout).toContain(
+      'hint: move assets/hero.webp away, or delete it to let the tool write it; if the lock lost the entry of image "hero" in a merge, restore images.lock.json from version control',
+    );
+    const json = JSON.parse((await run(cwd, 'plan', '--format', 'json')).stdout);
+    expect(json[0].errors).toMatchObject([{ code: 'IMAGE_FILE_IN_THE_WAY', name: 'hero' }]);
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(1);
+    expect((await readFile(join(cwd, 'assets/hero.webp'))).equals(original)).toBe(true);
+    expect(await imageRequests()).toEqual([]);
+
+    // Deleted, the file is the tool's to write again.
+    await rm(join(cwd, 'assets/hero.webp'));
+    const again = await run(cwd, 'apply', '--auto-approve');
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain('reason: new');
+  });
+
+  it('is not written over by a moved image either', async () => {
+    const cwd = await workspace({ 'audiences.yaml': config(HERO) });
+    expect((await run(cwd, 'apply', '--auto-approve')).code).toBe(0);
+    await mkdir(join(cwd, 'art'));
+    await writeFile(join(cwd, 'art/hero.webp'), await png(8, 8, { r: 0, g: 0, b: 255 }));
+    await writeFile(
+      join(cwd, 'audiences.yaml'),
+      config(HERO.replace('output: assets/hero.webp', 'output: art/hero.webp')),
+    );
+    const plan = await run(cwd, 'apply', '--auto-approve');
+    expect(plan.code, plan.stdout + plan.stderr).toBe(1);
+    expect(plan.stdout).toContain(problem('art/hero.webp'));
+    expect((await readFile(join(cwd, 'art/hero.webp'))).equals(await png(8, 8, { r: 0, g: 0, b: 255 }))).toBe(true);
+  });
+});
+
 describe('images: two outputs naming one file', () => {
   it('is an error of validate, with the file, line and column and a hint, however the path is spelled; a difference of case only is a warning', async () => {
     const image = (name: string, output: string) =>

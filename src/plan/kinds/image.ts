@@ -199,6 +199,7 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
   const regenerated = new Map<string, ImageGenerateReason>();
   const byName = new Map(desired.map((image) => [image.key, image]));
   const uses = declaredUses(desired);
+  const written = writtenByTheTool(state);
   for (const image of dependencyOrder(desired)) {
     errors.push(...fileProblems(image, state));
     const request: ImageRequest = {
@@ -209,6 +210,15 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
     const locked = own(state.lock.images, image.key);
     const decision = decide(image, request, locked, state);
     if (!decision) continue;
+    errors.push(
+      ...inTheWay(
+        image,
+        'copies' in decision ? decision.copies.map((copy) => copy.to) : image.outputs,
+        locked,
+        state,
+        written,
+      ),
+    );
     if ('copies' in decision) {
       const { deletes, leftAlone } = prune
         ? oldFiles(image, decision.locked, state, uses)
@@ -259,6 +269,42 @@ export function planImages(desired: DesiredImage[], state: ImageState, prune: bo
     }
   }
   return { changes, errors, warnings, fingerprint };
+}
+
+/** Each path the lock records, with the bytes it records there: a file that still holds them is one the tool wrote. */
+function writtenByTheTool(state: ImageState): Map<string, Set<string>> {
+  const written = new Map<string, Set<string>>();
+  for (const entry of Object.values(state.lock.images))
+    for (const { path, sha256 } of entry.outputs) written.set(path, (written.get(path) ?? new Set()).add(sha256));
+  return written;
+}
+
+/**
+ * The files an image would write over that the tool did not write: a file at a path its lock entry does not record, which
+ * no entry records with its bytes either (an entry lost in a merge, a file put there by hand). One of its own paths holds
+ * the tool's file, though it was altered (the plan says so: `output-altered`); a file that another entry records as it is
+ * was the tool's too (an image renamed that writes its old path).
+ */
+function inTheWay(
+  image: DesiredImage,
+  paths: string[],
+  locked: LockedImage | undefined,
+  state: ImageState,
+  written: Map<string, Set<string>>,
+): PlanProblem[] {
+  return paths.flatMap((path) => {
+    const file = own(state.files, path);
+    if (file?.status !== 'present' || locked?.outputs.some((output) => output.path === path)) return [];
+    if (written.get(path)?.has(file.sha256)) return [];
+    return [
+      {
+        code: 'IMAGE_FILE_IN_THE_WAY',
+        name: image.key,
+        message: `image ${quoted(image.key)} would write over ${path}, a file the lock does not record as the tool's`,
+        hint: `move ${path} away, or delete it to let the tool write it; if the lock lost the entry of image ${quoted(image.key)} in a merge, restore ${LOCK_FILE} from version control`,
+      },
+    ];
+  });
 }
 
 function leftAloneWarning(name: string, what: string): PlanProblem {
