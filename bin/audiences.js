@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -31,11 +32,12 @@ function cachedHelp(args) {
 /**
  * The command line's bundle (scripts/bundle.mjs), compiled with V8's code cache of the command when one is kept: the
  * bytecode of every function an earlier run of that command compiled, so a run skips most of compiling (bench/NOTES.md).
- * The cache is a file per bundle, command and node (the bundle's name holds its content's hash: V8 itself checks only
- * the length of the source) in the user's cache folder, made by the first run of a command and again when V8 refuses
- * it. Without a cache folder, with `AUDIENCES_NO_COMPILE_CACHE` or with --debug (its traces go through the source
- * maps), the bundle is required as any CommonJS file. Returns its exports, and what saves the cache once the command
- * has run.
+ * The cache is a file per source, command and node, named by the SHA-256 of the source read (V8 itself checks only its
+ * length, and runs the cached bytecode in place of the source), in the user's cache folder, made by the first run of a
+ * command and again when V8 refuses it. It is used only where the folder and the file are the user's own and no one
+ * else may write them: bytecode is code. Without a cache folder, with `AUDIENCES_NO_COMPILE_CACHE` or with --debug (its
+ * traces go through the source maps), the bundle is required as any CommonJS file. Returns its exports, and what saves
+ * the cache once the command has run.
  */
 function loadBundle(args) {
   const { bundle, commands } = JSON.parse(readFileSync(new URL('manifest.json', BUNDLE_DIR), 'utf8'));
@@ -44,17 +46,19 @@ function loadBundle(args) {
   const folder = cacheFolder();
   if (folder === undefined || args.includes('--debug'))
     return { exports: require(filename), saveCache: () => undefined };
+  const source = readFileSync(filename, 'utf8');
+  const key = createHash('sha256').update(source).digest('hex').slice(0, 32);
   const command = args.find((arg) => commands.includes(arg)) ?? 'none';
-  const cacheFile = join(folder, `${bundle}.${command}.node-${process.version}-${process.arch}.cache`);
-  const cachedData = readIfThere(cacheFile);
-  const script = new vm.Script(
-    `(function (exports, require, module, __filename, __dirname) {${readFileSync(filename, 'utf8')}\n})`,
-    { filename, cachedData, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER },
-  );
+  const cacheFile = join(folder, `${key}.${command}.node-${process.version}-${process.arch}.cache`);
+  const cachedData = ownedByUser(folder) && ownedByUser(cacheFile) ? readFileSync(cacheFile) : undefined;
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename,
+    cachedData,
+  });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, require, module, filename, dirname(filename));
   const fresh = cachedData !== undefined && !script.cachedDataRejected;
-  return { exports: module.exports, saveCache: () => fresh || saveCodeCache(folder, bundle, cacheFile, script) };
+  return { exports: module.exports, saveCache: () => fresh || saveCodeCache(folder, key, cacheFile, script) };
 }
 
 /** The user's cache folder for the tool (`$XDG_CACHE_HOME/audiences`, else `~/.cache/audiences`), unless turned off. */
@@ -71,26 +75,37 @@ function cacheFolder() {
   }
 }
 
-function readIfThere(file) {
+/** Whether `path` is there, the user's, and written by no one else (where the system has owners). */
+function ownedByUser(path) {
   try {
-    return readFileSync(file);
+    const found = statSync(path);
+    return process.getuid === undefined || (found.uid === process.getuid() && (found.mode & 0o022) === 0);
   } catch {
-    return undefined;
+    return false;
   }
 }
 
+/** How long a cache of another source is kept: another installed version may still be run. */
+const OTHER_SOURCES_KEPT_MS = 7 * 24 * 3600 * 1000;
+
 /**
- * Writes the code cache whole or not at all (another run may be reading it), and removes the caches of other bundles,
- * so that an upgrade leaves no stale file behind. A folder that cannot be written leaves the command uncached.
+ * Writes the code cache whole or not at all (another run may be reading it), into a new file of its own, and removes
+ * the caches of other sources not made for a week, so that upgrades leave no stale files behind. A folder that cannot be
+ * written, or is not the user's own, leaves the command uncached.
  */
-function saveCodeCache(folder, bundle, cacheFile, script) {
+function saveCodeCache(folder, key, cacheFile, script) {
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
+    if (!ownedByUser(folder)) return;
     const partial = `${cacheFile}.${process.pid}.part`;
-    writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
+    writeFileSync(partial, script.createCachedData(), { mode: 0o600, flag: 'wx' });
     renameSync(partial, cacheFile);
-    for (const name of readdirSync(folder))
-      if (!name.startsWith(`${bundle}.`) && /\.(cache|part)$/.test(name)) rmSync(join(folder, name), { force: true });
+    const old = Date.now() - OTHER_SOURCES_KEPT_MS;
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      if (!name.startsWith(`${key}.`) && /\.(cache|part)$/.test(name) && statSync(path).mtimeMs < old)
+        rmSync(path, { force: true });
+    }
   } catch {
     // A cache is only ever a faster start.
   }

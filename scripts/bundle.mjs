@@ -40,13 +40,18 @@ const { metafile } = await build({
   // sharp loads a native binary for this platform; ajv's runtime helpers are required by the
   // generated validators at run time.
   external: ['sharp', 'ajv'],
-  // A script has no import.meta: the code's own URL is the bundle's.
+  // A script has no import.meta: the code's own URL is the bundle's. The banner keeps the code strict, as the modules
+  // it is made of are (a directive after it would be a plain string).
   define: { 'import.meta.url': '__importMetaUrl' },
-  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  banner: { js: "'use strict';const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   logLevel: 'warning',
 });
 // What bin/audiences.js loads, and the commands it keeps a code cache for (named once the help below is rendered).
-const bundle = basename(Object.keys(metafile.outputs).find((output) => output.endsWith('.cjs')));
+const output = Object.keys(metafile.outputs).find((name) => name.endsWith('.cjs'));
+const bundle = basename(output);
+// A script has no loader for import(): a package the bundle leaves out is required instead.
+const imported = metafile.outputs[output].imports.filter((entry) => entry.kind === 'dynamic-import');
+if (imported.length > 0) throw new Error(`the bundle imports ${imported.map((entry) => entry.path).join(', ')}`);
 const writeManifest = (commands) =>
   writeFileSync(`${outdir}/manifest.json`, `${JSON.stringify({ bundle, commands })}\n`);
 writeManifest([]);

@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { chmod, readdir, readFile, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -187,7 +188,12 @@ describe('code cache', () => {
   const { bundle } = JSON.parse(readFileSync(new URL('../../dist/bundle/manifest.json', import.meta.url), 'utf8')) as {
     bundle: string;
   };
-  const cacheOf = (command: string) => `${bundle}.${command}.node-${process.version}-${process.arch}.cache`;
+  // Named by the source it was made from.
+  const key = createHash('sha256')
+    .update(readFileSync(new URL(`../../dist/bundle/${bundle}`, import.meta.url), 'utf8'))
+    .digest('hex')
+    .slice(0, 32);
+  const cacheOf = (command: string) => `${key}.${command}.node-${process.version}-${process.arch}.cache`;
 
   async function validateWith(env: Record<string, string>): Promise<{ code: number; stdout: string }> {
     const cwd = await workspace({ 'audiences.yaml': file });
@@ -212,15 +218,26 @@ describe('code cache', () => {
     expect((await stat(join(folder, cacheOf('validate')))).mtimeMs).toBe(made.mtimeMs);
   });
 
-  it("makes again a cache V8 refuses, and removes other bundles' caches", async () => {
+  it("makes again a cache V8 refuses or others may write, and removes other sources' caches after a week", async () => {
+    const otherSource = `0123456789abcdef0123456789abcdef.validate.node-${process.version}-${process.arch}.cache`;
     const home = await workspace({
       [`audiences/${cacheOf('validate')}`]: 'not a code cache',
-      [`audiences/audiences-OLDBUNDLE.cjs.validate.node-${process.version}-${process.arch}.cache`]: 'stale',
+      [`audiences/old-${otherSource}`]: 'stale',
+      [`audiences/${otherSource}`]: 'another installed version',
     });
+    const weekAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    await utimes(join(home, 'audiences', `old-${otherSource}`), weekAgo, weekAgo);
+    await chmod(join(home, 'audiences'), 0o700);
     const result = await validateWith({ XDG_CACHE_HOME: home });
     expect([result.code, result.stdout]).toEqual([0, 'audiences.yaml: ok (1 audience)\n']);
-    expect(await readdir(join(home, 'audiences'))).toEqual([cacheOf('validate')]);
-    expect(await readFile(join(home, 'audiences', cacheOf('validate')), 'utf8')).not.toBe('not a code cache');
+    expect((await readdir(join(home, 'audiences'))).sort()).toEqual([otherSource, cacheOf('validate')].sort());
+    const made = join(home, 'audiences', cacheOf('validate'));
+    expect(await readFile(made, 'utf8')).not.toBe('not a code cache');
+    // One that others may write is never used (bytecode is code): it is made again, the user's alone. One V8 took would
+    // be left as it is.
+    await chmod(made, 0o666);
+    await validateWith({ XDG_CACHE_HOME: home });
+    expect((await stat(made)).mode & 0o777).toBe(0o600);
   });
 
   it('writes nothing with AUDIENCES_NO_COMPILE_CACHE, and runs uncached where the folder cannot be made', async () => {

@@ -20,15 +20,26 @@ export interface CliResult {
 
 const bin = fileURLToPath(new URL('../../bin/audiences.js', import.meta.url));
 
+/** The code caches of the command line (bin/audiences.js) the runs of a test file keep: theirs, not the user's. */
+let cacheHome: Promise<string> | undefined;
+function codeCacheHome(): Promise<string> {
+  cacheHome ??= temporaryDir('audiences-code-cache-');
+  return cacheHome;
+}
+
 /** Runs the built command (`bin/audiences.js`) as a child process. */
-export function runCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<CliResult> {
+  const home = await codeCacheHome();
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [bin, ...args],
       {
         cwd: options.cwd,
-        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env },
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', XDG_CACHE_HOME: home, ...options.env },
         maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import type Sharp from 'sharp';
 import { lstat, readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { sha256 } from '../../apply/kinds/image.js';
@@ -47,7 +49,8 @@ export async function inspectFile(dir: string, path: string, input: boolean): Pr
   if (!input) return found;
   if (found.format !== null) {
     try {
-      const { default: sharp } = await import('sharp');
+      // Required, not imported: the command line runs as a script (bin/audiences.js), which has no loader for import().
+      const sharp = createRequire(import.meta.url)('sharp') as typeof Sharp;
       const metadata = await sharp(bytes).metadata();
       found.width = metadata.width ?? null;
       found.height = metadata.height ?? null;
