@@ -80,7 +80,11 @@ type Locate = (file: string, path: Path) => Position;
  */
 async function locator(wanted: Array<{ file: string; path: Path }>, cwd: string): Promise<Locate> {
   const byFile = new Map<string, Path[]>();
-  for (const { file, path } of wanted) byFile.set(file, [...(byFile.get(file) ?? []), path]);
+  for (const { file, path } of wanted) {
+    const paths = byFile.get(file) ?? [];
+    if (paths.length === 0) byFile.set(file, paths);
+    paths.push(path);
+  }
   const found = new Map<string, Map<Path, Position>>();
   await Promise.all(
     [...byFile].map(async ([file, paths]) => {
