@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { definition } from '../../test/helpers/builders.js';
 import { diffDefinition } from './diff.js';
@@ -124,5 +125,61 @@ describe('diffDefinition', () => {
       { field: 'type', before: 'DISPLAY', after: 'MESSAGE' },
       { field: 'customerFileTargetings', before: [customerFile], after: [], added: [], removed: [customerFile] },
     ]);
+  });
+
+  it('finds a set changed exactly when its values differ as a set, whether or not both sides hold them in one order', () => {
+    // Small alphabets, so that the two sides often hold the same set, the same values in another order, or one more.
+    const codes = fc.uniqueArray(fc.constantFrom('A', 'B', 'C', 'D'), { maxLength: 4 });
+    const ids = fc.uniqueArray(fc.integer({ min: 1, max: 5 }), { maxLength: 4 });
+    const shuffled = <T>(values: T[], order: number[]) =>
+      values
+        .map((value, index) => ({ value, rank: order[index] ?? 0 }))
+        .sort((a, b) => a.rank - b.rank)
+        .map(({ value }) => value);
+    fc.assert(
+      fc.property(
+        codes,
+        codes,
+        ids,
+        ids,
+        fc.array(fc.integer(), { minLength: 4, maxLength: 4 }),
+        (want, have, wantIds, haveIds, order) => {
+          const cohorts = (values: number[]) =>
+            values.map((cohortId) => ({ cohortId, inclusionType: 'INCLUDE', cohortName: `cohort ${cohortId}` }));
+          const desired = definition({
+            ufoInterests: want,
+            locations: want.map((value) => ({ value })),
+            cohortTargetings: cohorts(wantIds).map(({ cohortId, inclusionType }) => ({ cohortId, inclusionType })),
+          });
+          // The live side as read: its sets in any order (an answer is canonicalized, a definition built by hand may not be).
+          const live = {
+            ...definition(),
+            locationType: have.length > 0 ? 'AREA' : 'ALL',
+            ufoInterests: shuffled(have, order),
+            locations: shuffled(have, order).map((value) => ({ value, description: `region ${value}` })),
+            cohortTargetings: shuffled(cohorts(haveIds), order),
+          } as ReturnType<typeof definition>;
+          const byField = new Map(diffDefinition(desired, live).map((change) => [change.field, change]));
+          const missingFrom = <T>(values: T[], others: T[]) => values.filter((value) => !others.includes(value));
+          for (const [field, wanted, held] of [
+            ['ufoInterests', want, have],
+            ['locations', want, have],
+            ['cohortTargetings', wantIds, haveIds],
+          ] as const) {
+            const change = byField.get(field);
+            const added = missingFrom<string | number>(wanted, held);
+            const removed = missingFrom<string | number>(held, wanted);
+            expect(change !== undefined).toBe(added.length + removed.length > 0);
+            if (change === undefined) continue;
+            const valueOf = (item: unknown) =>
+              typeof item === 'object' && item !== null
+                ? ((item as { value?: string; cohortId?: number }).value ?? (item as { cohortId: number }).cohortId)
+                : item;
+            expect(change.added?.map(valueOf).sort()).toEqual([...added].sort());
+            expect(change.removed?.map(valueOf).sort()).toEqual([...removed].sort());
+          }
+        },
+      ),
+    );
   });
 });

@@ -33,37 +33,61 @@ const lastDiffs = new WeakMap<AudienceDefinition, { live: AudienceDefinition; fi
 export function diffDefinition(desired: AudienceDefinition, live: AudienceDefinition): FieldChange[] {
   const last = lastDiffs.get(desired);
   if (last?.live === live) return last.fields;
-  const fields = DEFINITION_FIELDS.flatMap((field) => {
+  const fields: FieldChange[] = [];
+  for (const field of DEFINITION_FIELDS) {
     const change = diffField(field, desired[field] as JsonValue, live[field] as JsonValue);
-    return change ? [change] : [];
-  });
+    if (change) fields.push(change);
+  }
   lastDiffs.set(desired, { live, fields });
   return fields;
 }
 
+/** How each field of a definition compares: a set of codes, of regions, of targeting members, or a value. */
+const FIELD_KINDS: ReadonlyMap<DefinitionField, 'codes' | 'regions' | 'members' | 'value'> = new Map([
+  ...DEFINITION_FIELDS.map((field) => [field, 'value'] as const),
+  ...CODE_SET_FIELDS.map((field) => [field, 'codes'] as const),
+  ...REGION_FIELDS.map((field) => [field, 'regions'] as const),
+  ...TARGETING_FIELDS.map((field) => [field, 'members'] as const),
+]);
+
 function diffField(field: DefinitionField, want: JsonValue, have: JsonValue): FieldChange | null {
   // Most fields are the same text on both sides or two empty sets: no change, nothing to build.
   if (want === have || (isEmptyList(want) && isEmptyList(have))) return null;
-  if ((REGION_FIELDS as readonly string[]).includes(field))
-    return diffRegions(field, want as unknown as Region[], have as unknown as Region[]);
-  if ((TARGETING_FIELDS as readonly string[]).includes(field))
-    return diffMembers(field as TargetingField, want as TargetingMember[], have as TargetingMember[]);
-  if ((CODE_SET_FIELDS as readonly string[]).includes(field))
-    return diffCodes(field, want as string[], have as string[]);
-  return jsonEqual(want, have) ? null : { field, before: have, after: want };
+  switch (FIELD_KINDS.get(field)) {
+    case 'regions':
+      return diffRegions(field, want as unknown as Region[], have as unknown as Region[]);
+    case 'members':
+      return diffMembers(field as TargetingField, want as TargetingMember[], have as TargetingMember[]);
+    case 'codes':
+      return diffCodes(field, want as string[], have as string[]);
+    default:
+      return jsonEqual(want, have) ? null : { field, before: have, after: want };
+  }
 }
 
 function isEmptyList(value: JsonValue): boolean {
   return Array.isArray(value) && value.length === 0;
 }
 
+/**
+ * Whether two sets hold the same values in the same order, `same` comparing two of them: then neither adds or removes
+ * any (both sides are in canonical order, so equal sets mostly are). Sets that are not are compared as sets.
+ */
+function pairwiseEqual<T>(want: readonly T[], have: readonly T[], same: (a: T, b: T) => boolean): boolean {
+  if (want.length !== have.length) return false;
+  for (let index = 0; index < want.length; index += 1) if (!same(want[index] as T, have[index] as T)) return false;
+  return true;
+}
+
 function diffCodes(field: string, want: string[], have: string[]): FieldChange | null {
+  if (pairwiseEqual(want, have, (a, b) => a === b)) return null;
   const added = want.filter((code) => !have.includes(code));
   const removed = have.filter((code) => !want.includes(code));
   return added.length + removed.length === 0 ? null : { field, before: have, after: want, added, removed };
 }
 
 function diffRegions(field: string, want: Region[], have: Region[]): FieldChange | null {
+  if (pairwiseEqual(want, have, (a, b) => a.value === b.value)) return null;
   const liveByCode = new Map(have.map((region) => [region.value, region]));
   const wantCodes = new Set(want.map((region) => region.value));
   const added = want.filter((region) => !liveByCode.has(region.value));
@@ -75,6 +99,8 @@ function diffRegions(field: string, want: Region[], have: Region[]): FieldChange
 }
 
 function diffMembers(field: TargetingField, want: TargetingMember[], have: TargetingMember[]): FieldChange | null {
+  // Each member matching the one in its place is a pairing of them all: nothing added or removed.
+  if (pairwiseEqual(want, have, (a, b) => memberMatches(field, a, b))) return null;
   const matchOf = matchMembers(field, want, have);
   const added = want.filter((_, index) => matchOf[index] === undefined);
   const used = new Set(matchOf);
