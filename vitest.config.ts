@@ -63,6 +63,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          // Projects of different maxWorkers each need a group of their own, or `vitest run` of files from several of them
+          // refuses to start: unit first, then integration, then the bench.
+          sequence: { groupOrder: 0 },
           include: [
             'src/**/*.test.ts',
             'test/architecture/**/*.test.ts',
@@ -89,9 +92,13 @@ export default defineConfig({
           ],
           globalSetup: build,
           maxWorkers: integrationWorkers,
+          sequence: { groupOrder: 1 },
         },
       },
-      { extends: true, test: { name: 'bench', include: ['test/bench-smoke.test.ts'], globalSetup: build } },
+      {
+        extends: true,
+        test: { name: 'bench', include: ['test/bench-smoke.test.ts'], globalSetup: build, sequence: { groupOrder: 2 } },
+      },
     ],
   },
 });

@@ -47,6 +47,7 @@ type WireRegion = Depth3Location;
 /** A request body: written by the tool, checked by the service. */
 type RequestBody = Record<string, unknown>;
 
+/** A listed audience. audienceFromWire writes these fields too, in this order (see there): a change here is one there. */
 export function audienceSummaryFromWire(wire: AudienceListItem): LiveAudienceSummary {
   return {
     id: longFromWire(wire.id),
