@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import type { InpaintingRequest, TextToImageRequest, VariationsRequest } from '../../api/generated/wire.js';
 import type { ImageClient } from '../../api/imagegen.js';
 import { causeOf, identify, NOT_STARTED, unmade } from '../results.js';
-import { IMAGE_INPUT_FIELDS, requestKey, type ImageGeneration, type ImageRequest } from '../../model/index.js';
+import {
+  IMAGE_INPUT_FIELDS,
+  requestKey,
+  type ImageGeneration,
+  type ImageRequest,
+  type LockedOutput,
+} from '../../model/index.js';
 import type { Change, ChangeResult, ImageGenerate, ImageMove, ImageRemove } from '../../plan/index.js';
 import type { ApplyKind, ApplyProgress } from '../kind.js';
 import type { ImageStore } from './image-store.js';
@@ -117,7 +123,7 @@ export async function applyImages(
           finish(
             change,
             'ok',
-            notReproduced(change, outcome.files),
+            notReproduced(change, outcome.written),
             outcome.files.map((file, index) => ({ path: file.path, seed: outcome.seeds[index] as number })),
           );
         }
@@ -252,7 +258,7 @@ async function generate(
   inputs: InputBytes,
   client: ImageClient | undefined,
   store: ImageStore,
-): Promise<{ files: Array<{ path: string; bytes: Uint8Array }>; seeds: number[] } | string> {
+): Promise<{ files: Array<{ path: string; bytes: Uint8Array }>; written: LockedOutput[]; seeds: number[] } | string> {
   if (!client) return NO_IMAGE_SERVICE;
   const { request, seeds, outputs } = change.after;
   // The plan decided the seeds: pinned, locked (to reproduce the files) or none (the service chooses).
@@ -281,14 +287,15 @@ async function generate(
   await store.write(files);
   const recorded = actualRequest(request, inputs);
   const usedSeeds = answer.images.map((image) => image.seed);
+  const written = files.map((file) => ({ path: file.path, sha256: sha256(file.bytes) }));
   await store.record(change.name, {
     request: recorded,
     requestHash: sha256(new TextEncoder().encode(requestKey(recorded))),
     seeds: usedSeeds,
     modelVersion: answer.modelVersion,
-    outputs: files.map((file) => ({ path: file.path, sha256: sha256(file.bytes) })),
+    outputs: written,
   });
-  return { files, seeds: usedSeeds };
+  return { files, written, seeds: usedSeeds };
 }
 
 /**
@@ -296,10 +303,10 @@ async function generate(
  * the lock recorded (its seeds were edited by hand, or the service's model changed), the apply says so rather than
  * recording the new file in silence.
  */
-function notReproduced(change: ImageGenerate, files: Array<{ path: string; bytes: Uint8Array }>): string | undefined {
+function notReproduced(change: ImageGenerate, written: LockedOutput[]): string | undefined {
   if (change.display.reason !== 'output-missing' && change.display.reason !== 'output-altered') return undefined;
   const recorded = change.before?.outputs ?? [];
-  const differ = files.filter((file, index) => sha256(file.bytes) !== recorded[index]?.sha256).map((file) => file.path);
+  const differ = written.filter((file, index) => file.sha256 !== recorded[index]?.sha256).map((file) => file.path);
   if (differ.length === 0) return undefined;
   return `the locked seeds did not bring back the bytes the lock recorded for ${differ.join(', ')} (the lock's seeds were edited, or the service's model changed): the lock now records the new ${differ.length === 1 ? 'file' : 'files'}`;
 }
